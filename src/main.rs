@@ -1,0 +1,2 @@
+//! The `cmdguard` binary: a thin layer over the library.
+fn main() {}

@@ -1,0 +1,1 @@
+//! cmdguard's integration tests: one binary, a module per area.

@@ -108,8 +108,19 @@ impl Analyzer {
     fn verify_examples(&self) -> Result<(), ConfigError> {
         for ex in &self.list.examples {
             let a = self.analyze(&ex.command);
+            // A stricter profile may raise a code's severity; an `allowed` example that only
+            // asks because of such a raised code still shows the rule itself is right.
+            let raised = |f: &Finding| {
+                self.list
+                    .severity
+                    .get(&f.code)
+                    .is_some_and(|v| *v > f.code.default_severity())
+            };
             let ok = match ex.kind {
-                ExampleKind::Allowed => a.verdict == Verdict::Allow,
+                ExampleKind::Allowed => a
+                    .findings
+                    .iter()
+                    .all(|f| f.severity == Verdict::Allow || raised(f)),
                 ExampleKind::NotAllowed => a.verdict != Verdict::Allow,
                 ExampleKind::Denied => a.verdict == Verdict::Deny,
                 ExampleKind::NotDenied => a.verdict != Verdict::Deny,

@@ -162,6 +162,12 @@ impl Ctx<'_> {
                     self.snippet(span)
                 ),
             ),
+            Event::Missing(kind) => self.push(
+                Code::ParseError,
+                span,
+                None,
+                format!("the command ends before a closing `{kind}`: bash would not run it as written"),
+            ),
             Event::Unsupported(what) => self.push(
                 Code::UnsupportedSyntax,
                 span,

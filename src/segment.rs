@@ -183,8 +183,10 @@ pub enum Event {
     Newline,
     /// A backquoted command substitution.
     Backtick,
-    /// A tree-sitter ERROR or MISSING node.
+    /// A tree-sitter ERROR node.
     ParseError,
+    /// A MISSING node: the text ends before this token closes a construct.
+    Missing(String),
     /// A node kind or token the walker does not understand.
     Unsupported(String),
     /// A place where tree-sitter-bash and bash read the text differently.
@@ -429,7 +431,7 @@ impl<'a> Walker<'a> {
 
     fn unsupported_node(&mut self, n: Node, kind: &str) {
         if n.is_missing() {
-            self.event(Event::ParseError, span(n));
+            self.event(Event::Missing(n.kind().to_string()), span(n));
         } else {
             self.event(Event::Unsupported(format!("`{kind}`")), span(n));
         }
@@ -1435,7 +1437,7 @@ impl<'a> Walker<'a> {
         loop {
             let n = cursor.node();
             if n.is_missing() {
-                self.event(Event::ParseError, span(n));
+                self.event(Event::Missing(n.kind().to_string()), span(n));
             }
             if n.has_error() && cursor.goto_first_child() {
                 continue;

@@ -99,9 +99,9 @@ pub(crate) struct RawEntry {
     pub max_operands: Option<usize>,
     /// A purpose-built checker for the program's mini-language.
     pub checker: Option<Spanned<String>>,
-    /// Why the entry is safe (documentation).
-    #[serde(default)]
-    pub why: Option<String>,
+    /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
+    #[serde(default, rename = "why")]
+    pub _why: Option<String>,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]
@@ -131,8 +131,9 @@ pub(crate) struct RawWrapper {
     /// The verdict the wrapper itself needs at least (`sudo` asks).
     #[serde(default = "default_allow")]
     pub severity: Verdict,
-    #[serde(default)]
-    pub why: Option<String>,
+    /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
+    #[serde(default, rename = "why")]
+    pub _why: Option<String>,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]

@@ -4,6 +4,8 @@
 //! It never turns a problem into `allow`: oversized, non-UTF-8 or unparseable input yields
 //! findings with an `ask` severity (or `deny` when a deny rule still recognises the text).
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use crate::allowlist::{Allowlist, ConfigError, ExampleKind};
@@ -239,7 +241,21 @@ impl Analyzer {
                 ),
             );
         }
-        let Some(tree) = parse::parse(cmd) else {
+        let pipes = cmd.bytes().filter(|b| *b == b'|').count();
+        if pipes > limits.max_pipes {
+            push(
+                &mut findings,
+                Code::LimitExceeded,
+                Span::new(0, cmd.len()),
+                format!(
+                    "the command has {pipes} `|` characters, over the limit of {}",
+                    limits.max_pipes
+                ),
+            );
+            self.fallback(cmd, &mut findings);
+            return self.finish(cmd, findings, Vec::new());
+        }
+        let Some(tree) = parse::parse(cmd, Duration::from_millis(limits.max_parse_ms)) else {
             push(
                 &mut findings,
                 Code::ParseError,

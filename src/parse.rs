@@ -6,6 +6,7 @@
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 
 use tree_sitter::{ParseOptions, Parser, Tree};
 
@@ -15,14 +16,10 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// How many progress callbacks tree-sitter may make per input byte before the parse is cut
-/// short. Counting callbacks rather than time keeps the result deterministic.
-const PROGRESS_PER_BYTE: usize = 64;
-const PROGRESS_FLOOR: usize = 100_000;
-
-/// Parses `src` as bash. `None` when the parser is unavailable or the parse ran past its
-/// work budget; both are reported as findings by the caller.
-pub(crate) fn parse(src: &str) -> Option<Tree> {
+/// Parses `src` as bash. `None` when the parser is unavailable or the parse ran past `budget`;
+/// both are reported as findings by the caller. Inputs that could make tree-sitter slow are
+/// refused earlier by deterministic limits; the clock is the last guard.
+pub(crate) fn parse(src: &str, budget: Duration) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         if slot.is_none() {
@@ -31,11 +28,9 @@ pub(crate) fn parse(src: &str) -> Option<Tree> {
             *slot = Some(p);
         }
         let parser = slot.as_mut()?;
-        let budget = PROGRESS_FLOOR.saturating_add(src.len().saturating_mul(PROGRESS_PER_BYTE));
-        let mut calls = 0usize;
+        let start = Instant::now();
         let mut progress = |_: &tree_sitter::ParseState| {
-            calls += 1;
-            if calls > budget {
+            if start.elapsed() > budget {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())

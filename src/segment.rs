@@ -228,6 +228,11 @@ pub struct Limits {
     pub max_expansion: usize,
     /// Deepest nesting of `bash -c`/`eval` scripts analysed recursively.
     pub max_script_depth: usize,
+    /// Most `|` characters in a command. tree-sitter-bash's error recovery is quadratic in the
+    /// length of a pipeline, so longer inputs are refused before parsing.
+    pub max_pipes: usize,
+    /// Wall-clock budget for one parse, in milliseconds: a last guard against parser blow-ups.
+    pub max_parse_ms: u64,
 }
 
 impl Default for Limits {
@@ -238,6 +243,8 @@ impl Default for Limits {
             max_segments: 2_000,
             max_expansion: 1_024,
             max_script_depth: 8,
+            max_pipes: 512,
+            max_parse_ms: 2_000,
         }
     }
 }
@@ -262,6 +269,16 @@ pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
     }
     w.statements(root);
     w.line_continuations(root);
+    let reported = w
+        .out
+        .events
+        .iter()
+        .any(|(e, _)| matches!(e, Event::ParseError | Event::Missing(_)));
+    if root.has_error() && !reported {
+        // The walker only reports errors where it looks; a tree with an error anywhere must
+        // never come out clean.
+        w.event(Event::ParseError, span(root));
+    }
     w.out
 }
 
@@ -328,6 +345,9 @@ impl<'a> Walker<'a> {
     fn statements(&mut self, n: Node) -> Option<usize> {
         if !self.enter(n) {
             return None;
+        }
+        if n.is_error() {
+            self.event(Event::ParseError, span(n));
         }
         let mut last: Option<usize> = None;
         let mut prev_end: Option<usize> = None;

@@ -27,6 +27,7 @@ pub(super) fn wrapper(
     match unwrap(&w, words) {
         Err(why) => {
             cx.push(Code::Wrapper, words[0].span, Some(i), why);
+            return Some(name.to_string());
         }
         Ok(u) => {
             if w.severity > Verdict::Allow {
@@ -62,7 +63,7 @@ pub(super) fn wrapper(
                         Some(i),
                         format!("`{name}` without a command to run"),
                     );
-                    return None;
+                    return Some(name.to_string());
                 }
             }
             if w.appends_dynamic {
@@ -71,10 +72,9 @@ pub(super) fn wrapper(
                 inner.push(extra);
             }
             let m = cx.command(i, span, &inner, Origin::Wrapped);
-            return Some(format!("{name} → {}", m.unwrap_or_else(|| "?".into())));
+            Some(format!("{name} → {}", m.unwrap_or_else(|| "?".into())))
         }
     }
-    None
 }
 
 struct Unwrapped {

@@ -354,7 +354,10 @@ impl Ctx<'_> {
 
     fn entry_rules(&mut self, i: usize, entry: &Entry, rest: &[Word], all: &[Word], span: Span) {
         for w in rest {
-            if w.is_static() {
+            // A process substitution becomes a `/dev/fd/N` path: never an option.
+            let e = w.expansions;
+            if w.is_static() || (e.process && !(e.parameter || e.command || e.arithmetic || e.glob))
+            {
                 continue;
             }
             match entry.args {
@@ -437,7 +440,7 @@ impl Ctx<'_> {
             None => {}
             Some(Checker::Sed) => sed::check_args(self, i, entry, rest, &parsed),
             Some(Checker::Awk) => awk::check_args(self, i, entry, rest, &parsed),
-            Some(Checker::Find) => deny::find_exec(self, i, rest),
+            Some(Checker::Find) => deny::find_exec(self, i, rest, &parsed),
             Some(Checker::Test) => test_operands(self, i, all, false),
         }
     }

@@ -1407,13 +1407,24 @@ impl<'a> Walker<'a> {
             }
             if !quoted {
                 self.nested(Nest::Heredoc, |w| {
+                    // tree-sitter leaves backquotes (and some `$(`) in a body as plain text:
+                    // every stretch it did not parse as an expansion is checked for what bash
+                    // would expand.
+                    let mut pos = b.start_byte();
                     let mut c = b.walk();
                     for child in b.named_children(&mut c) {
-                        if child.kind() != "heredoc_content" {
+                        let gap = Span::new(pos, child.start_byte());
+                        w.literal_leaf_check(w.src.get(gap.start..gap.end).unwrap_or(""), gap);
+                        if child.kind() == "heredoc_content" {
+                            w.literal_leaf_check(w.text(child), span(child));
+                        } else {
                             let mut scratch = WordBuf::default();
                             w.word_part(child, &mut scratch);
                         }
+                        pos = child.end_byte();
                     }
+                    let tail = Span::new(pos, b.end_byte());
+                    w.literal_leaf_check(w.src.get(tail.start..tail.end).unwrap_or(""), tail);
                 });
             }
         }

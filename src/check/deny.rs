@@ -150,17 +150,16 @@ pub(super) fn redirect(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
 
 /// `find … -exec CMD … ;`: the command find runs is checked like any other (deny rules
 /// included); the option itself is forbidden by find's entry.
-pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
-    let mut k = 0;
-    while k < rest.len() {
-        let is_exec = rest[k]
-            .static_text()
-            .is_some_and(|t| matches!(t, "-exec" | "-execdir" | "-ok" | "-okdir"));
-        if !is_exec {
-            k += 1;
+pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word], parsed: &[Arg<'_>]) {
+    // Only real options start an -exec: `-name -exec` is a pattern, consumed as a value.
+    for a in parsed {
+        let Arg::Opt { name, word, .. } = a else {
+            continue;
+        };
+        if !matches!(name.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
             continue;
         }
-        let start = k + 1;
+        let start = word + 1;
         let mut end = start;
         while end < rest.len() && !matches!(rest[end].static_text(), Some(";" | "+")) {
             end += 1;
@@ -170,7 +169,6 @@ pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
             let span = inner[0].span.cover(inner[inner.len() - 1].span);
             cx.command(i, span, inner, Origin::Wrapped);
         }
-        k = end + 1;
     }
 }
 

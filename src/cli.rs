@@ -62,7 +62,9 @@ struct CheckArgs {
 
 /// Runs the CLI and returns the process exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let dashdash = args.iter().any(|a| a == "--");
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
@@ -75,7 +77,21 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             print!("{}", cmdguard::DEFAULT_ALLOWLIST);
             0
         }
-        Command::Check(args) => check(args),
+        Command::Check(args) => {
+            // clap takes an unknown `--flag` as the start of the command; without `--` it is
+            // far more likely a mistyped option than a command starting with `-`.
+            if let Some(first) = args.command.first()
+                && first.as_encoded_bytes().starts_with(b"-")
+                && !dashdash
+            {
+                eprintln!(
+                    "cmdguard: unknown option `{}`; put `--` before a command that starts with `-`",
+                    first.to_string_lossy()
+                );
+                return EXIT_USAGE;
+            }
+            check(args)
+        }
     }
 }
 

@@ -262,6 +262,8 @@ pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
         depth: 0,
         limits,
         stopped: false,
+        handled_errors: Vec::new(),
+        error_nodes: Vec::new(),
     };
     let root = tree.root_node();
     if root.has_error() {
@@ -269,14 +271,23 @@ pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
     }
     w.statements(root);
     w.line_continuations(root);
+    // The walker only reports errors where it looks: any ERROR node it neither reported nor
+    // recognised is reported here, so a tree with an error never comes out clean.
+    let unhandled: Vec<Span> = w
+        .error_nodes
+        .iter()
+        .filter(|(id, _)| !w.handled_errors.contains(id))
+        .map(|(_, s)| *s)
+        .collect();
+    for s in unhandled {
+        w.event(Event::ParseError, s);
+    }
     let reported = w
         .out
         .events
         .iter()
         .any(|(e, _)| matches!(e, Event::ParseError | Event::Missing(_)));
-    if root.has_error() && !reported {
-        // The walker only reports errors where it looks; a tree with an error anywhere must
-        // never come out clean.
+    if root.has_error() && !reported && w.error_nodes.is_empty() {
         w.event(Event::ParseError, span(root));
     }
     w.out
@@ -289,6 +300,10 @@ struct Walker<'a> {
     depth: usize,
     limits: &'a Limits,
     stopped: bool,
+    /// ERROR nodes already reported, or recognised as a known tree-sitter misreading.
+    handled_errors: Vec<usize>,
+    /// Every ERROR node in the tree (found only when the tree has errors).
+    error_nodes: Vec<(usize, Span)>,
 }
 
 /// Anonymous tokens that may appear between statements. Each is safe by itself because bash
@@ -347,7 +362,7 @@ impl<'a> Walker<'a> {
             return None;
         }
         if n.is_error() {
-            self.event(Event::ParseError, span(n));
+            self.error_node(n);
         }
         let mut last: Option<usize> = None;
         let mut prev_end: Option<usize> = None;
@@ -436,7 +451,7 @@ impl<'a> Walker<'a> {
             "variable_assignment" | "variable_assignments" => self.assignments_only(n),
             "declaration_command" | "unset_command" => self.declaration(n),
             "ERROR" => {
-                self.event(Event::ParseError, span(n));
+                self.error_node(n);
                 // Still look inside so destructive commands in broken input are seen.
                 self.statements(n)
             }
@@ -447,6 +462,12 @@ impl<'a> Walker<'a> {
         };
         self.leave();
         r
+    }
+
+    /// Reports an ERROR node once and remembers it as handled.
+    fn error_node(&mut self, n: Node) {
+        self.handled_errors.push(n.id());
+        self.event(Event::ParseError, span(n));
     }
 
     fn unsupported_node(&mut self, n: Node, kind: &str) {
@@ -573,9 +594,10 @@ impl<'a> Walker<'a> {
             } else if child.kind() == "ERROR" && self.is_herestring_split(child, n) {
                 // `cmd > f <<< x`: tree-sitter splits `<<<` into ERROR(`<<`) + `< x`; bash reads a
                 // here-string. The following `file_redirect` is re-read as one below.
+                self.handled_errors.push(child.id());
             } else if Some(child) != body && child.is_named() {
                 if child.kind() == "ERROR" {
-                    self.event(Event::ParseError, span(child));
+                    self.error_node(child);
                 } else {
                     self.unsupported_node(child, child.kind());
                 }
@@ -687,7 +709,7 @@ impl<'a> Walker<'a> {
                     let ws = self.word(child);
                     words.extend(ws);
                 }
-                "ERROR" => self.event(Event::ParseError, span(child)),
+                "ERROR" => self.error_node(child),
                 k => {
                     if child.is_named() {
                         self.unsupported_node(child, k);
@@ -929,7 +951,7 @@ impl<'a> Walker<'a> {
                     let ws = self.word(child);
                     out.extend(ws);
                 }
-                "ERROR" => self.event(Event::ParseError, span(child)),
+                "ERROR" => self.error_node(child),
                 _ => self.unsupported_node(child, k),
             }
         }
@@ -1134,7 +1156,7 @@ impl<'a> Walker<'a> {
                 buf.push_bare(raw);
             }
             "ERROR" => {
-                self.event(Event::ParseError, span(n));
+                self.error_node(n);
                 buf.push_expansion(
                     raw,
                     Expansions {
@@ -1241,7 +1263,7 @@ impl<'a> Walker<'a> {
             "variable_assignment" => {
                 self.event(Event::Arithmetic, span(n));
             }
-            "ERROR" => self.event(Event::ParseError, span(n)),
+            "ERROR" => self.error_node(n),
             k => self.unsupported_node(n, k),
         }
         self.leave();
@@ -1378,7 +1400,7 @@ impl<'a> Walker<'a> {
                         span(child),
                     );
                 }
-                "ERROR" => self.event(Event::ParseError, span(child)),
+                "ERROR" => self.error_node(child),
                 k if child.is_named() => self.unsupported_node(child, k),
                 _ => {}
             }
@@ -1469,6 +1491,9 @@ impl<'a> Walker<'a> {
             let n = cursor.node();
             if n.is_missing() {
                 self.event(Event::Missing(n.kind().to_string()), span(n));
+            }
+            if n.is_error() {
+                self.error_nodes.push((n.id(), span(n)));
             }
             if n.has_error() && cursor.goto_first_child() {
                 continue;

@@ -1,4 +1,7 @@
 //! cmdguard's integration tests: one binary, a module per area.
 
 mod adversarial;
+mod cli;
+mod rules;
 mod seed;
+mod snapshots;

@@ -1,0 +1,382 @@
+//! Table tests, one table per rule, all through `check`: each row is a command, the verdict it
+//! must get, and the finding code that must explain it (`None` for an allow with no finding).
+
+use cmdguard::{Allowlist, Analyzer, Code, Verdict};
+
+use Verdict::{Allow, Ask, Deny};
+
+fn check(rows: &[(&str, Verdict, Option<Code>)]) {
+    let analyzer = Analyzer::default();
+    let mut failures = Vec::new();
+    for (cmd, want, code) in rows {
+        let a = analyzer.analyze(cmd);
+        let codes: Vec<Code> = a
+            .findings
+            .iter()
+            .filter(|f| f.severity > Allow)
+            .map(|f| f.code)
+            .collect();
+        let code_ok = match code {
+            Some(c) => a.findings.iter().any(|f| f.code == *c),
+            None => codes.is_empty(),
+        };
+        if a.verdict != *want || !code_ok {
+            failures.push(format!(
+                "{cmd:?}: want {want} {code:?}, got {} {codes:?}",
+                a.verdict
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn token_prefix_matching_is_on_whole_decoded_words() {
+    check(&[
+        ("git diff --cached", Allow, None),
+        ("git diffx", Ask, Some(Code::NotAllowlisted)),
+        ("git difftool", Ask, Some(Code::NotAllowlisted)),
+        ("git", Ask, Some(Code::NotAllowlisted)),
+        ("\"ls\" -la", Allow, None),
+        ("l\\s", Allow, None),
+        ("'l's", Allow, None),
+        ("g'i't status", Allow, None),
+        ("$'\\x6c\\x73'", Allow, None),
+        ("git --no-pager diff", Allow, None),
+        ("python -m pytest_x", Ask, Some(Code::NotAllowlisted)),
+    ]);
+}
+
+#[test]
+fn plain_operators_pass_and_others_ask() {
+    check(&[
+        ("ls; pwd && echo a || echo b | wc", Allow, None),
+        ("(ls) && { pwd; }", Allow, None),
+        ("! ls", Allow, None),
+        ("ls &", Ask, Some(Code::Operator)),
+        ("ls |& wc", Ask, Some(Code::Operator)),
+        ("coproc ls", Ask, Some(Code::Operator)),
+        ("ls\npwd", Allow, Some(Code::Newline)),
+    ]);
+}
+
+#[test]
+fn substitutions_are_segments_and_their_output_is_judged_by_position() {
+    check(&[
+        ("echo $(pwd)", Allow, None),
+        ("echo \"$(git status)\"", Allow, None),
+        ("echo `pwd`", Allow, Some(Code::Backtick)),
+        ("echo $(rm x)", Ask, Some(Code::NotAllowlisted)),
+        ("diff <(ls a) <(ls b)", Allow, None),
+        ("cat $(echo f)", Ask, Some(Code::SubstitutedArgument)),
+        ("git diff $(cat f)", Ask, Some(Code::DynamicArgument)),
+        ("git diff *", Ask, Some(Code::DynamicArgument)),
+        ("sort $X", Ask, Some(Code::DynamicArgument)),
+        ("ls $HOME *.rs", Allow, None),
+    ]);
+}
+
+#[test]
+fn a_dynamic_command_word_always_asks() {
+    check(&[
+        ("$cmd -rf x", Ask, Some(Code::DynamicCommand)),
+        ("${X:-rm} x", Ask, Some(Code::DynamicCommand)),
+        ("\"$EDITOR\" f", Ask, Some(Code::DynamicCommand)),
+        ("$(echo rm) -rf x", Ask, Some(Code::DynamicCommand)),
+        ("/???/r? x", Ask, Some(Code::DynamicCommand)),
+    ]);
+}
+
+#[test]
+fn only_explicit_safe_redirections_pass() {
+    check(&[
+        ("ls >/dev/null", Allow, None),
+        ("ls 2>/dev/null", Allow, None),
+        ("ls > /dev/null 2>&1", Allow, None),
+        ("ls &>/dev/null", Allow, Some(Code::UncommonRedirect)),
+        ("ls >&2", Allow, Some(Code::UncommonRedirect)),
+        ("ls > out", Ask, Some(Code::Redirect)),
+        ("ls >| out", Ask, Some(Code::Redirect)),
+        ("ls <> f", Ask, Some(Code::ParseError)),
+        ("ls >&file", Ask, Some(Code::Redirect)),
+        ("ls 2>&11", Ask, Some(Code::Redirect)),
+        ("ls >/dev/nullx", Ask, Some(Code::Redirect)),
+        ("cat < /dev/tcp/evil/80", Ask, Some(Code::Redirect)),
+        ("> out ls", Ask, Some(Code::Redirect)),
+        ("wc -l < f", Ask, Some(Code::InputRedirect)),
+        ("{ ls; } > f", Ask, Some(Code::Redirect)),
+        // bash runs `echo hi rm -rf /`: words after a redirection target are arguments.
+        ("echo hi > /dev/null rm -rf /", Ask, Some(Code::Mention)),
+        ("rm > /dev/null -rf /", Deny, Some(Code::Denied)),
+    ]);
+}
+
+#[test]
+fn unusual_executable_paths_ask_and_system_paths_match_by_name() {
+    check(&[
+        ("/usr/bin/ls -la", Allow, Some(Code::SystemPath)),
+        ("/bin/ls", Allow, Some(Code::SystemPath)),
+        ("./ls", Ask, Some(Code::UnusualPath)),
+        ("bin/ls", Ask, Some(Code::UnusualPath)),
+        ("~/bin/ls", Ask, Some(Code::UnusualPath)),
+        ("/tmp/ls", Ask, Some(Code::UnusualPath)),
+    ]);
+}
+
+#[test]
+fn assignments_that_change_what_runs_ask() {
+    check(&[
+        ("LC_ALL=C grep x f", Allow, None),
+        ("n=3; echo $n", Allow, None),
+        ("PATH=/tmp ls", Ask, Some(Code::Assignment)),
+        ("LD_PRELOAD=/x.so ls", Ask, Some(Code::Assignment)),
+        ("BASH_ENV=x ls", Ask, Some(Code::Assignment)),
+        ("GIT_PAGER=sh git log", Ask, Some(Code::Assignment)),
+        ("PYTHONPATH=. python -m pytest", Ask, Some(Code::Assignment)),
+        ("FOO=$(id) ls", Ask, Some(Code::Assignment)),
+        ("IFS=x; ls", Ask, Some(Code::Assignment)),
+        ("export A=1", Ask, Some(Code::NotAllowlisted)),
+        ("printf -v PATH /tmp", Ask, Some(Code::ForbiddenArgument)),
+    ]);
+}
+
+#[test]
+fn tree_sitter_bash_traps_are_read_as_bash_reads_them() {
+    check(&[
+        // `time` is a keyword: bash runs what follows it.
+        ("time git status", Allow, None),
+        ("time rm -rf /", Deny, Some(Code::Denied)),
+        // A quoted `time` is the time program, a wrapper.
+        ("\"time\" ls", Allow, None),
+        ("\"time\" -o f ls", Ask, Some(Code::Wrapper)),
+        // `[ … ]` and `[[ … ]]` are test_command nodes whose operands can hide substitutions.
+        ("[[ -f x ]] && [ -d y ]", Allow, None),
+        ("[[ $(rm x) ]]", Ask, Some(Code::NotAllowlisted)),
+        // An assignment-only statement is a variable_assignment node.
+        ("a=$(rm x)", Ask, Some(Code::NotAllowlisted)),
+        // A here-string after a redirect is an ERROR node although bash accepts it.
+        ("cat 2>/dev/null <<< 'x'", Allow, None),
+        ("cat > f <<< 'x'", Ask, Some(Code::Redirect)),
+        // A function definition shadows a program name.
+        ("git() { ls; }; git push", Ask, Some(Code::FunctionCall)),
+        ("ls() { rm -rf x; }; ls", Deny, Some(Code::Denied)),
+    ]);
+}
+
+#[test]
+fn arithmetic_that_evaluates_values_asks() {
+    check(&[
+        ("echo $((1 + 2))", Allow, None),
+        ("echo $((x))", Ask, Some(Code::Arithmetic)),
+        ("echo $(( $(rm x) ))", Ask, Some(Code::NotAllowlisted)),
+        ("[[ $x -eq 1 ]]", Ask, Some(Code::Arithmetic)),
+        ("[[ 1 -eq 'a[$(rm x)]' ]]", Ask, Some(Code::Arithmetic)),
+        ("[[ 2 -eq 2 ]]", Allow, None),
+        ("test -v 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("[ \"$x\" -eq 0 ]", Allow, None),
+        ("echo ${a[$x]}", Ask, Some(Code::Arithmetic)),
+        ("echo ${!x}", Ask, Some(Code::EvaluatedExpansion)),
+        ("echo ${x@P}", Ask, Some(Code::EvaluatedExpansion)),
+        ("a[$(id)]=1", Ask, Some(Code::NotAllowlisted)),
+    ]);
+}
+
+#[test]
+fn parse_errors_limits_and_bad_bytes_ask() {
+    check(&[
+        ("echo \"open", Ask, Some(Code::ParseError)),
+        ("echo $(date", Ask, Some(Code::ParseError)),
+        ("diff <(ls x", Ask, Some(Code::ParseError)),
+        ("if true; then ls", Ask, Some(Code::ParseError)),
+        ("l\\\ns", Ask, Some(Code::ParserMismatch)),
+        ("ls\r", Ask, Some(Code::InvalidInput)),
+        ("ls\u{a0}-la", Ask, Some(Code::InvalidInput)),
+        ("ls\u{b}", Ask, Some(Code::InvalidInput)),
+        ("cat <<EOF\n`rm x`\nEOF", Ask, Some(Code::ParserMismatch)),
+    ]);
+    let a = Analyzer::default().analyze_bytes(b"ls\0; rm x");
+    assert_eq!(a.verdict, Ask);
+    assert!(a.findings.iter().any(|f| f.code == Code::InvalidInput));
+    let big = "ls ".repeat(30_000);
+    let a = Analyzer::default().analyze(&big);
+    assert_eq!(a.verdict, Ask);
+    assert_eq!(a.findings[0].code, Code::LimitExceeded);
+}
+
+#[test]
+fn heredocs_expand_only_when_unquoted() {
+    check(&[
+        ("cat <<'EOF'\n$(rm x)\nEOF", Allow, None),
+        ("cat <<EOF\nplain $HOME\nEOF", Allow, None),
+        ("cat <<EOF\n$(rm x)\nEOF", Ask, Some(Code::NotAllowlisted)),
+        ("cat <<EOF | grep x\nhello\nEOF", Allow, None),
+        ("cat <<EOF > f\nhello\nEOF", Ask, Some(Code::Redirect)),
+    ]);
+}
+
+#[test]
+fn argument_rules_catch_every_spelling() {
+    check(&[
+        ("find . -name '*.rs'", Allow, None),
+        ("find . -name -delete", Allow, None),
+        ("find . -delete", Ask, Some(Code::ForbiddenArgument)),
+        ("find . -ex\\ec id \\;", Ask, Some(Code::ForbiddenArgument)),
+        (
+            "find . -exe\"c\" id \\;",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("find . '-exec' id \\;", Ask, Some(Code::ForbiddenArgument)),
+        (
+            "find . -name x -o -exec id \\;",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("sed -n 's/w/e/p' f", Allow, None),
+        ("sed -i s/a/b/ f", Ask, Some(Code::ForbiddenArgument)),
+        ("sed -ni s/a/b/ f", Ask, Some(Code::ForbiddenArgument)),
+        ("sed -i.bak s/a/b/ f", Ask, Some(Code::ForbiddenArgument)),
+        (
+            "sed --in-place=.x s/a/b/ f",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("sed --in-pl s/a/b/ f", Ask, Some(Code::ForbiddenArgument)),
+        ("sed 's/x/y/e' f", Ask, Some(Code::ForbiddenArgument)),
+        ("sed -n 'w f' g", Ask, Some(Code::ForbiddenArgument)),
+        ("git log --grep='--output=x'", Allow, None),
+        ("git diff -- --output=x", Allow, None),
+        ("git diff --output=x", Ask, Some(Code::ForbiddenArgument)),
+        ("git -c core.pager=sh log", Ask, Some(Code::NotAllowlisted)),
+        ("git branch -D x", Ask, Some(Code::ForbiddenArgument)),
+        ("rg --pre=cat x", Ask, Some(Code::ForbiddenArgument)),
+        ("rg -e --pre x", Allow, None),
+        ("sort -o f f", Ask, Some(Code::ForbiddenArgument)),
+        ("uniq a b", Ask, Some(Code::ForbiddenArgument)),
+        ("awk '{print $1}' f", Allow, None),
+        (
+            "awk '{system(\"id\")}' f",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+    ]);
+}
+
+#[test]
+fn wrappers_and_nested_shells_are_seen_through() {
+    check(&[
+        ("timeout 5 git status", Allow, None),
+        ("env LC_ALL=C sort f", Allow, None),
+        ("env -S 'ls -la'", Allow, None),
+        ("nice -n 5 rm x", Ask, Some(Code::NotAllowlisted)),
+        ("sudo ls", Ask, Some(Code::Wrapper)),
+        ("sudo rm -rf /", Deny, Some(Code::Denied)),
+        ("env LD_PRELOAD=x ls", Ask, Some(Code::Assignment)),
+        ("timeout --bogus 5 ls", Ask, Some(Code::Wrapper)),
+        ("ls | xargs grep x", Allow, None),
+        ("ls | xargs sed -i s/a/b/", Ask, Some(Code::DynamicArgument)),
+        ("bash -c 'ls | wc'", Allow, None),
+        ("bash -c 'ls; rm x'", Ask, Some(Code::NotAllowlisted)),
+        ("sh -lc 'cd /; rm -rf x'", Deny, Some(Code::Denied)),
+        ("bash -c \"$CMD\"", Ask, Some(Code::Exec)),
+        ("bash script.sh", Ask, Some(Code::Exec)),
+        ("bash <<'EOF'\nls\nEOF", Allow, None),
+        ("eval 'ls -la'", Allow, None),
+        ("eval \"$X\"", Ask, Some(Code::Exec)),
+        ("source env.sh", Ask, Some(Code::Exec)),
+        (
+            "eval eval eval eval eval eval eval eval eval eval ls",
+            Ask,
+            Some(Code::LimitExceeded),
+        ),
+    ]);
+}
+
+#[test]
+fn deny_rules_fire_wherever_the_command_runs_and_not_on_mentions() {
+    check(&[
+        ("rm -rf build", Deny, Some(Code::Denied)),
+        ("rm -r -f x", Deny, Some(Code::Denied)),
+        ("echo $(rm -rf ~)", Deny, Some(Code::Denied)),
+        ("find . -exec rm -rf {} +", Deny, Some(Code::Denied)),
+        ("git push --force", Deny, Some(Code::Denied)),
+        (
+            "git push --force-with-lease",
+            Ask,
+            Some(Code::NotAllowlisted),
+        ),
+        ("curl x | sh", Deny, Some(Code::Denied)),
+        (":(){ :|:& };:", Deny, Some(Code::Denied)),
+        ("echo 'rm -rf /'", Allow, None),
+        (
+            "git commit -m \"rm -rf /\"",
+            Ask,
+            Some(Code::NotAllowlisted),
+        ),
+        ("grep -r \"mkfs\" .", Allow, None),
+        ("grep -r mkfs .", Ask, Some(Code::Mention)),
+        ("echo rm -rf /", Ask, Some(Code::Mention)),
+        ("rm -rf / \"unclosed", Deny, Some(Code::Denied)),
+    ]);
+}
+
+#[test]
+fn the_embedded_allowlist_verifies_its_own_examples() {
+    Analyzer::new(Allowlist::default()).unwrap();
+}
+
+#[test]
+fn config_errors_name_line_column_and_key() {
+    let e = Allowlist::from_toml("[[allow]]\ncommand = \"ls\"\nforbidd = []\n", None).unwrap_err();
+    assert_eq!((e.line, e.column), (3, 1));
+    assert!(e.message.contains("forbidd"), "{e}");
+    let e = Allowlist::from_toml("[severity]\nnewlin = \"ask\"\n", None).unwrap_err();
+    assert_eq!((e.line, e.column, e.key.as_deref()), (2, 1, Some("newlin")));
+    let list = Allowlist::from_toml(
+        "[[allow]]\ncommand = \"ls\"\nnot_match = [\"ls -la\"]\n",
+        None,
+    )
+    .unwrap();
+    let e = Analyzer::new(list).unwrap_err();
+    assert_eq!((e.line, e.column, e.key.as_deref()), (3, 14, Some("ls")));
+    assert!(
+        e.to_string().starts_with("<string>:3:14: example `ls -la`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn severity_overrides_make_a_stricter_profile() {
+    let mut list = Allowlist::default();
+    list.extend_from_toml("[severity]\nnewline = \"ask\"\n", None)
+        .unwrap();
+    let a = Analyzer::new(list).unwrap();
+    assert_eq!(a.analyze("ls\npwd").verdict, Ask);
+}
+
+#[test]
+fn the_analyzer_is_send_and_sync_and_agrees_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Analyzer>();
+    assert_send_sync::<cmdguard::Analysis>();
+    let analyzer = std::sync::Arc::new(Analyzer::default());
+    let corpus: Vec<&'static str> = include_str!("../../benches/data/agent-commands.txt")
+        .lines()
+        .collect();
+    let serial: Vec<Verdict> = corpus.iter().map(|c| analyzer.analyze(c).verdict).collect();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let a = analyzer.clone();
+            let corpus = corpus.clone();
+            std::thread::spawn(move || {
+                corpus
+                    .iter()
+                    .map(|c| a.analyze(c).verdict)
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), serial);
+    }
+}

@@ -274,10 +274,7 @@ impl Ctx<'_> {
             );
             return None;
         };
-        let name = match self.resolve(i, first, text) {
-            Some(n) => n,
-            None => return None,
-        };
+        let name = self.resolve(i, first, text)?;
         if self.functions.contains(name) {
             self.push(
                 Code::FunctionCall,
@@ -553,9 +550,10 @@ fn test_operands(cx: &mut Ctx<'_>, i: usize, words: &[Word], double_bracket: boo
                 }
             }
         }
-        if op == "-v" || op == "-R" {
-            if let Some(o) = words.get(k + 1)
-                && (!o.is_static() || o.text.contains('['))
+        if (op == "-v" || op == "-R")
+            && let Some(o) = words.get(k + 1)
+            && (!o.is_static() || o.text.contains('['))
+        {
             {
                 cx.push(
                     Code::Arithmetic,

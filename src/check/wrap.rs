@@ -27,7 +27,7 @@ pub(super) fn wrapper(
     match unwrap(&w, words) {
         Err(why) => {
             cx.push(Code::Wrapper, words[0].span, Some(i), why);
-            return Some(name.to_string());
+            Some(name.to_string())
         }
         Ok(u) => {
             if w.severity > Verdict::Allow {

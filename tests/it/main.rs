@@ -1,5 +1,11 @@
 //! cmdguard's integration tests: one binary, a module per area.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a panic in a test is a failure with a backtrace"
+)]
+
 mod adversarial;
 mod cli;
 mod rules;

@@ -202,8 +202,8 @@ fn wrong_type(
                 .join(" or ")
         })
         .unwrap_or_default();
-    format!(
-        "argument '{name}': expected {expected}, got {} {value}",
-        json_type(value)
-    )
+    match value {
+        Value::Null => format!("argument '{name}': expected {expected}, got null"),
+        _ => format!("argument '{name}': expected {expected}, got {} {value}", json_type(value)),
+    }
 }

@@ -2,3 +2,4 @@
 
 mod tool_schema;
 mod tool_validate;
+mod tool_call;

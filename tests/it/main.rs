@@ -3,3 +3,4 @@
 mod tool_schema;
 mod tool_validate;
 mod tool_call;
+mod tool_box;

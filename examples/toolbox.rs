@@ -36,7 +36,10 @@ fn say(
 /// Counts the words in each of several texts.
 #[tool(name = "count_words", idempotent, labels = ["text"])]
 fn count(texts: Vec<String>) -> Result<Vec<usize>, std::convert::Infallible> {
-    Ok(texts.iter().map(|text| text.split_whitespace().count()).collect())
+    Ok(texts
+        .iter()
+        .map(|text| text.split_whitespace().count())
+        .collect())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -48,7 +51,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let agent = AgentHandle::new("example");
     // A model may send a list as a comma-separated string; the validator turns it into an array.
-    let counts = toolbox.call_tool_blocking(&agent, "count_words", json!({"texts": "a b, c"}), ())?;
+    let counts =
+        toolbox.call_tool_blocking(&agent, "count_words", json!({"texts": "a b, c"}), ())?;
     println!("count_words -> {counts}");
     Ok(())
 }

@@ -9,6 +9,9 @@ use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+/// Checks that a JSON value deserialises into a parameter's Rust type; the error is serde's.
+pub(crate) type TypeCheck = fn(&Value) -> Result<(), String>;
+
 /// One parameter of a tool: its name, its property schema and whether the model must send it.
 ///
 /// Parameters are built by [`ToolBuilder::param`](crate::tool::ToolBuilder::param) (which the
@@ -27,7 +30,7 @@ pub struct Param {
     pub default: Option<Value>,
     /// Checks that a JSON value deserialises into the parameter's Rust type; absent for
     /// parameters read from an argument struct, which is deserialised whole.
-    pub(crate) check: Option<fn(&Value) -> Result<(), String>>,
+    pub(crate) check: Option<TypeCheck>,
 }
 
 /// The schema generator every tool uses: JSON Schema 2020-12 describing what deserialises, with

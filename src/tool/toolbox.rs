@@ -282,6 +282,11 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
     /// cache when it was already called with equal arguments in the same run. A tool that
     /// returns an error or panics gives [`CallError::Failed`]; a cancellation propagates as
     /// [`CallError::Cancelled`].
+    ///
+    /// A deferred tool that `tool_search` has not activated yet can still be called: deferring
+    /// only keeps its definition out of the model's context, and a model that names it anyway
+    /// (say, from an earlier turn) should not be refused. Required capabilities are not checked
+    /// here either; they only decide what is listed.
     pub async fn call_tool(
         &self,
         agent: &AgentHandle,

@@ -204,6 +204,9 @@ fn wrong_type(
         .unwrap_or_default();
     match value {
         Value::Null => format!("argument '{name}': expected {expected}, got null"),
-        _ => format!("argument '{name}': expected {expected}, got {} {value}", json_type(value)),
+        _ => format!(
+            "argument '{name}': expected {expected}, got {} {value}",
+            json_type(value)
+        ),
     }
 }

@@ -1,6 +1,6 @@
 //! cmdguard's integration tests: one binary, a module per area.
 
+mod tool_box;
+mod tool_call;
 mod tool_schema;
 mod tool_validate;
-mod tool_call;
-mod tool_box;

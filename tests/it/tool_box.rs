@@ -12,7 +12,11 @@ use cmdguard::tool::{
 use serde_json::{Value, json};
 
 /// A tool that returns `answer`, configured by `configure`.
-fn answering(name: &str, answer: Value, configure: impl FnOnce(ToolBuilder) -> ToolBuilder) -> Tool {
+fn answering(
+    name: &str,
+    answer: Value,
+    configure: impl FnOnce(ToolBuilder) -> ToolBuilder,
+) -> Tool {
     configure(Tool::builder(name).description(format!("The {name} tool.")))
         .handler(move |_args: Arguments, _ctx| Ok::<_, CallError>(answer.clone()))
 }
@@ -22,7 +26,11 @@ fn plain(name: &str) -> Tool {
 }
 
 fn names(toolbox: &ToolBox, capabilities: &[&str]) -> Vec<String> {
-    toolbox.list_tools(capabilities).iter().map(|tool| tool.name().to_owned()).collect()
+    toolbox
+        .list_tools(capabilities)
+        .iter()
+        .map(|tool| tool.name().to_owned())
+        .collect()
 }
 
 fn call(toolbox: &ToolBox, name: &str, arguments: Value) -> Result<Value, CallError> {
@@ -36,14 +44,20 @@ fn a_name_clash_is_an_error_and_registers_nothing() {
     let err = toolbox.register([plain("b"), plain("a")]).unwrap_err();
     assert_eq!(err, RegistryError::Conflict { name: "a".into() });
     assert_eq!(err.to_string(), "conflict tool name: a");
-    assert_eq!(names(&toolbox, &[]), ["a"], "a failed register must not keep 'b'");
+    assert_eq!(
+        names(&toolbox, &[]),
+        ["a"],
+        "a failed register must not keep 'b'"
+    );
 }
 
 #[test]
 fn override_replaces_in_place_and_an_overriding_tool_is_kept() {
     let mut toolbox = ToolBox::new();
     toolbox.register([plain("a"), plain("b")]).unwrap();
-    toolbox.register([answering("a", json!("new"), ToolBuilder::override_existing)]).unwrap();
+    toolbox
+        .register([answering("a", json!("new"), ToolBuilder::override_existing)])
+        .unwrap();
     assert_eq!(names(&toolbox, &[]), ["a", "b"]);
     assert_eq!(call(&toolbox, "a", json!({})), Ok(json!("new")));
     // The registered tool has override, so a plain newcomer is dropped silently.
@@ -74,10 +88,15 @@ fn tool_registers_one_and_chains() {
 #[test]
 fn disable_hides_without_deleting_and_the_latest_pattern_wins() {
     let mut toolbox = ToolBox::new();
-    toolbox.register(["browser_click", "browser_type", "read_file"].map(plain)).unwrap();
+    toolbox
+        .register(["browser_click", "browser_type", "read_file"].map(plain))
+        .unwrap();
     toolbox.disable(&["browser_*"]);
     assert_eq!(names(&toolbox, &[]), ["read_file"]);
-    assert!(toolbox.get("browser_click").is_some(), "disabled tools stay registered");
+    assert!(
+        toolbox.get("browser_click").is_some(),
+        "disabled tools stay registered"
+    );
     toolbox.enable(&["browser_click"]);
     assert_eq!(names(&toolbox, &[]), ["browser_click", "read_file"]);
     // A pattern also covers tools registered later.
@@ -86,7 +105,10 @@ fn disable_hides_without_deleting_and_the_latest_pattern_wins() {
     toolbox.enable(&["*"]);
     assert_eq!(names(&toolbox, &[]).len(), 4);
     toolbox.disable(&["read_?ile", "nothing_matches"]);
-    assert_eq!(names(&toolbox, &[]), ["browser_click", "browser_type", "browser_back"]);
+    assert_eq!(
+        names(&toolbox, &[]),
+        ["browser_click", "browser_type", "browser_back"]
+    );
 }
 
 #[test]
@@ -95,13 +117,20 @@ fn tools_needing_a_capability_are_hidden_from_models_without_it() {
     toolbox
         .register([
             plain("text"),
-            answering("look", json!(1), |builder| builder.required_capability("vision")),
-            answering("both", json!(1), |b| b.required_capability("vision").required_capability("audio")),
+            answering("look", json!(1), |builder| {
+                builder.required_capability("vision")
+            }),
+            answering("both", json!(1), |b| {
+                b.required_capability("vision").required_capability("audio")
+            }),
         ])
         .unwrap();
     assert_eq!(names(&toolbox, &[]), ["text"]);
     assert_eq!(names(&toolbox, &["vision"]), ["text", "look"]);
-    assert_eq!(names(&toolbox, &["audio", "vision"]), ["text", "look", "both"]);
+    assert_eq!(
+        names(&toolbox, &["audio", "vision"]),
+        ["text", "look", "both"]
+    );
 }
 
 #[test]
@@ -127,17 +156,28 @@ fn a_native_definition_replaces_the_schema_for_its_adapter_only() {
     let native = json!({"type": "computer_20250124", "name": "computer"});
     let mut toolbox = ToolBox::new();
     toolbox
-        .register([answering("computer", json!(1), |b| b.native("anthropic", native.clone()))])
+        .register([answering("computer", json!(1), |b| {
+            b.native("anthropic", native.clone())
+        })])
         .unwrap();
-    assert_eq!(toolbox.list_tools_json_for(Adapter::Anthropic, &[]), json!([native]));
-    assert_eq!(toolbox.list_tools_json(&[])[0]["function"]["name"], "computer");
+    assert_eq!(
+        toolbox.list_tools_json_for(Adapter::Anthropic, &[]),
+        json!([native])
+    );
+    assert_eq!(
+        toolbox.list_tools_json(&[])[0]["function"]["name"],
+        "computer"
+    );
 }
 
 #[test]
 fn labels_let_a_policy_find_tools() {
     let mut toolbox = ToolBox::new();
     toolbox
-        .register([plain("read"), answering("python", json!(1), |b| b.label("code-exec"))])
+        .register([
+            plain("read"),
+            answering("python", json!(1), |b| b.label("code-exec")),
+        ])
         .unwrap();
     let code_exec: Vec<&str> = toolbox
         .tools()
@@ -152,13 +192,20 @@ fn clone_copies_the_table_and_disabled_set_but_shares_the_tools() {
     let mut original = ToolBox::new();
     original.register([plain("a"), plain("b")]).unwrap();
     let mut copy = original.clone();
-    assert!(Arc::ptr_eq(original.get("a").unwrap(), copy.get("a").unwrap()), "tools are shared");
+    assert!(
+        Arc::ptr_eq(original.get("a").unwrap(), copy.get("a").unwrap()),
+        "tools are shared"
+    );
     copy.disable(&["a"]);
     copy.register([plain("c")]).unwrap();
     assert_eq!(names(&original, &[]), ["a", "b"]);
     assert_eq!(names(&copy, &[]), ["b", "c"]);
     original.disable(&["b"]);
-    assert_eq!(names(&copy.clone(), &[]), ["b", "c"], "a clone keeps its own disabled set");
+    assert_eq!(
+        names(&copy.clone(), &[]),
+        ["b", "c"],
+        "a clone keeps its own disabled set"
+    );
 }
 
 /// Fetches a web page.
@@ -182,7 +229,12 @@ fn send_mail(to: String) -> String {
 fn deferred_toolbox() -> ToolBox {
     let mut toolbox = ToolBox::new();
     toolbox
-        .register([plain("read_file"), web_fetch_tool(), browser_screenshot_tool(), send_mail_tool()])
+        .register([
+            plain("read_file"),
+            web_fetch_tool(),
+            browser_screenshot_tool(),
+            send_mail_tool(),
+        ])
         .unwrap();
     toolbox
 }
@@ -197,9 +249,15 @@ fn deferred_tools_are_hidden_until_tool_search_activates_them() {
         json!({"activated": [{"name": "web_fetch", "description": "Fetches a web page."}]})
     );
     // The built-in tool_search was registered right after the first deferred tool.
-    assert_eq!(names(&toolbox, &[]), ["read_file", "web_fetch", "tool_search"]);
+    assert_eq!(
+        names(&toolbox, &[]),
+        ["read_file", "web_fetch", "tool_search"]
+    );
     // Nothing else matched, so nothing else was activated.
-    assert_eq!(call(&toolbox, "tool_search", json!({"query": "weather"})), Ok(json!({"activated": []})));
+    assert_eq!(
+        call(&toolbox, "tool_search", json!({"query": "weather"})),
+        Ok(json!({"activated": []}))
+    );
     assert_eq!(names(&toolbox, &[]).len(), 3);
 }
 
@@ -214,7 +272,10 @@ fn tool_search_ranks_names_above_descriptions_and_honours_the_limit() {
 
     let toolbox = deferred_toolbox();
     let hits = toolbox.tool_search("window mail", Some(1));
-    assert_eq!(hits.iter().map(|hit| hit.name.as_str()).collect::<Vec<_>>(), ["send_mail"]);
+    assert_eq!(
+        hits.iter().map(|hit| hit.name.as_str()).collect::<Vec<_>>(),
+        ["send_mail"]
+    );
     assert_eq!(
         names(&toolbox, &[]),
         ["read_file", "tool_search", "send_mail"],
@@ -227,7 +288,10 @@ fn tool_search_skips_disabled_and_ordinary_tools() {
     let mut toolbox = deferred_toolbox();
     toolbox.disable(&["web_*"]);
     assert!(toolbox.tool_search("web fetch", None).is_empty());
-    assert!(toolbox.tool_search("read file", None).is_empty(), "read_file is not deferred");
+    assert!(
+        toolbox.tool_search("read file", None).is_empty(),
+        "read_file is not deferred"
+    );
 }
 
 #[test]
@@ -255,7 +319,9 @@ fn test_groups() -> ToolGroups {
 
 #[test]
 fn groups_register_their_tools_by_name() {
-    let toolbox = ToolBox::new().with_groups(&test_groups(), &["web"]).unwrap();
+    let toolbox = ToolBox::new()
+        .with_groups(&test_groups(), &["web"])
+        .unwrap();
     assert_eq!(names(&toolbox, &[]), ["fetch"]);
     let toolbox = ToolBox::new().with_all_groups(&test_groups()).unwrap();
     assert_eq!(names(&toolbox, &[]), ["read_file", "write_file", "fetch"]);
@@ -264,17 +330,28 @@ fn groups_register_their_tools_by_name() {
 
 #[test]
 fn an_unknown_group_names_the_known_ones() {
-    let err = ToolBox::new().with_groups(&test_groups(), &["files", "mail"]).unwrap_err();
-    assert_eq!(err.to_string(), "unknown tool group 'mail': expected one of files, web");
+    let err = ToolBox::new()
+        .with_groups(&test_groups(), &["files", "mail"])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown tool group 'mail': expected one of files, web"
+    );
 }
 
 #[test]
 fn the_builtin_group_registry_is_empty_until_builtin_tools_land() {
     // FIXME(issue 5): built-in groups arrive with the built-in tools; then this lists them.
     assert!(ToolGroups::<()>::builtin().names().is_empty());
-    assert_eq!(names(&ToolBox::new().with_all_defaults().unwrap(), &[]), Vec::<String>::new());
+    assert_eq!(
+        names(&ToolBox::new().with_all_defaults().unwrap(), &[]),
+        Vec::<String>::new()
+    );
     let err = ToolBox::new().with_defaults(&["fs"]).unwrap_err();
-    assert_eq!(err.to_string(), "unknown tool group 'fs': no groups are registered");
+    assert_eq!(
+        err.to_string(),
+        "unknown tool group 'fs': no groups are registered"
+    );
 }
 
 /// The runtime's sub-agent provider for these tests: answers with the task upper-cased, fails
@@ -290,7 +367,10 @@ impl SubagentProvider<()> for Shouter {
         let caller = ctx.agent().name.clone();
         Box::pin(async move {
             match task.task.as_str() {
-                "fail" => Err(CallError::Failed(ErrorInfo::new("sub-agent failed", "test"))),
+                "fail" => Err(CallError::Failed(ErrorInfo::new(
+                    "sub-agent failed",
+                    "test",
+                ))),
                 "cancel" => Err(CallError::Cancelled(Cancelled::new("sub-agent cancelled"))),
                 text => Ok(json!({"by": task.agent, "for": caller, "answer": text.to_uppercase()})),
             }
@@ -299,7 +379,9 @@ impl SubagentProvider<()> for Shouter {
 }
 
 fn subagent_toolbox() -> ToolBox {
-    ToolBox::new().with_subagent_provider(|| Arc::new(Shouter) as Arc<dyn SubagentProvider<()>>).unwrap()
+    ToolBox::new()
+        .with_subagent_provider(|| Arc::new(Shouter) as Arc<dyn SubagentProvider<()>>)
+        .unwrap()
 }
 
 #[test]
@@ -307,7 +389,11 @@ fn agent_run_hands_the_task_to_the_provider() {
     let toolbox = subagent_toolbox();
     assert_eq!(names(&toolbox, &[]), ["agent_run", "agent_run_parallel"]);
     assert_eq!(
-        call(&toolbox, "agent_run", json!({"task": "hi", "agent": "critic"})),
+        call(
+            &toolbox,
+            "agent_run",
+            json!({"task": "hi", "agent": "critic"})
+        ),
         Ok(json!({"by": "critic", "for": "t", "answer": "HI"}))
     );
 }
@@ -315,7 +401,11 @@ fn agent_run_hands_the_task_to_the_provider() {
 #[test]
 fn agent_run_parallel_keeps_order_and_reports_each_failure() {
     let toolbox = subagent_toolbox();
-    let result = call(&toolbox, "agent_run_parallel", json!({"tasks": [{"task": "a"}, {"task": "fail"}]}));
+    let result = call(
+        &toolbox,
+        "agent_run_parallel",
+        json!({"tasks": [{"task": "a"}, {"task": "fail"}]}),
+    );
     assert_eq!(
         result,
         Ok(json!([
@@ -329,7 +419,10 @@ fn agent_run_parallel_keeps_order_and_reports_each_failure() {
 fn a_cancelled_sub_agent_cancels_the_call() {
     let toolbox = subagent_toolbox();
     let cancelled = Err(CallError::Cancelled(Cancelled::new("sub-agent cancelled")));
-    assert_eq!(call(&toolbox, "agent_run", json!({"task": "cancel"})), cancelled);
+    assert_eq!(
+        call(&toolbox, "agent_run", json!({"task": "cancel"})),
+        cancelled
+    );
     let tasks = json!({"tasks": [{"task": "a"}, {"task": "cancel"}]});
     assert_eq!(call(&toolbox, "agent_run_parallel", tasks), cancelled);
 }
@@ -344,7 +437,12 @@ fn closures_are_providers_and_receive_the_caller_value() {
             Arc::new(provider) as Arc<dyn SubagentProvider<&'static str>>
         })
         .unwrap();
-    let result = toolbox.call_tool_blocking(&AgentHandle::new("t"), "agent_run", json!({"task": "x"}), "acme");
+    let result = toolbox.call_tool_blocking(
+        &AgentHandle::new("t"),
+        "agent_run",
+        json!({"task": "x"}),
+        "acme",
+    );
     assert_eq!(result, Ok(json!("x for acme")));
 }
 
@@ -355,7 +453,9 @@ fn disable_subagent_hides_both_tools() {
     assert!(names(&toolbox, &[]).is_empty());
     assert_eq!(
         call(&toolbox, "agent_run", json!({"task": "x"})),
-        Err(CallError::Disabled { name: "agent_run".into() })
+        Err(CallError::Disabled {
+            name: "agent_run".into()
+        })
     );
     toolbox.enable_subagent();
     assert_eq!(names(&toolbox, &[]).len(), 2);
@@ -378,10 +478,21 @@ fn describe(url: String) -> Result<Vec<String>, std::io::Error> {
 fn macro_attributes_reach_the_tool() {
     let tool: Tool = describe_tool();
     let attrs = tool.attrs();
-    assert_eq!(attrs.required_capabilities.iter().collect::<Vec<_>>(), ["vision"]);
-    assert_eq!(attrs.labels.iter().collect::<Vec<_>>(), ["media", "read-only"]);
-    assert!(attrs.idempotent && attrs.emits_progress && !attrs.deferred && !attrs.override_existing);
-    assert_eq!(attrs.native.get("openai"), Some(&json!({"type": "image_describer"})));
+    assert_eq!(
+        attrs.required_capabilities.iter().collect::<Vec<_>>(),
+        ["vision"]
+    );
+    assert_eq!(
+        attrs.labels.iter().collect::<Vec<_>>(),
+        ["media", "read-only"]
+    );
+    assert!(
+        attrs.idempotent && attrs.emits_progress && !attrs.deferred && !attrs.override_existing
+    );
+    assert_eq!(
+        attrs.native.get("openai"),
+        Some(&json!({"type": "image_describer"}))
+    );
     assert_eq!(
         attrs.output_schema,
         Some(json!({"title": "Array_of_string", "type": "array", "items": {"type": "string"}}))

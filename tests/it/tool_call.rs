@@ -135,7 +135,10 @@ fn a_panicking_tool_returns_err_error_info() {
     );
     assert_eq!(
         call("slow_panic", json!({})),
-        Err(CallError::Failed(ErrorInfo::new("tool 'slow_panic' panicked: async boom", "async boom")))
+        Err(CallError::Failed(ErrorInfo::new(
+            "tool 'slow_panic' panicked: async boom",
+            "async boom"
+        )))
     );
 }
 
@@ -154,7 +157,10 @@ fn returning_an_error_gives_its_display_and_debug() {
 fn a_value_that_cannot_be_serialised_is_an_error_that_says_so() {
     let err = call("unserialisable", json!({})).unwrap_err();
     let info = err.error_info().unwrap();
-    assert_eq!(info.error, "the tool's result cannot be serialised: key must be a string");
+    assert_eq!(
+        info.error,
+        "the tool's result cannot be serialised: key must be a string"
+    );
 }
 
 #[test]
@@ -167,7 +173,11 @@ fn cancellation_propagates_unchanged() {
     for (name, cancelled) in table {
         let err = call(name, json!({})).unwrap_err();
         assert_eq!(err, CallError::Cancelled(cancelled), "{name}");
-        assert_eq!(err.error_info(), None, "{name}: cancellation must not become an ErrorInfo");
+        assert_eq!(
+            err.error_info(),
+            None,
+            "{name}: cancellation must not become an ErrorInfo"
+        );
     }
 }
 
@@ -177,9 +187,11 @@ fn a_cancelled_run_refuses_calls_without_running_the_tool() {
     let counter = calls.clone();
     let mut toolbox = ToolBox::new();
     toolbox
-        .register([Tool::builder("count").handler(move |_args: Arguments, _ctx| {
-            Ok::<_, CallError>(counter.fetch_add(1, Ordering::SeqCst))
-        })])
+        .register([
+            Tool::builder("count").handler(move |_args: Arguments, _ctx| {
+                Ok::<_, CallError>(counter.fetch_add(1, Ordering::SeqCst))
+            }),
+        ])
         .unwrap();
     let agent = AgentHandle::new("t");
     agent.run.cancel("shutting down");
@@ -189,7 +201,10 @@ fn a_cancelled_run_refuses_calls_without_running_the_tool() {
     );
     assert_eq!(calls.load(Ordering::SeqCst), 0);
     // The next run is not cancelled.
-    assert_eq!(toolbox.call_tool_blocking(&agent.with_new_run(), "count", json!({}), ()), Ok(json!(0)));
+    assert_eq!(
+        toolbox.call_tool_blocking(&agent.with_new_run(), "count", json!({}), ()),
+        Ok(json!(0))
+    );
 }
 
 #[test]
@@ -199,11 +214,24 @@ fn async_tools_are_awaited() {
 
 #[test]
 fn unknown_and_disabled_tools_are_refused_by_name() {
-    assert_eq!(call("nope", json!({})).unwrap_err().to_string(), "tool 'nope' is not registered");
+    assert_eq!(
+        call("nope", json!({})).unwrap_err().to_string(),
+        "tool 'nope' is not registered"
+    );
     let mut toolbox = toolbox();
     toolbox.disable(&["div*"]);
-    let err = toolbox.call_tool_blocking(&AgentHandle::new("t"), "divide", json!({"a": 1, "b": 1}), ());
-    assert_eq!(err, Err(CallError::Disabled { name: "divide".into() }));
+    let err = toolbox.call_tool_blocking(
+        &AgentHandle::new("t"),
+        "divide",
+        json!({"a": 1, "b": 1}),
+        (),
+    );
+    assert_eq!(
+        err,
+        Err(CallError::Disabled {
+            name: "divide".into()
+        })
+    );
     assert_eq!(err.unwrap_err().to_string(), "tool 'divide' is disabled");
 }
 
@@ -213,7 +241,10 @@ fn the_context_carries_agent_tool_name_and_caller_value() {
     toolbox.register([who_am_i_tool()]).unwrap();
     let agent = AgentHandle::new("planner");
     let result = toolbox.call_tool_blocking(&agent, "whoami", json!({}), Caller { tenant: "acme" });
-    assert_eq!(result, Ok(json!({"agent": "planner", "tool": "whoami", "tenant": "acme"})));
+    assert_eq!(
+        result,
+        Ok(json!({"agent": "planner", "tool": "whoami", "tenant": "acme"}))
+    );
 }
 
 #[test]
@@ -234,11 +265,20 @@ fn only_tools_that_emit_progress_reach_the_sink() {
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = events.clone();
     let agent = AgentHandle::new("t").with_progress(move |event| sink.lock().unwrap().push(event));
-    assert_eq!(toolbox.call_tool_blocking(&agent, "streams", json!({}), ()), Ok(json!(true)));
-    assert_eq!(toolbox.call_tool_blocking(&agent, "silent", json!({}), ()), Ok(json!(false)));
+    assert_eq!(
+        toolbox.call_tool_blocking(&agent, "streams", json!({}), ()),
+        Ok(json!(true))
+    );
+    assert_eq!(
+        toolbox.call_tool_blocking(&agent, "silent", json!({}), ()),
+        Ok(json!(false))
+    );
     assert_eq!(
         *events.lock().unwrap(),
-        vec![ProgressEvent { tool: "streams".into(), data: json!({"done": 1}) }]
+        vec![ProgressEvent {
+            tool: "streams".into(),
+            data: json!({"done": 1})
+        }]
     );
 }
 
@@ -246,14 +286,19 @@ fn only_tools_that_emit_progress_reach_the_sink() {
 /// fails, so that error caching is visible.
 fn counting_toolbox(calls: &Arc<AtomicUsize>) -> ToolBox {
     let finish = |builder: ToolBuilder, calls: Arc<AtomicUsize>| {
-        builder.param::<i64>("n", "").handler(move |mut args: Arguments, _ctx| {
-            let n: i64 = args.take("n")?;
-            let count = calls.fetch_add(1, Ordering::SeqCst) + 1;
-            if n < 0 {
-                return Err(CallError::Failed(ErrorInfo::new(format!("failure #{count}"), "")));
-            }
-            Ok(json!({"n": n, "call": count}))
-        })
+        builder
+            .param::<i64>("n", "")
+            .handler(move |mut args: Arguments, _ctx| {
+                let n: i64 = args.take("n")?;
+                let count = calls.fetch_add(1, Ordering::SeqCst) + 1;
+                if n < 0 {
+                    return Err(CallError::Failed(ErrorInfo::new(
+                        format!("failure #{count}"),
+                        "",
+                    )));
+                }
+                Ok(json!({"n": n, "call": count}))
+            })
     };
     let mut toolbox = ToolBox::new();
     toolbox
@@ -273,24 +318,42 @@ fn idempotent_tools_answer_repeated_calls_from_the_run_cache() {
     let call = |agent: &AgentHandle, name: &str, n: Value| {
         toolbox.call_tool_blocking(agent, name, json!({ "n": n }), ())
     };
-    assert_eq!(call(&agent, "cached", json!(1)), Ok(json!({"n": 1, "call": 1})));
+    assert_eq!(
+        call(&agent, "cached", json!(1)),
+        Ok(json!({"n": 1, "call": 1}))
+    );
     // Equal arguments, even sent as a JSON string, are answered from the cache.
     assert_eq!(
         toolbox.call_tool_blocking(&agent, "cached", json!("{\"n\": 1}"), ()),
         Ok(json!({"n": 1, "call": 1}))
     );
     // Other arguments call the tool again.
-    assert_eq!(call(&agent, "cached", json!(2)), Ok(json!({"n": 2, "call": 2})));
+    assert_eq!(
+        call(&agent, "cached", json!(2)),
+        Ok(json!({"n": 2, "call": 2}))
+    );
     // The first error is the first result too.
-    assert_eq!(call(&agent, "cached", json!(-1)).unwrap_err().to_string(), "failure #3");
-    assert_eq!(call(&agent, "cached", json!(-1)).unwrap_err().to_string(), "failure #3");
+    assert_eq!(
+        call(&agent, "cached", json!(-1)).unwrap_err().to_string(),
+        "failure #3"
+    );
+    assert_eq!(
+        call(&agent, "cached", json!(-1)).unwrap_err().to_string(),
+        "failure #3"
+    );
     assert_eq!(calls.load(Ordering::SeqCst), 3);
     // A new run starts with an empty cache.
     let next = agent.with_new_run();
-    assert_eq!(call(&next, "cached", json!(1)), Ok(json!({"n": 1, "call": 4})));
+    assert_eq!(
+        call(&next, "cached", json!(1)),
+        Ok(json!({"n": 1, "call": 4}))
+    );
     // The same run shared by another agent handle shares the cache.
     let sibling = AgentHandle::new("other").with_run(agent.run.clone());
-    assert_eq!(call(&sibling, "cached", json!(2)), Ok(json!({"n": 2, "call": 2})));
+    assert_eq!(
+        call(&sibling, "cached", json!(2)),
+        Ok(json!({"n": 2, "call": 2}))
+    );
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! issue, each also checked as a JSON Schema with the `jsonschema` crate and against arguments
 //! that the schema and cmdguard's own validator must both accept.
 
+#![allow(clippy::unwrap_used, reason = "tests unwrap to fail loudly")]
+
 use cmdguard::tool::{
     Adapter, AgentHandle, Arguments, CallError, Tool, ToolBox, ToolCallContext, tool,
 };
@@ -188,13 +190,22 @@ fn check<C: Default + Send + Sync + 'static>(snapshot: &str, tool: Tool<C>, vali
     }
     let validator = jsonschema::draft202012::new(&parameters)
         .unwrap_or_else(|err| panic!("{snapshot}: schema does not compile: {err}"));
-    assert!(validator.is_valid(&valid), "{snapshot}: schema rejects {valid}");
-    assert!(!validator.is_valid(&json!({"not_a_parameter": 1})), "{snapshot}: accepts unknowns");
+    assert!(
+        validator.is_valid(&valid),
+        "{snapshot}: schema rejects {valid}"
+    );
+    assert!(
+        !validator.is_valid(&json!({"not_a_parameter": 1})),
+        "{snapshot}: accepts unknowns"
+    );
     let name = tool.name().to_owned();
     let mut toolbox = ToolBox::<C>::default();
     toolbox.register([tool]).unwrap();
     let result = toolbox.call_tool_blocking(&AgentHandle::new("t"), &name, valid, C::default());
-    assert!(result.is_ok(), "{snapshot}: the tool rejects arguments its schema accepts: {result:?}");
+    assert!(
+        result.is_ok(),
+        "{snapshot}: the tool rejects arguments its schema accepts: {result:?}"
+    );
 }
 
 #[test]
@@ -204,7 +215,11 @@ fn required_parameters_are_listed() {
 
 #[test]
 fn option_is_nullable_and_not_required() {
-    check("option", read_tool::<()>(), json!({"path": "a.txt", "limit": null}));
+    check(
+        "option",
+        read_tool::<()>(),
+        json!({"path": "a.txt", "limit": null}),
+    );
 }
 
 #[test]
@@ -214,7 +229,11 @@ fn defaults_are_not_required_and_shown() {
 
 #[test]
 fn unit_enums_become_enum() {
-    check("enums", enums_tool::<()>(), json!({"mode": "fast", "fallback": "thorough"}));
+    check(
+        "enums",
+        enums_tool::<()>(),
+        json!({"mode": "fast", "fallback": "thorough"}),
+    );
 }
 
 #[test]
@@ -228,7 +247,11 @@ fn vec_becomes_array() {
 
 #[test]
 fn nested_structs_use_their_own_schema() {
-    check("nested", nested_tool::<()>(), json!({"from": {"x": 0, "y": 1.5}}));
+    check(
+        "nested",
+        nested_tool::<()>(),
+        json!({"from": {"x": 0, "y": 1.5}}),
+    );
 }
 
 #[test]
@@ -248,7 +271,11 @@ fn doc_comment_is_the_description_verbatim() {
 
 #[test]
 fn untagged_union_with_a_string_member() {
-    check("untagged", untagged_tool::<()>(), json!({"target": ["a", "b"]}));
+    check(
+        "untagged",
+        untagged_tool::<()>(),
+        json!({"target": ["a", "b"]}),
+    );
 }
 
 #[test]
@@ -267,12 +294,20 @@ fn name_attribute_and_raw_identifiers() {
 
 #[test]
 fn async_functions_get_the_same_schema() {
-    check("async", fetch_tool::<()>(), json!({"url": "https://example.org"}));
+    check(
+        "async",
+        fetch_tool::<()>(),
+        json!({"url": "https://example.org"}),
+    );
 }
 
 #[test]
 fn builder_tools() {
-    check("builder", builder_tool(), json!({"pattern": "x", "paths": ["src"]}));
+    check(
+        "builder",
+        builder_tool(),
+        json!({"pattern": "x", "paths": ["src"]}),
+    );
 }
 
 #[test]
@@ -282,5 +317,8 @@ fn from_fn_tools_read_the_argument_struct() {
 
 #[test]
 fn anthropic_shape() {
-    insta::assert_json_snapshot!("anthropic", read_tool::<()>().definition(Adapter::Anthropic));
+    insta::assert_json_snapshot!(
+        "anthropic",
+        read_tool::<()>().definition(Adapter::Anthropic)
+    );
 }

@@ -49,7 +49,9 @@ fn defaults(#[tool(default = 3)] count: u32, label: Option<String>) -> Value {
 
 fn toolbox() -> ToolBox {
     let mut toolbox = ToolBox::new();
-    toolbox.register([typed_tool(), lists_tool(), defaults_tool()]).unwrap();
+    toolbox
+        .register([typed_tool(), lists_tool(), defaults_tool()])
+        .unwrap();
     toolbox
 }
 
@@ -58,7 +60,10 @@ fn toolbox() -> ToolBox {
 fn check(tool: &str, arguments: Value, expected: Result<Value, Vec<&str>>) {
     let result = toolbox().call_tool_blocking(&AgentHandle::new("t"), tool, arguments.clone(), ());
     let result = result.map_err(|err| match err {
-        CallError::InvalidArguments { tool: name, problems } => {
+        CallError::InvalidArguments {
+            tool: name,
+            problems,
+        } => {
             assert_eq!(name, tool);
             problems
         }
@@ -70,39 +75,68 @@ fn check(tool: &str, arguments: Value, expected: Result<Value, Vec<&str>>) {
 
 #[test]
 fn unknown_fields_are_rejected_all_at_once() {
-    check("typed", json!({"a": 1, "b": "x", "c": 1, "d": 2}), Err(vec!["unknown argument(s): c, d"]));
+    check(
+        "typed",
+        json!({"a": 1, "b": "x", "c": 1, "d": 2}),
+        Err(vec!["unknown argument(s): c, d"]),
+    );
 }
 
 #[test]
 fn missing_required_fields_are_named_all_at_once() {
-    check("typed", json!({}), Err(vec!["missing required argument(s): a, b"]));
+    check(
+        "typed",
+        json!({}),
+        Err(vec!["missing required argument(s): a, b"]),
+    );
     check(
         "typed",
         json!({"zz": 1}),
-        Err(vec!["unknown argument(s): zz", "missing required argument(s): a, b"]),
+        Err(vec![
+            "unknown argument(s): zz",
+            "missing required argument(s): a, b",
+        ]),
     );
 }
 
 #[test]
 fn no_implicit_conversion_and_the_error_names_field_and_type() {
     let table = [
-        (json!({"a": "3", "b": "x"}), vec!["argument 'a': expected integer, got string \"3\""]),
-        (json!({"a": 1.5, "b": "x"}), vec!["argument 'a': expected integer, got number 1.5"]),
-        (json!({"a": 1, "b": 2}), vec!["argument 'b': expected string, got integer 2"]),
-        (json!({"a": null, "b": "x"}), vec!["argument 'a': expected integer, got null"]),
-        (json!({"a": 1, "b": "x", "ratio": "0.5"}), vec![
-            "argument 'ratio': expected null or number, got string \"0.5\"",
-        ]),
-        (json!({"a": true, "b": ["x"]}), vec![
-            "argument 'a': expected integer, got boolean true",
-            "argument 'b': expected string, got array [\"x\"]",
-        ]),
-        (json!({"a": 1, "b": "x", "mode": "slow"}), vec![
-            "argument 'mode': unknown variant `slow`, expected `fast` or `thorough`",
-        ]),
-        (json!({"a": 1, "b": "x", "at": {"x": 1, "y": 2, "z": 3}}), vec![
-            "argument 'at': unknown field `z`, expected `x` or `y`",
-        ]),
+        (
+            json!({"a": "3", "b": "x"}),
+            vec!["argument 'a': expected integer, got string \"3\""],
+        ),
+        (
+            json!({"a": 1.5, "b": "x"}),
+            vec!["argument 'a': expected integer, got number 1.5"],
+        ),
+        (
+            json!({"a": 1, "b": 2}),
+            vec!["argument 'b': expected string, got integer 2"],
+        ),
+        (
+            json!({"a": null, "b": "x"}),
+            vec!["argument 'a': expected integer, got null"],
+        ),
+        (
+            json!({"a": 1, "b": "x", "ratio": "0.5"}),
+            vec!["argument 'ratio': expected null or number, got string \"0.5\""],
+        ),
+        (
+            json!({"a": true, "b": ["x"]}),
+            vec![
+                "argument 'a': expected integer, got boolean true",
+                "argument 'b': expected string, got array [\"x\"]",
+            ],
+        ),
+        (
+            json!({"a": 1, "b": "x", "mode": "slow"}),
+            vec!["argument 'mode': unknown variant `slow`, expected `fast` or `thorough`"],
+        ),
+        (
+            json!({"a": 1, "b": "x", "at": {"x": 1, "y": 2, "z": 3}}),
+            vec!["argument 'at': unknown field `z`, expected `x` or `y`"],
+        ),
     ];
     for (arguments, problems) in table {
         check("typed", arguments, Err(problems));
@@ -122,13 +156,25 @@ fn integers_are_accepted_where_numbers_are_expected() {
 fn option_parameters_accept_null_or_absence() {
     let expected = json!({"a": 1, "b": "x", "ratio": null, "mode": null, "at": null});
     check("typed", json!({"a": 1, "b": "x"}), Ok(expected.clone()));
-    check("typed", json!({"a": 1, "b": "x", "ratio": null, "mode": null}), Ok(expected));
+    check(
+        "typed",
+        json!({"a": 1, "b": "x", "ratio": null, "mode": null}),
+        Ok(expected),
+    );
 }
 
 #[test]
 fn defaults_fill_in_missing_parameters() {
-    check("defaults", json!({}), Ok(json!({"count": 3, "label": null})));
-    check("defaults", json!({"count": 7}), Ok(json!({"count": 7, "label": null})));
+    check(
+        "defaults",
+        json!({}),
+        Ok(json!({"count": 3, "label": null})),
+    );
+    check(
+        "defaults",
+        json!({"count": 7}),
+        Ok(json!({"count": 7, "label": null})),
+    );
 }
 
 #[test]
@@ -142,7 +188,11 @@ fn list_parameters_accept_a_json_array_string_or_a_comma_separated_string() {
         (json!({"names": ""}), json!([])),
     ];
     for (arguments, names) in table {
-        check("lists", arguments, Ok(json!({"names": names, "ids": null, "target": null})));
+        check(
+            "lists",
+            arguments,
+            Ok(json!({"names": names, "ids": null, "target": null})),
+        );
     }
 }
 
@@ -157,7 +207,9 @@ fn optional_list_parameters_are_coerced_too() {
     check(
         "lists",
         json!({"names": [], "ids": "1, 2"}),
-        Err(vec!["argument 'ids': invalid type: string \"1\", expected u32"]),
+        Err(vec![
+            "argument 'ids': invalid type: string \"1\", expected u32",
+        ]),
     );
 }
 
@@ -180,7 +232,9 @@ fn a_string_that_is_not_a_json_array_is_not_coerced() {
     check(
         "lists",
         json!({"names": "[not json"}),
-        Err(vec!["argument 'names': expected array, got string \"[not json\""]),
+        Err(vec![
+            "argument 'names': expected array, got string \"[not json\"",
+        ]),
     );
 }
 
@@ -191,20 +245,46 @@ fn arguments_may_arrive_as_a_json_string() {
         json!("{\"a\": 1, \"b\": \"x\"}"),
         Ok(json!({"a": 1, "b": "x", "ratio": null, "mode": null, "at": null})),
     );
-    check("defaults", json!(""), Ok(json!({"count": 3, "label": null})));
-    check("defaults", json!("  "), Ok(json!({"count": 3, "label": null})));
-    check("typed", json!(""), Err(vec!["missing required argument(s): a, b"]));
+    check(
+        "defaults",
+        json!(""),
+        Ok(json!({"count": 3, "label": null})),
+    );
+    check(
+        "defaults",
+        json!("  "),
+        Ok(json!({"count": 3, "label": null})),
+    );
+    check(
+        "typed",
+        json!(""),
+        Err(vec!["missing required argument(s): a, b"]),
+    );
 }
 
 #[test]
 fn arguments_that_are_not_an_object_are_rejected() {
-    check("defaults", json!([1]), Err(vec!["arguments must be a JSON object, got array"]));
-    check("defaults", json!(null), Err(vec!["arguments must be a JSON object, got null"]));
-    check("defaults", json!("[1]"), Err(vec!["arguments must be a JSON object, got array"]));
+    check(
+        "defaults",
+        json!([1]),
+        Err(vec!["arguments must be a JSON object, got array"]),
+    );
+    check(
+        "defaults",
+        json!(null),
+        Err(vec!["arguments must be a JSON object, got null"]),
+    );
+    check(
+        "defaults",
+        json!("[1]"),
+        Err(vec!["arguments must be a JSON object, got array"]),
+    );
     check(
         "defaults",
         json!("{oops"),
-        Err(vec!["arguments are not valid JSON: key must be a string at line 1 column 2"]),
+        Err(vec![
+            "arguments are not valid JSON: key must be a string at line 1 column 2",
+        ]),
     );
 }
 

@@ -406,3 +406,140 @@ fn is_result(ty: &Type) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests unwrap to fail loudly")]
+
+    use super::*;
+
+    /// Expands `function` with `#[tool(options)]` and returns the error message, if any.
+    fn expand_error(options: TokenStream2, function: TokenStream2) -> Option<String> {
+        let mut parsed = ToolOptions::default();
+        let parser = syn::meta::parser(|meta| parsed.parse(&meta));
+        if let Err(err) = parser.parse2(options) {
+            return Some(err.to_string());
+        }
+        expand(parsed, syn::parse2(function).unwrap())
+            .err()
+            .map(|err| err.to_string())
+    }
+
+    #[test]
+    fn unsupported_functions_are_rejected_with_a_reason() {
+        let table = [
+            (
+                quote!(),
+                quote!(
+                    fn f<T>(x: T) {}
+                ),
+                "#[tool] functions cannot be generic",
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f(&self) {}
+                ),
+                "#[tool] cannot be used on methods",
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f((a, b): (i32, i32)) {}
+                ),
+                "#[tool] parameters must be plain names",
+            ),
+            (
+                quote!(unknown),
+                quote!(
+                    fn f() {}
+                ),
+                "unknown #[tool] key",
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f(#[tool(rename = "x")] a: i32) {}
+                ),
+                "the only #[tool] key on a",
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f(a: ToolCallContext<()>, b: &ToolCallContext<()>) {}
+                ),
+                "only one ToolCallContext parameter",
+            ),
+            (
+                quote!(),
+                quote!(
+                    fn f(a: ToolCallContext) {}
+                ),
+                "write the context value type",
+            ),
+        ];
+        for (options, function, expected) in table {
+            let message = expand_error(options, function.clone()).unwrap_or_default();
+            assert!(message.starts_with(expected), "{function}: got {message:?}");
+        }
+    }
+
+    #[test]
+    fn supported_functions_expand() {
+        let function = quote!(
+            /// Docs.
+            async fn f(
+                /// A.
+                #[tool(default = 1)]
+                a: i32,
+                #[default] b: Vec<String>,
+                ctx: &ToolCallContext<u8>,
+            ) -> std::io::Result<()> {
+                Ok(())
+            }
+        );
+        let options = quote!(
+            name = "g",
+            labels = ["x"],
+            native(openai = 1),
+            override,
+            output_schema
+        );
+        assert_eq!(expand_error(options, function), None);
+    }
+
+    #[test]
+    fn doc_text_drops_one_leading_space_and_blank_edges() {
+        let function: ItemFn = syn::parse2(quote!(
+            ///
+            /// Summary.
+            ///
+            ///     indented
+            #[doc = "  two spaces"]
+            ///
+            fn f() {}
+        ))
+        .unwrap();
+        assert_eq!(
+            doc_text(&function.attrs),
+            "Summary.\n\n    indented\n two spaces"
+        );
+    }
+
+    #[test]
+    fn results_are_recognised_by_their_last_segment() {
+        let table = [
+            (quote!(Result<u8, E>), true),
+            (quote!(std::io::Result<u8>), true),
+            (quote!(Option<u8>), false),
+            (quote!((u8, u8)), false),
+        ];
+        for (ty, expected) in table {
+            assert_eq!(
+                is_result(&syn::parse2(ty.clone()).unwrap()),
+                expected,
+                "{ty}"
+            );
+        }
+    }
+}

@@ -1,2 +1,173 @@
-//! tool: the tool registry layer (functions → LLM tools). It sits above the analyser and the core
-//! never imports it.
+//! tool: the tool registry layer — ordinary Rust functions become tools an LLM can call: a
+//! name, a description and a JSON Schema for the parameters, then strict validation of the
+//! model's arguments and a call whose result is always a value or an [`ErrorInfo`]. It sits
+//! above the analyser; the core never imports it.
+//!
+//! # Functions as tools
+//!
+//! [`#[tool]`](macro@tool) keeps the function and generates `<name>_tool()` next to it. The doc
+//! comment is the description, each parameter a property (its doc comment the property's
+//! description), and the parameter types decide the schema through [`schemars`]:
+//!
+//! ```
+//! use cmdguard::tool::{AgentHandle, ToolBox, tool};
+//! use serde_json::json;
+//!
+//! /// Repeats a word.
+//! #[tool]
+//! fn repeat(
+//!     /// The word to repeat.
+//!     word: String,
+//!     /// How many times; 2 unless given.
+//!     #[tool(default = 2)]
+//!     times: usize,
+//!     /// Put between the copies.
+//!     separator: Option<String>,
+//! ) -> String {
+//!     vec![word; times].join(separator.as_deref().unwrap_or(" "))
+//! }
+//!
+//! let mut toolbox = ToolBox::new();
+//! toolbox.register([repeat_tool()]).unwrap();
+//! assert_eq!(
+//!     toolbox.list_tools_json(&[]),
+//!     json!([{"type": "function", "function": {
+//!         "name": "repeat",
+//!         "description": "Repeats a word.",
+//!         "parameters": {
+//!             "type": "object",
+//!             "properties": {
+//!                 "word": {"type": "string", "description": "The word to repeat."},
+//!                 "times": {"type": "integer", "format": "uint", "minimum": 0, "default": 2,
+//!                           "description": "How many times; 2 unless given."},
+//!                 "separator": {"type": ["string", "null"], "description": "Put between the copies."},
+//!             },
+//!             "required": ["word"],
+//!             "additionalProperties": false,
+//!         },
+//!     }}])
+//! );
+//!
+//! let agent = AgentHandle::new("demo");
+//! let said = toolbox.call_tool_blocking(&agent, "repeat", json!({"word": "hey"}), ());
+//! assert_eq!(said, Ok(json!("hey hey")));
+//! ```
+//!
+//! The rules: a parameter without a default is required; `Option<T>` is nullable and not
+//! required; `#[tool(default = expr)]`, `#[tool(default)]`, `#[default]` or `#[default = expr]`
+//! make it optional with a `default` in the schema; unit enums become `enum`, `Vec<T>` an
+//! array, structs their own `JsonSchema`; `additionalProperties` is always `false`. A parameter
+//! of type `ToolCallContext<T>` (or `&ToolCallContext<T>`) is left out of the schema and receives
+//! the caller's context. Function attributes: `name = "…"`, `required_capabilities = […]`,
+//! `labels = […]`, `override`, `idempotent`, `deferred`, `emits_progress`, `output_schema`
+//! (the schema of the returned value) and `native(adapter = expr)`.
+//!
+//! Closures and runtimes that cannot use macros use [`Tool::builder`] or [`Tool::from_fn`].
+//!
+//! # Strict arguments
+//!
+//! Unknown arguments are rejected, missing required ones are named all at once, and nothing is
+//! converted implicitly: `"3"` for an integer is an error naming the argument and the expected
+//! type. The one exception: a list parameter (also `Option<Vec<…>>`) accepts a string holding a
+//! JSON array or a comma-separated list, unless its type also accepts a plain string. Arguments
+//! may arrive as an object or a JSON string of one (an empty string is `{}`).
+//!
+//! Strictness is checked at the top level. Inside a nested struct, unknown fields are rejected
+//! when the struct says so with `#[serde(deny_unknown_fields)]` (its schema then has
+//! `additionalProperties: false` as well); the tool layer does not add it for you, so that the
+//! schema never promises more than deserialisation enforces.
+//!
+//! ```
+//! use cmdguard::tool::{AgentHandle, ToolBox, tool};
+//! use serde_json::json;
+//!
+//! /// Adds numbers.
+//! #[tool]
+//! fn sum(numbers: Vec<i64>, offset: i64) -> i64 {
+//!     numbers.iter().sum::<i64>() + offset
+//! }
+//!
+//! let mut toolbox = ToolBox::new();
+//! toolbox.register([sum_tool()]).unwrap();
+//! let agent = AgentHandle::new("demo");
+//! let call = |args| toolbox.call_tool_blocking(&agent, "sum", args, ());
+//! assert_eq!(call(json!({"numbers": "[1, 2]", "offset": 3})), Ok(json!(6)));
+//! assert_eq!(
+//!     call(json!({"numbers": [1], "offset": "3", "extra": true})).unwrap_err().to_string(),
+//!     "invalid arguments for tool 'sum': unknown argument(s): extra; \
+//!      argument 'offset': expected integer, got string \"3\""
+//! );
+//! ```
+//!
+//! # Results, errors and cancellation
+//!
+//! [`ToolBox::call_tool`] (async; [`ToolBox::call_tool_blocking`] without a runtime) returns the
+//! tool's value serialised to JSON. A tool that returns `Err`, panics, or returns something that
+//! cannot be serialised gives [`CallError::Failed`] with an [`ErrorInfo`]; registry problems
+//! (unknown, disabled, invalid arguments) have their own variants. A [`Cancelled`] — from a
+//! cancelled [`Run`] or returned by the tool — propagates unchanged as [`CallError::Cancelled`],
+//! and [`CallError::error_info`] refuses to turn it into something to show the model.
+//!
+//! # Runs
+//!
+//! An [`AgentHandle`] carries the [`Run`] it is in. Idempotent tools cache their first result per
+//! run, keyed by name and validated arguments; cancelling the run cancels every later call.
+
+mod context;
+mod def;
+mod error;
+mod exec;
+mod fnmatch;
+mod groups;
+mod schema;
+mod search;
+mod subagent;
+mod toolbox;
+mod validate;
+
+/// Turns a function into a [`Tool`]: the function stays as written and `fn <name>_tool()`
+/// returning the tool is generated next to it, with the same visibility.
+///
+/// See the [module documentation](self) for the schema rules and attributes.
+///
+/// ```
+/// use cmdguard::tool::{AgentHandle, Cancelled, Tool, ToolBox, ToolCallContext, tool};
+/// use serde_json::json;
+///
+/// /// Looks a user up in the caller's directory.
+/// #[tool(name = "lookup", idempotent, labels = ["read-only"])]
+/// async fn find_user(
+///     /// The user's login.
+///     login: String,
+///     ctx: ToolCallContext<Vec<&'static str>>,
+/// ) -> Result<bool, Cancelled> {
+///     ctx.check_cancelled()?;
+///     Ok(ctx.value().contains(&login.as_str()))
+/// }
+///
+/// let tool: Tool<Vec<&'static str>> = find_user_tool();
+/// assert_eq!(tool.name(), "lookup");
+/// assert_eq!(tool.parameters()["required"], json!(["login"]));
+///
+/// let mut toolbox = ToolBox::default();
+/// toolbox.register([tool]).unwrap();
+/// let found = toolbox.call_tool_blocking(
+///     &AgentHandle::new("demo"),
+///     "lookup",
+///     json!({"login": "ada"}),
+///     vec!["ada", "grace"],
+/// );
+/// assert_eq!(found, Ok(json!(true)));
+/// ```
+pub use cmdguard_macros::tool;
+pub use context::{AgentHandle, ProgressEvent, ProgressSink, Run, ToolCallContext};
+#[doc(hidden)]
+pub use def::__private;
+pub use def::{Adapter, Tool, ToolAttrs, ToolBuilder};
+pub use error::{CallError, Cancelled, ErrorInfo, RegistryError};
+pub use exec::BoxFuture;
+pub use groups::{GroupFactory, ToolGroups};
+pub use schema::Param;
+pub use subagent::{AGENT_RUN, AGENT_RUN_PARALLEL, ProviderGetter, SubagentProvider, SubagentTask};
+pub use toolbox::{SearchHit, TOOL_SEARCH, ToolBox};
+pub use validate::Arguments;

@@ -11,3 +11,7 @@ mod cli;
 mod rules;
 mod seed;
 mod snapshots;
+mod tool_box;
+mod tool_call;
+mod tool_schema;
+mod tool_validate;

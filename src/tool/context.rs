@@ -1,0 +1,325 @@
+//! tool/context.rs: what a tool call knows about its caller — the [`Run`] it belongs to, the
+//! calling [`AgentHandle`] and the caller's own value, bundled as [`ToolCallContext`]. It never
+//! validates arguments or runs tools.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::tool::error::{Cancelled, ErrorInfo};
+
+/// One run of an agent: the scope of idempotent caching and of cancellation.
+///
+/// A run is what one agent does for one task, from the first model turn to the final answer. It
+/// is a cheap handle (cloning shares the same run). Within a run, a tool registered as
+/// `idempotent` is called once per distinct argument object; later calls with equal arguments
+/// return the first result. Starting a new run (a new `Run`) starts with an empty cache.
+/// Cancelling a run makes every later call in it fail with [`CallError::Cancelled`].
+///
+/// [`CallError::Cancelled`]: crate::tool::CallError::Cancelled
+///
+/// ```
+/// use cmdguard::tool::Run;
+///
+/// let run = Run::new();
+/// let same = run.clone();
+/// assert_eq!(run.id(), same.id());
+/// assert_ne!(run.id(), Run::new().id());
+/// same.cancel("user stopped the agent");
+/// assert_eq!(run.cancelled().map(|c| c.reason), Some("user stopped the agent".into()));
+/// ```
+#[derive(Clone)]
+pub struct Run {
+    inner: Arc<RunState>,
+}
+
+/// One cached call of a tool: the validated arguments and the first result.
+type CacheEntry = (Value, Result<Value, ErrorInfo>);
+
+struct RunState {
+    id: u64,
+    cancelled: AtomicBool,
+    cancel_reason: Mutex<Option<String>>,
+    cache: Mutex<HashMap<String, Vec<CacheEntry>>>,
+}
+
+/// Where progress events of tools that declare `emits_progress` go.
+pub type ProgressSink = Arc<dyn Fn(ProgressEvent) + Send + Sync>;
+
+/// A progress event reported by a tool through [`ToolCallContext::report_progress`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProgressEvent {
+    /// The registered name of the tool that reported it.
+    pub tool: String,
+    /// What the tool reported.
+    pub data: Value,
+}
+
+/// The agent that calls a tool: its name, its current [`Run`] and where progress goes.
+///
+/// cmdguard does not know the runtime's agent type; anything else a tool needs from the caller
+/// travels in the context value `C` of [`ToolCallContext`].
+///
+/// ```
+/// use cmdguard::tool::AgentHandle;
+///
+/// let agent = AgentHandle::new("coder");
+/// assert_eq!(agent.name, "coder");
+/// let next = agent.with_new_run();
+/// assert_ne!(agent.run.id(), next.run.id());
+/// ```
+#[derive(Clone)]
+pub struct AgentHandle {
+    /// The agent's name, e.g. `"coder"` or a sub-agent's role.
+    pub name: String,
+    /// The run the agent is in.
+    pub run: Run,
+    progress: Option<ProgressSink>,
+}
+
+/// What a tool receives about its call, through a parameter of type `ToolCallContext<C>` (such a
+/// parameter is left out of the tool's schema).
+///
+/// It carries the calling agent, the name the tool was registered under and the caller's value
+/// `C`, passed unchanged from [`ToolBox::call_tool`](crate::tool::ToolBox::call_tool) through
+/// every layer (sub-agent tools hand it on to the provider). Cloning is cheap: the value is
+/// shared, not copied.
+pub struct ToolCallContext<C> {
+    agent: AgentHandle,
+    tool_name: Arc<str>,
+    value: Arc<C>,
+    progress_enabled: bool,
+}
+
+impl Run {
+    /// Starts a new run with a fresh id, no cached results and not cancelled.
+    pub fn new() -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        Run {
+            inner: Arc::new(RunState {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                cancelled: AtomicBool::new(false),
+                cancel_reason: Mutex::new(None),
+                cache: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The run's id, unique within the process.
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    /// Cancels the run: every later tool call in it returns [`CallError::Cancelled`] with this
+    /// reason. The first reason given is kept.
+    ///
+    /// [`CallError::Cancelled`]: crate::tool::CallError::Cancelled
+    pub fn cancel(&self, reason: impl Into<String>) {
+        let mut slot = lock(&self.inner.cancel_reason);
+        if slot.is_none() {
+            *slot = Some(reason.into());
+        }
+        self.inner.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    /// The cancellation, if the run was cancelled.
+    pub fn cancelled(&self) -> Option<Cancelled> {
+        if !self.inner.cancelled.load(Ordering::SeqCst) {
+            return None;
+        }
+        let reason = lock(&self.inner.cancel_reason).clone().unwrap_or_default();
+        Some(Cancelled::new(reason))
+    }
+
+    /// The first result cached for `tool` with arguments equal to `arguments`.
+    pub(crate) fn cached(&self, tool: &str, arguments: &Value) -> Option<Result<Value, ErrorInfo>> {
+        let cache = lock(&self.inner.cache);
+        let entries = cache.get(tool)?;
+        entries
+            .iter()
+            .find(|(cached_args, _)| cached_args == arguments)
+            .map(|(_, result)| result.clone())
+    }
+
+    /// Caches `result` unless a result for equal arguments is already there (two concurrent
+    /// first calls may both run; the first to finish wins and both callers see their own
+    /// result). Returns the result that is cached now.
+    pub(crate) fn remember(
+        &self,
+        tool: &str,
+        arguments: Value,
+        result: Result<Value, ErrorInfo>,
+    ) -> Result<Value, ErrorInfo> {
+        let mut cache = lock(&self.inner.cache);
+        let entries = cache.entry(tool.to_owned()).or_default();
+        if let Some((_, first)) = entries.iter().find(|(args, _)| *args == arguments) {
+            return first.clone();
+        }
+        entries.push((arguments, result.clone()));
+        result
+    }
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run::new()
+    }
+}
+
+impl fmt::Debug for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Run")
+            .field("id", &self.inner.id)
+            .field("cancelled", &self.inner.cancelled.load(Ordering::SeqCst))
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentHandle {
+    /// An agent with this name in a new [`Run`], without a progress sink.
+    pub fn new(name: impl Into<String>) -> Self {
+        AgentHandle {
+            name: name.into(),
+            run: Run::new(),
+            progress: None,
+        }
+    }
+
+    /// The same agent in `run`.
+    pub fn with_run(mut self, run: Run) -> Self {
+        self.run = run;
+        self
+    }
+
+    /// The same agent starting a new [`Run`] (fresh idempotency cache, not cancelled).
+    pub fn with_new_run(&self) -> Self {
+        self.clone().with_run(Run::new())
+    }
+
+    /// Sends progress events of tools that declare `emits_progress` to `sink`, e.g. to stream
+    /// them to a UI.
+    pub fn with_progress(mut self, sink: impl Fn(ProgressEvent) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+}
+
+impl fmt::Debug for AgentHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentHandle")
+            .field("name", &self.name)
+            .field("run", &self.run)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl<C> ToolCallContext<C> {
+    /// Builds a context by hand, e.g. to test a tool function directly. `call_tool` builds it
+    /// for real calls, with progress enabled when the tool declares `emits_progress`.
+    ///
+    /// ```
+    /// use cmdguard::tool::{AgentHandle, ToolCallContext};
+    ///
+    /// let ctx = ToolCallContext::new(AgentHandle::new("tester"), "greet", 42_u32);
+    /// assert_eq!((ctx.agent().name.as_str(), ctx.tool_name(), *ctx.value()), ("tester", "greet", 42));
+    /// ```
+    pub fn new(agent: AgentHandle, tool_name: &str, value: C) -> Self {
+        ToolCallContext::shared(agent, tool_name, Arc::new(value), false)
+    }
+
+    pub(crate) fn shared(
+        agent: AgentHandle,
+        tool_name: &str,
+        value: Arc<C>,
+        progress_enabled: bool,
+    ) -> Self {
+        ToolCallContext {
+            agent,
+            tool_name: Arc::from(tool_name),
+            value,
+            progress_enabled,
+        }
+    }
+
+    /// The calling agent.
+    pub fn agent(&self) -> &AgentHandle {
+        &self.agent
+    }
+
+    /// The name the tool was registered (and called) under.
+    pub fn tool_name(&self) -> &str {
+        &self.tool_name
+    }
+
+    /// The caller's value, as passed to `call_tool`.
+    pub fn value(&self) -> &C {
+        &self.value
+    }
+
+    /// The run the call belongs to.
+    pub fn run(&self) -> &Run {
+        &self.agent.run
+    }
+
+    /// `Err(Cancelled)` once the run is cancelled, so a long tool can stop with
+    /// `ctx.check_cancelled()?` between steps.
+    pub fn check_cancelled(&self) -> Result<(), Cancelled> {
+        match self.agent.run.cancelled() {
+            Some(cancelled) => Err(cancelled),
+            None => Ok(()),
+        }
+    }
+
+    /// Reports a progress event to the agent's progress sink. Returns whether it was delivered:
+    /// only tools registered with `emits_progress` report progress, and only when the agent has a
+    /// sink. A value that cannot be serialised is sent as its error message.
+    pub fn report_progress(&self, data: impl Serialize) -> bool {
+        let Some(sink) = self
+            .agent
+            .progress
+            .as_ref()
+            .filter(|_| self.progress_enabled)
+        else {
+            return false;
+        };
+        let data = serde_json::to_value(data).unwrap_or_else(|err| Value::String(err.to_string()));
+        sink(ProgressEvent {
+            tool: self.tool_name.to_string(),
+            data,
+        });
+        true
+    }
+}
+
+// Hand-written so that cloning a context never requires `C: Clone`: the value is shared.
+impl<C> Clone for ToolCallContext<C> {
+    fn clone(&self) -> Self {
+        ToolCallContext {
+            agent: self.agent.clone(),
+            tool_name: self.tool_name.clone(),
+            value: self.value.clone(),
+            progress_enabled: self.progress_enabled,
+        }
+    }
+}
+
+impl<C: fmt::Debug> fmt::Debug for ToolCallContext<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCallContext")
+            .field("agent", &self.agent)
+            .field("tool_name", &self.tool_name)
+            .field("value", &self.value)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Locks a mutex, recovering the data if another thread panicked while holding it: the guarded
+/// values (a cache, a reason) stay consistent after any single write.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -1,0 +1,120 @@
+//! tool/groups.rs: named groups of tools, each made by a factory, so a runtime can ask for "the
+//! filesystem tools" by name. It never registers anything itself; the ToolBox does.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::tool::def::Tool;
+use crate::tool::error::RegistryError;
+
+/// Makes the tools of one group, fresh each time.
+pub type GroupFactory<C> = Arc<dyn Fn() -> Vec<Tool<C>> + Send + Sync>;
+
+/// A registry of tool groups: a name for each factory, in the order they were added.
+///
+/// [`ToolGroups::builtin`] is the registry behind
+/// [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults); runtimes can build their own
+/// and use [`ToolBox::with_groups`](crate::tool::ToolBox::with_groups).
+///
+/// ```
+/// use cmdguard::tool::{Arguments, CallError, Tool, ToolBox, ToolGroups};
+///
+/// fn echo() -> Tool {
+///     Tool::builder("echo")
+///         .param::<String>("text", "")
+///         .handler(|mut args: Arguments, _ctx| args.take::<String>("text"))
+/// }
+///
+/// let groups = ToolGroups::new().group("text", || vec![echo()]);
+/// let toolbox = ToolBox::new().with_groups(&groups, &["text"]).unwrap();
+/// assert!(toolbox.get("echo").is_some());
+/// assert!(ToolBox::new().with_groups(&groups, &["net"]).is_err());
+/// ```
+pub struct ToolGroups<C = ()> {
+    groups: Vec<(String, GroupFactory<C>)>,
+}
+
+impl<C> ToolGroups<C> {
+    /// An empty registry.
+    pub fn new() -> Self {
+        ToolGroups { groups: Vec::new() }
+    }
+
+    /// The built-in groups. None ship yet: the built-in tools (files, shell through the
+    /// analyser, …) are added here one group per module as they land, and
+    /// `ToolBox::with_defaults` picks them up without changing its API.
+    pub fn builtin() -> Self {
+        ToolGroups::new()
+    }
+
+    /// Adds (or replaces) the group `name`, made by `factory`.
+    pub fn group(
+        mut self,
+        name: impl Into<String>,
+        factory: impl Fn() -> Vec<Tool<C>> + Send + Sync + 'static,
+    ) -> Self {
+        let name = name.into();
+        let factory: GroupFactory<C> = Arc::new(factory);
+        match self
+            .groups
+            .iter_mut()
+            .find(|(existing, _)| *existing == name)
+        {
+            Some(slot) => slot.1 = factory,
+            None => self.groups.push((name, factory)),
+        }
+        self
+    }
+
+    /// The group names, in the order they were added.
+    pub fn names(&self) -> Vec<&str> {
+        self.groups.iter().map(|(name, _)| name.as_str()).collect()
+    }
+
+    /// The tools of the named groups, in the order asked. Fails on the first unknown name and
+    /// lists the known ones.
+    pub fn build(&self, names: &[&str]) -> Result<Vec<Tool<C>>, RegistryError> {
+        let mut tools = Vec::new();
+        for name in names {
+            let Some((_, factory)) = self.groups.iter().find(|(group, _)| group == name) else {
+                return Err(RegistryError::UnknownGroup {
+                    name: (*name).to_owned(),
+                    known: self.names().into_iter().map(str::to_owned).collect(),
+                });
+            };
+            tools.extend(factory());
+        }
+        Ok(tools)
+    }
+
+    /// The tools of every group, in the order the groups were added.
+    pub fn build_all(&self) -> Vec<Tool<C>> {
+        self.groups
+            .iter()
+            .flat_map(|(_, factory)| factory())
+            .collect()
+    }
+}
+
+impl<C> Default for ToolGroups<C> {
+    fn default() -> Self {
+        ToolGroups::new()
+    }
+}
+
+// Hand-written so that cloning never requires `C: Clone`: factories are shared.
+impl<C> Clone for ToolGroups<C> {
+    fn clone(&self) -> Self {
+        ToolGroups {
+            groups: self.groups.clone(),
+        }
+    }
+}
+
+impl<C> fmt::Debug for ToolGroups<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolGroups")
+            .field("groups", &self.names())
+            .finish()
+    }
+}

@@ -1,1 +1,3 @@
 //! cmdguard's integration tests: one binary, a module per area.
+
+mod sandbox;

@@ -1,3 +1,4 @@
 //! cmdguard's integration tests: one binary, a module per area.
 
 mod sandbox;
+mod seed;

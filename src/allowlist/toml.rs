@@ -1,0 +1,194 @@
+//! allowlist/toml: the serialised form of `allowlist.toml`, exactly as written, with spans kept
+//! for error messages. It never compiles or interprets rules (see `allowlist.rs`).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::finding::Verdict;
+use crate::segment::Limits;
+
+/// A whole allowlist file.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawConfig {
+    pub limits: Option<Limits>,
+    #[serde(default)]
+    pub severity: BTreeMap<Spanned<String>, Verdict>,
+    pub env: Option<RawEnv>,
+    pub system_dirs: Option<Vec<String>>,
+    #[serde(default)]
+    pub program: Vec<RawProgram>,
+    #[serde(default)]
+    pub allow: Vec<RawEntry>,
+    #[serde(default)]
+    pub wrapper: Vec<RawWrapper>,
+    #[serde(default)]
+    pub shell: Vec<RawShell>,
+    #[serde(default)]
+    pub deny: Vec<RawDeny>,
+}
+
+/// `[env]`: variables whose assignment changes what runs or loads.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEnv {
+    #[serde(rename = "unsafe")]
+    pub unsafe_names: Vec<String>,
+}
+
+/// `[[program]]`: facts about a program's own global options, used to find its subcommand.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawProgram {
+    pub name: Spanned<String>,
+    /// Global options that change nothing about safety (skipped when matching the allowlist).
+    #[serde(default)]
+    pub harmless: Vec<String>,
+    /// Global options without a value (skipped only when matching deny rules).
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Global options that take a value (skipped with their value when matching deny rules).
+    #[serde(default)]
+    pub value_options: Vec<String>,
+}
+
+/// How an entry's arguments may be dynamic.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawArgs {
+    /// Arguments are only printed or compared: substitution output is fine.
+    Inert,
+    /// Arguments name files to read: parameters and globs are fine, substitution output asks.
+    #[default]
+    Files,
+    /// Any run-time word could become a dangerous flag: every dynamic argument asks.
+    Restricted,
+}
+
+/// How an entry's options are spelled.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawStyle {
+    /// GNU getopt: `-abc` bundles, `-ofile`, `--long=value`, unambiguous long prefixes.
+    #[default]
+    Gnu,
+    /// Whole words (`find`'s `-exec`): no bundling, no abbreviation.
+    Words,
+}
+
+/// `[[allow]]`: one allowlist entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEntry {
+    pub command: Spanned<String>,
+    #[serde(default)]
+    pub args: Option<RawArgs>,
+    #[serde(default)]
+    pub style: RawStyle,
+    /// Options that make the command write, run or load something.
+    #[serde(default)]
+    pub forbid: Vec<String>,
+    /// When set, every option outside this list is forbidden.
+    pub only_options: Option<Vec<String>>,
+    /// Options that consume a value (the next word, or `=value`, or the rest of a bundle).
+    #[serde(default)]
+    pub value_options: Vec<String>,
+    /// Most operands (non-option words) allowed.
+    pub max_operands: Option<usize>,
+    /// A purpose-built checker for the program's mini-language.
+    pub checker: Option<Spanned<String>>,
+    /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
+    #[serde(default, rename = "why")]
+    pub _why: Option<String>,
+    #[serde(default, rename = "match")]
+    pub matches: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub not_match: Vec<Spanned<String>>,
+}
+
+/// `[[wrapper]]`: a program that runs another command given as its arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawWrapper {
+    pub command: Spanned<String>,
+    #[serde(default)]
+    pub flags: Vec<String>,
+    #[serde(default)]
+    pub value_options: Vec<String>,
+    /// Leading operands before the command (the duration of `timeout`).
+    #[serde(default)]
+    pub operands: usize,
+    /// Operands of the form `NAME=value` are assignments (`env`).
+    #[serde(default)]
+    pub assignments: bool,
+    /// The inner command receives extra run-time arguments (`xargs`).
+    #[serde(default)]
+    pub appends_dynamic: bool,
+    /// Option whose value is a command string split into words (`env -S`).
+    pub split_option: Option<String>,
+    /// The verdict the wrapper itself needs at least (`sudo` asks).
+    #[serde(default = "default_allow")]
+    pub severity: Verdict,
+    /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
+    #[serde(default, rename = "why")]
+    pub _why: Option<String>,
+    #[serde(default, rename = "match")]
+    pub matches: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub not_match: Vec<Spanned<String>>,
+}
+
+fn default_allow() -> Verdict {
+    Verdict::Allow
+}
+
+/// `[[shell]]`: an interpreter whose `-c` script cmdguard analyses recursively.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawShell {
+    pub command: Spanned<String>,
+    /// Options without a value that may come before `-c`.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    #[serde(default, rename = "match")]
+    pub matches: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub not_match: Vec<Spanned<String>>,
+}
+
+/// `[[deny]]`: a rule whose match is `deny`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawDeny {
+    pub id: Spanned<String>,
+    pub reason: String,
+    /// Token prefix; a trailing `*` on the first word matches any program name with that prefix.
+    pub command: Option<Spanned<String>>,
+    /// Any of these options present.
+    #[serde(default)]
+    pub any_option: Vec<String>,
+    /// Every group has one option present.
+    #[serde(default)]
+    pub all_options: Vec<Vec<String>>,
+    /// Options that take a value, so their values are not read as operands or options.
+    #[serde(default)]
+    pub value_options: Vec<String>,
+    #[serde(default)]
+    pub style: RawStyle,
+    /// Any operand matching one of these regexes.
+    #[serde(default)]
+    pub any_operand: Vec<String>,
+    /// A redirection target matching one of these regexes.
+    #[serde(default)]
+    pub redirect_target: Vec<String>,
+    /// A built-in structural rule (`fork-bomb`, `download-to-interpreter`).
+    pub builtin: Option<String>,
+    /// Applied to the raw text only when the command could not be fully parsed.
+    pub fallback_regex: Option<String>,
+    #[serde(default, rename = "match")]
+    pub matches: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub not_match: Vec<Spanned<String>>,
+}

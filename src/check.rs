@@ -1,0 +1,586 @@
+//! check: stage 3 — judges segments and syntax events against the allowlist and produces
+//! [`Finding`]s. Every rule names its finding code; the verdict is the strictest finding.
+//!
+//! The default answer of every classifier here is "not safe": a program is allowed only when an
+//! entry matches it and every argument rule passes. It never parses text itself except through
+//! the analyser (nested `bash -c` scripts and `eval`), so the fail-closed walker stays the one
+//! source of segments.
+
+mod args;
+mod awk;
+mod awk_program;
+mod deny;
+mod redirect;
+mod sed;
+mod sed_script;
+mod wrap;
+
+use std::collections::HashSet;
+
+use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
+use crate::analyzer::Analyzer;
+use crate::finding::{Code, Finding, Span, Verdict};
+use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
+
+pub(crate) use self::args::{Arg, names, parse as parse_args};
+pub(crate) use self::deny::fallback_text;
+
+/// What checking one script produced.
+pub(crate) struct Checked {
+    pub findings: Vec<Finding>,
+    /// For each segment, the allowlist entry (or wrapper/shell description) that matched it.
+    pub matched: Vec<Option<String>>,
+    /// Segments found inside nested scripts (`bash -c`, `eval`), appended after the script's own.
+    pub extra_segments: Vec<(Segment, Option<String>)>,
+}
+
+pub(crate) struct Ctx<'a> {
+    pub analyzer: &'a Analyzer,
+    pub list: &'a Allowlist,
+    pub src: &'a str,
+    pub script: &'a Script,
+    pub depth: usize,
+    pub functions: HashSet<String>,
+    pub findings: Vec<Finding>,
+    pub matched: Vec<Option<String>>,
+    pub extra_segments: Vec<(Segment, Option<String>)>,
+}
+
+/// The programs that fetch from the network, for the download-to-interpreter rule.
+pub(crate) const DOWNLOADERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "lwp-request",
+];
+
+/// Interpreters that run what they are given.
+pub(crate) const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "python", "python2",
+    "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "eval", "source", ".",
+];
+
+/// Checks a segmented script. `depth` is the nesting of `bash -c`/`eval` scripts.
+pub(crate) fn check(analyzer: &Analyzer, src: &str, script: &Script, depth: usize) -> Checked {
+    let list = analyzer.allowlist();
+    let mut cx = Ctx {
+        analyzer,
+        list,
+        src,
+        script,
+        depth,
+        functions: HashSet::new(),
+        findings: Vec::new(),
+        matched: vec![None; script.segments.len()],
+        extra_segments: Vec::new(),
+    };
+    for (event, span) in &script.events {
+        cx.event(event, *span);
+    }
+    for (i, seg) in script.segments.iter().enumerate() {
+        cx.segment(i, seg);
+    }
+    deny::structural(&mut cx);
+    Checked {
+        findings: cx.findings,
+        matched: cx.matched,
+        extra_segments: cx.extra_segments,
+    }
+}
+
+impl Ctx<'_> {
+    pub(crate) fn push(&mut self, code: Code, span: Span, segment: Option<usize>, message: String) {
+        let severity = self.list.severity(code);
+        self.findings.push(Finding {
+            code,
+            message,
+            span,
+            severity,
+            segment,
+            rule: None,
+        });
+    }
+
+    pub(crate) fn push_rule(
+        &mut self,
+        code: Code,
+        span: Span,
+        segment: Option<usize>,
+        message: String,
+        rule: &str,
+    ) {
+        let severity = self.list.severity(code);
+        self.findings.push(Finding {
+            code,
+            message,
+            span,
+            severity,
+            segment,
+            rule: Some(rule.to_string()),
+        });
+    }
+
+    fn snippet(&self, span: Span) -> String {
+        let t = self.src.get(span.start..span.end).unwrap_or("");
+        let mut s: String = t.chars().take(60).collect();
+        if t.chars().count() > 60 {
+            s.push('…');
+        }
+        s
+    }
+
+    fn event(&mut self, event: &Event, span: Span) {
+        match event {
+            Event::Background => self.push(
+                Code::Operator,
+                span,
+                None,
+                "`&` runs a command in the background, beyond the reach of a prompt".into(),
+            ),
+            Event::PipeBoth => self.push(
+                Code::Operator,
+                span,
+                None,
+                "`|&` is not one of the plain operators `; && || |`".into(),
+            ),
+            Event::Newline => self.push(Code::Newline, span, None, "commands separated by a newline".into()),
+            Event::Backtick => self.push(
+                Code::Backtick,
+                span,
+                None,
+                format!("backquoted command substitution `{}`", self.snippet(span)),
+            ),
+            Event::ParseError => self.push(
+                Code::ParseError,
+                span,
+                None,
+                format!(
+                    "syntax error near `{}`: bash may read this command differently",
+                    self.snippet(span)
+                ),
+            ),
+            Event::Missing(kind) => self.push(
+                Code::ParseError,
+                span,
+                None,
+                format!("the command ends before a closing `{kind}`: bash would not run it as written"),
+            ),
+            Event::Unsupported(what) => self.push(
+                Code::UnsupportedSyntax,
+                span,
+                None,
+                format!("cmdguard does not analyse {what} (`{}`)", self.snippet(span)),
+            ),
+            Event::Mismatch(what) => self.push(
+                Code::ParserMismatch,
+                span,
+                None,
+                format!("{what}: the parser and bash may disagree about `{}`", self.snippet(span)),
+            ),
+            Event::Arithmetic => self.push(
+                Code::Arithmetic,
+                span,
+                None,
+                format!(
+                    "arithmetic on `{}` evaluates a value as an expression, which can run commands through array subscripts",
+                    self.snippet(span)
+                ),
+            ),
+            Event::EvaluatedExpansion => self.push(
+                Code::EvaluatedExpansion,
+                span,
+                None,
+                format!("`{}` evaluates a variable's value, which can run commands", self.snippet(span)),
+            ),
+            Event::HeredocStripTabs => self.push(
+                Code::HeredocStripTabs,
+                span,
+                None,
+                "`<<-` heredoc: where a tab-indented body ends is a known parser disagreement".into(),
+            ),
+            Event::Limit(what) => self.push(Code::LimitExceeded, span, None, format!("{what}; the rest is not analysed")),
+            Event::FunctionDefinition(name) => {
+                self.functions.insert(name.clone());
+            }
+            Event::CompoundRedirect(r) => redirect::check(self, r, None),
+        }
+    }
+
+    fn segment(&mut self, i: usize, seg: &Segment) {
+        for r in &seg.redirects {
+            redirect::check(self, r, Some(i));
+        }
+        for a in &seg.assignments {
+            let prefix = seg.kind == SegmentKind::Command;
+            if self.list.is_unsafe_env(&a.name) {
+                self.push(
+                    Code::Assignment,
+                    a.span,
+                    Some(i),
+                    format!("setting `{}` changes what programs run or load", a.name),
+                );
+            } else if prefix && a.value.expansions.substitution() {
+                self.push(
+                    Code::Assignment,
+                    a.span,
+                    Some(i),
+                    format!(
+                        "environment prefix `{}` takes its value from a substitution",
+                        a.name
+                    ),
+                );
+            }
+        }
+        match seg.kind {
+            SegmentKind::Assignments => {}
+            SegmentKind::Test => {
+                self.matched[i] = seg.words.first().map(|w| w.text.clone());
+                test_operands(
+                    self,
+                    i,
+                    &seg.words,
+                    seg.words.first().is_some_and(|w| w.text == "[["),
+                );
+            }
+            SegmentKind::Command => {
+                let m = self.command(i, seg.span, &seg.words, Origin::Segment(seg));
+                self.matched[i] = m;
+            }
+        }
+    }
+
+    /// Checks a command's words (a segment's, or what a wrapper runs). Returns what matched.
+    pub(crate) fn command(
+        &mut self,
+        i: usize,
+        span: Span,
+        words: &[Word],
+        origin: Origin<'_>,
+    ) -> Option<String> {
+        let first = words.first()?;
+        deny::command(self, i, span, words, origin);
+        let Some(text) = first.static_text() else {
+            self.push(
+                Code::DynamicCommand,
+                first.span,
+                Some(i),
+                format!(
+                    "the program to run, `{}`, is only known at run time",
+                    first.text
+                ),
+            );
+            return None;
+        };
+        let name = match self.resolve(i, first, text) {
+            Some(n) => n,
+            None => return None,
+        };
+        if self.functions.contains(name) {
+            self.push(
+                Code::FunctionCall,
+                first.span,
+                Some(i),
+                format!("`{name}` calls a shell function defined in this command, not the program"),
+            );
+            return None;
+        }
+        let mut keys: Vec<&str> = Vec::with_capacity(words.len());
+        keys.push(name);
+        let harmless = self
+            .list
+            .programs
+            .get(name)
+            .map(|p| p.harmless.as_slice())
+            .unwrap_or(&[]);
+        let mut skipped = 0;
+        for w in &words[1..] {
+            match w.static_text() {
+                Some(t) if keys.len() == 1 && harmless.iter().any(|h| h == t) => skipped += 1,
+                Some(t) => keys.push(t),
+                None => break,
+            }
+        }
+        if let Some(entry) = self.list.lookup(&keys) {
+            let entry = entry.clone();
+            let rest = &words[entry.words.len() + skipped..];
+            self.entry_rules(i, &entry, rest, words, span);
+            return Some(entry.name.clone());
+        }
+        if let Some(m) = wrap::wrapper(self, i, span, name, words) {
+            return Some(m);
+        }
+        if let Some(m) = wrap::shell(self, i, span, name, words, origin) {
+            return Some(m);
+        }
+        if let Some(m) = wrap::builtin(self, i, span, name, words) {
+            return Some(m);
+        }
+        self.push(
+            Code::NotAllowlisted,
+            first.span,
+            Some(i),
+            format!("`{}` is not in the allowlist", self.describe(&keys)),
+        );
+        None
+    }
+
+    /// Maps a command word to the name the allowlist knows it by: `/usr/bin/ls` is `ls`.
+    fn resolve<'t>(&mut self, i: usize, w: &Word, text: &'t str) -> Option<&'t str> {
+        if !text.contains('/') {
+            return Some(text);
+        }
+        let (dir, base) = text.rsplit_once('/').unwrap_or(("", text));
+        let dir = if dir.is_empty() { "/" } else { dir };
+        if !base.is_empty() && self.list.system_dirs.iter().any(|d| d == dir) {
+            self.push(
+                Code::SystemPath,
+                w.span,
+                Some(i),
+                format!("`{text}` is given by its path in a system directory"),
+            );
+            return Some(base);
+        }
+        self.push(
+            Code::UnusualPath,
+            w.span,
+            Some(i),
+            format!("`{text}` runs a program outside the standard system directories"),
+        );
+        None
+    }
+
+    fn entry_rules(&mut self, i: usize, entry: &Entry, rest: &[Word], all: &[Word], span: Span) {
+        for w in rest {
+            if w.is_static() {
+                continue;
+            }
+            match entry.args {
+                ArgsMode::Inert => {}
+                ArgsMode::Files if w.expansions.substitution() => self.push_rule(
+                    Code::SubstitutedArgument,
+                    w.span,
+                    Some(i),
+                    format!(
+                        "the output of `{}` becomes arguments of `{}`",
+                        w.text, entry.name
+                    ),
+                    &entry.name,
+                ),
+                ArgsMode::Files => {}
+                ArgsMode::Restricted => self.push_rule(
+                    Code::DynamicArgument,
+                    w.span,
+                    Some(i),
+                    format!(
+                        "`{}` is only known at run time and could become any option of `{}`",
+                        w.text, entry.name
+                    ),
+                    &entry.name,
+                ),
+            }
+        }
+        let parsed = parse_args(rest, &entry.spec);
+        let mut operands = 0;
+        for a in &parsed {
+            match a {
+                Arg::Opt { name, word, .. } => {
+                    let forbidden = entry.forbid.iter().find(|f| names(name, f));
+                    let unlisted = entry
+                        .only_options
+                        .as_ref()
+                        .is_some_and(|only| !only.iter().any(|o| names(name, o)));
+                    if let Some(f) = forbidden {
+                        self.push_rule(
+                            Code::ForbiddenArgument,
+                            rest[*word].span,
+                            Some(i),
+                            format!(
+                                "`{}` option `{f}` can write files or run programs",
+                                entry.name
+                            ),
+                            &entry.name,
+                        );
+                    } else if unlisted {
+                        self.push_rule(
+                            Code::ForbiddenArgument,
+                            rest[*word].span,
+                            Some(i),
+                            format!(
+                                "`{name}` is not one of the options allowed for `{}`",
+                                entry.name
+                            ),
+                            &entry.name,
+                        );
+                    }
+                }
+                Arg::Operand { .. } | Arg::Dynamic { .. } => operands += 1,
+            }
+        }
+        if let Some(max) = entry.max_operands
+            && operands > max
+        {
+            self.push_rule(
+                Code::ForbiddenArgument,
+                span,
+                Some(i),
+                format!(
+                    "`{}` takes at most {max} operand(s) here; more can name an output file",
+                    entry.name
+                ),
+                &entry.name,
+            );
+        }
+        match entry.checker {
+            None => {}
+            Some(Checker::Sed) => sed::check_args(self, i, entry, rest, &parsed),
+            Some(Checker::Awk) => awk::check_args(self, i, entry, rest, &parsed),
+            Some(Checker::Find) => deny::find_exec(self, i, rest),
+            Some(Checker::Test) => test_operands(self, i, all, false),
+        }
+    }
+
+    /// Runs a nested script (`bash -c`, `eval`) through the whole analyser and folds its
+    /// findings in at `at`, the span of the word holding the script.
+    pub(crate) fn nested(&mut self, i: usize, at: Span, what: &str, script: &str) {
+        if self.depth + 1 > self.list.limits.max_script_depth {
+            self.push(
+                Code::LimitExceeded,
+                at,
+                Some(i),
+                format!(
+                    "{what} nests scripts deeper than the limit of {}",
+                    self.list.limits.max_script_depth
+                ),
+            );
+            deny::fallback(self, i, at, script);
+            return;
+        }
+        let inner = self.analyzer.analyze_nested(script, self.depth + 1);
+        for f in inner.findings {
+            self.findings.push(Finding {
+                message: format!("in {what}: {}", f.message),
+                span: at,
+                segment: Some(i),
+                ..f
+            });
+        }
+        for s in inner.segments {
+            let mut seg = s.segment;
+            seg.span = at;
+            for w in &mut seg.words {
+                w.span = at;
+            }
+            self.extra_segments.push((seg, s.matched));
+        }
+    }
+}
+
+/// Where the words being checked came from.
+#[derive(Clone, Copy)]
+pub(crate) enum Origin<'s> {
+    /// A segment of the script.
+    Segment(&'s Segment),
+    /// The inner command of a wrapper.
+    Wrapped,
+}
+
+impl Origin<'_> {
+    pub(crate) fn segment(&self) -> Option<&Segment> {
+        match self {
+            Origin::Segment(s) => Some(s),
+            Origin::Wrapped => None,
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// The program, plus as many following words as the longest entry for it has.
+    fn describe(&self, keys: &[&str]) -> String {
+        let n = self
+            .list
+            .entries
+            .get(keys[0])
+            .and_then(|es| es.iter().map(|e| e.words.len()).max())
+            .unwrap_or(1);
+        describe(&keys[..n.min(keys.len())])
+    }
+}
+
+fn describe(keys: &[&str]) -> String {
+    let mut s = String::new();
+    for (n, k) in keys.iter().enumerate() {
+        if n > 0 {
+            s.push(' ');
+        }
+        s.push_str(k);
+    }
+    s
+}
+
+/// `[[ ]]` evaluates operands of arithmetic comparisons as expressions; `-v`/`-R` (also in `[`
+/// and `test`) evaluate array subscripts. Either can run a command substitution hidden in a
+/// value, even a single-quoted one.
+fn test_operands(cx: &mut Ctx<'_>, i: usize, words: &[Word], double_bracket: bool) {
+    const ARITH: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+    let plain_int = |w: &Word| {
+        w.static_text().is_some_and(|t| {
+            let t = t.strip_prefix(['-', '+']).unwrap_or(t);
+            !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+        })
+    };
+    for (k, w) in words.iter().enumerate() {
+        let Some(op) = w.static_text() else { continue };
+        if double_bracket && ARITH.contains(&op) {
+            for side in [k.checked_sub(1), Some(k + 1)].into_iter().flatten() {
+                if let Some(o) = words.get(side)
+                    && !plain_int(o)
+                {
+                    cx.push(
+                        Code::Arithmetic,
+                        o.span,
+                        Some(i),
+                        format!(
+                            "`[[ … {op} … ]]` evaluates `{}` as an arithmetic expression",
+                            o.text
+                        ),
+                    );
+                }
+            }
+        }
+        if op == "-v" || op == "-R" {
+            if let Some(o) = words.get(k + 1)
+                && (!o.is_static() || o.text.contains('['))
+            {
+                cx.push(
+                    Code::Arithmetic,
+                    o.span,
+                    Some(i),
+                    format!("`{op} {}` evaluates an array subscript", o.text),
+                );
+            }
+        }
+    }
+}
+
+/// True when the segment is nested in a substitution or heredoc of `outer`'s word.
+pub(crate) fn inside(inner: &Segment, outer: &Segment) -> bool {
+    inner.span.start >= outer.span.start
+        && inner.span.end <= outer.span.end
+        && inner.nesting.len() > outer.nesting.len()
+        && inner
+            .nesting
+            .iter()
+            .any(|n| matches!(n, Nest::CommandSubstitution | Nest::ProcessSubstitution))
+}
+
+/// The strictest severity among findings, `Allow` when there are none.
+pub(crate) fn verdict(findings: &[Finding]) -> Verdict {
+    findings
+        .iter()
+        .map(|f| f.severity)
+        .max()
+        .unwrap_or(Verdict::Allow)
+}

@@ -1,0 +1,393 @@
+//! check/wrap: sees through programs that run other commands — wrappers (`env`, `sudo`,
+//! `timeout`, `xargs`, …), nested shells (`bash -c SCRIPT`), `eval` — and asks for the builtins
+//! that load or run code cmdguard cannot see (`source`, `trap`, `alias`, …).
+//!
+//! An option it does not know stops the unwrapping with a finding: it never guesses where the
+//! inner command starts.
+
+use super::{Ctx, Origin};
+use crate::allowlist::Wrapper;
+use crate::finding::{Code, Span, Verdict};
+use crate::segment::{Expansions, RedirectOp, Word};
+
+/// Characters that make an `env -S` string more than whitespace-separated words.
+const SPLIT_SPECIAL: &[char] = &[
+    ';', '|', '&', '<', '>', '(', ')', '$', '`', '\'', '"', '\\', '{', '}', '#', '\n',
+];
+
+/// If `name` is a wrapper, checks it and the command it runs. Returns the matched description.
+pub(super) fn wrapper(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    name: &str,
+    words: &[Word],
+) -> Option<String> {
+    let w = cx.list.wrappers.get(name)?.clone();
+    match unwrap(&w, words) {
+        Err(why) => {
+            cx.push(Code::Wrapper, words[0].span, Some(i), why);
+        }
+        Ok(u) => {
+            if w.severity > Verdict::Allow {
+                cx.push(
+                    Code::Wrapper,
+                    words[0].span,
+                    Some(i),
+                    format!("`{name}` needs confirmation by itself"),
+                );
+                if let Some(f) = cx.findings.last_mut() {
+                    f.severity = f.severity.max(w.severity);
+                }
+            }
+            for (n, value) in &u.assignments {
+                if cx.list.is_unsafe_env(n) {
+                    cx.push(
+                        Code::Assignment,
+                        value.span,
+                        Some(i),
+                        format!("`{name}` sets `{n}`, which changes what programs run or load"),
+                    );
+                }
+            }
+            let mut inner = u.inner;
+            if inner.is_empty() {
+                if w.appends_dynamic {
+                    // `xargs` alone runs `echo`.
+                    inner.push(synthetic("echo", words[0].span));
+                } else {
+                    cx.push(
+                        Code::NotAllowlisted,
+                        words[0].span,
+                        Some(i),
+                        format!("`{name}` without a command to run"),
+                    );
+                    return None;
+                }
+            }
+            if w.appends_dynamic {
+                let mut extra = synthetic("{input}", words[0].span);
+                extra.expansions.parameter = true;
+                inner.push(extra);
+            }
+            let m = cx.command(i, span, &inner, Origin::Wrapped);
+            return Some(format!("{name} → {}", m.unwrap_or_else(|| "?".into())));
+        }
+    }
+    None
+}
+
+struct Unwrapped {
+    inner: Vec<Word>,
+    assignments: Vec<(String, Word)>,
+}
+
+fn synthetic(text: &str, span: Span) -> Word {
+    Word {
+        text: text.to_string(),
+        span,
+        expansions: Expansions::default(),
+        quoted: false,
+    }
+}
+
+fn flag_known(w: &Wrapper, t: &str) -> bool {
+    w.flags.iter().any(|f| {
+        f == t || (f == "-NUM" && t.len() > 1 && t[1..].bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
+    let name = &w.name;
+    let mut assignments = Vec::new();
+    let mut i = 1;
+    let mut operands = w.operands;
+    let mut split: Option<Vec<Word>> = None;
+    while i < words.len() {
+        let word = &words[i];
+        let Some(t) = word.static_text() else {
+            return Err(format!(
+                "`{name}` has an argument known only at run time (`{}`)",
+                word.text
+            ));
+        };
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if t.starts_with('-') && t.len() > 1 {
+            let (opt, attached) = match t.split_once('=') {
+                Some((o, v)) if t.starts_with("--") => (o, Some(v)),
+                _ => (t, None),
+            };
+            if let Some(so) = &w.split_option
+                && (opt == so || (!so.starts_with("--") && t.starts_with(so.as_str())))
+            {
+                let value = if let Some(v) = attached {
+                    v.to_string()
+                } else if t.len() > so.len() && !so.starts_with("--") {
+                    t[so.len()..].to_string()
+                } else {
+                    i += 1;
+                    match words.get(i).and_then(|w| w.static_text()) {
+                        Some(v) => v.to_string(),
+                        None => {
+                            return Err(format!(
+                                "`{name} {so}` has a string known only at run time"
+                            ));
+                        }
+                    }
+                };
+                if value.contains(SPLIT_SPECIAL) {
+                    return Err(format!(
+                        "`{name} {so}` string `{value}` uses quoting or expansions cmdguard does not split"
+                    ));
+                }
+                let mut ws: Vec<Word> = value
+                    .split_whitespace()
+                    .map(|p| synthetic(p, word.span))
+                    .collect();
+                ws.extend(words[i + 1..].iter().cloned());
+                split = Some(ws);
+                i = words.len();
+                break;
+            }
+            if flag_known(w, t) {
+                i += 1;
+                continue;
+            }
+            if w.spec.value_options.iter().any(|v| v == opt) {
+                i += if attached.is_some() { 1 } else { 2 };
+                continue;
+            }
+            // `-n10`, `-sKILL`: a short value option with its value attached.
+            if !t.starts_with("--")
+                && w.spec
+                    .value_options
+                    .iter()
+                    .any(|v| v.len() == 2 && t.starts_with(v.as_str()))
+            {
+                i += 1;
+                continue;
+            }
+            return Err(format!(
+                "`{name}` option `{t}` is not one cmdguard knows how to see through"
+            ));
+        }
+        if w.assignments
+            && let Some((n, _)) = t.split_once('=')
+            && is_name(n)
+        {
+            let mut v = word.clone();
+            v.text = t[n.len() + 1..].to_string();
+            assignments.push((n.to_string(), v));
+            i += 1;
+            continue;
+        }
+        if operands > 0 {
+            operands -= 1;
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let inner = match split {
+        Some(ws) => ws,
+        None => words.get(i..).unwrap_or(&[]).to_vec(),
+    };
+    Ok(Unwrapped { inner, assignments })
+}
+
+fn is_name(s: &str) -> bool {
+    let mut b = s.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash <<EOF`: the script is analysed recursively when
+/// it is static.
+pub(super) fn shell(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    _span: Span,
+    name: &str,
+    words: &[Word],
+    origin: Origin<'_>,
+) -> Option<String> {
+    let sh = cx.list.shells.get(name)?.clone();
+    let mut k = 1;
+    let mut has_c = false;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" || !t.starts_with('-') && !t.starts_with('+') {
+            break;
+        }
+        if t == "-c" {
+            has_c = true;
+        } else if sh.flags.iter().any(|f| f == t) {
+        } else if t.starts_with('-')
+            && !t.starts_with("--")
+            && t[1..]
+                .chars()
+                .all(|c| sh.flags.iter().any(|f| f.len() == 2 && f.ends_with(c)) || c == 'c')
+        {
+            has_c |= t.contains('c');
+        } else {
+            cx.push(
+                Code::Exec,
+                words[k].span,
+                Some(i),
+                format!("`{name}` option `{t}` is not one cmdguard knows"),
+            );
+            return Some(name.to_string());
+        }
+        k += 1;
+    }
+    if words.get(k).is_some_and(|w| w.static_text() == Some("--")) {
+        k += 1;
+    }
+    if has_c {
+        match words.get(k) {
+            Some(script) if script.is_static() => {
+                let what = format!("the script of `{name} -c`");
+                cx.nested(i, script.span, &what, &script.text);
+            }
+            Some(script) => cx.push(
+                Code::Exec,
+                script.span,
+                Some(i),
+                format!(
+                    "`{name} -c` runs `{}`, a script known only at run time",
+                    script.text
+                ),
+            ),
+            None => cx.push(
+                Code::Exec,
+                words[0].span,
+                Some(i),
+                format!("`{name} -c` without a script"),
+            ),
+        }
+        return Some(format!("{name} -c"));
+    }
+    if let Some(op) = words.get(k) {
+        cx.push(
+            Code::Exec,
+            op.span,
+            Some(i),
+            format!(
+                "`{name}` runs the script `{}`, which cmdguard cannot see",
+                op.text
+            ),
+        );
+        return Some(name.to_string());
+    }
+    // No script operand: the shell reads its script from stdin, a heredoc here.
+    let heredoc = origin.segment().and_then(|s| {
+        s.redirects.iter().find(|r| {
+            matches!(r.op, RedirectOp::Heredoc | RedirectOp::Herestring)
+                && matches!(r.fd, None | Some(0))
+        })
+    });
+    match heredoc {
+        Some(r) if r.op == RedirectOp::Herestring => match r.target.as_ref() {
+            Some(t) if t.is_static() => cx.nested(
+                i,
+                r.span,
+                &format!("the here-string run by `{name}`"),
+                &t.text,
+            ),
+            _ => cx.push(
+                Code::Exec,
+                r.span,
+                Some(i),
+                format!("`{name}` runs a here-string known only at run time"),
+            ),
+        },
+        Some(r) => {
+            let body = heredoc_body(cx.src, r.span);
+            match body {
+                Some(b) if r.quoted_heredoc || !b.contains(['$', '`', '\\']) => {
+                    cx.nested(i, r.span, &format!("the heredoc run by `{name}`"), b)
+                }
+                _ => cx.push(
+                    Code::Exec,
+                    r.span,
+                    Some(i),
+                    format!("`{name}` runs a heredoc whose text is only known at run time"),
+                ),
+            }
+        }
+        None => cx.push(
+            Code::Exec,
+            words[0].span,
+            Some(i),
+            format!("`{name}` reads a script from its input, which cmdguard cannot see"),
+        ),
+    }
+    Some(name.to_string())
+}
+
+/// The body of a heredoc redirect: from the line after `<<DELIM` to before the terminator line.
+fn heredoc_body(src: &str, span: Span) -> Option<&str> {
+    let text = src.get(span.start..span.end)?;
+    let nl = text.find('\n')?;
+    let body = &text[nl + 1..];
+    let end = body.rfind('\n').map(|e| e + 1).unwrap_or(0);
+    Some(&body[..end])
+}
+
+/// Shell builtins that run or load code: `eval` is analysed when static, the rest ask.
+pub(super) fn builtin(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    _span: Span,
+    name: &str,
+    words: &[Word],
+) -> Option<String> {
+    match name {
+        "eval" => {
+            let args = &words[1..];
+            if args.iter().all(Word::is_static) {
+                let text: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+                let span = args
+                    .first()
+                    .map(|f| f.span.cover(args[args.len() - 1].span))
+                    .unwrap_or(words[0].span);
+                cx.nested(i, span, "the text run by `eval`", &text.join(" "));
+            } else {
+                cx.push(
+                    Code::Exec,
+                    words[0].span,
+                    Some(i),
+                    "`eval` runs text known only at run time".into(),
+                );
+            }
+            Some("eval".into())
+        }
+        "source" | "." => {
+            cx.push(
+                Code::Exec,
+                words[0].span,
+                Some(i),
+                format!("`{name}` runs a file's commands, which cmdguard cannot see"),
+            );
+            Some(name.into())
+        }
+        "trap" | "alias" | "enable" | "coproc" | "bind" | "complete" | "exec" => {
+            let code = if name == "coproc" {
+                Code::Operator
+            } else {
+                Code::Exec
+            };
+            cx.push(
+                code,
+                words[0].span,
+                Some(i),
+                format!("`{name}` changes how later commands run"),
+            );
+            Some(name.into())
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,268 @@
+//! cli: the `cmdguard` command line — arguments, output formats and exit codes — as a thin
+//! layer over the library. It never analyses anything itself.
+
+use std::ffi::OsString;
+use std::io::{self, BufRead, Read, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use cmdguard::{Allowlist, Analysis, Analyzer, ConfigError, Verdict};
+
+/// Exit status for a usage error (BSD sysexits EX_USAGE).
+pub const EXIT_USAGE: i32 = 64;
+/// Exit status for an internal error (EX_SOFTWARE).
+pub const EXIT_INTERNAL: i32 = 70;
+/// Exit status for a configuration error (EX_CONFIG).
+pub const EXIT_CONFIG: i32 = 78;
+
+/// Decides whether a shell command may run without asking a human.
+///
+/// Exit status: 0 allow, 1 ask, 2 deny; 64 usage error, 70 internal error, 78 config error.
+#[derive(Debug, Parser)]
+#[command(name = "cmdguard", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Analyse a command and print the verdict with its reasons.
+    Check(CheckArgs),
+    /// Print the embedded default allowlist.
+    DefaultAllowlist,
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Print one JSON object with verdict, findings and segments.
+    #[arg(long, conflicts_with = "jsonl")]
+    json: bool,
+    /// Read JSON lines from stdin (`{"cmd": "…"}` or a JSON string) and print one JSON verdict
+    /// per line; the exit status is the strictest verdict.
+    #[arg(long, conflicts_with = "stdin")]
+    jsonl: bool,
+    /// Read one command from stdin (all of it, newlines included).
+    #[arg(long)]
+    stdin: bool,
+    /// Use this allowlist instead of the embedded default.
+    #[arg(long, value_name = "FILE")]
+    allowlist: Option<PathBuf>,
+    /// Extend the allowlist with this file (repeatable).
+    #[arg(long = "allowlist-add", value_name = "FILE")]
+    allowlist_add: Vec<PathBuf>,
+    /// The command to analyse; several words are joined with spaces.
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    command: Vec<OsString>,
+}
+
+/// Runs the CLI and returns the process exit status.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::DefaultAllowlist => {
+            print!("{}", cmdguard::DEFAULT_ALLOWLIST);
+            0
+        }
+        Command::Check(args) => check(args),
+    }
+}
+
+fn analyzer(args: &CheckArgs) -> Result<Analyzer, ConfigError> {
+    let mut list = match &args.allowlist {
+        Some(p) => Allowlist::load(p)?,
+        None => Allowlist::default(),
+    };
+    for p in &args.allowlist_add {
+        list.extend_from_file(p)?;
+    }
+    if args.allowlist.is_none() && args.allowlist_add.is_empty() {
+        // The embedded list is verified by the test suite; skip re-verifying on every run.
+        return Ok(Analyzer::default());
+    }
+    Analyzer::new(list)
+}
+
+fn check(args: CheckArgs) -> i32 {
+    let analyzer = match analyzer(&args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cmdguard: config error: {e}");
+            return EXIT_CONFIG;
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = if args.jsonl {
+        jsonl(&analyzer, &mut out)
+    } else {
+        let bytes = if args.stdin {
+            if !args.command.is_empty() {
+                eprintln!(
+                    "cmdguard: give the command either as an argument or with --stdin, not both"
+                );
+                return EXIT_USAGE;
+            }
+            let mut buf = Vec::new();
+            if let Err(e) = io::stdin().read_to_end(&mut buf) {
+                eprintln!("cmdguard: cannot read stdin: {e}");
+                return EXIT_INTERNAL;
+            }
+            buf
+        } else if args.command.is_empty() {
+            eprintln!(
+                "cmdguard: no command given\n\nUsage: cmdguard check [OPTIONS] [--] <COMMAND>..."
+            );
+            return EXIT_USAGE;
+        } else {
+            join_os(&args.command)
+        };
+        let a = analyzer.analyze_bytes(&bytes);
+        let written = if args.json {
+            serde_json::to_writer(&mut out, &a)
+                .map_err(io::Error::other)
+                .and_then(|()| writeln!(out))
+        } else {
+            human(&a, &mut out)
+        };
+        written.map(|()| a.verdict)
+    };
+    match result.and_then(|v| out.flush().map(|()| v)) {
+        Ok(v) => v.exit_code(),
+        Err(e) => {
+            eprintln!("cmdguard: cannot write output: {e}");
+            EXIT_INTERNAL
+        }
+    }
+}
+
+fn join_os(parts: &[OsString]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(p.as_encoded_bytes());
+    }
+    out
+}
+
+fn jsonl(analyzer: &Analyzer, out: &mut impl Write) -> io::Result<Verdict> {
+    let mut worst = Verdict::Allow;
+    let stdin = io::stdin();
+    for (n, line) in stdin.lock().split(b'\n').enumerate() {
+        let line = line?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let a = match parse_line(&line) {
+            Ok(cmd) => analyzer.analyze(&cmd),
+            Err(why) => {
+                // A line that is not a command still gets a verdict, and never `allow`.
+                let mut a = analyzer.analyze_bytes(&[0xff]);
+                a.cmd = String::from_utf8_lossy(&line).into_owned();
+                if let Some(f) = a.findings.first_mut() {
+                    f.message = format!("line {} is not a JSON command: {why}", n + 1);
+                    f.span = cmdguard::Span::new(0, a.cmd.len());
+                }
+                a.segments.clear();
+                a.findings.truncate(1);
+                a
+            }
+        };
+        worst = worst.max(a.verdict);
+        serde_json::to_writer(&mut *out, &a).map_err(io::Error::other)?;
+        writeln!(out)?;
+    }
+    Ok(worst)
+}
+
+fn parse_line(line: &[u8]) -> Result<String, String> {
+    let v: serde_json::Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    match v {
+        serde_json::Value::String(s) => Ok(s),
+        serde_json::Value::Object(mut m) => match m.remove("cmd") {
+            Some(serde_json::Value::String(s)) => Ok(s),
+            _ => Err("expected a string field `cmd`".into()),
+        },
+        _ => Err("expected a JSON string or an object with `cmd`".into()),
+    }
+}
+
+/// The human explanation: the verdict, then each finding with a caret under its span.
+fn human(a: &Analysis, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "{}: {}", a.verdict, one_line(&a.cmd))?;
+    let shown: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| f.severity > Verdict::Allow)
+        .collect();
+    let notes: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| f.severity == Verdict::Allow)
+        .collect();
+    for f in shown.iter().chain(notes.iter()) {
+        writeln!(out, "  {} [{}]: {}", f.severity, f.code, f.message)?;
+        if let Some((line, col, width)) = locate(&a.cmd, f.span) {
+            writeln!(out, "    {line}")?;
+            writeln!(out, "    {}{}", " ".repeat(col), "^".repeat(width.max(1)))?;
+        }
+    }
+    if a.findings.is_empty() {
+        for s in &a.segments {
+            writeln!(
+                out,
+                "  allowed: `{}` (rule `{}`)",
+                s.argv.join(" "),
+                s.matched.as_deref().unwrap_or("-")
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    let flat: String = s.chars().map(|c| if c == '\n' { '⏎' } else { c }).collect();
+    if flat.chars().count() > 120 {
+        flat.chars().take(119).chain(std::iter::once('…')).collect()
+    } else {
+        flat
+    }
+}
+
+/// The source line holding `span.start`, the caret column and width, in characters.
+fn locate(src: &str, span: cmdguard::Span) -> Option<(String, usize, usize)> {
+    let start = span.start.min(src.len());
+    if !src.is_char_boundary(start) {
+        return None;
+    }
+    let line_start = src[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = src[start..]
+        .find('\n')
+        .map(|i| start + i)
+        .unwrap_or(src.len());
+    let line = &src[line_start..line_end];
+    if line.chars().count() > 200 {
+        return None;
+    }
+    let col = src[line_start..start].chars().count();
+    let end = span.end.clamp(start, line_end);
+    let width = src.get(start..end).map(|s| s.chars().count()).unwrap_or(1);
+    let printable: String = line
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    Some((printable, col, width))
+}

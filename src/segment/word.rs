@@ -1,0 +1,489 @@
+//! segment/word: decodes the words of a command the way bash's quote removal would, and marks
+//! the parts bash only knows at run time.
+//!
+//! It works on text and quoting marks only: it never touches the tree and never decides safety.
+
+use serde::Serialize;
+
+use crate::finding::Span;
+
+/// The kinds of run-time expansion a word contains. A word with none of them is static: its
+/// `text` is exactly what bash passes to the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Expansions {
+    /// `$x`, `${x…}`, `$1`, `$@`.
+    pub parameter: bool,
+    /// `$(…)`, `` `…` ``.
+    pub command: bool,
+    /// `<(…)`, `>(…)`.
+    pub process: bool,
+    /// `$((…))`, `$[…]`.
+    pub arithmetic: bool,
+    /// An unquoted `*`, `?` or `[`: pathname expansion.
+    pub glob: bool,
+}
+
+impl Expansions {
+    /// True when bash expands something in the word at run time.
+    pub fn any(self) -> bool {
+        self.parameter || self.command || self.process || self.arithmetic || self.glob
+    }
+
+    /// True when the word holds the output of another command (`$(…)`, `` `…` ``, `<(…)`).
+    pub fn substitution(self) -> bool {
+        self.command || self.process
+    }
+
+    pub(crate) fn merge(&mut self, other: Expansions) {
+        self.parameter |= other.parameter;
+        self.command |= other.command;
+        self.process |= other.process;
+        self.arithmetic |= other.arithmetic;
+        self.glob |= other.glob;
+    }
+}
+
+/// One word of a command after quote removal and brace expansion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Word {
+    /// The decoded text. Run-time parts keep their source text (`$HOME` stays `$HOME`).
+    pub text: String,
+    /// Where the word is in the command. Words from one brace expansion share a span.
+    pub span: Span,
+    /// What bash expands at run time; all false for a static word.
+    #[serde(skip_serializing_if = "is_static")]
+    pub expansions: Expansions,
+    /// True when any part of the word was quoted or escaped.
+    #[serde(skip_serializing_if = "is_false")]
+    pub quoted: bool,
+}
+
+fn is_static(e: &Expansions) -> bool {
+    !e.any()
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Word {
+    /// True when bash would pass exactly `text`.
+    pub fn is_static(&self) -> bool {
+        !self.expansions.any()
+    }
+
+    /// The word's text when it is static.
+    pub fn static_text(&self) -> Option<&str> {
+        self.is_static().then_some(self.text.as_str())
+    }
+}
+
+/// A word under construction: text plus, per byte, whether the byte came from a quoted or
+/// escaped context (brace expansion and globbing only see unquoted bytes).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct WordBuf {
+    pub text: String,
+    pub quoted_mask: Vec<bool>,
+    pub expansions: Expansions,
+    pub quoted: bool,
+}
+
+impl WordBuf {
+    pub fn push_quoted(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.quoted_mask.extend(std::iter::repeat_n(true, s.len()));
+        self.quoted = true;
+    }
+
+    pub fn push_unquoted(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.quoted_mask.extend(std::iter::repeat_n(false, s.len()));
+    }
+
+    fn push_char(&mut self, c: char, quoted: bool) {
+        let mut b = [0u8; 4];
+        let s = c.encode_utf8(&mut b);
+        if quoted {
+            self.push_quoted(s)
+        } else {
+            self.push_unquoted(s)
+        }
+    }
+
+    /// Source text of a run-time expansion: kept verbatim, counted as quoted so brace
+    /// expansion does not look inside it.
+    pub fn push_expansion(&mut self, raw: &str, kind: Expansions) {
+        self.text.push_str(raw);
+        self.quoted_mask
+            .extend(std::iter::repeat_n(true, raw.len()));
+        self.expansions.merge(kind);
+    }
+
+    /// Appends an unquoted bash word (a tree-sitter `word` leaf): backslash escapes are removed,
+    /// unquoted glob characters are noted.
+    pub fn push_bare(&mut self, raw: &str) {
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    // A line continuation disappears entirely.
+                    Some('\n') => {}
+                    Some(n) => {
+                        self.quoted = true;
+                        self.push_char(n, true);
+                    }
+                    // A trailing lone backslash is literal.
+                    None => self.push_char('\\', true),
+                },
+                '*' | '?' | '[' => {
+                    self.expansions.glob = true;
+                    self.push_char(c, false);
+                }
+                _ => self.push_char(c, false),
+            }
+        }
+    }
+
+    /// Appends the content of a double-quoted string part: inside `"…"` a backslash only
+    /// escapes `$`, `` ` ``, `"`, `\` and newline.
+    pub fn push_double_quoted(&mut self, raw: &str) {
+        let mut out = String::with_capacity(raw.len());
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.peek() {
+                    Some('\n') => {
+                        chars.next();
+                    }
+                    Some(&n @ ('$' | '`' | '"' | '\\')) => {
+                        chars.next();
+                        out.push(n);
+                    }
+                    _ => out.push('\\'),
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        self.push_quoted(&out);
+    }
+
+    /// Appends a `$'…'` string (the raw text includes `$'` and `'`), decoding ANSI-C escapes.
+    pub fn push_ansi_c(&mut self, raw: &str) {
+        let inner = raw
+            .strip_prefix("$'")
+            .and_then(|s| s.strip_suffix('\''))
+            .unwrap_or(raw);
+        self.push_quoted(&decode_ansi_c(inner));
+    }
+
+    pub fn finish(self, span: Span) -> Word {
+        Word {
+            text: self.text,
+            span,
+            expansions: self.expansions,
+            quoted: self.quoted,
+        }
+    }
+}
+
+/// Decodes the escapes bash honours inside `$'…'`.
+pub(crate) fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    // Bytes are collected and converted once so `\xHH` sequences that form UTF-8 survive.
+    let mut bytes: Vec<u8> = Vec::with_capacity(s.len());
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            bytes.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let e = b[i + 1];
+        i += 2;
+        let simple = match e {
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'e' | b'E' => Some(27),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(11),
+            b'\\' => Some(b'\\'),
+            b'\'' => Some(b'\''),
+            b'"' => Some(b'"'),
+            b'?' => Some(b'?'),
+            _ => None,
+        };
+        if let Some(v) = simple {
+            bytes.push(v);
+            continue;
+        }
+        match e {
+            b'0'..=b'7' => {
+                let mut v: u32 = u32::from(e - b'0');
+                let mut n = 1;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + u32::from(b[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                bytes.push((v & 0xff) as u8);
+            }
+            b'x' => {
+                let (v, used) = hex_prefix(&b[i..], 2);
+                if used == 0 {
+                    bytes.extend_from_slice(b"\\x");
+                } else {
+                    bytes.push(v as u8);
+                    i += used;
+                }
+            }
+            b'u' | b'U' => {
+                let (v, used) = hex_prefix(&b[i..], if e == b'u' { 4 } else { 8 });
+                match (used, char::from_u32(v)) {
+                    (0, _) | (_, None) => {
+                        bytes.push(b'\\');
+                        bytes.push(e);
+                    }
+                    (_, Some(c)) => {
+                        let mut tmp = [0u8; 4];
+                        bytes.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+                        i += used;
+                    }
+                }
+            }
+            b'c' if i < b.len() => {
+                bytes.push(b[i] & 0x1f);
+                i += 1;
+            }
+            _ => {
+                bytes.push(b'\\');
+                bytes.push(e);
+            }
+        }
+    }
+    out.push_str(&String::from_utf8_lossy(&bytes));
+    out
+}
+
+fn hex_prefix(b: &[u8], max: usize) -> (u32, usize) {
+    let mut v = 0u32;
+    let mut used = 0;
+    while used < max && used < b.len() {
+        let d = match b[used] {
+            c @ b'0'..=b'9' => c - b'0',
+            c @ b'a'..=b'f' => c - b'a' + 10,
+            c @ b'A'..=b'F' => c - b'A' + 10,
+            _ => break,
+        };
+        v = v * 16 + u32::from(d);
+        used += 1;
+    }
+    (v, used)
+}
+
+/// Brace-expands a word (`a{b,c}` → `ab ac`, `{1..3}`), looking only at unquoted braces.
+/// Returns `None` when the expansion would produce more than `limit` words.
+pub(crate) fn brace_expand(buf: &WordBuf, limit: usize) -> Option<Vec<(String, Vec<bool>)>> {
+    let mut out = Vec::new();
+    expand_into(&buf.text, &buf.quoted_mask, limit, &mut out, 0)?;
+    Some(out)
+}
+
+type Piece = (String, Vec<bool>);
+
+fn expand_into(
+    text: &str,
+    mask: &[bool],
+    limit: usize,
+    out: &mut Vec<Piece>,
+    depth: usize,
+) -> Option<()> {
+    if depth > 32 {
+        return None;
+    }
+    let Some((open, close, alternatives)) = find_brace(text, mask) else {
+        out.push((text.to_string(), mask.to_vec()));
+        return (out.len() <= limit).then_some(());
+    };
+    let prefix = &text[..open];
+    let suffix = &text[close + 1..];
+    for (a, b) in alternatives {
+        let mut t = String::with_capacity(prefix.len() + (b - a) + suffix.len());
+        t.push_str(prefix);
+        t.push_str(&text[a..b]);
+        t.push_str(suffix);
+        let mut m = Vec::with_capacity(t.len());
+        m.extend_from_slice(&mask[..open]);
+        m.extend_from_slice(&mask[a..b]);
+        m.extend_from_slice(&mask[close + 1..]);
+        expand_into(&t, &m, limit, out, depth + 1)?;
+        if out.len() > limit {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// Finds the first unquoted `{…}` holding an unquoted top-level comma and returns its byte range
+/// and the ranges of its alternatives. `{1..3}` sequences are handled by tree-sitter's
+/// `brace_expression` node, not here.
+type BraceMatch = (usize, usize, Vec<(usize, usize)>);
+
+fn find_brace(text: &str, mask: &[bool]) -> Option<BraceMatch> {
+    let b = text.as_bytes();
+    let unquoted = |i: usize| !mask.get(i).copied().unwrap_or(true);
+    let mut start = 0;
+    while let Some(rel) = b[start..].iter().position(|&c| c == b'{') {
+        let open = start + rel;
+        start = open + 1;
+        if !unquoted(open) {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (i, &c) in b.iter().enumerate().skip(open + 1) {
+            if !unquoted(i) {
+                continue;
+            }
+            match c {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => {
+                    close = Some(i);
+                    break;
+                }
+                b'}' => depth -= 1,
+                b',' if depth == 0 => commas.push(i),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        if commas.is_empty() {
+            continue;
+        }
+        let mut alts = Vec::with_capacity(commas.len() + 1);
+        let mut from = open + 1;
+        for c in commas {
+            alts.push((from, c));
+            from = c + 1;
+        }
+        alts.push((from, close));
+        return Some((open, close, alts));
+    }
+    None
+}
+
+/// Expands a `{a..b[..step]}` sequence of integers or single letters the way bash does, or
+/// returns `None` when it is not one (bash then leaves the text as it is).
+pub(crate) fn sequence_expand(inner: &str, limit: usize) -> Option<Result<Vec<String>, ()>> {
+    let parts: Vec<&str> = inner.split("..").collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let step: i64 = match parts.get(2) {
+        Some(s) => s.parse().ok()?,
+        None => 1,
+    };
+    let step = step.unsigned_abs().max(1) as i64;
+    let (a, b) = (parts[0], parts[1]);
+    if let (Ok(x), Ok(y)) = (a.parse::<i64>(), b.parse::<i64>()) {
+        let n = (x.abs_diff(y) / step as u64) + 1;
+        if n > limit as u64 {
+            return Some(Err(()));
+        }
+        let width = if (a.starts_with('0') && a.len() > 1) || (b.starts_with('0') && b.len() > 1) {
+            a.len().max(b.len())
+        } else {
+            0
+        };
+        let dir = if y >= x { step } else { -step };
+        let mut v = Vec::with_capacity(n as usize);
+        let mut cur = x;
+        for _ in 0..n {
+            v.push(format!("{cur:0width$}"));
+            cur += dir;
+        }
+        return Some(Ok(v));
+    }
+    let (ca, cb) = (single_char(a)?, single_char(b)?);
+    let (x, y) = (ca as i64, cb as i64);
+    let n = (x.abs_diff(y) / step as u64) + 1;
+    let dir = if y >= x { step } else { -step };
+    let mut v = Vec::with_capacity(n as usize);
+    let mut cur = x;
+    for _ in 0..n {
+        v.push(char::from_u32(cur as u32)?.to_string());
+        cur += dir;
+    }
+    Some(Ok(v))
+}
+
+fn single_char(s: &str) -> Option<char> {
+    let mut it = s.chars();
+    let c = it.next()?;
+    (it.next().is_none() && c.is_ascii_alphabetic()).then_some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bare(s: &str) -> WordBuf {
+        let mut w = WordBuf::default();
+        w.push_bare(s);
+        w
+    }
+
+    #[test]
+    fn backslashes_are_removed_from_bare_words() {
+        assert_eq!(bare(r"l\s").text, "ls");
+        assert_eq!(bare("a\\\nb").text, "ab");
+        assert!(bare(r"\*").expansions.glob.eq(&false));
+        assert!(bare("*.rs").expansions.glob);
+    }
+
+    #[test]
+    fn ansi_c_escapes_decode_like_bash() {
+        assert_eq!(decode_ansi_c(r"a\tb"), "a\tb");
+        assert_eq!(decode_ansi_c(r"\x72\x6d"), "rm");
+        assert_eq!(decode_ansi_c(r"\162\155"), "rm");
+        assert_eq!(decode_ansi_c(r"\u00e9"), "é");
+        assert_eq!(decode_ansi_c(r"\q"), "\\q");
+        assert_eq!(decode_ansi_c(r"\'"), "'");
+    }
+
+    #[test]
+    fn brace_expansion_only_sees_unquoted_braces() {
+        let words = brace_expand(&bare("{-rf,/}"), 100).unwrap();
+        let texts: Vec<_> = words.into_iter().map(|w| w.0).collect();
+        assert_eq!(texts, ["-rf", "/"]);
+        let mut q = WordBuf::default();
+        q.push_quoted("{a,b}");
+        assert_eq!(brace_expand(&q, 100).unwrap().len(), 1);
+        let nested: Vec<_> = brace_expand(&bare("x{a,b{c,d}}y"), 100)
+            .unwrap()
+            .into_iter()
+            .map(|w| w.0)
+            .collect();
+        assert_eq!(nested, ["xay", "xbcy", "xbdy"]);
+        assert!(brace_expand(&bare("{a,b}{c,d}{e,f}"), 4).is_none());
+    }
+
+    #[test]
+    fn sequences_expand_like_bash() {
+        assert_eq!(
+            sequence_expand("1..3", 10),
+            Some(Ok(vec!["1".into(), "2".into(), "3".into()]))
+        );
+        assert_eq!(
+            sequence_expand("a..c", 10),
+            Some(Ok(vec!["a".into(), "b".into(), "c".into()]))
+        );
+        assert_eq!(sequence_expand("1..1000", 10), Some(Err(())));
+        assert_eq!(sequence_expand("x", 10), None);
+    }
+}

@@ -147,14 +147,18 @@ fn split_pid(line: &[u8]) -> Option<(u32, &[u8])> {
 }
 
 /// `name(args) = ret …` → a [`Call`]. With `-xx` every string is `\xHH`-escaped, so the
-/// argument text holds no raw quote, bracket or `) = ` of its own, and the last `) = ` is the
-/// return value's.
+/// argument text holds no raw quote, bracket or ` = ` of its own, and the last ` = ` is the
+/// return value's. strace pads short lines to align the `=` (`<... execve resumed>)     = 0`).
 fn parse_call(body: &[u8]) -> Option<Call> {
     let open = find(body, b"(")?;
     let name = &body[..open];
-    let close = rfind(body, b") = ")?;
+    let eq = rfind(body, b" = ")?;
+    let close = body[..eq].iter().rposition(|&b| b != b' ')?;
+    if body[close] != b')' || close <= open {
+        return None;
+    }
     let args = &body[open + 1..close];
-    let ret = &body[close + 4..];
+    let ret = &body[eq + 3..];
     let ret = ret.split(|&b| b == b' ').next().unwrap_or_default();
     match name {
         b"execve" | b"execveat" => {
@@ -308,7 +312,8 @@ mod tests {
                 hex("y")
             ),
             "2     <... clone resumed>) = 4".to_owned(),
-            "4     <... execve resumed>) = 0".to_owned(),
+            // strace pads short lines so that `=` lines up.
+            "4     <... execve resumed>)             = 0".to_owned(),
         ]
         .join("\n");
         let events = parse(log.as_bytes());

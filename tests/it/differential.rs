@@ -104,7 +104,7 @@ fn allowed_commands_run_only_allowlisted_programs_and_write_nothing() {
     }
 
     let observed = to_run.len() * Mode::BOTH.len();
-    eprintln!(
+    sandbox::notice(&format!(
         "differential: {} commands, {} allowed, {} labelled; {observed} sandbox runs in {:.1} s \
          ({:.0} runs/s)",
         cases.len(),
@@ -112,14 +112,14 @@ fn allowed_commands_run_only_allowlisted_programs_and_write_nothing() {
         labelled.len(),
         elapsed.as_secs_f64(),
         observed as f64 / elapsed.as_secs_f64().max(1e-9)
-    );
+    ));
     if !timed_out.is_empty() {
         // Not a violation (nothing bad was seen), but what bash did after the limit is unknown.
-        eprintln!(
+        sandbox::notice(&format!(
             "differential: {} allowed runs hit the time limit; checked up to it:\n  {}",
             timed_out.len(),
             timed_out.join("\n  ")
-        );
+        ));
     }
     assert!(
         failures.is_empty(),
@@ -278,7 +278,10 @@ fn corpus() -> Vec<Case> {
         } else {
             lines(&extra, &text)
         });
-        eprintln!("differential: added {} from {EXTRA_VAR}", extra.display());
+        sandbox::notice(&format!(
+            "differential: added {} from {EXTRA_VAR}",
+            extra.display()
+        ));
     }
     cases
 }

@@ -162,7 +162,7 @@ pub struct Tools {
 }
 
 /// A built template plus the machinery to run commands over it. Dropping it removes its temp
-/// dir. Runs are serialised per sandbox so that concurrent tests stay within [`WORKERS`].
+/// dir.
 #[derive(Debug)]
 pub struct Sandbox {
     dir: TempDir,
@@ -170,8 +170,11 @@ pub struct Sandbox {
     driver: PathBuf,
     tools: Tools,
     workers: usize,
-    run_lock: Mutex<()>,
 }
+
+/// Serialises runs across every sandbox in the process: libtest runs tests in parallel, and two
+/// tests each starting [`WORKERS`] drivers would oversubscribe CI's two cores.
+static RUN_LOCK: Mutex<()> = Mutex::new(());
 
 impl Observation {
     /// The command as text, for reports.
@@ -243,7 +246,6 @@ impl Sandbox {
             driver,
             tools,
             workers,
-            run_lock: Mutex::new(()),
         };
         sandbox.probe()?;
         Ok(sandbox)
@@ -261,11 +263,11 @@ impl Sandbox {
                         "{test}: differential sandbox unavailable and {REQUIRE_VAR} is set: {why}"
                     );
                 }
-                eprintln!(
+                notice(&format!(
                     "\n*** SKIPPED {test}: the differential sandbox is unavailable: {why}.\n\
                      *** It needs root, unshare (util-linux), strace >= 5.3, overlayfs and \
                      gcc with a static libc; set {REQUIRE_VAR}=1 to make this a failure.\n"
-                );
+                ));
                 None
             }
             Err(SetupError::Broken(why)) => panic!("{test}: differential sandbox is broken: {why}"),
@@ -284,8 +286,7 @@ impl Sandbox {
         let batches: Vec<&[&[u8]]> = runnable.chunks(BATCH).collect();
         let next = AtomicUsize::new(0);
         let results = Mutex::new(Vec::with_capacity(runnable.len()));
-        let _serial = self
-            .run_lock
+        let _serial = RUN_LOCK
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         std::thread::scope(|scope| {
@@ -596,7 +597,7 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         if std::env::var_os(KEEP_VAR).is_some() {
-            eprintln!("{KEEP_VAR} is set: keeping {}", self.0.display());
+            notice(&format!("{KEEP_VAR} is set: keeping {}", self.0.display()));
             return;
         }
         let _ = fs::remove_dir_all(&self.0);
@@ -617,6 +618,13 @@ fn effective_uid() -> Option<u32> {
 fn tail(bytes: &[u8], max: usize) -> String {
     let start = bytes.len().saturating_sub(max);
     String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
+/// Prints to the real stderr, past libtest's output capture: a skip notice or a runtime summary
+/// that only `--nocapture` would show is a silent pass by another name.
+pub fn notice(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 /// Bytes as text for reports; invalid UTF-8 shows as U+FFFD.

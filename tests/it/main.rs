@@ -8,7 +8,9 @@
 
 mod adversarial;
 mod cli;
+mod differential;
 mod rules;
+mod sandbox;
 mod seed;
 mod snapshots;
 mod tool_box;

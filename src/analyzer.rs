@@ -181,7 +181,8 @@ impl Analyzer {
                     Finding {
                         code: Code::InvalidInput,
                         message: format!("the command is not valid UTF-8 (byte {at}); bash would read bytes cmdguard cannot"),
-                        span: Span::new(at, (at + 1).min(lossy.len())),
+                        // Spans index `cmd`, the lossy text, where the bad byte became U+FFFD.
+                        span: Span::new(at, (at + '\u{fffd}'.len_utf8()).min(lossy.len())),
                         severity: self.list.severity(Code::InvalidInput),
                         segment: None,
                         rule: None,

@@ -9,6 +9,7 @@
 mod adversarial;
 mod cli;
 mod differential;
+mod properties;
 mod rules;
 mod sandbox;
 mod seed;

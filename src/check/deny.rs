@@ -8,6 +8,14 @@ use crate::allowlist::{Allowlist, Builtin, DenyRule};
 use crate::finding::{Code, Span};
 use crate::segment::{Event, Joiner, Nest, Redirect, Word};
 
+impl Ctx<'_> {
+    /// Reports a matched deny rule.
+    fn deny(&mut self, rule: &DenyRule, span: Span, seg: Option<usize>) {
+        let message = format!("{} (rule `{}`)", rule.reason, rule.id);
+        self.push_rule(Code::Denied, span, seg, message, &rule.id);
+    }
+}
+
 /// Strips a directory from a program path: deny rules see through `/bin/rm` and `./rm` alike.
 pub(crate) fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
@@ -97,13 +105,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], _o
     let list = cx.list;
     for rule in &list.deny {
         if rule_matches(list, rule, words) {
-            cx.push_rule(
-                Code::Denied,
-                span,
-                Some(i),
-                format!("{} (rule `{}`)", rule.reason, rule.id),
-                &rule.id,
-            );
+            cx.deny(rule, span, Some(i));
         }
     }
     // `echo rm -rf /`: the words after the program, read as a command, would be denied. Not
@@ -137,13 +139,7 @@ pub(super) fn redirect(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
     let list = cx.list;
     for rule in &list.deny {
         if rule.redirect_target.iter().any(|re| re.is_match(t)) {
-            cx.push_rule(
-                Code::Denied,
-                r.span,
-                seg,
-                format!("{} (rule `{}`)", rule.reason, rule.id),
-                &rule.id,
-            );
+            cx.deny(rule, r.span, seg);
         }
     }
 }
@@ -218,13 +214,7 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         let in_function = s.nesting.contains(&Nest::Function);
                         let spreads = matches!(s.joiner, Some(Joiner::Pipe | Joiner::Background));
                         if calls_itself && in_function && spreads {
-                            cx.push_rule(
-                                Code::Denied,
-                                s.span,
-                                Some(i),
-                                format!("{} (rule `{}`)", rule.reason, rule.id),
-                                &rule.id,
-                            );
+                            cx.deny(rule, s.span, Some(i));
                         }
                     }
                 }
@@ -246,13 +236,7 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         .iter()
                         .any(|o| inside(s, o) && runs_one_of(&o.words, INTERPRETERS));
                     if piped || fed {
-                        cx.push_rule(
-                            Code::Denied,
-                            s.span,
-                            Some(i),
-                            format!("{} (rule `{}`)", rule.reason, rule.id),
-                            &rule.id,
-                        );
+                        cx.deny(rule, s.span, Some(i));
                     }
                 }
             }

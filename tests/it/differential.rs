@@ -154,7 +154,14 @@ fn violations(analyzer: &Analyzer, seen: &Observation) -> Vec<String> {
     for (program, args, verb) in attempted {
         let as_command = shell_command(program, args);
         let a = analyzer.analyze(&as_command);
-        if a.verdict != Verdict::Allow {
+        // Re-quoting loses how the words were written: an argument that was quoted in the
+        // original (`grep "mkfs"`) reads as an unquoted mention here. Mentions judge the text,
+        // not what runs, so they do not count against what bash executed.
+        let runs_ask = a
+            .findings
+            .iter()
+            .any(|f| f.severity != Verdict::Allow && f.code != cmdguard::Code::Mention);
+        if runs_ask {
             let why: Vec<String> = a
                 .findings
                 .iter()
@@ -318,11 +325,31 @@ fn jsonl(path: &Path, text: &str) -> Vec<Case> {
         let (cmd, observed) = match &value {
             serde_json::Value::String(cmd) => (cmd.clone(), Vec::new()),
             obj => {
-                let cmd = obj.get("cmd").and_then(|c| c.as_str());
-                let cmd = cmd.unwrap_or_else(|| panic!("{origin}: no string field `cmd`"));
+                // Invalid UTF-8 cases carry their bytes as `cmd_hex`.
+                let hex = obj.get("cmd_hex").and_then(|c| c.as_str()).map(|h| {
+                    (0..h.len() / 2)
+                        .map(|k| u8::from_str_radix(&h[2 * k..2 * k + 2], 16).unwrap())
+                        .collect::<Vec<u8>>()
+                });
                 let observed = obj.get("observed").and_then(|o| o.as_array());
-                let observed = observed.into_iter().flatten().filter_map(|o| o.as_str());
-                (cmd.to_owned(), observed.map(str::to_owned).collect())
+                let observed: Vec<String> = observed
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|o| o.as_str())
+                    .map(str::to_owned)
+                    .collect();
+                if let Some(bytes) = hex {
+                    cases.push(Case {
+                        cmd: bytes,
+                        origin,
+                        observed,
+                    });
+                    continue;
+                }
+                let cmd = obj.get("cmd").and_then(|c| c.as_str());
+                let cmd =
+                    cmd.unwrap_or_else(|| panic!("{origin}: no string field `cmd` or `cmd_hex`"));
+                (cmd.to_owned(), observed)
             }
         };
         cases.push(Case {

@@ -679,9 +679,7 @@ impl<'a> Walker<'a> {
         let mut words = Vec::new();
         let mut assignments = Vec::new();
         let mut redirects = Vec::new();
-        let mut after_herestring_split = false;
         let mut c = n.walk();
-        let mut name_seen = false;
         for child in n.children(&mut c) {
             match child.kind() {
                 "variable_assignment" => {
@@ -695,7 +693,6 @@ impl<'a> Walker<'a> {
                     }
                 }
                 "command_name" => {
-                    name_seen = true;
                     if let Some(inner) = child.named_child(0) {
                         if child.named_child_count() > 1 {
                             self.unsupported_node(child, "command_name");
@@ -719,15 +716,10 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        let _ = name_seen;
         for r in outer_redirects {
-            if r.kind() == "file_redirect" && after_herestring_split {
-                // Unreachable in practice; kept so the flag below has one meaning.
-            }
             let prev_is_split = r
                 .prev_sibling()
                 .is_some_and(|p| p.kind() == "ERROR" && self.text(p) == "<<");
-            after_herestring_split = prev_is_split;
             let red = if prev_is_split {
                 self.herestring_from_split(*r, &mut words)
             } else {
@@ -779,7 +771,6 @@ impl<'a> Walker<'a> {
         };
         for h in heredocs {
             let mut c = h.walk();
-            let mut pending: Option<Joiner> = None;
             for (i, child) in h.children(&mut c).enumerate() {
                 let field = h.field_name_for_child(i as u32);
                 match child.kind() {
@@ -796,7 +787,6 @@ impl<'a> Walker<'a> {
                     }
                     "&&" | "||" | "|" | ";" | "|&" | "&" => {
                         self.separator(child, Some(idx));
-                        pending = Some(Joiner::And);
                     }
                     _ if field == Some("right") => {
                         self.statement(child);
@@ -804,7 +794,6 @@ impl<'a> Walker<'a> {
                     _ => {}
                 }
             }
-            let _ = pending;
         }
     }
 
@@ -852,10 +841,6 @@ impl<'a> Walker<'a> {
         } else {
             (self.text(name_node).to_string(), false)
         };
-        let text = self.text(n);
-        if text.contains("+=") && !text.starts_with(&format!("{name}=")) && !subscript {
-            // `x+=v` appends; the value is still what we decode below.
-        }
         let value = match n.child_by_field_name("value") {
             Some(v) if v.kind() == "array" => {
                 let mut buf = WordBuf::default();

@@ -228,8 +228,10 @@ pub struct Limits {
     pub max_expansion: usize,
     /// Deepest nesting of `bash -c`/`eval` scripts analysed recursively.
     pub max_script_depth: usize,
-    /// Most `|` characters in a command. tree-sitter-bash's error recovery is quadratic in the
-    /// length of a pipeline, so longer inputs are refused before parsing.
+    /// Most `|` characters in a command, quoted or not. After a syntax error, tree-sitter-bash's
+    /// error recovery grows exponentially with the pipeline stages that follow, inside one
+    /// parser step the clock cannot interrupt (`cat | | cat | … {x:?$(i` with 29 stages takes
+    /// seconds), so longer inputs are refused before parsing. Agent commands rarely pass 13.
     pub max_pipes: usize,
     /// Wall-clock budget for one parse, in milliseconds: a last guard against parser blow-ups.
     pub max_parse_ms: u64,
@@ -243,7 +245,7 @@ impl Default for Limits {
             max_segments: 2_000,
             max_expansion: 1_024,
             max_script_depth: 8,
-            max_pipes: 512,
+            max_pipes: 24,
             max_parse_ms: 2_000,
         }
     }

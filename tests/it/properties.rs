@@ -92,3 +92,24 @@ proptest! {
         holds(&Analyzer::default(), parts.concat().as_bytes())?;
     }
 }
+
+/// Every input a fuzzer found a problem with (`tests/data/fuzz/`, copied from
+/// `fuzz/artifacts/`) still holds the properties: crashes and hangs stay fixed.
+#[test]
+fn fuzzer_findings_hold_the_properties() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz");
+    let analyzer = Analyzer::default();
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            continue;
+        }
+        let data = std::fs::read(&path).unwrap();
+        if let Err(e) = holds(&analyzer, &data) {
+            panic!("{}: {e}", path.display());
+        }
+        n += 1;
+    }
+    assert!(n > 0, "no fuzzer findings in {}", dir.display());
+}

@@ -203,6 +203,23 @@ fn parse_errors_limits_and_bad_bytes_ask() {
     assert_eq!(a.findings[0].code, Code::LimitExceeded);
 }
 
+/// Found by `cargo fuzz run analyze` in its first minute: after `| |`, each later pipeline stage
+/// doubled the work of one tree-sitter recovery step, which the parse clock cannot interrupt
+/// (29 stages ran for minutes). The pipe limit refuses such inputs before parsing.
+#[test]
+fn fuzz_exponential_pipeline_recovery_is_refused_before_parsing() {
+    let cmd = format!("cat | | {}{{x:?$(i", "cat | ".repeat(29));
+    let a = Analyzer::default().analyze(&cmd);
+    assert_eq!(a.verdict, Ask);
+    assert_eq!(a.findings[0].code, Code::LimitExceeded);
+    // Still parsed and judged normally below the limit.
+    let a = Analyzer::default().analyze(&format!("cat | | {}{{x:?$(i", "cat | ".repeat(10)));
+    assert_eq!(a.verdict, Ask);
+    assert!(a.findings.iter().any(|f| f.code == Code::ParseError));
+    let ok = Analyzer::default().analyze(&format!("git log{}", " | head".repeat(20)));
+    assert_eq!(ok.verdict, Allow);
+}
+
 #[test]
 fn heredocs_expand_only_when_unquoted() {
     check(&[

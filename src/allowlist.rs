@@ -14,6 +14,7 @@ use regex::Regex;
 
 use self::toml::{RawArgs, RawConfig, RawStyle};
 use crate::finding::{Code, Verdict};
+use crate::repo::KeyPattern;
 use crate::segment::Limits;
 
 /// The default allowlist, embedded in the binary.
@@ -36,6 +37,8 @@ pub struct Allowlist {
     pub(crate) severity: HashMap<Code, Verdict>,
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
+    pub(crate) git_keys: Vec<KeyPattern>,
+    pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
     pub(crate) wrappers: HashMap<String, Wrapper>,
@@ -237,6 +240,8 @@ impl Allowlist {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            git_keys: Vec::new(),
+            git_hooks: Vec::new(),
             programs: HashMap::new(),
             entries: HashMap::new(),
             wrappers: HashMap::new(),
@@ -329,6 +334,19 @@ impl Allowlist {
         }
         if let Some(dirs) = raw.system_dirs {
             self.system_dirs = dirs;
+        }
+        if let Some(git) = raw.git {
+            if let Some(keys) = git.program_keys {
+                self.git_keys = keys
+                    .into_iter()
+                    .map(|k| {
+                        KeyPattern::parse(k.get_ref()).map_err(|m| err(k.span(), "program_keys", m))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            if let Some(hooks) = git.hooks {
+                self.git_hooks = hooks;
+            }
         }
         for p in raw.program {
             self.programs.insert(

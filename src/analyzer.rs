@@ -9,9 +9,10 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::allowlist::{Allowlist, ConfigError, ExampleKind};
-use crate::check::{self, Checked};
+use crate::check::{self, Checked, Place};
 use crate::finding::{Code, Finding, Span, Verdict};
 use crate::parse;
+use crate::repo::Workdir;
 use crate::segment::{self, Segment};
 
 /// Analyses shell commands against an [`Allowlist`].
@@ -156,9 +157,9 @@ impl Analyzer {
         Ok(())
     }
 
-    /// Analyses one command.
+    /// Analyses one command. Pure: no file is read (see [`Analyzer::analyze_in`]).
     pub fn analyze(&self, cmd: &str) -> Analysis {
-        self.analyze_nested(cmd, 0)
+        self.analyze_nested(cmd, 0, None)
     }
 
     /// Analyses a command given as bytes: anything but valid UTF-8 asks.
@@ -170,12 +171,50 @@ impl Analyzer {
     /// assert_eq!(a.findings[0].code, cmdguard::Code::InvalidInput);
     /// ```
     pub fn analyze_bytes(&self, cmd: &[u8]) -> Analysis {
+        self.analyze_bytes_at(cmd, None)
+    }
+
+    /// Analyses a command that will run in `dir`. On top of [`Analyzer::analyze`], each
+    /// allowed git command is checked against the repository it would run in — the one at
+    /// `dir`, or where a static `cd` in the line leads — by reading that repository's config
+    /// files and hooks (never by running git). A key that makes git run a program
+    /// (`[git] program_keys` in the allowlist) is a [`Code::RepoConfig`] finding naming the key
+    /// and file; so is a git command after a `cd` to a run-time directory.
+    ///
+    /// ```
+    /// use cmdguard::{Analyzer, Code, Verdict, Workdir};
+    /// let dir = std::env::temp_dir().join(format!("cmdguard-doc-{}", std::process::id()));
+    /// for sub in ["objects", "refs"] {
+    ///     std::fs::create_dir_all(dir.join(".git").join(sub))?;
+    /// }
+    /// std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n")?;
+    /// std::fs::write(dir.join(".git/config"), "[core]\n\tfsmonitor = ./watch.sh\n")?;
+    ///
+    /// let analyzer = Analyzer::default();
+    /// assert_eq!(analyzer.analyze("git status").verdict, Verdict::Allow);
+    /// let a = analyzer.analyze_in("git status", &Workdir::new(&dir));
+    /// assert_eq!(a.verdict, Verdict::Ask);
+    /// assert_eq!(a.findings[0].code, Code::RepoConfig);
+    /// assert!(a.findings[0].message.contains("core.fsmonitor"));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn analyze_in(&self, cmd: &str, dir: &Workdir) -> Analysis {
+        self.analyze_nested(cmd, 0, Some(&mut Place::new(dir)))
+    }
+
+    /// [`Analyzer::analyze_in`] for a command given as bytes.
+    pub fn analyze_bytes_in(&self, cmd: &[u8], dir: &Workdir) -> Analysis {
+        self.analyze_bytes_at(cmd, Some(&mut Place::new(dir)))
+    }
+
+    fn analyze_bytes_at(&self, cmd: &[u8], place: Option<&mut Place>) -> Analysis {
         match std::str::from_utf8(cmd) {
-            Ok(s) => self.analyze(s),
+            Ok(s) => self.analyze_nested(s, 0, place),
             Err(e) => {
                 let lossy = String::from_utf8_lossy(cmd).into_owned();
                 let at = e.valid_up_to();
-                let mut a = self.analyze(&lossy);
+                let mut a = self.analyze_nested(&lossy, 0, place);
                 a.findings.insert(
                     0,
                     Finding {
@@ -194,7 +233,12 @@ impl Analyzer {
         }
     }
 
-    pub(crate) fn analyze_nested(&self, cmd: &str, depth: usize) -> Analysis {
+    pub(crate) fn analyze_nested(
+        &self,
+        cmd: &str,
+        depth: usize,
+        place: Option<&mut Place>,
+    ) -> Analysis {
         let limits = self.list.limits;
         let mut findings = Vec::new();
         let push = |findings: &mut Vec<Finding>, code: Code, span: Span, message: String| {
@@ -271,7 +315,7 @@ impl Analyzer {
             findings: checked,
             matched,
             extra_segments,
-        } = check::check(self, cmd, &script, depth);
+        } = check::check(self, cmd, &script, depth, place);
         findings.extend(checked);
         if findings.iter().any(|f| {
             matches!(

@@ -10,6 +10,7 @@ mod args;
 mod awk;
 mod awk_program;
 mod deny;
+mod git;
 mod redirect;
 mod sed;
 mod sed_script;
@@ -24,6 +25,7 @@ use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args};
 pub(crate) use self::deny::fallback_text;
+pub(crate) use self::git::Place;
 
 /// What checking one script produced.
 pub(crate) struct Checked {
@@ -44,6 +46,8 @@ pub(crate) struct Ctx<'a> {
     pub findings: Vec<Finding>,
     pub matched: Vec<Option<String>>,
     pub extra_segments: Vec<(Segment, Option<String>)>,
+    /// Where the commands run, when the analysis was given a working directory.
+    pub place: Option<&'a mut Place>,
 }
 
 /// The programs that fetch from the network, for the download-to-interpreter rule.
@@ -64,7 +68,13 @@ pub(crate) const INTERPRETERS: &[&str] = &[
 ];
 
 /// Checks a segmented script. `depth` is the nesting of `bash -c`/`eval` scripts.
-pub(crate) fn check(analyzer: &Analyzer, src: &str, script: &Script, depth: usize) -> Checked {
+pub(crate) fn check(
+    analyzer: &Analyzer,
+    src: &str,
+    script: &Script,
+    depth: usize,
+    place: Option<&mut Place>,
+) -> Checked {
     let list = analyzer.allowlist();
     let mut cx = Ctx {
         analyzer,
@@ -76,10 +86,12 @@ pub(crate) fn check(analyzer: &Analyzer, src: &str, script: &Script, depth: usiz
         findings: Vec::new(),
         matched: vec![None; script.segments.len()],
         extra_segments: Vec::new(),
+        place,
     };
     for (event, span) in &script.events {
         cx.event(event, *span);
     }
+    git::prepare(&mut cx);
     for (i, seg) in script.segments.iter().enumerate() {
         cx.segment(i, seg);
     }
@@ -248,6 +260,7 @@ impl Ctx<'_> {
             SegmentKind::Command => {
                 let m = self.command(i, seg.span, &seg.words, Origin::Segment(seg));
                 self.matched[i] = m;
+                git::after_segment(self, &seg.words);
             }
         }
     }
@@ -304,6 +317,9 @@ impl Ctx<'_> {
             let entry = entry.clone();
             let rest = &words[entry.words.len() + skipped..];
             self.entry_rules(i, &entry, rest, words, span);
+            if name == "git" {
+                git::check_repository(self, i, first.span);
+            }
             return Some(entry.name.clone());
         }
         if let Some(m) = wrap::wrapper(self, i, span, name, words) {
@@ -458,7 +474,9 @@ impl Ctx<'_> {
             deny::fallback(self, i, at, script);
             return;
         }
-        let inner = self.analyzer.analyze_nested(script, self.depth + 1);
+        let inner = self
+            .analyzer
+            .analyze_nested(script, self.depth + 1, self.place.as_deref_mut());
         for f in inner.findings {
             self.findings.push(Finding {
                 message: format!("in {what}: {}", f.message),

@@ -3,10 +3,10 @@
 
 use std::ffi::OsString;
 use std::io::{self, BufRead, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
-use cmdguard::{Allowlist, Analysis, Analyzer, ConfigError, Verdict};
+use cmdguard::{Allowlist, Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
@@ -51,6 +51,11 @@ struct CheckArgs {
     /// Extend the allowlist with this file (repeatable).
     #[arg(long = "allowlist-add", value_name = "FILE")]
     allowlist_add: Vec<PathBuf>,
+    /// The directory the command will run in (default: the current directory). git commands
+    /// are checked against the config of the repository there; with --jsonl a line's own
+    /// `"cwd"` field wins.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// The command to analyse; several words are joined with spaces.
     #[arg(
         value_name = "COMMAND",
@@ -118,10 +123,14 @@ fn check(args: CheckArgs) -> i32 {
             return EXIT_CONFIG;
         }
     };
+    let workdir = match workdir(args.cwd.as_deref()) {
+        Ok(w) => w,
+        Err(code) => return code,
+    };
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = if args.jsonl {
-        jsonl(&analyzer, &mut out)
+        jsonl(&analyzer, &workdir, &mut out)
     } else {
         let bytes = if args.stdin {
             if !args.command.is_empty() {
@@ -144,7 +153,7 @@ fn check(args: CheckArgs) -> i32 {
         } else {
             join_os(&args.command)
         };
-        let a = analyzer.analyze_bytes(&bytes);
+        let a = analyzer.analyze_bytes_in(&bytes, &workdir);
         let written = if args.json {
             serde_json::to_writer(&mut out, &a)
                 .map_err(io::Error::other)
@@ -163,6 +172,26 @@ fn check(args: CheckArgs) -> i32 {
     }
 }
 
+/// The current directory (or `--cwd`), `$HOME` and `$CDPATH`; an exit status when unusable.
+fn workdir(cwd: Option<&Path>) -> Result<Workdir, i32> {
+    let w = match (Workdir::from_env(), cwd) {
+        (Ok(w), _) => w,
+        // A deleted current directory does not matter when --cwd is absolute.
+        (Err(_), Some(dir)) if dir.is_absolute() => Workdir::new("/"),
+        (Err(e), _) => {
+            eprintln!("cmdguard: cannot tell the current directory ({e}); pass --cwd DIR");
+            return Err(EXIT_INTERNAL);
+        }
+    };
+    let Some(dir) = cwd else { return Ok(w) };
+    let dir = w.cwd().join(dir);
+    if !dir.is_dir() {
+        eprintln!("cmdguard: --cwd {}: not a directory", dir.display());
+        return Err(EXIT_USAGE);
+    }
+    Ok(w.in_dir(dir))
+}
+
 fn join_os(parts: &[OsString]) -> Vec<u8> {
     let mut out = Vec::new();
     for (i, p) in parts.iter().enumerate() {
@@ -174,7 +203,7 @@ fn join_os(parts: &[OsString]) -> Vec<u8> {
     out
 }
 
-fn jsonl(analyzer: &Analyzer, out: &mut impl Write) -> io::Result<Verdict> {
+fn jsonl(analyzer: &Analyzer, workdir: &Workdir, out: &mut impl Write) -> io::Result<Verdict> {
     let mut worst = Verdict::Allow;
     let stdin = io::stdin();
     for (n, line) in stdin.lock().split(b'\n').enumerate() {
@@ -183,7 +212,11 @@ fn jsonl(analyzer: &Analyzer, out: &mut impl Write) -> io::Result<Verdict> {
             continue;
         }
         let a = match parse_line(&line) {
-            Ok(cmd) => analyzer.analyze(&cmd),
+            Ok((cmd, None)) => analyzer.analyze_in(&cmd, workdir),
+            Ok((cmd, Some(cwd))) => {
+                let dir = workdir.cwd().join(cwd);
+                analyzer.analyze_in(&cmd, &workdir.clone().in_dir(dir))
+            }
             Err(why) => {
                 // A line that is not a command still gets a verdict, and never `allow`.
                 let mut a = analyzer.analyze_bytes(&[0xff]);
@@ -204,14 +237,22 @@ fn jsonl(analyzer: &Analyzer, out: &mut impl Write) -> io::Result<Verdict> {
     Ok(worst)
 }
 
-fn parse_line(line: &[u8]) -> Result<String, String> {
+/// A JSON line: the command, and the directory it runs in when the line says.
+fn parse_line(line: &[u8]) -> Result<(String, Option<String>), String> {
     let v: serde_json::Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
     match v {
-        serde_json::Value::String(s) => Ok(s),
-        serde_json::Value::Object(mut m) => match m.remove("cmd") {
-            Some(serde_json::Value::String(s)) => Ok(s),
-            _ => Err("expected a string field `cmd`".into()),
-        },
+        serde_json::Value::String(s) => Ok((s, None)),
+        serde_json::Value::Object(mut m) => {
+            let cwd = match m.remove("cwd") {
+                None => None,
+                Some(serde_json::Value::String(c)) => Some(c),
+                Some(_) => return Err("`cwd` must be a string".into()),
+            };
+            match m.remove("cmd") {
+                Some(serde_json::Value::String(s)) => Ok((s, cwd)),
+                _ => Err("expected a string field `cmd`".into()),
+            }
+        }
         _ => Err("expected a JSON string or an object with `cmd`".into()),
     }
 }

@@ -183,6 +183,10 @@ codes! {
     LimitExceeded = "limit_exceeded" => Ask,
     /// Input bash would read differently from its text: invalid UTF-8, NUL, control characters.
     InvalidInput = "invalid_input" => Ask,
+    /// An allowed git command would run in a repository whose own config or hooks name a
+    /// program git runs (`core.fsmonitor`, a textconv driver…), or in a directory only known at
+    /// run time. Only found when the analysis is given a working directory.
+    RepoConfig = "repo_config" => Ask,
 }
 
 impl fmt::Display for Code {

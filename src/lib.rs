@@ -41,6 +41,16 @@
 //!    a stable [`Code`].
 //! 4. **verdict** — the strictest finding, combined with `max()`.
 //!
+//! # Where the command runs
+//!
+//! [`Analyzer::analyze`] reads no file. An allowed `git status` can still run a program a
+//! repository's own `.git/config` names (`core.fsmonitor`, a diff textconv driver, a pager), so
+//! a runtime that knows the working directory passes it as a [`Workdir`] to
+//! [`Analyzer::analyze_in`]: git commands are then checked against the repository they would
+//! run in — the working directory's, or the one a static `cd` in the line leads to — by reading
+//! its config files, includes and hooks (never by running git). Each key that names a program
+//! is a [`Code::RepoConfig`] finding with the key, file and line.
+//!
 //! # Configuring
 //!
 //! ```
@@ -68,12 +78,14 @@ mod analyzer;
 mod check;
 mod finding;
 mod parse;
+mod repo;
 mod segment;
 pub mod tool;
 
 pub use crate::allowlist::{Allowlist, ConfigError, DEFAULT_ALLOWLIST};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
 pub use crate::finding::{Code, Finding, Span, Verdict};
+pub use crate::repo::Workdir;
 pub use crate::segment::{
     Assignment, Expansions, Joiner, Limits, Nest, Redirect, RedirectOp, Segment, SegmentKind, Word,
 };

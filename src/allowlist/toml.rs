@@ -18,6 +18,7 @@ pub(crate) struct RawConfig {
     pub severity: BTreeMap<Spanned<String>, Verdict>,
     pub env: Option<RawEnv>,
     pub system_dirs: Option<Vec<String>>,
+    pub git: Option<RawGit>,
     #[serde(default)]
     pub program: Vec<RawProgram>,
     #[serde(default)]
@@ -36,6 +37,16 @@ pub(crate) struct RawConfig {
 pub(crate) struct RawEnv {
     #[serde(rename = "unsafe")]
     pub unsafe_names: Vec<String>,
+}
+
+/// `[git]`: what in a repository makes git run programs (read when a working directory is given).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawGit {
+    /// Config keys (`core.fsmonitor`, `pager.*`, `diff.*.textconv`) that name programs.
+    pub program_keys: Option<Vec<Spanned<String>>>,
+    /// Hook names that commands the allowlist allows can set off.
+    pub hooks: Option<Vec<String>>,
 }
 
 /// `[[program]]`: facts about a program's own global options, used to find its subcommand.

@@ -174,3 +174,61 @@ fn allowlist_add_extends_the_default() {
     assert_eq!(code(&cmdguard(&["check", "--allowlist", p, "ls"], None)), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A throwaway repository whose config runs a program on `git status`.
+fn fsmonitor_repo(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cmdguard-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["objects", "refs"] {
+        std::fs::create_dir_all(dir.join(".git").join(sub)).unwrap();
+    }
+    std::fs::write(dir.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(dir.join(".git/config"), "[core]\n\tfsmonitor = ./x.sh\n").unwrap();
+    dir
+}
+
+#[test]
+fn git_commands_are_checked_against_the_repository_of_cwd() {
+    let repo = fsmonitor_repo("cwd");
+    let dir = repo.to_str().unwrap();
+    let o = cmdguard(&["check", "--json", "--cwd", dir, "git status"], None);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["findings"][0]["code"], "repo_config");
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("core.fsmonitor")
+    );
+    // The process's own directory is the default.
+    let o = Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+        .args(["check", "git log"])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1);
+    // `cd` away from it, to a directory outside any repository.
+    let tmp = std::env::temp_dir();
+    let cmd = format!("cd {} && git log", tmp.display());
+    assert_eq!(code(&cmdguard(&["check", "--cwd", "/", &cmd], None)), 0);
+    // JSON lines carry their own directory.
+    let lines = format!(
+        "{{\"cmd\": \"git status\", \"cwd\": {dir:?}}}\n{{\"cmd\": \"git status\", \"cwd\": \"/\"}}\n"
+    );
+    let o = cmdguard(&["check", "--jsonl"], Some(lines.as_bytes()));
+    let verdicts: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["verdict"].to_string())
+        .collect();
+    assert_eq!(verdicts, ["\"ask\"", "\"allow\""]);
+    assert_eq!(code(&o), 1);
+    std::fs::remove_dir_all(&repo).unwrap();
+}
+
+#[test]
+fn a_cwd_that_is_not_a_directory_is_a_usage_error() {
+    let o = cmdguard(&["check", "--cwd", "/nonexistent/dir", "ls"], None);
+    assert_eq!(code(&o), 64);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--cwd"));
+}

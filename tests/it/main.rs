@@ -9,6 +9,7 @@
 mod adversarial;
 mod cli;
 mod differential;
+mod git_config;
 mod properties;
 mod rules;
 mod sandbox;

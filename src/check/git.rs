@@ -1,0 +1,242 @@
+//! check/git: which directories a command line's git commands may run in, and what the
+//! repositories there make git run (see [`crate::repo`]).
+//!
+//! Only active when the analysis has a [`Workdir`]. Directories are tracked as a set, not a
+//! single value: `cd x` adds `x` for the commands after it, so `(cd x); git status` is checked
+//! against both, and a `cd` inside a loop, `if` or function counts from the start of the line,
+//! since a loop can bring it before an earlier git command. A `cd` whose target bash only knows
+//! at run time (`cd "$d"`, `cd -`, `cd ~` without a known home) makes every later git command
+//! ask: its repository cannot be read.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::check::Ctx;
+use crate::finding::{Code, Span};
+use crate::repo::{self, Repo, ScanRules, Workdir};
+use crate::segment::{Nest, SegmentKind, Word};
+
+/// Most directories tracked for one command line; more (a `cd` in a loop that keeps finding
+/// subdirectories) counts as a run-time directory.
+const MAX_DIRS: usize = 32;
+
+/// Where the commands of one command line may run.
+pub(crate) struct Place {
+    workdir: Workdir,
+    dirs: Vec<PathBuf>,
+    /// The first `cd` target only known at run time.
+    unknown: Option<String>,
+    scans: HashMap<PathBuf, Option<Repo>>,
+}
+
+impl Place {
+    pub(crate) fn new(workdir: &Workdir) -> Place {
+        Place {
+            dirs: vec![repo::normalize(workdir.cwd())],
+            workdir: workdir.clone(),
+            unknown: None,
+            scans: HashMap::new(),
+        }
+    }
+
+    fn unknown(&mut self, why: String) {
+        self.unknown.get_or_insert(why);
+    }
+
+    fn add(&mut self, dir: PathBuf) -> bool {
+        if self.dirs.contains(&dir) {
+            return false;
+        }
+        if self.dirs.len() >= MAX_DIRS {
+            self.unknown(format!("more than {MAX_DIRS} directories"));
+            return false;
+        }
+        self.dirs.push(dir);
+        true
+    }
+
+    /// Applies `cd ARGS`: every directory it could lead to from every directory so far.
+    /// Returns whether the set grew.
+    fn cd(&mut self, args: &[Word]) -> bool {
+        let mut physical = false;
+        let mut operands = args;
+        while let Some((w, rest)) = operands.split_first() {
+            match w.static_text() {
+                Some("--") => {
+                    operands = rest;
+                    break;
+                }
+                Some(t) if t.starts_with('-') && t.len() > 1 => {
+                    physical |= t.contains('P');
+                    operands = rest;
+                }
+                _ => break,
+            }
+        }
+        let Some(target) = operands.first() else {
+            return match self.workdir.home().map(Path::to_path_buf) {
+                Some(home) => self.add(repo::normalize(&home)),
+                None => {
+                    self.unknown("`cd` to an unknown home directory".into());
+                    false
+                }
+            };
+        };
+        let Some(text) = target.static_text() else {
+            self.unknown(format!("`cd {}`", target.text));
+            return false;
+        };
+        if text == "-" {
+            self.unknown("`cd -`".into());
+            return false;
+        }
+        let text = if let Some(rest) = text.strip_prefix('~').filter(|_| !target.quoted) {
+            match (self.workdir.home(), rest) {
+                (Some(home), "") => home.to_string_lossy().into_owned(),
+                (Some(home), r) if r.starts_with('/') => format!("{}{r}", home.display()),
+                _ => {
+                    self.unknown(format!("`cd {text}`"));
+                    return false;
+                }
+            }
+        } else {
+            text.to_string()
+        };
+        let mut grew = false;
+        for base in self.dirs.clone() {
+            for dir in targets(&base, &text, self.workdir.cdpath()) {
+                let dir = if physical {
+                    match std::fs::canonicalize(&dir) {
+                        Ok(d) => d,
+                        Err(_) => continue,
+                    }
+                } else {
+                    repo::normalize(&dir)
+                };
+                // `cd` into a missing directory fails and changes nothing.
+                if dir.is_dir() {
+                    grew |= self.add(dir);
+                }
+            }
+        }
+        grew
+    }
+
+    fn scan(&mut self, dir: &Path, rules: &ScanRules<'_>) -> Option<&Repo> {
+        self.scans
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| repo::scan(dir, rules))
+            .as_ref()
+    }
+}
+
+/// Where `cd TEXT` may lead from `base`: the `CDPATH` entries first, then `base` itself.
+fn targets(base: &Path, text: &str, cdpath: Option<&str>) -> Vec<PathBuf> {
+    if text.starts_with('/') {
+        return vec![PathBuf::from(text)];
+    }
+    let mut out = Vec::new();
+    let explicit = text == "." || text == ".." || text.starts_with("./") || text.starts_with("../");
+    if let Some(cdpath) = cdpath.filter(|_| !explicit) {
+        for entry in cdpath.split(':') {
+            out.push(
+                if entry.is_empty() {
+                    base.to_path_buf()
+                } else {
+                    base.join(entry)
+                }
+                .join(text),
+            );
+        }
+    }
+    out.push(base.join(text));
+    out
+}
+
+/// The arguments of a `cd` command (`cd`, `builtin cd`, `command cd`), or `None`.
+pub(crate) fn cd_args(words: &[Word]) -> Option<&[Word]> {
+    let mut words = words;
+    while let Some((first, rest)) = words.split_first() {
+        match first.static_text() {
+            Some("builtin" | "command") => words = rest,
+            Some("cd") => return Some(rest),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Before the segments are checked in order: a `cd` inside a loop, `if` or function may run
+/// before any git command of the line, so its directories count from the start.
+pub(crate) fn prepare(cx: &mut Ctx<'_>) {
+    let Some(place) = cx.place.as_deref_mut() else {
+        return;
+    };
+    let looped: Vec<&[Word]> = cx
+        .script
+        .segments
+        .iter()
+        .filter(|s| s.kind == SegmentKind::Command)
+        .filter(|s| {
+            s.nesting
+                .iter()
+                .any(|n| matches!(n, Nest::Control | Nest::Function))
+        })
+        .filter_map(|s| cd_args(&s.words))
+        .collect();
+    // A loop repeats its `cd`: follow it until no new directory appears.
+    for _ in 0..MAX_DIRS {
+        let mut grew = false;
+        for args in &looped {
+            grew |= place.cd(args);
+        }
+        if !grew {
+            break;
+        }
+    }
+}
+
+/// After segment `i` ran: a `cd` moves the commands after it.
+pub(crate) fn after_segment(cx: &mut Ctx<'_>, words: &[Word]) {
+    if let (Some(place), Some(args)) = (cx.place.as_deref_mut(), cd_args(words)) {
+        place.cd(args);
+    }
+}
+
+/// An allowed git command: asks when a repository it may run in makes git run programs.
+pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
+    let list = cx.list;
+    let Some(place) = cx.place.as_deref_mut() else {
+        return;
+    };
+    let mut messages = Vec::new();
+    if let Some(why) = &place.unknown {
+        messages.push(format!(
+            "git runs after {why}, in a directory known only at run time, whose repository config cmdguard cannot read"
+        ));
+    }
+    let home = place.workdir.home().map(Path::to_path_buf);
+    let rules = ScanRules {
+        keys: &list.git_keys,
+        hooks: &list.git_hooks,
+        home: home.as_deref(),
+    };
+    for dir in place.dirs.clone() {
+        if let Some(repo) = place.scan(&dir, &rules) {
+            for h in &repo.hazards {
+                let at = if h.line > 0 {
+                    format!("{}:{}", h.file.display(), h.line)
+                } else {
+                    h.file.display().to_string()
+                };
+                let m = format!("{} ({at})", h.what);
+                if !messages.contains(&m) {
+                    messages.push(m);
+                }
+            }
+        }
+    }
+    for m in messages {
+        cx.push(Code::RepoConfig, span, Some(i), m);
+    }
+}

@@ -1,0 +1,450 @@
+//! repo: what a git repository makes git run, read from its files without running git.
+//!
+//! `git status` looks harmless, but a repository's own `.git/config` can name programs git runs
+//! for it: `core.fsmonitor` on every status, `diff.<driver>.textconv` on every diff, a pager,
+//! a filter. A repository that arrived as a tarball, or that a previous command wrote, is not
+//! the user's. This module finds the repository a directory belongs to the way git does
+//! (`.git` directories, `.git` files of worktrees and submodules, bare repositories), reads
+//! every config file git would read for it — `config`, `config.worktree`, `include.path` and
+//! `includeIf.*.path` targets, whatever their condition — and reports each key from the
+//! allowlist's `[git] program_keys` that is set, plus active hooks that read-only commands can
+//! trigger. Files it cannot read or parse are reported too: fail closed.
+//!
+//! This is the only module that touches the file system, and only when the caller passes a
+//! [`Workdir`]; [`crate::Analyzer::analyze`] stays pure.
+
+mod config;
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+pub(crate) use self::config::Variable;
+
+/// Where a command will run: the directory, and what of the caller's environment decides where
+/// `cd` goes. Pass it to [`crate::Analyzer::analyze_in`] to have git commands checked against
+/// the repository they would run in.
+///
+/// ```
+/// use cmdguard::Workdir;
+/// let dir = Workdir::new("/srv/project").with_home("/home/me");
+/// assert_eq!(dir.cwd(), std::path::Path::new("/srv/project"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workdir {
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    cdpath: Option<String>,
+}
+
+impl Workdir {
+    /// A working directory, with `$HOME` and `$CDPATH` unknown (so `cd ~` is a directory known
+    /// only at run time).
+    pub fn new(cwd: impl Into<PathBuf>) -> Workdir {
+        Workdir {
+            cwd: cwd.into(),
+            home: None,
+            cdpath: None,
+        }
+    }
+
+    /// The process's current directory, `$HOME` and `$CDPATH`: what the CLI uses.
+    pub fn from_env() -> std::io::Result<Workdir> {
+        let mut dir = Workdir::new(std::env::current_dir()?);
+        dir.home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        dir.cdpath = std::env::var("CDPATH").ok().filter(|c| !c.is_empty());
+        Ok(dir)
+    }
+
+    /// The same environment, in another directory.
+    pub fn in_dir(mut self, cwd: impl Into<PathBuf>) -> Workdir {
+        self.cwd = cwd.into();
+        self
+    }
+
+    /// Sets the home directory `cd ~` and `cd` go to.
+    pub fn with_home(mut self, home: impl Into<PathBuf>) -> Workdir {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// Sets the `CDPATH` bash will search for relative `cd` targets.
+    pub fn with_cdpath(mut self, cdpath: impl Into<String>) -> Workdir {
+        self.cdpath = Some(cdpath.into()).filter(|c| !c.is_empty());
+        self
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The home directory, when known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// `CDPATH`, when set.
+    pub fn cdpath(&self) -> Option<&str> {
+        self.cdpath.as_deref()
+    }
+}
+
+/// A config key pattern from `[git] program_keys`: `core.fsmonitor`, `pager.*`,
+/// `diff.*.textconv`. Sections and names compare case-insensitively; `*` stands for any
+/// subsection (in three parts) or any name (in two).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeyPattern {
+    section: String,
+    subsection: Option<String>,
+    name: String,
+}
+
+impl KeyPattern {
+    pub fn parse(text: &str) -> Result<KeyPattern, String> {
+        let parts: Vec<&str> = text.split('.').collect();
+        let ok =
+            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let (section, subsection, name) = match parts.as_slice() {
+            [s, n] => (*s, None, *n),
+            [s, sub, n] => (*s, Some(*sub), *n),
+            _ => {
+                return Err(format!(
+                    "`{text}` is not `section.name` or `section.*.name`"
+                ));
+            }
+        };
+        if !ok(section) || !(ok(name) || name == "*") || subsection.is_some_and(|s| s != "*") {
+            return Err(format!(
+                "`{text}`: sections and names are letters, digits and `-`; only `*` may stand for a subsection"
+            ));
+        }
+        Ok(KeyPattern {
+            section: section.to_ascii_lowercase(),
+            subsection: subsection.map(str::to_string),
+            name: name.to_ascii_lowercase(),
+        })
+    }
+
+    fn matches(&self, v: &Variable) -> bool {
+        v.section == self.section
+            && v.subsection.is_some() == self.subsection.is_some()
+            && (self.name == "*" || v.name == self.name)
+    }
+}
+
+/// Why git in a repository may run something cmdguard has not vetted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hazard {
+    /// The file that says so.
+    pub file: PathBuf,
+    /// Its line, 0 when not about one line.
+    pub line: usize,
+    /// What it is, as a sentence for a person.
+    pub what: String,
+}
+
+/// A repository found for a directory, and its hazards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Repo {
+    pub gitdir: PathBuf,
+    pub hazards: Vec<Hazard>,
+}
+
+/// Settings for a scan, from the allowlist.
+pub(crate) struct ScanRules<'a> {
+    pub keys: &'a [KeyPattern],
+    pub hooks: &'a [String],
+    pub home: Option<&'a Path>,
+}
+
+/// Largest config file read; a bigger one is a hazard rather than a slow read.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// git's own limit on nested includes.
+const MAX_INCLUDE_DEPTH: usize = 10;
+
+/// Finds the repository git would use in `dir` and what in it could run programs. `None` when
+/// `dir` is in no repository.
+pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Repo> {
+    let (gitdir, mut hazards) = match discover(dir)? {
+        Ok(gitdir) => (gitdir, Vec::new()),
+        Err(h) => {
+            return Some(Repo {
+                gitdir: h.file.clone(),
+                hazards: vec![h],
+            });
+        }
+    };
+    let common = match fs::read_to_string(gitdir.join("commondir")) {
+        Ok(rel) => normalize(&gitdir.join(rel.trim_end_matches(['\n', '\r']))),
+        Err(_) => gitdir.clone(),
+    };
+    let mut reader = Reader {
+        rules,
+        hazards: &mut hazards,
+        seen: HashSet::new(),
+        hooks_path_set: false,
+    };
+    reader.file(&common.join("config"), 0);
+    reader.file(&gitdir.join("config.worktree"), 0);
+    let hooks_path_set = reader.hooks_path_set;
+    if !hooks_path_set {
+        hooks(&common.join("hooks"), rules.hooks, &mut hazards);
+    }
+    Some(Repo { gitdir, hazards })
+}
+
+/// The git directory for `dir`, walking up as git does. `Err` for a `.git` file git would
+/// follow but cmdguard cannot read.
+fn discover(dir: &Path) -> Option<Result<PathBuf, Hazard>> {
+    for d in dir.ancestors() {
+        let dotgit = d.join(".git");
+        match fs::metadata(&dotgit) {
+            Ok(m) if m.is_dir() && is_gitdir(&dotgit) => return Some(Ok(dotgit)),
+            Ok(m) if m.is_file() => {
+                let text = fs::read_to_string(&dotgit).unwrap_or_default();
+                let Some(target) = text.strip_prefix("gitdir:") else {
+                    return Some(Err(Hazard {
+                        file: dotgit,
+                        line: 1,
+                        what: "the repository's `.git` file cannot be read as `gitdir: PATH`"
+                            .into(),
+                    }));
+                };
+                return Some(Ok(normalize(&d.join(target.trim()))));
+            }
+            _ => {}
+        }
+        if is_gitdir(d) {
+            // A bare repository, or a directory inside `.git` itself.
+            return Some(Ok(d.to_path_buf()));
+        }
+    }
+    None
+}
+
+/// What git checks before it treats a directory as a repository (HEAD, and objects/refs or a
+/// `commondir`), loosely: a false match only means one more config read.
+fn is_gitdir(d: &Path) -> bool {
+    d.join("HEAD").is_file()
+        && (d.join("commondir").is_file()
+            || (d.join("objects").is_dir() && d.join("refs").is_dir()))
+}
+
+struct Reader<'a, 'r> {
+    rules: &'a ScanRules<'r>,
+    hazards: &'a mut Vec<Hazard>,
+    seen: HashSet<PathBuf>,
+    hooks_path_set: bool,
+}
+
+impl Reader<'_, '_> {
+    fn hazard(&mut self, file: &Path, line: usize, what: String) {
+        self.hazards.push(Hazard {
+            file: file.to_path_buf(),
+            line,
+            what,
+        });
+    }
+
+    fn file(&mut self, path: &Path, depth: usize) {
+        let meta = match fs::metadata(path) {
+            Ok(m) => m,
+            // git skips config and include files that do not exist.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => {
+                return self.hazard(
+                    path,
+                    0,
+                    format!("the repository's config file cannot be read ({e})"),
+                );
+            }
+        };
+        if meta.len() > MAX_CONFIG_BYTES {
+            return self.hazard(
+                path,
+                0,
+                format!(
+                    "the repository's config file is over {MAX_CONFIG_BYTES} bytes and was not read"
+                ),
+            );
+        }
+        if !self.seen.insert(path.to_path_buf()) {
+            return;
+        }
+        let text = match fs::read(path) {
+            Ok(t) => t,
+            Err(e) => {
+                return self.hazard(
+                    path,
+                    0,
+                    format!("the repository's config file cannot be read ({e})"),
+                );
+            }
+        };
+        let vars = match config::parse(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                return self.hazard(
+                    path,
+                    e.line,
+                    format!(
+                        "the repository's config file cannot be parsed: {}",
+                        e.message
+                    ),
+                );
+            }
+        };
+        for v in &vars {
+            let include = v.name == "path"
+                && (v.section == "include" || (v.section == "includeif" && v.subsection.is_some()));
+            if include {
+                self.include(path, v, depth);
+                continue;
+            }
+            if v.section == "core" && v.name == "hookspath" {
+                self.hooks_path_set = true;
+            }
+            if self.rules.keys.iter().any(|k| k.matches(v)) && !is_off(v.value.as_deref()) {
+                let shown = v
+                    .value
+                    .as_deref()
+                    .map(|s| format!(" = {s}"))
+                    .unwrap_or_default();
+                self.hazard(path, v.line, format!("the repository's config sets `{}{shown}`, which can make git run a program", v.key()));
+            }
+        }
+    }
+
+    /// `include.path` / `includeIf.<condition>.path`: followed whatever the condition, since
+    /// a condition is one more thing to get wrong.
+    fn include(&mut self, from: &Path, v: &Variable, depth: usize) {
+        let Some(target) = v.value.as_deref() else {
+            return self.hazard(
+                from,
+                v.line,
+                format!("the repository's config has `{}` with no value", v.key()),
+            );
+        };
+        if depth + 1 > MAX_INCLUDE_DEPTH {
+            return self.hazard(
+                from,
+                v.line,
+                format!("the repository's config nests includes deeper than {MAX_INCLUDE_DEPTH}"),
+            );
+        }
+        let resolved = if let Some(rest) = target.strip_prefix("~/") {
+            match self.rules.home {
+                Some(home) => home.join(rest),
+                None => {
+                    return self.hazard(
+                        from,
+                        v.line,
+                        format!("the repository's config includes `{target}` (`{}`), under an unknown home directory", v.key()),
+                    );
+                }
+            }
+        } else if target.starts_with('~') {
+            return self.hazard(from, v.line, format!("the repository's config includes `{target}` (`{}`), which cmdguard cannot locate", v.key()));
+        } else {
+            let base = from.parent().unwrap_or(Path::new("/"));
+            normalize(&base.join(target))
+        };
+        self.file(&resolved, depth + 1);
+    }
+}
+
+/// Values that switch a program-running key off.
+fn is_off(value: Option<&str>) -> bool {
+    value.is_some_and(|v| {
+        matches!(
+            v.to_ascii_lowercase().as_str(),
+            "" | "false" | "no" | "off" | "0"
+        )
+    })
+}
+
+/// Hooks in the default hooks directory that commands cmdguard allows can set off
+/// (`post-index-change` runs when `git status` refreshes the index).
+fn hooks(dir: &Path, names: &[String], hazards: &mut Vec<Hazard>) {
+    for name in names {
+        let path = dir.join(name);
+        if is_executable(&path) {
+            hazards.push(Hazard {
+                what: format!(
+                    "the repository has an executable `{name}` hook, which git runs on its own"
+                ),
+                file: path,
+                line: 0,
+            });
+        }
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// `a/./b/../c` → `a/c`, as bash's logical `cd` and git's include paths read it.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_patterns() {
+        let p = |s: &str| KeyPattern::parse(s).unwrap();
+        let v = |section: &str, sub: Option<&str>, name: &str| Variable {
+            section: section.into(),
+            subsection: sub.map(str::to_string),
+            name: name.into(),
+            value: None,
+            line: 1,
+        };
+        assert!(p("core.fsmonitor").matches(&v("core", None, "fsmonitor")));
+        assert!(p("Core.FSMonitor").matches(&v("core", None, "fsmonitor")));
+        assert!(!p("core.fsmonitor").matches(&v("core", Some("x"), "fsmonitor")));
+        assert!(p("pager.*").matches(&v("pager", None, "log")));
+        assert!(p("diff.*.textconv").matches(&v("diff", Some("Img"), "textconv")));
+        assert!(!p("diff.*.textconv").matches(&v("diff", None, "textconv")));
+        for bad in ["core", "a.b.c.d", "a.x.b", "a b.c", ".x", "a."] {
+            assert!(KeyPattern::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn normalizes_like_logical_cd() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
+        assert_eq!(normalize(Path::new("/../x")), Path::new("/x"));
+        assert_eq!(normalize(Path::new("../../a/../b")), Path::new("../../b"));
+        assert!(is_off(Some("False")));
+        assert!(!is_off(None));
+        assert!(!is_off(Some("./x")));
+    }
+}

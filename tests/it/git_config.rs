@@ -1,0 +1,397 @@
+//! Git repository config (issue 3 part 4): with a working directory, allowed git commands ask
+//! when the repository they would run in names programs git runs — found by reading its files,
+//! never by running git — and `cd` moves the commands after it to another repository.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cmdguard::{Analysis, Analyzer, Code, Verdict, Workdir};
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "cmdguard-git-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.0.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// A minimal git directory at `rel` (what git checks: HEAD, objects, refs) with `config`.
+    fn gitdir(&self, rel: &str, config: &str) -> PathBuf {
+        for sub in ["objects", "refs"] {
+            std::fs::create_dir_all(self.0.join(rel).join(sub)).unwrap();
+        }
+        self.write(&format!("{rel}/HEAD"), "ref: refs/heads/main\n");
+        self.write(&format!("{rel}/config"), config)
+    }
+
+    /// A work tree at `rel` whose `.git` directory has `config`.
+    fn repo(&self, rel: &str, config: &str) -> PathBuf {
+        self.gitdir(&format!("{rel}/.git"), config)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const CLEAN: &str = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\tname = x\n[alias]\n\tst = !rm -rf x\n";
+
+fn analyze_in(cmd: &str, dir: &Path) -> Analysis {
+    Analyzer::default().analyze_in(cmd, &Workdir::new(dir))
+}
+
+#[track_caller]
+fn asks_naming(a: &Analysis, needles: &[&str]) {
+    assert_eq!(a.verdict, Verdict::Ask, "{a:#?}");
+    let f = a
+        .findings
+        .iter()
+        .filter(|f| f.code == Code::RepoConfig)
+        .find(|f| needles.iter().all(|n| f.message.contains(n)));
+    assert!(
+        f.is_some(),
+        "no repo_config finding naming {needles:?}: {a:#?}"
+    );
+}
+
+#[track_caller]
+fn allowed(a: &Analysis) {
+    assert_eq!(a.verdict, Verdict::Allow, "{a:#?}");
+}
+
+#[test]
+fn each_program_key_makes_git_ask_naming_key_and_file() {
+    let cases = [
+        ("[core]\n\tfsmonitor = ./watch.sh\n", "core.fsmonitor"),
+        ("[core]\n\tpager = less -R; id\n", "core.pager"),
+        ("[pager]\n\tlog = ./p\n", "pager.log"),
+        ("[diff]\n\texternal = ./d\n", "diff.external"),
+        ("[diff \"img\"]\n\ttextconv = exif\n", "diff.img.textconv"),
+        ("[filter \"lfs\"]\n\tsmudge = ./s %f\n", "filter.lfs.smudge"),
+        ("[filter \"x\"]\n\tclean = ./c\n", "filter.x.clean"),
+        ("[core]\n\thooksPath = .husky\n", "core.hookspath"),
+        ("[CORE]\n\tFSMONITOR\n", "core.fsmonitor"),
+        ("[core] fsmonitor = x\n", "core.fsmonitor"),
+        ("[gpg]\n\tprogram = ./g\n", "gpg.program"),
+    ];
+    for (config, key) in cases {
+        let s = Scratch::new();
+        let file = s.repo("r", config);
+        let file = file.display().to_string();
+        for cmd in [
+            "git status",
+            "git diff",
+            "git log -p",
+            "git --no-pager show HEAD",
+        ] {
+            asks_naming(&analyze_in(cmd, &s.path().join("r")), &[key, &file]);
+        }
+    }
+}
+
+#[test]
+fn clean_repositories_and_switched_off_keys_stay_allowed() {
+    for config in [
+        CLEAN,
+        "[core]\n\tfsmonitor = false\n",
+        "[pager]\n\tlog = off\n",
+        "[core]\n\tpager = \"\"\n",
+        "# only comments\n; here\n",
+        "",
+    ] {
+        let s = Scratch::new();
+        s.repo("r", config);
+        allowed(&analyze_in(
+            "git status && git log -5 | head",
+            &s.path().join("r"),
+        ));
+    }
+    // Not in a repository at all.
+    let s = Scratch::new();
+    allowed(&analyze_in("git status", s.path()));
+}
+
+#[test]
+fn the_repository_is_found_by_walking_up_as_git_does() {
+    let s = Scratch::new();
+    s.repo("r", "[core]\n\tfsmonitor = ./x\n");
+    std::fs::create_dir_all(s.path().join("r/src/deep")).unwrap();
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r/src/deep")),
+        &["core.fsmonitor"],
+    );
+    // Inside the git directory itself.
+    asks_naming(
+        &analyze_in("git log", &s.path().join("r/.git/objects")),
+        &["core.fsmonitor"],
+    );
+}
+
+#[test]
+fn includes_are_followed_whatever_their_condition() {
+    let s = Scratch::new();
+    s.repo(
+        "r",
+        "[include]\n\tpath = ../extra.inc\n[includeIf \"onbranch:main\"]\n\tpath = /nonexistent/skip\n",
+    );
+    let inc = s.write("r/extra.inc", "[include]\n\tpath = nested/more\n");
+    let more = s.write("r/nested/more", "[diff \"x\"]\n\ttextconv = ./t\n");
+    let a = analyze_in("git diff", &s.path().join("r"));
+    asks_naming(&a, &["diff.x.textconv", &more.display().to_string()]);
+    drop(inc);
+
+    let s = Scratch::new();
+    s.repo(
+        "r",
+        "[includeIf \"gitdir:/elsewhere/\"]\n\tpath = cond.inc\n",
+    );
+    s.write("r/.git/cond.inc", "[core]\n\tpager = ./p\n");
+    asks_naming(
+        &analyze_in("git log", &s.path().join("r")),
+        &["core.pager", "cond.inc"],
+    );
+
+    // A missing include is skipped, as git skips it.
+    let s = Scratch::new();
+    s.repo("r", "[include]\n\tpath = missing.inc\n");
+    allowed(&analyze_in("git log", &s.path().join("r")));
+
+    // `~/` needs a home directory; without one the include cannot be read.
+    let s = Scratch::new();
+    s.repo("r", "[include]\n\tpath = ~/team.inc\n");
+    s.write("home/team.inc", "[core]\n\tfsmonitor = ./f\n");
+    let dir = Workdir::new(s.path().join("r"));
+    asks_naming(
+        &Analyzer::default().analyze_in("git status", &dir),
+        &["unknown home", "~/team.inc"],
+    );
+    let dir = dir.with_home(s.path().join("home"));
+    asks_naming(
+        &Analyzer::default().analyze_in("git status", &dir),
+        &["core.fsmonitor", "team.inc"],
+    );
+
+    // An include cycle ends (each file is read once).
+    let s = Scratch::new();
+    s.repo("r", "[include]\n\tpath = config\n");
+    allowed(&analyze_in("git log", &s.path().join("r")));
+}
+
+#[test]
+fn worktrees_read_the_common_config_and_their_own() {
+    let s = Scratch::new();
+    s.repo("main", "[core]\n\tfsmonitor = ./x\n");
+    s.gitdir("main/.git/worktrees/wt", "");
+    std::fs::remove_file(s.path().join("main/.git/worktrees/wt/config")).unwrap();
+    s.write("main/.git/worktrees/wt/commondir", "../..\n");
+    let gitdir = s.path().join("main/.git/worktrees/wt");
+    s.write("wt/.git", &format!("gitdir: {}\n", gitdir.display()));
+    asks_naming(
+        &analyze_in("git status", &s.path().join("wt")),
+        &["core.fsmonitor", "main/.git/config"],
+    );
+
+    let s = Scratch::new();
+    s.repo("main", CLEAN);
+    s.write("main/.git/config.worktree", "[diff]\n\texternal = ./e\n");
+    asks_naming(
+        &analyze_in("git diff", &s.path().join("main")),
+        &["diff.external", "config.worktree"],
+    );
+
+    // A submodule's `.git` file with a relative path.
+    let s = Scratch::new();
+    s.repo("super", CLEAN);
+    s.gitdir("super/.git/modules/sub", "[core]\n\tpager = ./p\n");
+    s.write("super/sub/.git", "gitdir: ../.git/modules/sub\n");
+    asks_naming(
+        &analyze_in("git log", &s.path().join("super/sub")),
+        &["core.pager"],
+    );
+}
+
+#[test]
+fn unreadable_config_is_not_vouched_for() {
+    let s = Scratch::new();
+    s.repo("r", "[core]\n\tfsmonitor = \"unterminated\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["cannot be parsed", "config:2"],
+    );
+    let s = Scratch::new();
+    std::fs::create_dir_all(s.path().join("r")).unwrap();
+    s.write("r/.git", "not a gitdir line\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["`.git` file"],
+    );
+}
+
+#[test]
+fn hooks_that_read_only_commands_set_off_ask() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new();
+    s.repo("r", CLEAN);
+    let exec = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    // Hooks git does not run for these commands, samples and non-executable files are fine.
+    exec(
+        &s.write("r/.git/hooks/pre-commit", "#!/bin/sh\nid\n"),
+        0o755,
+    );
+    exec(
+        &s.write("r/.git/hooks/post-index-change.sample", "#!/bin/sh\nid\n"),
+        0o755,
+    );
+    exec(
+        &s.write("r/.git/hooks/post-index-change", "#!/bin/sh\nid\n"),
+        0o644,
+    );
+    allowed(&analyze_in("git status", &s.path().join("r")));
+    exec(&s.path().join("r/.git/hooks/post-index-change"), 0o755);
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["post-index-change"],
+    );
+}
+
+#[test]
+fn cd_moves_later_git_commands_to_its_repository() {
+    let s = Scratch::new();
+    s.repo("bad", "[core]\n\tfsmonitor = ./x\n");
+    s.repo("good", CLEAN);
+    let cwd = s.path();
+    allowed(&analyze_in("git status", cwd));
+    allowed(&analyze_in("cd good && git status", cwd));
+    allowed(&analyze_in("cd bad", cwd));
+    allowed(&analyze_in("cd bad && ls", cwd));
+    allowed(&analyze_in("git status; cd bad", cwd));
+    for cmd in [
+        "cd bad && git status",
+        "cd bad; git log",
+        "cd ./bad/ && git diff",
+        "cd good/../bad && git log",
+        &format!("cd {} && git log", cwd.join("bad").display()),
+        "cd good && cd ../bad && git log",
+        "builtin cd bad && git log",
+        "command cd bad && git log",
+        "cd -L -- bad && git log",
+        "cd bad && timeout 5 git status",
+        "cd bad && env git status",
+        "cd bad && git status | head",
+        // Over-approximations, on the side of asking: the subshell's `cd` is counted for
+        // the rest of the line, and a loop may run its `cd` before the git command.
+        "(cd bad); git status",
+        "for i in 1 2; do git status; cd bad; done",
+        "if true; then git log; else cd bad; fi",
+        "eval 'cd bad'; git log",
+        "bash -c 'cd bad && git status'",
+    ] {
+        asks_naming(&analyze_in(cmd, cwd), &["core.fsmonitor"]);
+    }
+    // A bare repository is a repository too.
+    let s = Scratch::new();
+    s.gitdir("bare.git", "[core]\n\tbare = true\n\tpager = ./p\n");
+    asks_naming(
+        &analyze_in("cd bare.git && git log", s.path()),
+        &["core.pager"],
+    );
+}
+
+#[test]
+fn cd_to_a_run_time_directory_makes_later_git_ask() {
+    let s = Scratch::new();
+    for cmd in [
+        "cd \"$D\" && git status",
+        "cd $(mktemp -d) && git log",
+        "cd - && git log",
+        "cd && git log",
+        "cd ~ && git log",
+        "cd ~other && git log",
+        "for d in a b; do (cd \"$d\" && git status); done",
+    ] {
+        asks_naming(&analyze_in(cmd, s.path()), &["run time"]);
+    }
+    // Known home: `cd ~/x` is static.
+    s.repo("home/proj", "[core]\n\tfsmonitor = ./x\n");
+    let dir = Workdir::new(s.path()).with_home(s.path().join("home"));
+    let a = Analyzer::default().analyze_in("cd ~/proj && git status", &dir);
+    asks_naming(&a, &["core.fsmonitor"]);
+    allowed(&Analyzer::default().analyze_in("cd ~ && git status", &dir));
+}
+
+#[test]
+fn cdpath_is_searched_like_bash_does() {
+    let s = Scratch::new();
+    s.repo("elsewhere/proj", "[core]\n\tfsmonitor = ./x\n");
+    let dir = Workdir::new(s.path()).with_cdpath(s.path().join("elsewhere").display().to_string());
+    asks_naming(
+        &Analyzer::default().analyze_in("cd proj && git status", &dir),
+        &["core.fsmonitor"],
+    );
+    // `./proj` skips CDPATH, and there is no ./proj here.
+    allowed(&Analyzer::default().analyze_in("cd ./proj && git status", &dir));
+}
+
+#[test]
+fn git_options_that_pick_another_repository_are_refused() {
+    let s = Scratch::new();
+    s.repo("good", CLEAN);
+    for cmd in [
+        "git -C /tmp status",
+        "git --git-dir=/tmp/x/.git log",
+        "git --work-tree=/tmp status",
+        "GIT_DIR=/tmp/x git log",
+    ] {
+        let a = analyze_in(cmd, &s.path().join("good"));
+        assert_eq!(a.verdict, Verdict::Ask, "{cmd}");
+    }
+}
+
+#[test]
+fn without_a_working_directory_nothing_is_read() {
+    let s = Scratch::new();
+    s.repo("r", "[core]\n\tfsmonitor = ./x\n");
+    allowed(&Analyzer::default().analyze("cd r && git status"));
+}
+
+#[test]
+fn program_keys_are_configurable_and_checked_at_load() {
+    let s = Scratch::new();
+    s.repo(
+        "r",
+        "[core]\n\tfsmonitor = ./x\n[my \"tool\"]\n\trun = ./y\n",
+    );
+    let mut list = cmdguard::Allowlist::default();
+    list.extend_from_toml("[git]\nprogram_keys = [\"my.*.run\"]\n", None)
+        .unwrap();
+    let analyzer = Analyzer::new(list).unwrap();
+    let a = analyzer.analyze_in("git status", &Workdir::new(s.path().join("r")));
+    asks_naming(&a, &["my.tool.run"]);
+    assert!(!a.findings.iter().any(|f| f.message.contains("fsmonitor")));
+
+    let e = cmdguard::Allowlist::from_toml("[git]\nprogram_keys = [\"core\"]\n", None).unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (2, Some("program_keys")));
+}

@@ -395,3 +395,171 @@ fn program_keys_are_configurable_and_checked_at_load() {
     let e = cmdguard::Allowlist::from_toml("[git]\nprogram_keys = [\"core\"]\n", None).unwrap_err();
     assert_eq!((e.line, e.key.as_deref()), (2, Some("program_keys")));
 }
+
+/// The truth is what git does. For each way a repository can make git run a program, build a
+/// real repository with real `git`, point the setting at a script that leaves a marker, and run
+/// every allowed read-only git command: whenever git ran the script, cmdguard must have asked.
+#[test]
+fn real_git_runs_a_repository_program_only_where_cmdguard_asks() {
+    let git_ok = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !git_ok {
+        if std::env::var_os("CMDGUARD_DIFF_REQUIRE").is_some() {
+            panic!("git is not installed and CMDGUARD_DIFF_REQUIRE is set");
+        }
+        eprintln!("\n*** SKIPPED real_git_…: `git` is not installed.\n");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    /// Applies a setting to a fresh repository, pointing it at the marker script.
+    type Setup = fn(&Path, &str);
+    let cases: Vec<(&str, Setup)> = vec![
+        ("core.fsmonitor", |r, s| {
+            git_config(r, &["core.fsmonitor", s])
+        }),
+        ("diff.external", |r, s| git_config(r, &["diff.external", s])),
+        ("diff.tc.textconv", |r, s| {
+            git_config(r, &["diff.tc.textconv", s])
+        }),
+        ("filter.f.clean", |r, s| {
+            git_config(r, &["filter.f.clean", s])
+        }),
+        ("filter.f.smudge", |r, s| {
+            git_config(r, &["filter.f.smudge", s])
+        }),
+        ("core.pager", |r, s| git_config(r, &["core.pager", s])),
+        ("pager.log", |r, s| git_config(r, &["pager.log", s])),
+        ("post-index-change hook", |r, s| {
+            install(&r.join(".git/hooks/post-index-change"), s)
+        }),
+        ("core.hooksPath", |r, s| {
+            install(&r.join("myhooks/post-index-change"), s);
+            git_config(r, &["core.hooksPath", "myhooks"]);
+        }),
+        ("include.path", |r, s| {
+            std::fs::write(r.join("inc.cfg"), format!("[core]\n\tfsmonitor = {s}\n")).unwrap();
+            git_config(r, &["include.path", "../inc.cfg"]);
+        }),
+        ("includeIf gitdir", |r, s| {
+            std::fs::write(
+                r.join("inc.cfg"),
+                format!("[diff \"tc\"]\n\ttextconv = {s}\n"),
+            )
+            .unwrap();
+            git_config(r, &["includeIf.gitdir:/.path", "../inc.cfg"]);
+        }),
+    ];
+    let commands = [
+        "git status",
+        "git status --short",
+        "git diff",
+        "git diff --stat",
+        "git log -p -1",
+        "git log --oneline",
+        "git show",
+        "git blame a.txt",
+        "git grep -e one",
+        "git branch",
+        "git stash list",
+        "git ls-files",
+        "git rev-parse HEAD",
+        "git cat-file -p HEAD:a.txt",
+    ];
+    let analyzer = Analyzer::default();
+    let mut ran_somewhere = Vec::new();
+    for (name, setup) in &cases {
+        for cmd in commands {
+            let s = Scratch::new();
+            let repo = s.path().join("r");
+            let marker = s.path().join("RAN");
+            let script = s.write(
+                "prog.sh",
+                &format!(
+                    "#!/bin/sh\ntouch '{}'\nexec cat \"$@\" 2>/dev/null\n",
+                    marker.display()
+                ),
+            );
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            init_repo(&repo);
+            setup(&repo, &script.display().to_string());
+            // Make the work tree differ from the index so status and diff have work to do.
+            std::fs::write(repo.join("a.txt"), "one\ntwo changed\n").unwrap();
+            let verdict = analyzer.analyze_in(cmd, &Workdir::new(&repo));
+            let args: Vec<&str> = cmd.split(' ').skip(1).collect();
+            let _ = git(&repo, &args);
+            let ran = marker.exists();
+            if ran {
+                ran_somewhere.push(format!("{name}: {cmd}"));
+                assert!(
+                    verdict.verdict != Verdict::Allow
+                        && verdict.findings.iter().any(|f| f.code == Code::RepoConfig),
+                    "git ran the program set by {name} for `{cmd}`, but cmdguard said {:?}",
+                    verdict
+                );
+            }
+        }
+    }
+    eprintln!("git ran a configured program in: {ran_somewhere:#?}");
+    // The test means something only if git really ran programs in many of these cases.
+    assert!(
+        ran_somewhere.len() >= 20,
+        "git ran a configured program in only {} cases: {ran_somewhere:?}",
+        ran_somewhere.len()
+    );
+}
+
+/// Runs real git in `repo`, isolated from the user's and system config.
+fn git(repo: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_PAGER")
+        .env_remove("PAGER")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn git_config(repo: &Path, args: &[&str]) {
+    let mut all = vec!["config"];
+    all.extend_from_slice(args);
+    let o = git(repo, &all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn install(path: &Path, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::copy(script, path).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A repository with one commit of `a.txt`, whose attributes name the `tc` diff driver and the
+/// `f` filter.
+fn init_repo(repo: &Path) {
+    std::fs::create_dir_all(repo).unwrap();
+    assert!(git(repo, &["init", "-q"]).status.success());
+    std::fs::write(repo.join("a.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(repo.join(".gitattributes"), "*.txt diff=tc filter=f\n").unwrap();
+    for args in [
+        &["add", "a.txt", ".gitattributes"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    ] {
+        let o = git(repo, args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}

@@ -1,10 +1,16 @@
 //! Criterion benches named after the stages. `analyze/agent_corpus` runs the 2,000 real agent
 //! commands of `benches/data/agent-commands.txt` (time per iteration / 2,000 = per command);
+//! `repository/*` is the cost of reading a repository's config for git commands;
 //! `hostile/*` shows that time stays linear in the size of adversarial input.
+
+#![allow(
+    clippy::expect_used,
+    reason = "a bench that cannot set up its scratch repository should stop"
+)]
 
 use std::hint::black_box;
 
-use cmdguard::Analyzer;
+use cmdguard::{Analyzer, Workdir};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const AGENT_CORPUS: &str = include_str!("data/agent-commands.txt");
@@ -34,6 +40,39 @@ fn analyze(c: &mut Criterion) {
     c.bench_function("startup/default_analyzer", |b| b.iter(Analyzer::default));
 }
 
+/// The cost of reading the repository for git commands: `analyze_in` in a small repository
+/// whose config includes another file, against the pure `analyze`.
+fn repository(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("cmdguard-bench-{}", std::process::id()));
+    let git = dir.join("src/.git");
+    for sub in ["objects", "refs", "hooks"] {
+        std::fs::create_dir_all(git.join(sub)).expect("temp dir");
+    }
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").expect("temp dir");
+    std::fs::write(
+        git.join("config"),
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = x\n[include]\n\tpath = extra\n",
+    )
+    .expect("temp dir");
+    std::fs::write(git.join("extra"), "[user]\n\tname = x\n").expect("temp dir");
+    let analyzer = Analyzer::default();
+    let workdir = Workdir::new(dir.join("src"));
+    let mut g = c.benchmark_group("repository");
+    g.bench_function("analyze/git_status", |b| {
+        b.iter(|| analyzer.analyze(black_box("git status")))
+    });
+    g.bench_function("analyze_in/git_status", |b| {
+        b.iter(|| analyzer.analyze_in(black_box("git status"), &workdir))
+    });
+    g.bench_function("analyze_in/no_git", |b| {
+        b.iter(|| analyzer.analyze_in(black_box(TYPICAL_NO_GIT), &workdir))
+    });
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const TYPICAL_NO_GIT: &str = "ls -la src | head -20";
+
 fn hostile(c: &mut Criterion) {
     let analyzer = Analyzer::default();
     let mut g = c.benchmark_group("hostile");
@@ -45,6 +84,10 @@ fn hostile(c: &mut Criterion) {
             ("pipes", "ls|".repeat(n / 3)),
             ("substitutions", "$(".repeat(n / 2)),
             ("words", "a ".repeat(n / 2)),
+            (
+                "heredoc",
+                format!("cat <<EOF\n{}EOF\n", "line of text\n".repeat(n / 13)),
+            ),
         ];
         for (name, input) in inputs {
             g.throughput(Throughput::Bytes(input.len() as u64));
@@ -56,5 +99,5 @@ fn hostile(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, analyze, hostile);
+criterion_group!(benches, analyze, repository, hostile);
 criterion_main!(benches);

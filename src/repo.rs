@@ -8,12 +8,15 @@
 //! every config file git would read for it — `config`, `config.worktree`, `include.path` and
 //! `includeIf.*.path` targets, whatever their condition — and reports each key from the
 //! allowlist's `[git] program_keys` that is set, plus active hooks that read-only commands can
-//! trigger. Files it cannot read or parse are reported too: fail closed.
+//! trigger. It then does the same for every populated submodule the index lists, because
+//! `git status` and `git diff` run git inside them. Files it cannot read or parse are reported
+//! too: fail closed.
 //!
 //! This is the only module that touches the file system, and only when the caller passes a
 //! [`Workdir`]; [`crate::Analyzer::analyze`] stays pure.
 
 mod config;
+mod index;
 
 use std::collections::HashSet;
 use std::fs;
@@ -168,8 +171,8 @@ const MAX_INCLUDE_DEPTH: usize = 10;
 /// Finds the repository git would use in `dir` and what in it could run programs. `None` when
 /// `dir` is in no repository.
 pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Repo> {
-    let (gitdir, mut hazards) = match discover(dir)? {
-        Ok(gitdir) => (gitdir, Vec::new()),
+    let found = match discover(dir)? {
+        Ok(found) => found,
         Err(h) => {
             return Some(Repo {
                 gitdir: h.file.clone(),
@@ -177,52 +180,135 @@ pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Repo> {
             });
         }
     };
+    let mut hazards = Vec::new();
+    let mut budget = MAX_SUBMODULES;
+    scan_found(&found, rules, 0, &mut budget, &mut hazards);
+    Some(Repo {
+        gitdir: found.gitdir,
+        hazards,
+    })
+}
+
+/// Most submodules read for one repository, nested ones included.
+const MAX_SUBMODULES: usize = 64;
+/// Deepest nesting of submodules read.
+const MAX_SUBMODULE_DEPTH: usize = 4;
+
+/// A repository as discovery found it.
+struct Found {
+    gitdir: PathBuf,
+    /// The work tree: the directory holding `.git`; `None` for a bare repository.
+    worktree: Option<PathBuf>,
+}
+
+/// Reads one repository's config and hooks, then those of its populated submodules, which
+/// `git status`, `git diff` and `git grep --recurse-submodules` run git in (found as gitlinks
+/// in the index, since `.gitmodules` need not list them).
+fn scan_found(
+    found: &Found,
+    rules: &ScanRules<'_>,
+    depth: usize,
+    budget: &mut usize,
+    hazards: &mut Vec<Hazard>,
+) {
+    let gitdir = &found.gitdir;
     let common = match fs::read_to_string(gitdir.join("commondir")) {
         Ok(rel) => normalize(&gitdir.join(rel.trim_end_matches(['\n', '\r']))),
         Err(_) => gitdir.clone(),
     };
     let mut reader = Reader {
         rules,
-        hazards: &mut hazards,
+        hazards,
         seen: HashSet::new(),
         hooks_path_set: false,
+        sha256: false,
     };
     reader.file(&common.join("config"), 0);
     reader.file(&gitdir.join("config.worktree"), 0);
-    let hooks_path_set = reader.hooks_path_set;
+    let (hooks_path_set, sha256) = (reader.hooks_path_set, reader.sha256);
     if !hooks_path_set {
-        hooks(&common.join("hooks"), rules.hooks, &mut hazards);
+        hooks(&common.join("hooks"), rules.hooks, hazards);
     }
-    Some(Repo { gitdir, hazards })
+    let Some(worktree) = &found.worktree else {
+        return;
+    };
+    let index_path = gitdir.join("index");
+    let links = match index::gitlinks(&index_path, if sha256 { 32 } else { 20 }) {
+        Ok(links) => links,
+        Err(why) => {
+            return hazards.push(Hazard {
+                file: index_path,
+                line: 0,
+                what: format!("an index cmdguard cannot read ({why}), so the submodules git visits are unknown"),
+            });
+        }
+    };
+    for link in links {
+        let sub = worktree.join(&link);
+        // git only goes into a populated submodule.
+        let Ok(meta) = fs::symlink_metadata(sub.join(".git")) else {
+            continue;
+        };
+        if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
+            return hazards.push(Hazard {
+                file: sub,
+                line: 0,
+                what: format!(
+                    "more submodules than cmdguard reads (over {MAX_SUBMODULES}, or nested over {MAX_SUBMODULE_DEPTH} deep)"
+                ),
+            });
+        }
+        *budget -= 1;
+        match dotgit(&sub, meta.is_dir()) {
+            Some(Ok(inner)) => scan_found(&inner, rules, depth + 1, budget, hazards),
+            Some(Err(h)) => hazards.push(h),
+            None => {}
+        }
+    }
 }
 
 /// The git directory for `dir`, walking up as git does. `Err` for a `.git` file git would
 /// follow but cmdguard cannot read.
-fn discover(dir: &Path) -> Option<Result<PathBuf, Hazard>> {
+fn discover(dir: &Path) -> Option<Result<Found, Hazard>> {
     for d in dir.ancestors() {
-        let dotgit = d.join(".git");
-        match fs::metadata(&dotgit) {
-            Ok(m) if m.is_dir() && is_gitdir(&dotgit) => return Some(Ok(dotgit)),
-            Ok(m) if m.is_file() => {
-                let text = fs::read_to_string(&dotgit).unwrap_or_default();
-                let Some(target) = text.strip_prefix("gitdir:") else {
-                    return Some(Err(Hazard {
-                        file: dotgit,
-                        line: 1,
-                        what: "the repository's `.git` file cannot be read as `gitdir: PATH`"
-                            .into(),
-                    }));
-                };
-                return Some(Ok(normalize(&d.join(target.trim()))));
-            }
-            _ => {}
+        if let Ok(m) = fs::metadata(d.join(".git"))
+            && let Some(found) = dotgit(d, m.is_dir())
+        {
+            return Some(found);
         }
         if is_gitdir(d) {
             // A bare repository, or a directory inside `.git` itself.
-            return Some(Ok(d.to_path_buf()));
+            return Some(Ok(Found {
+                gitdir: d.to_path_buf(),
+                worktree: None,
+            }));
         }
     }
     None
+}
+
+/// The repository `d/.git` stands for: a git directory, or a `gitdir: PATH` file.
+fn dotgit(d: &Path, is_dir: bool) -> Option<Result<Found, Hazard>> {
+    let dotgit = d.join(".git");
+    let worktree = Some(d.to_path_buf());
+    if is_dir {
+        return is_gitdir(&dotgit).then_some(Ok(Found {
+            gitdir: dotgit,
+            worktree,
+        }));
+    }
+    let text = fs::read_to_string(&dotgit).unwrap_or_default();
+    let Some(target) = text.strip_prefix("gitdir:") else {
+        return Some(Err(Hazard {
+            file: dotgit,
+            line: 1,
+            what: "the repository's `.git` file cannot be read as `gitdir: PATH`".into(),
+        }));
+    };
+    Some(Ok(Found {
+        gitdir: normalize(&d.join(target.trim())),
+        worktree,
+    }))
 }
 
 /// What git checks before it treats a directory as a repository (HEAD, and objects/refs or a
@@ -238,6 +324,8 @@ struct Reader<'a, 'r> {
     hazards: &'a mut Vec<Hazard>,
     seen: HashSet<PathBuf>,
     hooks_path_set: bool,
+    /// `extensions.objectFormat = sha256`: index entries carry 32-byte hashes.
+    sha256: bool,
 }
 
 impl Reader<'_, '_> {
@@ -306,6 +394,12 @@ impl Reader<'_, '_> {
             }
             if v.section == "core" && v.name == "hookspath" {
                 self.hooks_path_set = true;
+            }
+            if v.section == "extensions" && v.name == "objectformat" {
+                self.sha256 = v
+                    .value
+                    .as_deref()
+                    .is_some_and(|f| f.eq_ignore_ascii_case("sha256"));
             }
             if self.rules.keys.iter().any(|k| k.matches(v)) && !is_off(v.value.as_deref()) {
                 let shown = v

@@ -442,6 +442,14 @@ fn real_git_runs_a_repository_program_only_where_cmdguard_asks() {
             std::fs::write(r.join("inc.cfg"), format!("[core]\n\tfsmonitor = {s}\n")).unwrap();
             git_config(r, &["include.path", "../inc.cfg"]);
         }),
+        ("submodule core.fsmonitor", |r, s| {
+            let sub = submodule(r);
+            git_config(&sub, &["core.fsmonitor", s]);
+        }),
+        ("submodule post-index-change hook", |r, s| {
+            let sub = submodule(r);
+            install(&sub.join(".git/hooks/post-index-change"), s);
+        }),
         ("includeIf gitdir", |r, s| {
             std::fs::write(
                 r.join("inc.cfg"),
@@ -538,6 +546,30 @@ fn install(path: &Path, script: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::copy(script, path).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Commits a nested repository `sub` (with a commit and a changed file) into `repo` as a
+/// gitlink, the way an embedded repository or an old-style submodule sits in a work tree.
+fn submodule(repo: &Path) -> PathBuf {
+    let sub = repo.join("sub");
+    init_repo(&sub);
+    std::fs::write(sub.join("a.txt"), "one\ntwo changed\n").unwrap();
+    for args in [
+        &["add", "sub"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "sub",
+        ],
+    ] {
+        let o = git(repo, args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    sub
 }
 
 /// A repository with one commit of `a.txt`, whose attributes name the `tc` diff driver and the

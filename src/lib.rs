@@ -85,7 +85,7 @@ pub mod tool;
 pub use crate::allowlist::{Allowlist, ConfigError, DEFAULT_ALLOWLIST};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
 pub use crate::finding::{Code, Finding, Span, Verdict};
-pub use crate::repo::Workdir;
+pub use crate::repo::{GIT_ENV_REDIRECTS, Workdir};
 pub use crate::segment::{
     Assignment, Expansions, Joiner, Limits, Nest, Redirect, RedirectOp, Segment, SegmentKind, Word,
 };

@@ -38,7 +38,22 @@ pub struct Workdir {
     cwd: PathBuf,
     home: Option<PathBuf>,
     cdpath: Option<String>,
+    git_env: Vec<String>,
 }
+
+/// Environment variables that make git use another repository or config than the one found
+/// on disk; when the command inherits one, cmdguard cannot tell what git will read.
+pub const GIT_ENV_REDIRECTS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+];
 
 impl Workdir {
     /// A working directory, with `$HOME` and `$CDPATH` unknown (so `cd ~` is a directory known
@@ -48,17 +63,42 @@ impl Workdir {
             cwd: cwd.into(),
             home: None,
             cdpath: None,
+            git_env: Vec::new(),
         }
     }
 
-    /// The process's current directory, `$HOME` and `$CDPATH`: what the CLI uses.
+    /// The process's current directory, `$HOME`, `$CDPATH` and which of
+    /// [`GIT_ENV_REDIRECTS`] are set: what the CLI uses, since the command inherits them.
     pub fn from_env() -> std::io::Result<Workdir> {
         let mut dir = Workdir::new(std::env::current_dir()?);
         dir.home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
         dir.cdpath = std::env::var("CDPATH").ok().filter(|c| !c.is_empty());
+        dir.git_env = GIT_ENV_REDIRECTS
+            .iter()
+            .filter(|v| std::env::var_os(v).is_some())
+            .map(|v| v.to_string())
+            .collect();
         Ok(dir)
+    }
+
+    /// Records that the command inherits `name` (one of [`GIT_ENV_REDIRECTS`], such as
+    /// `GIT_DIR`): git commands then ask, since git may read another repository.
+    ///
+    /// ```
+    /// use cmdguard::{Analyzer, Verdict, Workdir};
+    /// let dir = Workdir::new("/").with_git_env("GIT_DIR");
+    /// assert_eq!(Analyzer::default().analyze_in("git log", &dir).verdict, Verdict::Ask);
+    /// ```
+    pub fn with_git_env(mut self, name: impl Into<String>) -> Workdir {
+        self.git_env.push(name.into());
+        self
+    }
+
+    /// The inherited variables that redirect git, as recorded.
+    pub fn git_env(&self) -> &[String] {
+        &self.git_env
     }
 
     /// The same environment, in another directory.

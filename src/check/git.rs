@@ -210,6 +210,11 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
         return;
     };
     let mut messages = Vec::new();
+    for var in place.workdir.git_env() {
+        messages.push(format!(
+            "the command inherits `{var}`, which makes git read a repository or config other than the one on disk here"
+        ));
+    }
     if let Some(why) = &place.unknown {
         messages.push(format!(
             "git runs after {why}, in a directory known only at run time, whose repository config cmdguard cannot read"

@@ -595,3 +595,30 @@ fn init_repo(repo: &Path) {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+#[test]
+fn inherited_git_environment_makes_git_ask() {
+    let s = Scratch::new();
+    s.repo("r", CLEAN);
+    let dir = Workdir::new(s.path().join("r"));
+    allowed(&Analyzer::default().analyze_in("git status", &dir));
+    for var in cmdguard::GIT_ENV_REDIRECTS {
+        let a = Analyzer::default().analyze_in("git status", &dir.clone().with_git_env(*var));
+        asks_naming(&a, &[var]);
+        allowed(&Analyzer::default().analyze_in("ls", &dir.clone().with_git_env(*var)));
+    }
+    // The CLI reads its own environment.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+        .args(["check", "--cwd"])
+        .arg(s.path().join("r"))
+        .arg("git log")
+        .env("GIT_DIR", "/elsewhere/.git")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

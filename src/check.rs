@@ -496,6 +496,33 @@ impl Ctx<'_> {
     }
 }
 
+/// The first operand of a program that takes its script there (`sed`, `awk`): its text and
+/// span when static. A missing one is a finding (`what` names it); a dynamic one was already
+/// reported as a dynamic argument.
+fn script_operand<'w>(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    entry: &Entry,
+    rest: &[Word],
+    parsed: &[Arg<'w>],
+    what: &str,
+) -> Option<(&'w str, Span)> {
+    match parsed.iter().find(|a| !matches!(a, Arg::Opt { .. })) {
+        Some(Arg::Operand { text, word }) => Some((text, rest[*word].span)),
+        Some(_) => None,
+        None => {
+            cx.push_rule(
+                Code::ForbiddenArgument,
+                rest.first().map(|w| w.span).unwrap_or_default(),
+                Some(i),
+                format!("`{}` without a {what}", entry.name),
+                &entry.name,
+            );
+            None
+        }
+    }
+}
+
 /// Where the words being checked came from.
 #[derive(Clone, Copy)]
 pub(crate) enum Origin<'s> {

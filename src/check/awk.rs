@@ -3,7 +3,7 @@
 //! neither writes files, runs programs nor loads code.
 
 use super::awk_program::check_awk_program;
-use super::{Arg, Ctx};
+use super::{Arg, Ctx, script_operand};
 use crate::allowlist::Entry;
 use crate::finding::Code;
 use crate::segment::Word;
@@ -15,25 +15,15 @@ pub(super) fn check_args(
     rest: &[Word],
     parsed: &[Arg<'_>],
 ) {
-    match parsed.iter().find(|a| !matches!(a, Arg::Opt { .. })) {
-        Some(Arg::Operand { text, word }) => {
-            if let Err(p) = check_awk_program(text) {
-                cx.push_rule(
-                    Code::ForbiddenArgument,
-                    rest[*word].span,
-                    Some(i),
-                    format!("awk program: {}", p.reason),
-                    &entry.name,
-                );
-            }
-        }
-        Some(_) => {}
-        None => cx.push_rule(
+    if let Some((text, span)) = script_operand(cx, i, entry, rest, parsed, "program")
+        && let Err(p) = check_awk_program(text)
+    {
+        cx.push_rule(
             Code::ForbiddenArgument,
-            rest.first().map(|w| w.span).unwrap_or_default(),
+            span,
             Some(i),
-            "`awk` without a program".into(),
+            format!("awk program: {}", p.reason),
             &entry.name,
-        ),
+        );
     }
 }

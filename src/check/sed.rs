@@ -3,7 +3,7 @@
 //! `-i`, `-f` and friends are forbidden by sed's allowlist entry, not here.
 
 use super::sed_script::{SedDialect, check_sed_script};
-use super::{Arg, Ctx, names};
+use super::{Arg, Ctx, names, script_operand};
 use crate::allowlist::Entry;
 use crate::finding::{Code, Span};
 use crate::segment::Word;
@@ -35,18 +35,7 @@ pub(super) fn check_args(
         }
     }
     if !has_expression {
-        match parsed.iter().find(|a| !matches!(a, Arg::Opt { .. })) {
-            Some(Arg::Operand { text, word }) => scripts.push((text, rest[*word].span)),
-            // A dynamic script was already reported as a dynamic argument.
-            Some(_) => {}
-            None => cx.push_rule(
-                Code::ForbiddenArgument,
-                rest.first().map(|w| w.span).unwrap_or_default(),
-                Some(i),
-                "`sed` without a script".into(),
-                &entry.name,
-            ),
-        }
+        scripts.extend(script_operand(cx, i, entry, rest, parsed, "script"));
     }
     for (script, span) in scripts {
         if let Err(p) = check_sed_script(script, dialect) {

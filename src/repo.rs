@@ -211,7 +211,9 @@ const MAX_INCLUDE_DEPTH: usize = 10;
 /// Finds the repository git would use in `dir` and what in it could run programs. `None` when
 /// `dir` is in no repository.
 pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Repo> {
-    let found = match discover(dir)? {
+    // git walks up from the physical directory (`getcwd`), not from a path through a symlink.
+    let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let found = match discover(&dir)? {
         Ok(found) => found,
         Err(h) => {
             return Some(Repo {

@@ -141,6 +141,17 @@ fn the_repository_is_found_by_walking_up_as_git_does() {
         &analyze_in("git status", &s.path().join("r/src/deep")),
         &["core.fsmonitor"],
     );
+    // Through a symlink, git walks up from where the link leads.
+    let s2 = Scratch::new();
+    std::os::unix::fs::symlink(s.path().join("r/src/deep"), s2.path().join("link")).unwrap();
+    asks_naming(
+        &analyze_in("git status", &s2.path().join("link")),
+        &["core.fsmonitor"],
+    );
+    asks_naming(
+        &analyze_in("cd link && git status", s2.path()),
+        &["core.fsmonitor"],
+    );
     // Inside the git directory itself.
     asks_naming(
         &analyze_in("git log", &s.path().join("r/.git/objects")),

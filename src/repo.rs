@@ -437,6 +437,13 @@ impl Reader<'_, '_> {
             if v.section == "core" && v.name == "hookspath" {
                 self.hooks_path_set = true;
             }
+            if v.section == "core" && v.name == "worktree" {
+                self.hazard(
+                    path,
+                    v.line,
+                    "the repository's config sets `core.worktree`, which moves the work tree (and its submodules) where cmdguard does not look".into(),
+                );
+            }
             if v.section == "extensions" && v.name == "objectformat" {
                 self.sha256 = v
                     .value

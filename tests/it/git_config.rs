@@ -94,6 +94,7 @@ fn each_program_key_makes_git_ask_naming_key_and_file() {
         ("[CORE]\n\tFSMONITOR\n", "core.fsmonitor"),
         ("[core] fsmonitor = x\n", "core.fsmonitor"),
         ("[gpg]\n\tprogram = ./g\n", "gpg.program"),
+        ("[core]\n\tworktree = /elsewhere\n", "core.worktree"),
     ];
     for (config, key) in cases {
         let s = Scratch::new();

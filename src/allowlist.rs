@@ -151,6 +151,7 @@ pub(crate) struct Wrapper {
     pub assignments: bool,
     pub appends_dynamic: bool,
     pub split_option: Option<String>,
+    pub chdir_options: Vec<String>,
     pub severity: Verdict,
 }
 
@@ -450,6 +451,7 @@ impl Allowlist {
                     assignments: w.assignments,
                     appends_dynamic: w.appends_dynamic,
                     split_option: w.split_option,
+                    chdir_options: w.chdir_options,
                     severity: w.severity,
                 },
             );

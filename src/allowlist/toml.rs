@@ -139,6 +139,10 @@ pub(crate) struct RawWrapper {
     pub appends_dynamic: bool,
     /// Option whose value is a command string split into words (`env -S`).
     pub split_option: Option<String>,
+    /// Value options whose value is the directory the command runs in (`env -C DIR`): a git
+    /// command inside is checked against that directory's repository.
+    #[serde(default)]
+    pub chdir_options: Vec<String>,
     /// The verdict the wrapper itself needs at least (`sudo` asks).
     #[serde(default = "default_allow")]
     pub severity: Verdict,

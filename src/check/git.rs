@@ -73,7 +73,12 @@ impl Place {
                 _ => break,
             }
         }
-        let Some(target) = operands.first() else {
+        self.goto(operands.first(), physical)
+    }
+
+    /// Goes to `target` (`None`: home) from every directory so far; whether the set grew.
+    fn goto(&mut self, target: Option<&Word>, physical: bool) -> bool {
+        let Some(target) = target else {
             return match self.workdir.home().map(Path::to_path_buf) {
                 Some(home) => self.add(repo::normalize(&home)),
                 None => {
@@ -90,7 +95,12 @@ impl Place {
             self.unknown("`cd -`".into());
             return false;
         }
-        let text = if let Some(rest) = text.strip_prefix('~').filter(|_| !target.quoted) {
+        let text = if let Some(rest) = text.strip_prefix('~') {
+            if target.quoted {
+                // `~/"x"` expands and `"~"/x` does not: which one this is is not recorded.
+                self.unknown(format!("`cd {text}`, partly quoted"));
+                return false;
+            }
             match (self.workdir.home(), rest) {
                 (Some(home), "") => home.to_string_lossy().into_owned(),
                 (Some(home), r) if r.starts_with('/') => format!("{}{r}", home.display()),
@@ -200,6 +210,14 @@ pub(crate) fn prepare(cx: &mut Ctx<'_>) {
 pub(crate) fn after_segment(cx: &mut Ctx<'_>, words: &[Word]) {
     if let (Some(place), Some(args)) = (cx.place.as_deref_mut(), cd_args(words)) {
         place.cd(args);
+    }
+}
+
+/// A wrapper runs its command in `dir` (`env -C DIR`): later git commands may run there.
+pub(crate) fn chdir(cx: &mut Ctx<'_>, dir: &Word) {
+    if let Some(place) = cx.place.as_deref_mut() {
+        // chdir(2) resolves `..` physically.
+        place.goto(Some(dir), true);
     }
 }
 

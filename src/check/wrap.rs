@@ -51,6 +51,9 @@ pub(super) fn wrapper(
                     );
                 }
             }
+            for dir in &u.chdir {
+                super::git::chdir(cx, dir);
+            }
             let mut inner = u.inner;
             if inner.is_empty() {
                 if w.appends_dynamic {
@@ -80,6 +83,8 @@ pub(super) fn wrapper(
 struct Unwrapped {
     inner: Vec<Word>,
     assignments: Vec<(String, Word)>,
+    /// Directories the inner command runs in (`env -C DIR`).
+    chdir: Vec<Word>,
 }
 
 fn synthetic(text: &str, span: Span) -> Word {
@@ -103,6 +108,13 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
     let mut i = 1;
     let mut operands = w.operands;
     let mut split: Option<Vec<Word>> = None;
+    let mut chdir = Vec::new();
+    let mut value_of = |opt: &str, value: Option<Word>| {
+        if w.chdir_options.iter().any(|c| c == opt) {
+            // A missing value is the wrapper's own usage error; nothing runs.
+            chdir.extend(value);
+        }
+    };
     while i < words.len() {
         let word = &words[i];
         let Some(t) = word.static_text() else {
@@ -157,16 +169,22 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
                 continue;
             }
             if w.spec.value_options.iter().any(|v| v == opt) {
+                match attached {
+                    Some(v) => value_of(opt, Some(with_text(word, v))),
+                    None => value_of(opt, words.get(i + 1).cloned()),
+                }
                 i += if attached.is_some() { 1 } else { 2 };
                 continue;
             }
             // `-n10`, `-sKILL`: a short value option with its value attached.
             if !t.starts_with("--")
-                && w.spec
+                && let Some(v) = w
+                    .spec
                     .value_options
                     .iter()
-                    .any(|v| v.len() == 2 && t.starts_with(v.as_str()))
+                    .find(|v| v.len() == 2 && t.starts_with(v.as_str()))
             {
+                value_of(v, Some(with_text(word, &t[2..])));
                 i += 1;
                 continue;
             }
@@ -195,7 +213,18 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
         Some(ws) => ws,
         None => words.get(i..).unwrap_or(&[]).to_vec(),
     };
-    Ok(Unwrapped { inner, assignments })
+    Ok(Unwrapped {
+        inner,
+        assignments,
+        chdir,
+    })
+}
+
+/// `word` with its text replaced by a static part of it (an option's attached value).
+fn with_text(word: &Word, text: &str) -> Word {
+    let mut w = word.clone();
+    w.text = text.to_string();
+    w
 }
 
 fn is_name(s: &str) -> bool {

@@ -313,6 +313,11 @@ fn cd_moves_later_git_commands_to_its_repository() {
         "cd bad && timeout 5 git status",
         "cd bad && env git status",
         "cd bad && git status | head",
+        "env -C bad git status",
+        "env --chdir=bad git log",
+        "env -Cbad git log",
+        "env -C good/../bad git log",
+        "env -i -C bad LC_ALL=C git diff",
         // Over-approximations, on the side of asking: the subshell's `cd` is counted for
         // the rest of the line, and a loop may run its `cd` before the git command.
         "(cd bad); git status",
@@ -342,6 +347,8 @@ fn cd_to_a_run_time_directory_makes_later_git_ask() {
         "cd && git log",
         "cd ~ && git log",
         "cd ~other && git log",
+        "cd ~/\"x\" && git log",
+        "env -C \"$d\" git status",
         "for d in a b; do (cd \"$d\" && git status); done",
     ] {
         asks_naming(&analyze_in(cmd, s.path()), &["run time"]);

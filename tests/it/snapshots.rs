@@ -24,3 +24,39 @@ fn json_analysis_of_tricky_commands() {
     let all: Vec<_> = TRICKY.iter().map(|c| analyzer.analyze(c)).collect();
     insta::assert_json_snapshot!(all);
 }
+
+/// What a git command in a repository with program-running config says, scratch path hidden.
+#[test]
+fn json_analysis_in_a_repository_that_runs_programs() {
+    let dir = std::env::temp_dir().join(format!("cmdguard-snap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["r/.git/objects", "r/.git/refs", "clean/.git/objects", "clean/.git/refs"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    for repo in ["r", "clean"] {
+        std::fs::write(dir.join(repo).join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    }
+    std::fs::write(
+        dir.join("r/.git/config"),
+        "[core]\n\tfsmonitor = ./watch.sh\n[include]\n\tpath = team.inc\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("r/.git/team.inc"), "[diff \"img\"]\n\ttextconv = exif\n").unwrap();
+    std::fs::write(dir.join("clean/.git/config"), "[core]\n\tbare = false\n").unwrap();
+    let analyzer = Analyzer::default();
+    let workdir = cmdguard::Workdir::new(dir.join("clean"));
+    let all: Vec<_> = [
+        "git status",
+        "cd ../r && git diff --stat",
+        "cd \"$D\" && git log",
+    ]
+    .iter()
+    .map(|c| analyzer.analyze_in(c, &workdir))
+    .collect();
+    let text = serde_json::to_string(&all)
+        .unwrap()
+        .replace(&dir.display().to_string(), "<scratch>");
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    insta::assert_json_snapshot!(value);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

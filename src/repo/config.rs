@@ -297,4 +297,26 @@ mod tests {
         }
         assert_eq!(parse(b"[a]\nb = 1\n\n[c \"x]").unwrap_err().line, 4);
     }
+
+    proptest::proptest! {
+        /// Whatever the bytes, the parser returns values or an error on a line that exists.
+        #[test]
+        fn never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            if let Err(e) = parse(&data) {
+                proptest::prop_assert!(e.line >= 1 && e.line <= data.iter().filter(|b| **b == b'\n').count() + 1);
+            }
+        }
+
+        /// Built from git's own grammar pieces, so the parser's deeper states are reached.
+        #[test]
+        fn never_panics_on_config_like_text(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "[core]", "[diff \"x\"]", "[a.b]", "\n", "\t", " ", "fsmonitor", "=", "\"", "\\",
+                "\\\n", "#", ";", "x", "]", "[", "path", "\\n", "\\t", "\\b", "\r",
+            ]),
+            0..64,
+        )) {
+            let _ = parse(parts.concat().as_bytes());
+        }
+    }
 }

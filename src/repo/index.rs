@@ -217,4 +217,24 @@ mod tests {
         // 0x80 0x00 is 128 in git's encoding (each continuation adds one).
         assert_eq!(varint(&[0x80, 0x00], 0).unwrap(), (128, 2));
     }
+
+    proptest::proptest! {
+        /// Arbitrary bytes, and real indexes with bytes flipped, never panic.
+        #[test]
+        fn never_panics(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512),
+            flips in proptest::collection::vec((0usize..200, proptest::prelude::any::<u8>()), 0..8),
+            version in 2u32..=4,
+        ) {
+            let _ = parse(&data, 20, &mut Vec::new());
+            let mut real = index(version, &[(0o160000, "sub"), (0o100644, "a/b/c.txt"), (0o160000, "sub/x")]);
+            for (at, b) in flips {
+                if let Some(slot) = real.get_mut(at) {
+                    *slot = b;
+                }
+            }
+            let _ = parse(&real, 20, &mut Vec::new());
+            let _ = parse(&real, 32, &mut Vec::new());
+        }
+    }
 }

@@ -30,7 +30,12 @@ fn json_analysis_of_tricky_commands() {
 fn json_analysis_in_a_repository_that_runs_programs() {
     let dir = std::env::temp_dir().join(format!("cmdguard-snap-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    for sub in ["r/.git/objects", "r/.git/refs", "clean/.git/objects", "clean/.git/refs"] {
+    for sub in [
+        "r/.git/objects",
+        "r/.git/refs",
+        "clean/.git/objects",
+        "clean/.git/refs",
+    ] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
     for repo in ["r", "clean"] {
@@ -41,7 +46,11 @@ fn json_analysis_in_a_repository_that_runs_programs() {
         "[core]\n\tfsmonitor = ./watch.sh\n[include]\n\tpath = team.inc\n",
     )
     .unwrap();
-    std::fs::write(dir.join("r/.git/team.inc"), "[diff \"img\"]\n\ttextconv = exif\n").unwrap();
+    std::fs::write(
+        dir.join("r/.git/team.inc"),
+        "[diff \"img\"]\n\ttextconv = exif\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("clean/.git/config"), "[core]\n\tbare = false\n").unwrap();
     let analyzer = Analyzer::default();
     let workdir = cmdguard::Workdir::new(dir.join("clean"));

@@ -331,12 +331,26 @@ impl Ctx<'_> {
         if let Some(m) = wrap::builtin(self, i, span, name, words) {
             return Some(m);
         }
-        self.push(
-            Code::NotAllowlisted,
-            first.span,
-            Some(i),
-            format!("`{}` is not in the allowlist", self.describe(&keys)),
-        );
+        // A global option of a program with subcommands (`git -C dir status`) is why no
+        // entry matched: say so, rather than name a command nobody typed.
+        let global = self.list.programs.get(name).and_then(|p| {
+            let opt = keys.get(1)?;
+            let bare = opt.split_once('=').map_or(*opt, |(o, _)| o);
+            (p.flags.iter().chain(&p.value_options).any(|o| o == bare)
+                || (bare.len() > 2
+                    && !bare.starts_with("--")
+                    && p.value_options
+                        .iter()
+                        .any(|o| o.len() == 2 && bare.starts_with(o.as_str()))))
+            .then_some(*opt)
+        });
+        let message = match global {
+            Some(opt) => format!(
+                "`{name}` global option `{opt}` is not allowed: options before the subcommand can pick another repository, config or program"
+            ),
+            None => format!("`{}` is not in the allowlist", self.describe(&keys)),
+        };
+        self.push(Code::NotAllowlisted, first.span, Some(i), message);
         None
     }
 

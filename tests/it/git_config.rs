@@ -386,6 +386,10 @@ fn git_options_that_pick_another_repository_are_refused() {
     ] {
         let a = analyze_in(cmd, &s.path().join("good"));
         assert_eq!(a.verdict, Verdict::Ask, "{cmd}");
+        if cmd.starts_with("git") {
+            let why = &a.findings[0].message;
+            assert!(why.contains("global option"), "{cmd}: {why}");
+        }
     }
 }
 

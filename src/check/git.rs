@@ -115,17 +115,16 @@ impl Place {
         let mut grew = false;
         for base in self.dirs.clone() {
             for dir in targets(&base, &text, self.workdir.cdpath()) {
-                let dir = if physical {
-                    match std::fs::canonicalize(&dir) {
-                        Ok(d) => d,
-                        Err(_) => continue,
-                    }
-                } else {
-                    repo::normalize(&dir)
-                };
+                // Logical `cd` resolves `..` in the text, and falls back to the physical path
+                // when that is no directory; `cd -P` and chdir(2) resolve physically. Both are
+                // kept when both exist: the set may only over-approximate.
+                let physical_dir = std::fs::canonicalize(&dir).ok();
+                let logical_dir = (!physical).then(|| repo::normalize(&dir));
                 // `cd` into a missing directory fails and changes nothing.
-                if dir.is_dir() {
-                    grew |= self.add(dir);
+                for d in logical_dir.into_iter().chain(physical_dir) {
+                    if d.is_dir() {
+                        grew |= self.add(d);
+                    }
                 }
             }
         }

@@ -328,6 +328,23 @@ fn cd_moves_later_git_commands_to_its_repository() {
     ] {
         asks_naming(&analyze_in(cmd, cwd), &["core.fsmonitor"]);
     }
+    // `link/..` is the cwd to a logical `cd`, but where the link leads to `cd -P`; when the
+    // logical path is no directory, bash falls back to the physical one.
+    let s2 = Scratch::new();
+    s2.repo("far/bad", "[core]\n\tfsmonitor = ./x\n");
+    std::fs::create_dir_all(s2.path().join("far/deep")).unwrap();
+    std::fs::create_dir_all(s2.path().join("here")).unwrap();
+    std::os::unix::fs::symlink(s2.path().join("far/deep"), s2.path().join("here/link")).unwrap();
+    let here = s2.path().join("here");
+    asks_naming(
+        &analyze_in("cd -P link/../bad && git log", &here),
+        &["core.fsmonitor"],
+    );
+    asks_naming(
+        &analyze_in("cd link/../bad && git log", &here),
+        &["core.fsmonitor"],
+    );
+    allowed(&analyze_in("cd link/.. && git log", &here));
     // A bare repository is a repository too.
     let s = Scratch::new();
     s.gitdir("bare.git", "[core]\n\tbare = true\n\tpager = ./p\n");

@@ -38,6 +38,7 @@ pub struct Allowlist {
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
     pub(crate) git_keys: Vec<KeyPattern>,
+    pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
@@ -242,6 +243,7 @@ impl Allowlist {
                 .map(|s| s.to_string())
                 .collect(),
             git_keys: Vec::new(),
+            git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
             programs: HashMap::new(),
             entries: HashMap::new(),
@@ -342,6 +344,16 @@ impl Allowlist {
                     .into_iter()
                     .map(|k| {
                         KeyPattern::parse(k.get_ref()).map_err(|m| err(k.span(), "program_keys", m))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            if let Some(values) = git.safe_values {
+                self.git_safe_values = values
+                    .into_iter()
+                    .map(|(k, v)| {
+                        KeyPattern::parse(k.get_ref())
+                            .map(|p| (p, v))
+                            .map_err(|m| err(k.span(), "safe_values", m))
                     })
                     .collect::<Result<_, _>>()?;
             }

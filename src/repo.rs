@@ -199,14 +199,20 @@ pub(crate) struct Repo {
 /// Settings for a scan, from the allowlist.
 pub(crate) struct ScanRules<'a> {
     pub keys: &'a [KeyPattern],
+    /// Values that switch a key off (`core.fsmonitor = false`), compared case-insensitively.
+    pub safe_values: &'a [(KeyPattern, Vec<String>)],
     pub hooks: &'a [String],
     pub home: Option<&'a Path>,
 }
 
-/// Largest config file read; a bigger one is a hazard rather than a slow read.
+/// Largest config or `.git` file read; a bigger one is a hazard rather than a slow read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// git's own limit on nested includes.
 const MAX_INCLUDE_DEPTH: usize = 10;
+/// Most submodules read for one repository, nested ones included.
+const MAX_SUBMODULES: usize = 64;
+/// Deepest nesting of submodules read.
+const MAX_SUBMODULE_DEPTH: usize = 4;
 
 /// Finds the repository git would use in `dir` and what in it could run programs. `None` when
 /// `dir` is in no repository.
@@ -231,11 +237,6 @@ pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Repo> {
     })
 }
 
-/// Most submodules read for one repository, nested ones included.
-const MAX_SUBMODULES: usize = 64;
-/// Deepest nesting of submodules read.
-const MAX_SUBMODULE_DEPTH: usize = 4;
-
 /// A repository as discovery found it.
 struct Found {
     gitdir: PathBuf,
@@ -254,23 +255,19 @@ fn scan_found(
     hazards: &mut Vec<Hazard>,
 ) {
     let gitdir = &found.gitdir;
-    let common = match fs::read_to_string(gitdir.join("commondir")) {
-        Ok(rel) => normalize(&gitdir.join(rel.trim_end_matches(['\n', '\r']))),
-        Err(_) => gitdir.clone(),
-    };
+    let common = common_dir(gitdir);
     let mut reader = Reader {
         rules,
         hazards,
         seen: HashSet::new(),
-        hooks_path_set: false,
         sha256: false,
     };
     reader.file(&common.join("config"), 0);
     reader.file(&gitdir.join("config.worktree"), 0);
-    let (hooks_path_set, sha256) = (reader.hooks_path_set, reader.sha256);
-    if !hooks_path_set {
-        hooks(&common.join("hooks"), rules.hooks, hazards);
-    }
+    let sha256 = reader.sha256;
+    // Hooks in the default directory run unless `core.hooksPath` moves them, and that key is
+    // a hazard of its own.
+    hooks(&common.join("hooks"), rules.hooks, hazards);
     let Some(worktree) = &found.worktree else {
         return;
     };
@@ -281,14 +278,16 @@ fn scan_found(
             return hazards.push(Hazard {
                 file: index_path,
                 line: 0,
-                what: format!("an index cmdguard cannot read ({why}), so the submodules git visits are unknown"),
+                what: format!(
+                    "an index cmdguard cannot read ({why}), so the submodules git visits are unknown"
+                ),
             });
         }
     };
     for link in links {
         let sub = worktree.join(&link);
         // git only goes into a populated submodule.
-        let Ok(meta) = fs::symlink_metadata(sub.join(".git")) else {
+        let Ok(meta) = fs::metadata(sub.join(".git")) else {
             continue;
         };
         if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
@@ -301,7 +300,7 @@ fn scan_found(
             });
         }
         *budget -= 1;
-        match dotgit(&sub, meta.is_dir()) {
+        match dotgit(&sub, &meta) {
             Some(Ok(inner)) => scan_found(&inner, rules, depth + 1, budget, hazards),
             Some(Err(h)) => hazards.push(h),
             None => {}
@@ -309,12 +308,25 @@ fn scan_found(
     }
 }
 
-/// The git directory for `dir`, walking up as git does. `Err` for a `.git` file git would
-/// follow but cmdguard cannot read.
+/// The directory holding config, hooks, objects and refs: `commondir` of a linked worktree's
+/// git directory (resolved by the kernel, `..` through symlinks included), else the git
+/// directory itself.
+fn common_dir(gitdir: &Path) -> PathBuf {
+    match read_small(&gitdir.join("commondir")) {
+        Ok(Some(rel)) => {
+            let rel = String::from_utf8_lossy(&rel);
+            physical(&gitdir.join(rel.trim_end_matches(['\n', '\r'])))
+        }
+        _ => gitdir.to_path_buf(),
+    }
+}
+
+/// The git directory for `dir`, walking up as git's `setup_git_directory` does. `Err` for a
+/// `.git` file git would stop at but cmdguard cannot follow.
 fn discover(dir: &Path) -> Option<Result<Found, Hazard>> {
     for d in dir.ancestors() {
         if let Ok(m) = fs::metadata(d.join(".git"))
-            && let Some(found) = dotgit(d, m.is_dir())
+            && let Some(found) = dotgit(d, &m)
         {
             return Some(found);
         }
@@ -329,44 +341,135 @@ fn discover(dir: &Path) -> Option<Result<Found, Hazard>> {
     None
 }
 
-/// The repository `d/.git` stands for: a git directory, or a `gitdir: PATH` file.
-fn dotgit(d: &Path, is_dir: bool) -> Option<Result<Found, Hazard>> {
+/// The repository `d/.git` stands for, as git reads it: a directory that passes git's own
+/// test, or a regular file `gitdir: PATH` (which git follows or dies on). Anything else —
+/// an invalid directory, a FIFO — git walks past.
+fn dotgit(d: &Path, meta: &fs::Metadata) -> Option<Result<Found, Hazard>> {
     let dotgit = d.join(".git");
     let worktree = Some(d.to_path_buf());
-    if is_dir {
+    if meta.is_dir() {
         return is_gitdir(&dotgit).then_some(Ok(Found {
             gitdir: dotgit,
             worktree,
         }));
     }
-    let text = fs::read_to_string(&dotgit).unwrap_or_default();
-    let Some(target) = text.strip_prefix("gitdir:") else {
-        return Some(Err(Hazard {
-            file: dotgit,
+    if !meta.is_file() {
+        return None;
+    }
+    let fail = |what: &str| {
+        Some(Err(Hazard {
+            file: dotgit.clone(),
             line: 1,
-            what: "the repository's `.git` file cannot be read as `gitdir: PATH`".into(),
-        }));
+            what: format!("the repository's `.git` file {what}"),
+        }))
     };
-    Some(Ok(Found {
-        gitdir: normalize(&d.join(target.trim())),
-        worktree,
-    }))
+    let text = match read_small(&dotgit) {
+        Ok(Some(t)) => t,
+        _ => return fail("cannot be read"),
+    };
+    // git strips trailing CR and LF only, and wants exactly `gitdir: ` before the path.
+    let end = text
+        .iter()
+        .rposition(|b| *b != b'\n' && *b != b'\r')
+        .map_or(0, |i| i + 1);
+    let Some(target) = text[..end].strip_prefix(b"gitdir: ") else {
+        return fail("is not `gitdir: PATH`");
+    };
+    let Ok(target) = std::str::from_utf8(target) else {
+        return fail("names a path that is not UTF-8");
+    };
+    let gitdir = physical(&d.join(target));
+    if !is_gitdir(&gitdir) {
+        return fail(&format!(
+            "points to `{target}`, which is no git directory git would use"
+        ));
+    }
+    Some(Ok(Found { gitdir, worktree }))
 }
 
-/// What git checks before it treats a directory as a repository (HEAD, and objects/refs or a
-/// `commondir`), loosely: a false match only means one more config read.
+/// git's `is_git_directory`: a valid `HEAD`, and `objects` and `refs` in the common directory
+/// that can be searched.
 fn is_gitdir(d: &Path) -> bool {
-    d.join("HEAD").is_file()
-        && (d.join("commondir").is_file()
-            || (d.join("objects").is_dir() && d.join("refs").is_dir()))
+    if !valid_head(&d.join("HEAD")) {
+        return false;
+    }
+    let common = common_dir(d);
+    searchable(&common.join("objects")) && searchable(&common.join("refs"))
+}
+
+/// git's `validate_headref`: a symlink into `refs/`, `ref: refs/…`, or an object id.
+fn valid_head(head: &Path) -> bool {
+    if let Ok(target) = fs::read_link(head)
+        && target.to_str().is_some_and(|t| t.starts_with("refs/"))
+    {
+        return true;
+    }
+    let Ok(Some(text)) = read_small(head) else {
+        return false;
+    };
+    let text = text.get(..255).unwrap_or(&text);
+    let text = String::from_utf8_lossy(text);
+    let text = text.trim_end();
+    if let Some(rest) = text.strip_prefix("ref:") {
+        return rest.trim_start().starts_with("refs/");
+    }
+    let hex = |n: usize| text.len() >= n && text.as_bytes()[..n].iter().all(u8::is_ascii_hexdigit);
+    hex(40) || hex(64)
+}
+
+#[cfg(unix)]
+fn searchable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn searchable(p: &Path) -> bool {
+    p.exists()
+}
+
+/// Reads a small regular file without blocking: `None` when it does not exist, an error when
+/// it is no regular file (a FIFO would hang a plain read) or too large.
+fn read_small(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::other(format!(
+            "over {MAX_CONFIG_BYTES} bytes"
+        )));
+    }
+    let mut out = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut out)?;
+    Ok(Some(out))
+}
+
+/// `path` with symlinks and `..` resolved the way the kernel resolves them when git opens it;
+/// the path as given when it does not exist.
+fn physical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 struct Reader<'a, 'r> {
     rules: &'a ScanRules<'r>,
     hazards: &'a mut Vec<Hazard>,
     seen: HashSet<PathBuf>,
-    hooks_path_set: bool,
-    /// `extensions.objectFormat = sha256`: index entries carry 32-byte hashes.
+    /// `extensions.objectFormat = sha256` in the main config: index entries carry 32-byte
+    /// hashes. git reads the repository format from that file alone.
     sha256: bool,
 }
 
@@ -380,35 +483,17 @@ impl Reader<'_, '_> {
     }
 
     fn file(&mut self, path: &Path, depth: usize) {
-        let meta = match fs::metadata(path) {
-            Ok(m) => m,
-            // git skips config and include files that do not exist.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
-            Err(e) => {
-                return self.hazard(
-                    path,
-                    0,
-                    format!("the repository's config file cannot be read ({e})"),
-                );
-            }
-        };
-        if meta.len() > MAX_CONFIG_BYTES {
-            return self.hazard(
-                path,
-                0,
-                format!(
-                    "the repository's config file is over {MAX_CONFIG_BYTES} bytes and was not read"
-                ),
-            );
-        }
-        if !self.seen.insert(path.to_path_buf()) {
+        let path = physical(path);
+        if !self.seen.insert(path.clone()) {
             return;
         }
-        let text = match fs::read(path) {
-            Ok(t) => t,
+        let text = match read_small(&path) {
+            // git skips config and include files that do not exist.
+            Ok(None) => return,
+            Ok(Some(t)) => t,
             Err(e) => {
                 return self.hazard(
-                    path,
+                    &path,
                     0,
                     format!("the repository's config file cannot be read ({e})"),
                 );
@@ -418,7 +503,7 @@ impl Reader<'_, '_> {
             Ok(v) => v,
             Err(e) => {
                 return self.hazard(
-                    path,
+                    &path,
                     e.line,
                     format!(
                         "the repository's config file cannot be parsed: {}",
@@ -431,34 +516,53 @@ impl Reader<'_, '_> {
             let include = v.name == "path"
                 && (v.section == "include" || (v.section == "includeif" && v.subsection.is_some()));
             if include {
-                self.include(path, v, depth);
+                self.include(&path, v, depth);
                 continue;
-            }
-            if v.section == "core" && v.name == "hookspath" {
-                self.hooks_path_set = true;
             }
             if v.section == "core" && v.name == "worktree" {
                 self.hazard(
-                    path,
+                    &path,
                     v.line,
                     "the repository's config sets `core.worktree`, which moves the work tree (and its submodules) where cmdguard does not look".into(),
                 );
             }
-            if v.section == "extensions" && v.name == "objectformat" {
+            if depth == 0
+                && path.ends_with("config")
+                && v.section == "extensions"
+                && v.name == "objectformat"
+            {
                 self.sha256 = v
                     .value
                     .as_deref()
                     .is_some_and(|f| f.eq_ignore_ascii_case("sha256"));
             }
-            if self.rules.keys.iter().any(|k| k.matches(v)) && !is_off(v.value.as_deref()) {
+            if self.rules.keys.iter().any(|k| k.matches(v)) && !self.switched_off(v) {
                 let shown = v
                     .value
                     .as_deref()
-                    .map(|s| format!(" = {s}"))
+                    .map(|s| format!(" = {s:?}"))
                     .unwrap_or_default();
-                self.hazard(path, v.line, format!("the repository's config sets `{}{shown}`, which can make git run a program", v.key()));
+                self.hazard(
+                    &path,
+                    v.line,
+                    format!(
+                        "the repository's config sets `{}{shown}`, which can make git run a program",
+                        v.key()
+                    ),
+                );
             }
         }
+    }
+
+    /// True when the value is one of `[git] safe_values` for the key.
+    fn switched_off(&self, v: &Variable) -> bool {
+        let Some(value) = v.value.as_deref() else {
+            return false;
+        };
+        self.rules
+            .safe_values
+            .iter()
+            .any(|(k, vals)| k.matches(v) && vals.iter().any(|s| s.eq_ignore_ascii_case(value)))
     }
 
     /// `include.path` / `includeIf.<condition>.path`: followed whatever the condition, since
@@ -485,28 +589,28 @@ impl Reader<'_, '_> {
                     return self.hazard(
                         from,
                         v.line,
-                        format!("the repository's config includes `{target}` (`{}`), under an unknown home directory", v.key()),
+                        format!(
+                            "the repository's config includes `{target}` (`{}`), under an unknown home directory",
+                            v.key()
+                        ),
                     );
                 }
             }
-        } else if target.starts_with('~') {
-            return self.hazard(from, v.line, format!("the repository's config includes `{target}` (`{}`), which cmdguard cannot locate", v.key()));
+        } else if target.starts_with('~') || target.starts_with("%(") {
+            // `~user/…` and `%(prefix)/…` are interpolated by git.
+            return self.hazard(
+                from,
+                v.line,
+                format!(
+                    "the repository's config includes `{target}` (`{}`), which cmdguard cannot locate",
+                    v.key()
+                ),
+            );
         } else {
-            let base = from.parent().unwrap_or(Path::new("/"));
-            normalize(&base.join(target))
+            from.parent().unwrap_or(Path::new("/")).join(target)
         };
         self.file(&resolved, depth + 1);
     }
-}
-
-/// Values that switch a program-running key off.
-fn is_off(value: Option<&str>) -> bool {
-    value.is_some_and(|v| {
-        matches!(
-            v.to_ascii_lowercase().as_str(),
-            "" | "false" | "no" | "off" | "0"
-        )
-    })
 }
 
 /// Hooks in the default hooks directory that commands cmdguard allows can set off
@@ -586,8 +690,5 @@ mod tests {
         assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
         assert_eq!(normalize(Path::new("/../x")), Path::new("/x"));
         assert_eq!(normalize(Path::new("../../a/../b")), Path::new("../../b"));
-        assert!(is_off(Some("False")));
-        assert!(!is_off(None));
-        assert!(!is_off(Some("./x")));
     }
 }

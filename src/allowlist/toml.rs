@@ -45,6 +45,8 @@ pub(crate) struct RawEnv {
 pub(crate) struct RawGit {
     /// Config keys (`core.fsmonitor`, `pager.*`, `diff.*.textconv`) that name programs.
     pub program_keys: Option<Vec<Spanned<String>>>,
+    /// Values that switch a key off (`"core.fsmonitor" = ["false", …]`).
+    pub safe_values: Option<BTreeMap<Spanned<String>, Vec<String>>>,
     /// Hook names that commands the allowlist allows can set off.
     pub hooks: Option<Vec<String>>,
 }

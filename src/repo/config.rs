@@ -187,7 +187,13 @@ fn header(c: &mut Cursor<'_>) -> Result<(String, Option<String>), SyntaxError> {
     if c.bump() != Some(b']') {
         return c.error("text after the subsection name in a header");
     }
-    Ok((name, Some(String::from_utf8_lossy(&sub).into_owned())))
+    let sub = String::from_utf8_lossy(&sub).into_owned();
+    // git joins `[diff.a "b"]` into the key `diff.a.b.*`, and a key's section ends at its
+    // first dot: the section is `diff`, the subsection `a.b`.
+    Ok(match name.split_once('.') {
+        Some((section, rest)) => (section.to_string(), Some(format!("{rest}.{sub}"))),
+        None => (name, Some(sub)),
+    })
 }
 
 /// After `=`: the rest of the logical line, with quotes, escapes and continuations.
@@ -227,9 +233,8 @@ fn value(c: &mut Cursor<'_>) -> Result<String, SyntaxError> {
                         Some(b'\n') => {}
                         Some(b'n') => out.push(b'\n'),
                         Some(b't') => out.push(b'\t'),
-                        Some(b'b') => {
-                            out.pop();
-                        }
+                        // git stores a backspace character; it does not delete one.
+                        Some(b'b') => out.push(b'\x08'),
                         Some(b'\\') => out.push(b'\\'),
                         Some(b'"') => out.push(b'"'),
                         _ => return c.error("a bad escape sequence in a value"),
@@ -256,7 +261,7 @@ mod tests {
 
     #[test]
     fn reads_sections_subsections_and_values() {
-        let text = "# c\n[core]\n\tFsMonitor = ./x.sh ; trailing\n[diff \"Img\"]\n textconv = \"exif  -q\" \n[pager] log\n[Branch.Main]\nremote=origin\n";
+        let text = "# c\n[core]\n\tFsMonitor = ./x.sh ; trailing\n[diff \"Img\"]\n textconv = \"exif  -q\" \n[pager] log\n[Branch.Main]\nremote=origin\n[diff.a \"B\"]\ntextconv = x\\b\n";
         assert_eq!(
             keys(text),
             [
@@ -264,6 +269,7 @@ mod tests {
                 ("diff.Img.textconv".into(), Some("exif  -q".into())),
                 ("pager.log".into(), None),
                 ("branch.main.remote".into(), Some("origin".into())),
+                ("diff.a.B.textconv".into(), Some("x\u{8}".into())),
             ]
         );
     }

@@ -6,8 +6,9 @@
 //! "DIRC" version:u32 count:u32
 //! entry*: ctime mtime dev ino mode uid gid size (40 bytes) hash (20 or 32) flags:u16
 //!         [flags2:u16 when version >= 3 and flags & 0x4000] path
-//!         v2/v3: path NUL-padded to a multiple of 8 bytes; v4: varint prefix to strip from the
-//!         previous path, then the rest NUL-terminated
+//!         v2/v3: path (its length in flags & 0xfff, or up to a NUL when that is 0xfff),
+//!         NUL-padded to a multiple of 8 bytes; v4: varint prefix to strip from the previous
+//!         path, then the rest NUL-terminated
 //! extension*: name:[u8; 4] size:u32 data — "link" names the shared index of a split index
 //! ```
 
@@ -97,11 +98,18 @@ pub(crate) fn parse(
             pos = end + 1;
             prev.clone()
         } else {
-            let end = find_nul(d, name_at)?;
-            let name = d[name_at..end].to_vec();
+            // The length is in the flags, as git reads it, unless it does not fit there; a
+            // NUL inside the name does not end it.
+            let len = match usize::from(flags & 0xfff) {
+                0xfff => find_nul(d, name_at)? - name_at,
+                n => n,
+            };
+            let name = d
+                .get(name_at..name_at + len)
+                .ok_or("truncated path")?
+                .to_vec();
             // Entries are NUL-padded to a multiple of 8 bytes, at least one NUL.
-            let len = name_at - pos + name.len();
-            pos += (len + 8) & !7;
+            pos += (name_at - pos + len + 8) & !7;
             name
         };
         if mode & 0o170000 == GITLINK {
@@ -209,6 +217,19 @@ mod tests {
             assert!(parse(bad, 20, &mut Vec::new()).is_err());
         }
         assert!(varint(&[0xff; 12], 0).is_err());
+    }
+
+    /// A name holding a NUL: git takes the length from the flags, so the bytes after the NUL
+    /// are still the name, not the next entry.
+    #[test]
+    fn names_are_as_long_as_the_flags_say() {
+        let mut d = index(2, &[(0o100644, "a\0bcdefgh"), (0o160000, "sub")]);
+        let mut out = Vec::new();
+        parse(&d, 20, &mut out).unwrap();
+        assert_eq!(out, ["sub"]);
+        // A length longer than the file is an error, not a guess.
+        d[12 + 60] = 0x0f;
+        assert!(parse(&d, 20, &mut Vec::new()).is_err());
     }
 
     #[test]

@@ -490,6 +490,17 @@ fn real_git_runs_a_repository_program_only_where_cmdguard_asks() {
             let sub = submodule(r);
             install(&sub.join(".git/hooks/post-index-change"), s);
         }),
+        ("dotted section header", |r, s| {
+            append(&r.join(".gitattributes"), "*.txt diff=a.b\n");
+            append(
+                &r.join(".git/config"),
+                &format!("[diff.a \"b\"]\n\ttextconv = {s}\n"),
+            );
+        }),
+        ("core.hooksPath = off", |r, s| {
+            install(&r.join("off/post-index-change"), s);
+            git_config(r, &["core.hooksPath", "off"]);
+        }),
         ("includeIf gitdir", |r, s| {
             std::fs::write(
                 r.join("inc.cfg"),
@@ -581,6 +592,12 @@ fn git_config(repo: &Path, args: &[&str]) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
 fn install(path: &Path, script: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -661,4 +678,156 @@ fn inherited_git_environment_makes_git_ask() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
+}
+
+/// Bypasses a red-team review found (each was `allow` while real git ran the program).
+#[test]
+fn red_team_bypasses_stay_closed() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let fsmon = "[core]\n\tfsmonitor = ./x\n";
+    // 1. `[diff.a "b"]` is the driver `a.b`: the key is diff.a.b.textconv.
+    let s = Scratch::new();
+    s.repo("r", "[diff.a \"b\"]\n\ttextconv = ./t\n");
+    asks_naming(
+        &analyze_in("git diff", &s.path().join("r")),
+        &["diff.a.b.textconv"],
+    );
+    // 2. `\b` in a value is a backspace character, not a deletion.
+    let s = Scratch::new();
+    s.repo("r", "[core]\n\tfsmonitor = ./x\\b\\b\\b\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor"],
+    );
+    // 3. `core.hooksPath = off` is a directory named `off`, not a boolean.
+    let s = Scratch::new();
+    s.repo("r", "[core]\n\thooksPath = off\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.hookspath"],
+    );
+    // 4. `%(prefix)` is interpolated by git.
+    let s = Scratch::new();
+    s.repo("r", "[include]\n\tpath = %(prefix)/../../tmp/x.inc\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["cannot locate"],
+    );
+    // 5. An include through a symlink and `..` is resolved by the kernel, not textually.
+    let s = Scratch::new();
+    s.repo("r", "[include]\n\tpath = lnk/../evil.inc\n");
+    s.write("o/evil.inc", fsmon);
+    std::fs::create_dir_all(s.path().join("o/deep")).unwrap();
+    symlink(s.path().join("o/deep"), s.path().join("r/.git/lnk")).unwrap();
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor", "evil.inc"],
+    );
+    // 6. and 7. The same for `commondir` and for the `.git` file.
+    let s = Scratch::new();
+    s.repo("o/main", fsmon);
+    std::fs::create_dir_all(s.path().join("o/main/deep")).unwrap();
+    s.gitdir("wtgit", "");
+    std::fs::remove_file(s.path().join("wtgit/config")).unwrap();
+    symlink(s.path().join("o/main/deep"), s.path().join("wtgit/lnk")).unwrap();
+    s.write("wtgit/commondir", "lnk/../.git\n");
+    std::fs::create_dir_all(s.path().join("wt")).unwrap();
+    s.write(
+        "wt/.git",
+        &format!("gitdir: {}\n", s.path().join("wtgit").display()),
+    );
+    asks_naming(
+        &analyze_in("git status", &s.path().join("wt")),
+        &["core.fsmonitor"],
+    );
+    let s = Scratch::new();
+    s.gitdir("x/realgit", fsmon);
+    std::fs::create_dir_all(s.path().join("x/y")).unwrap();
+    std::fs::create_dir_all(s.path().join("w")).unwrap();
+    symlink(s.path().join("x/y"), s.path().join("w/lnk")).unwrap();
+    s.write("w/.git", "gitdir: lnk/../realgit\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("w")),
+        &["core.fsmonitor"],
+    );
+    // 8. git keeps spaces in a `gitdir:` path; only CR and LF are stripped.
+    let s = Scratch::new();
+    s.gitdir("w/realgit ", fsmon);
+    s.gitdir("w/realgit", CLEAN);
+    s.write("w/.git", "gitdir: realgit \n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("w")),
+        &["core.fsmonitor"],
+    );
+    // 9. An inner `.git` with an invalid HEAD is walked past, as git does.
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    for sub in ["objects", "refs"] {
+        std::fs::create_dir_all(s.path().join("r/sub/.git").join(sub)).unwrap();
+    }
+    s.write("r/sub/.git/HEAD", "garbage\n");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r/sub")),
+        &["core.fsmonitor"],
+    );
+    // 10. HEAD may be a (dangling) symlink into refs/.
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    std::fs::remove_file(s.path().join("r/.git/HEAD")).unwrap();
+    symlink("refs/heads/main", s.path().join("r/.git/HEAD")).unwrap();
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor"],
+    );
+    // 11. A partial clone fetches on a read, which runs maintenance and `pre-auto-gc`.
+    let s = Scratch::new();
+    s.repo("r", "[extensions]\n\tpartialClone = origin\n");
+    asks_naming(
+        &analyze_in("git log -p", &s.path().join("r")),
+        &["partialclone"],
+    );
+    let s = Scratch::new();
+    s.repo("r", CLEAN);
+    let hook = s.write("r/.git/hooks/pre-auto-gc", "#!/bin/sh\n");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    asks_naming(
+        &analyze_in("git log -p", &s.path().join("r")),
+        &["pre-auto-gc"],
+    );
+    // 12. `diff.submodule = diff` runs git diff inside submodules, even ones only in history.
+    let s = Scratch::new();
+    s.repo("r", "[diff]\n\tsubmodule = diff\n");
+    asks_naming(
+        &analyze_in("git log -p", &s.path().join("r")),
+        &["diff.submodule"],
+    );
+    assert_eq!(
+        analyze_in("git log -p --submodule=diff", s.path()).verdict,
+        Verdict::Ask
+    );
+    // A FIFO where `.git` would be is walked past, and never read (a read would hang).
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    std::fs::create_dir_all(s.path().join("r/sub")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(s.path().join("r/sub/.git"))
+        .status();
+    if fifo.is_ok_and(|st| st.success()) {
+        asks_naming(
+            &analyze_in("git status", &s.path().join("r/sub")),
+            &["core.fsmonitor"],
+        );
+        let s2 = Scratch::new();
+        s2.repo("q", CLEAN);
+        std::fs::remove_file(s2.path().join("q/.git/config")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(s2.path().join("q/.git/config"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        asks_naming(
+            &analyze_in("git status", &s2.path().join("q")),
+            &["not a regular file"],
+        );
+    }
 }

@@ -48,6 +48,9 @@ pub(crate) struct Ctx<'a> {
     pub extra_segments: Vec<(Segment, Option<String>)>,
     /// Where the commands run, when the analysis was given a working directory.
     pub place: Option<&'a mut Place>,
+    /// `cd` commands checked but not yet in effect: segments inside their words (`cd $(…)`)
+    /// run before them. Each with the end of its segment.
+    pub pending_cd: Vec<(usize, Vec<Word>)>,
 }
 
 /// The programs that fetch from the network, for the download-to-interpreter rule.
@@ -87,14 +90,17 @@ pub(crate) fn check(
         matched: vec![None; script.segments.len()],
         extra_segments: Vec::new(),
         place,
+        pending_cd: Vec::new(),
     };
     for (event, span) in &script.events {
         cx.event(event, *span);
     }
     git::prepare(&mut cx);
     for (i, seg) in script.segments.iter().enumerate() {
+        git::before_segment(&mut cx, seg.span);
         cx.segment(i, seg);
     }
+    git::before_segment(&mut cx, Span::new(usize::MAX, usize::MAX));
     deny::structural(&mut cx);
     Checked {
         findings: cx.findings,
@@ -260,7 +266,7 @@ impl Ctx<'_> {
             SegmentKind::Command => {
                 let m = self.command(i, seg.span, &seg.words, Origin::Segment(seg));
                 self.matched[i] = m;
-                git::after_segment(self, &seg.words);
+                git::after_segment(self, seg);
             }
         }
     }

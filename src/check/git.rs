@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::check::Ctx;
 use crate::finding::{Code, Span};
 use crate::repo::{self, Repo, ScanRules, Workdir};
-use crate::segment::{Nest, SegmentKind, Word};
+use crate::segment::{Nest, Segment, SegmentKind, Word};
 
 /// Most directories tracked for one command line; more (a `cd` in a loop that keeps finding
 /// subdirectories) counts as a run-time directory.
@@ -205,11 +205,29 @@ pub(crate) fn prepare(cx: &mut Ctx<'_>) {
     }
 }
 
-/// After segment `i` ran: a `cd` moves the commands after it.
-pub(crate) fn after_segment(cx: &mut Ctx<'_>, words: &[Word]) {
-    if let (Some(place), Some(args)) = (cx.place.as_deref_mut(), cd_args(words)) {
-        place.cd(args);
+/// After a segment is checked: a `cd` moves the commands after it — once the segments inside
+/// its own words (`cd "$(git rev-parse --show-toplevel)"`) are past, since those run first.
+pub(crate) fn after_segment(cx: &mut Ctx<'_>, seg: &Segment) {
+    if cx.place.is_some()
+        && let Some(args) = cd_args(&seg.words)
+    {
+        cx.pending_cd.push((seg.span.end, args.to_vec()));
     }
+}
+
+/// Before a segment starting at `span`: the `cd`s that ended before it take effect.
+pub(crate) fn before_segment(cx: &mut Ctx<'_>, span: Span) {
+    let Some(place) = cx.place.as_deref_mut() else {
+        return;
+    };
+    cx.pending_cd.retain(|(end, args)| {
+        if *end <= span.start {
+            place.cd(args);
+            false
+        } else {
+            true
+        }
+    });
 }
 
 /// A wrapper runs its command in `dir` (`env -C DIR`): later git commands may run there.

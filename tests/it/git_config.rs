@@ -370,6 +370,16 @@ fn cd_to_a_run_time_directory_makes_later_git_ask() {
     ] {
         asks_naming(&analyze_in(cmd, s.path()), &["run time"]);
     }
+    // A substitution in `cd`'s own words runs before the `cd`.
+    s.repo("clean", CLEAN);
+    let a = analyze_in(
+        "cd \"$(git rev-parse --show-toplevel)\"",
+        &s.path().join("clean"),
+    );
+    assert!(
+        !a.findings.iter().any(|f| f.code == Code::RepoConfig),
+        "{a:#?}"
+    );
     // Known home: `cd ~/x` is static.
     s.repo("home/proj", "[core]\n\tfsmonitor = ./x\n");
     let dir = Workdir::new(s.path()).with_home(s.path().join("home"));

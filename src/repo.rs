@@ -53,6 +53,7 @@ pub const GIT_ENV_REDIRECTS: &[&str] = &[
     "GIT_CONFIG_COUNT",
     "GIT_CEILING_DIRECTORIES",
     "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_OBJECT_DIRECTORY",
 ];
 
 impl Workdir {
@@ -260,11 +261,9 @@ fn scan_found(
         rules,
         hazards,
         seen: HashSet::new(),
-        sha256: false,
     };
     reader.file(&common.join("config"), 0);
     reader.file(&gitdir.join("config.worktree"), 0);
-    let sha256 = reader.sha256;
     // Hooks in the default directory run unless `core.hooksPath` moves them, and that key is
     // a hazard of its own.
     hooks(&common.join("hooks"), rules.hooks, hazards);
@@ -272,7 +271,7 @@ fn scan_found(
         return;
     };
     let index_path = gitdir.join("index");
-    let links = match index::gitlinks(&index_path, if sha256 { 32 } else { 20 }) {
+    let links = match index::gitlinks(&index_path) {
         Ok(links) => links,
         Err(why) => {
             return hazards.push(Hazard {
@@ -287,8 +286,17 @@ fn scan_found(
     for link in links {
         let sub = worktree.join(&link);
         // git only goes into a populated submodule.
-        let Ok(meta) = fs::metadata(sub.join(".git")) else {
-            continue;
+        let meta = match fs::metadata(sub.join(".git")) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                hazards.push(Hazard {
+                    file: sub.join(".git"),
+                    line: 0,
+                    what: format!("a submodule cmdguard cannot look into ({e})"),
+                });
+                continue;
+            }
         };
         if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
             return hazards.push(Hazard {
@@ -312,13 +320,37 @@ fn scan_found(
 /// git directory (resolved by the kernel, `..` through symlinks included), else the git
 /// directory itself.
 fn common_dir(gitdir: &Path) -> PathBuf {
-    match read_small(&gitdir.join("commondir")) {
-        Ok(Some(rel)) => {
-            let rel = String::from_utf8_lossy(&rel);
-            physical(&gitdir.join(rel.trim_end_matches(['\n', '\r'])))
-        }
+    match read_regular(&gitdir.join("commondir"), MAX_CONFIG_BYTES) {
+        Ok(Some(text)) => physical(&gitdir.join(os_path(c_string(trim_newlines(&text))))),
         _ => gitdir.to_path_buf(),
     }
+}
+
+/// `text` without the CR and LF bytes git strips from the end of a path file.
+fn trim_newlines(text: &[u8]) -> &[u8] {
+    let end = text
+        .iter()
+        .rposition(|b| *b != b'\n' && *b != b'\r')
+        .map_or(0, |i| i + 1);
+    &text[..end]
+}
+
+/// `text` up to its first NUL, where git's C strings end.
+fn c_string(text: &[u8]) -> &[u8] {
+    text.iter()
+        .position(|b| *b == 0)
+        .map_or(text, |i| &text[..i])
+}
+
+#[cfg(unix)]
+fn os_path(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn os_path(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// The git directory for `dir`, walking up as git's `setup_git_directory` does. `Err` for a
@@ -363,25 +395,21 @@ fn dotgit(d: &Path, meta: &fs::Metadata) -> Option<Result<Found, Hazard>> {
             what: format!("the repository's `.git` file {what}"),
         }))
     };
-    let text = match read_small(&dotgit) {
+    let text = match read_regular(&dotgit, MAX_CONFIG_BYTES) {
         Ok(Some(t)) => t,
         _ => return fail("cannot be read"),
     };
-    // git strips trailing CR and LF only, and wants exactly `gitdir: ` before the path.
-    let end = text
-        .iter()
-        .rposition(|b| *b != b'\n' && *b != b'\r')
-        .map_or(0, |i| i + 1);
-    let Some(target) = text[..end].strip_prefix(b"gitdir: ") else {
+    // git wants exactly `gitdir: `, strips trailing CR and LF only, and reads the rest as a C
+    // string.
+    let Some(target) = trim_newlines(&text).strip_prefix(b"gitdir: ") else {
         return fail("is not `gitdir: PATH`");
     };
-    let Ok(target) = std::str::from_utf8(target) else {
-        return fail("names a path that is not UTF-8");
-    };
-    let gitdir = physical(&d.join(target));
+    let target = os_path(c_string(target));
+    let gitdir = physical(&d.join(&target));
     if !is_gitdir(&gitdir) {
         return fail(&format!(
-            "points to `{target}`, which is no git directory git would use"
+            "points to `{}`, which is no git directory git would use",
+            target.display()
         ));
     }
     Some(Ok(Found { gitdir, worktree }))
@@ -397,30 +425,50 @@ fn is_gitdir(d: &Path) -> bool {
     searchable(&common.join("objects")) && searchable(&common.join("refs"))
 }
 
-/// git's `validate_headref`: a symlink into `refs/`, `ref: refs/…`, or an object id.
+/// git's `validate_headref`: a symlink whose target starts with `refs/`; or a file whose first
+/// 255 bytes are `ref:`, git's whitespace, `refs/…`, or start with an object id.
 fn valid_head(head: &Path) -> bool {
-    if let Ok(target) = fs::read_link(head)
-        && target.to_str().is_some_and(|t| t.starts_with("refs/"))
-    {
-        return true;
-    }
-    let Ok(Some(text)) = read_small(head) else {
+    let Ok(meta) = fs::symlink_metadata(head) else {
         return false;
     };
-    let text = text.get(..255).unwrap_or(&text);
-    let text = String::from_utf8_lossy(text);
-    let text = text.trim_end();
-    if let Some(rest) = text.strip_prefix("ref:") {
-        return rest.trim_start().starts_with("refs/");
+    if meta.file_type().is_symlink() {
+        return fs::read_link(head).is_ok_and(|t| os_bytes(t.as_os_str()).starts_with(b"refs/"));
     }
-    let hex = |n: usize| text.len() >= n && text.as_bytes()[..n].iter().all(u8::is_ascii_hexdigit);
+    let Ok(Some(text)) = read_prefix(head, 255) else {
+        return false;
+    };
+    let text = c_string(&text);
+    if let Some(rest) = text.strip_prefix(b"ref:") {
+        let start = rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        if rest[start..].starts_with(b"refs/") {
+            return true;
+        }
+    }
+    let hex = |n: usize| text.len() >= n && text[..n].iter().all(u8::is_ascii_hexdigit);
     hex(40) || hex(64)
 }
 
 #[cfg(unix)]
+fn os_bytes(s: &std::ffi::OsStr) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    s.as_bytes()
+}
+
+#[cfg(not(unix))]
+fn os_bytes(s: &std::ffi::OsStr) -> &[u8] {
+    s.as_encoded_bytes()
+}
+
+/// git's `access(path, X_OK)` on `objects` and `refs`: a directory this process can search
+/// (resolving `p/.` needs exactly that, and root always can), or a file with an execute bit.
+#[cfg(unix)]
 fn searchable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    fs::metadata(p.join(".")).is_ok()
+        || fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(not(unix))]
@@ -428,10 +476,10 @@ fn searchable(p: &Path) -> bool {
     p.exists()
 }
 
-/// Reads a small regular file without blocking: `None` when it does not exist, an error when
-/// it is no regular file (a FIFO would hang a plain read) or too large.
-fn read_small(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
+/// Opens a regular file for reading without blocking (a FIFO planted in a repository would
+/// hang a plain open or read): `None` when it does not exist, an error when it is no regular
+/// file.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<Option<(fs::File, u64)>> {
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -448,13 +496,34 @@ fn read_small(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     if !meta.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(std::io::Error::other(format!(
-            "over {MAX_CONFIG_BYTES} bytes"
-        )));
+    Ok(Some((file, meta.len())))
+}
+
+/// A whole regular file of at most `max` bytes (see [`open_regular`]).
+pub(crate) fn read_regular(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let Some((file, len)) = open_regular(path)? else {
+        return Ok(None);
+    };
+    if len > max {
+        return Err(std::io::Error::other(format!("over {max} bytes")));
     }
     let mut out = Vec::new();
-    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut out)?;
+    file.take(max + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > max {
+        return Err(std::io::Error::other(format!("over {max} bytes")));
+    }
+    Ok(Some(out))
+}
+
+/// The first `n` bytes of a regular file, however long it is.
+fn read_prefix(path: &Path, n: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let Some((file, _)) = open_regular(path)? else {
+        return Ok(None);
+    };
+    let mut out = Vec::new();
+    file.take(n).read_to_end(&mut out)?;
     Ok(Some(out))
 }
 
@@ -468,9 +537,6 @@ struct Reader<'a, 'r> {
     rules: &'a ScanRules<'r>,
     hazards: &'a mut Vec<Hazard>,
     seen: HashSet<PathBuf>,
-    /// `extensions.objectFormat = sha256` in the main config: index entries carry 32-byte
-    /// hashes. git reads the repository format from that file alone.
-    sha256: bool,
 }
 
 impl Reader<'_, '_> {
@@ -483,27 +549,38 @@ impl Reader<'_, '_> {
     }
 
     fn file(&mut self, path: &Path, depth: usize) {
-        let path = physical(path);
-        if !self.seen.insert(path.clone()) {
+        // Read each file once (include cycles end), but resolve relative includes from the
+        // path as opened, as git does, not from where a symlink leads.
+        let real = physical(path);
+        if !self.seen.insert(real.clone()) {
             return;
         }
-        let text = match read_small(&path) {
+        let text = match read_regular(path, MAX_CONFIG_BYTES) {
             // git skips config and include files that do not exist.
             Ok(None) => return,
             Ok(Some(t)) => t,
             Err(e) => {
                 return self.hazard(
-                    &path,
+                    &real,
                     0,
                     format!("the repository's config file cannot be read ({e})"),
                 );
             }
         };
+        if let Some(at) = text.iter().position(|b| *b == 0) {
+            // git cuts names at a NUL (`[core "fsmonitor\0x"]` is core.fsmonitor to it).
+            let line = 1 + text[..at].iter().filter(|b| **b == b'\n').count();
+            return self.hazard(
+                &real,
+                line,
+                "the repository's config file holds a NUL byte, which git and cmdguard read differently".into(),
+            );
+        }
         let vars = match config::parse(&text) {
             Ok(v) => v,
             Err(e) => {
                 return self.hazard(
-                    &path,
+                    &real,
                     e.line,
                     format!(
                         "the repository's config file cannot be parsed: {}",
@@ -516,25 +593,15 @@ impl Reader<'_, '_> {
             let include = v.name == "path"
                 && (v.section == "include" || (v.section == "includeif" && v.subsection.is_some()));
             if include {
-                self.include(&path, v, depth);
+                self.include(path, &real, v, depth);
                 continue;
             }
             if v.section == "core" && v.name == "worktree" {
                 self.hazard(
-                    &path,
+                    &real,
                     v.line,
                     "the repository's config sets `core.worktree`, which moves the work tree (and its submodules) where cmdguard does not look".into(),
                 );
-            }
-            if depth == 0
-                && path.ends_with("config")
-                && v.section == "extensions"
-                && v.name == "objectformat"
-            {
-                self.sha256 = v
-                    .value
-                    .as_deref()
-                    .is_some_and(|f| f.eq_ignore_ascii_case("sha256"));
             }
             if self.rules.keys.iter().any(|k| k.matches(v)) && !self.switched_off(v) {
                 let shown = v
@@ -543,7 +610,7 @@ impl Reader<'_, '_> {
                     .map(|s| format!(" = {s:?}"))
                     .unwrap_or_default();
                 self.hazard(
-                    &path,
+                    &real,
                     v.line,
                     format!(
                         "the repository's config sets `{}{shown}`, which can make git run a program",
@@ -567,17 +634,19 @@ impl Reader<'_, '_> {
 
     /// `include.path` / `includeIf.<condition>.path`: followed whatever the condition, since
     /// a condition is one more thing to get wrong.
-    fn include(&mut self, from: &Path, v: &Variable, depth: usize) {
+    /// `from` is the including file as git opened it (relative paths start from its
+    /// directory); `shown` is where it really is, for messages.
+    fn include(&mut self, from: &Path, shown: &Path, v: &Variable, depth: usize) {
         let Some(target) = v.value.as_deref() else {
             return self.hazard(
-                from,
+                shown,
                 v.line,
                 format!("the repository's config has `{}` with no value", v.key()),
             );
         };
         if depth + 1 > MAX_INCLUDE_DEPTH {
             return self.hazard(
-                from,
+                shown,
                 v.line,
                 format!("the repository's config nests includes deeper than {MAX_INCLUDE_DEPTH}"),
             );
@@ -587,7 +656,7 @@ impl Reader<'_, '_> {
                 Some(home) => home.join(rest),
                 None => {
                     return self.hazard(
-                        from,
+                        shown,
                         v.line,
                         format!(
                             "the repository's config includes `{target}` (`{}`), under an unknown home directory",
@@ -599,7 +668,7 @@ impl Reader<'_, '_> {
         } else if target.starts_with('~') || target.starts_with("%(") {
             // `~user/…` and `%(prefix)/…` are interpolated by git.
             return self.hazard(
-                from,
+                shown,
                 v.line,
                 format!(
                     "the repository's config includes `{target}` (`{}`), which cmdguard cannot locate",

@@ -12,38 +12,46 @@
 //! extension*: name:[u8; 4] size:u32 data — "link" names the shared index of a split index
 //! ```
 
-use std::fs;
 use std::path::Path;
 
 /// Largest index read (a repository of about a million files).
 const MAX_INDEX_BYTES: u64 = 256 << 20;
 const GITLINK: u32 = 0o160000;
 
-/// Gitlink paths in the index at `path`; none when there is no index.
-pub(crate) fn gitlinks(path: &Path, hash_len: usize) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let Some(link) = read(path, hash_len, &mut out)? else {
-        return Ok(out);
+/// Gitlink paths in the index at `path`; none when there is no index. The hash length (SHA-1
+/// or SHA-256) is not taken from config, which can be made to lie: the index is read with
+/// both, and every reading that accounts for the whole file counts.
+pub(crate) fn gitlinks(path: &Path) -> Result<Vec<String>, String> {
+    let Some(data) = read(path)? else {
+        return Ok(Vec::new());
     };
-    let shared = path.with_file_name(format!("sharedindex.{link}"));
-    if read(&shared, hash_len, &mut out)?.is_some() {
-        return Err("a shared index that links to another".into());
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for hash_len in [20, 32] {
+        match parse(&data, hash_len, &mut out) {
+            Ok(None) => {}
+            Ok(Some(link)) => {
+                let shared = path.with_file_name(format!("sharedindex.{link}"));
+                let Some(shared_data) = read(&shared)? else {
+                    return Err(format!("the shared index {} is missing", shared.display()));
+                };
+                if parse(&shared_data, hash_len, &mut out)?.is_some() {
+                    return Err("a shared index that links to another".into());
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.len() == 2 {
+        return Err(errors.swap_remove(0));
     }
     out.sort();
     out.dedup();
     Ok(out)
 }
 
-/// Parses one index file into `out`; returns the shared index's hash when it is split.
-fn read(path: &Path, hash_len: usize, out: &mut Vec<String>) -> Result<Option<String>, String> {
-    match fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-        Ok(m) if m.len() > MAX_INDEX_BYTES => return Err("over 256 MiB".into()),
-        Ok(_) => {}
-    }
-    let data = fs::read(path).map_err(|e| e.to_string())?;
-    parse(&data, hash_len, out)
+fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    super::read_regular(path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
 }
 
 fn u32_at(d: &[u8], at: usize) -> Result<u32, String> {
@@ -113,10 +121,13 @@ pub(crate) fn parse(
             name
         };
         if mode & 0o170000 == GITLINK {
+            if path.contains(&0) {
+                return Err("a submodule path holding a NUL".into());
+            }
             out.push(String::from_utf8(path).map_err(|_| "a non-UTF-8 submodule path")?);
         }
     }
-    // Extensions, up to the trailing checksum.
+    // Extensions, up to the trailing checksum, which must end the file exactly.
     let mut link = None;
     while pos + 8 + hash_len <= d.len() {
         let name = &d[pos..pos + 4];
@@ -129,6 +140,12 @@ pub(crate) fn parse(
             link = Some(hash.iter().map(|b| format!("{b:02x}")).collect());
         }
         pos += 8 + size;
+    }
+    if pos + hash_len != d.len() {
+        return Err(format!(
+            "{} bytes where the checksum should end the index",
+            d.len() - pos.min(d.len())
+        ));
     }
     Ok(link)
 }

@@ -841,3 +841,128 @@ fn red_team_bypasses_stay_closed() {
         );
     }
 }
+
+/// Bypasses a second red-team round found: git's C strings, its exact HEAD test, `access()`,
+/// includes resolved from the path git opened, and an object format config can lie about.
+#[test]
+fn red_team_round_two_stays_closed() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::symlink;
+    let fsmon = "[core]\n\tfsmonitor = ./x\n";
+    // 1. A NUL in a subsection: git reads `[core "fsmonitor\0x"] x` as core.fsmonitor.
+    let s = Scratch::new();
+    s.repo("r", "[core \"fsmonitor\0x\"]\n\tx = ./x\n");
+    asks_naming(&analyze_in("git status", &s.path().join("r")), &["NUL"]);
+    // 2. A relative include in a symlinked config starts from the link's directory.
+    let s = Scratch::new();
+    s.repo("r", "");
+    s.write("elsewhere/config", "[include]\n\tpath = inc\n");
+    std::fs::remove_file(s.path().join("r/.git/config")).unwrap();
+    symlink(
+        s.path().join("elsewhere/config"),
+        s.path().join("r/.git/config"),
+    )
+    .unwrap();
+    s.write("r/.git/inc", fsmon);
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor"],
+    );
+    // 3. git reads only the first 255 bytes of HEAD, however long it is.
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    let long = format!("ref: refs/heads/main\n{}", "\n".repeat(1_100_000));
+    s.write("r/.git/HEAD", &long);
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor"],
+    );
+    // 4. `commondir` ends at a NUL.
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    s.write("r/.git/commondir", ".\0x");
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor"],
+    );
+    // 5. `objects` is tested with access(X_OK), which root passes whatever the mode.
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    let objects = s.path().join("r/.git/objects");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&objects, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::metadata(objects.join(".")).is_ok() {
+        asks_naming(
+            &analyze_in("git status", &s.path().join("r")),
+            &["core.fsmonitor"],
+        );
+    }
+    std::fs::set_permissions(&objects, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // 6.-8. Decoy inner repositories git rejects, and a HEAD git accepts.
+    for head in ["symlink-to-file", "vertical-tab"] {
+        let s = Scratch::new();
+        s.repo("r", fsmon);
+        for sub in ["objects", "refs"] {
+            std::fs::create_dir_all(s.path().join("r/sub/.git").join(sub)).unwrap();
+        }
+        if head == "symlink-to-file" {
+            s.write("r/sub/.git/headfile", "ref: refs/heads/main\n");
+            symlink("headfile", s.path().join("r/sub/.git/HEAD")).unwrap();
+        } else {
+            s.write("r/sub/.git/HEAD", "ref:\u{b}refs/heads/main\n");
+        }
+        asks_naming(
+            &analyze_in("git status", &s.path().join("r/sub")),
+            &["core.fsmonitor"],
+        );
+    }
+    let s = Scratch::new();
+    s.repo("r", fsmon);
+    std::fs::remove_file(s.path().join("r/.git/HEAD")).unwrap();
+    symlink(
+        std::ffi::OsStr::from_bytes(b"refs/heads/\xff"),
+        s.path().join("r/.git/HEAD"),
+    )
+    .unwrap();
+    asks_naming(
+        &analyze_in("git status", &s.path().join("r")),
+        &["core.fsmonitor"],
+    );
+}
+
+/// Red-team round two, case 9: a SHA-256 repository whose config hides its object format
+/// still has its submodules read, since the index is parsed both ways.
+#[test]
+fn sha256_indexes_are_read_whatever_the_config_says() {
+    if !std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("*** SKIPPED sha256_indexes_…: `git` is not installed.");
+        return;
+    }
+    let s = Scratch::new();
+    let repo = s.path().join("r");
+    std::fs::create_dir_all(&repo).unwrap();
+    let o = git(&repo, &["init", "-q", "--object-format=sha256"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sub = repo.join("sub");
+    init_repo(&sub);
+    git_config(&sub, &["core.fsmonitor", "./x"]);
+    let oid = format!("{}1241", "0".repeat(60));
+    let o = git(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{oid},sub"),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Hide the object format from a reader that trusts the file named `config`.
+    std::fs::rename(repo.join(".git/config"), repo.join(".git/realcfg")).unwrap();
+    std::os::unix::fs::symlink("realcfg", repo.join(".git/config")).unwrap();
+    asks_naming(&analyze_in("git status", &repo), &["core.fsmonitor"]);
+}

@@ -305,20 +305,20 @@ fn expand_into(
     if depth > 32 {
         return None;
     }
-    let Some((open, close, alternatives)) = find_brace(text, mask) else {
+    let Some((open, close, alternatives)) = find_brace(text, mask, limit)? else {
         out.push((text.to_string(), mask.to_vec()));
         return (out.len() <= limit).then_some(());
     };
     let prefix = &text[..open];
     let suffix = &text[close + 1..];
-    for (a, b) in alternatives {
-        let mut t = String::with_capacity(prefix.len() + (b - a) + suffix.len());
+    for (alt, alt_mask) in alternatives {
+        let mut t = String::with_capacity(prefix.len() + alt.len() + suffix.len());
         t.push_str(prefix);
-        t.push_str(&text[a..b]);
+        t.push_str(&alt);
         t.push_str(suffix);
         let mut m = Vec::with_capacity(t.len());
         m.extend_from_slice(&mask[..open]);
-        m.extend_from_slice(&mask[a..b]);
+        m.extend_from_slice(&alt_mask);
         m.extend_from_slice(&mask[close + 1..]);
         expand_into(&t, &m, limit, out, depth + 1)?;
         if out.len() > limit {
@@ -328,12 +328,13 @@ fn expand_into(
     Some(())
 }
 
-/// Finds the first unquoted `{…}` holding an unquoted top-level comma and returns its byte range
-/// and the ranges of its alternatives. `{1..3}` sequences are handled by tree-sitter's
-/// `brace_expression` node, not here.
-type BraceMatch = (usize, usize, Vec<(usize, usize)>);
+/// The first unquoted brace expression bash would expand — `{a,b}` with an unquoted top-level
+/// comma, or a `{x..y[..step]}` sequence of integers or letters written with no quoting — as
+/// its byte range and its alternatives. `Some(None)` when there is none; `None` when a sequence
+/// would produce more than `limit` words.
+type BraceMatch = (usize, usize, Vec<Piece>);
 
-fn find_brace(text: &str, mask: &[bool]) -> Option<BraceMatch> {
+fn find_brace(text: &str, mask: &[bool], limit: usize) -> Option<Option<BraceMatch>> {
     let b = text.as_bytes();
     let unquoted = |i: usize| !mask.get(i).copied().unwrap_or(true);
     let mut start = 0;
@@ -363,18 +364,36 @@ fn find_brace(text: &str, mask: &[bool]) -> Option<BraceMatch> {
         }
         let Some(close) = close else { continue };
         if commas.is_empty() {
+            // A sequence expression: bash expands it only when nothing in it is quoted.
+            let inner = &text[open + 1..close];
+            if (open + 1..close).all(unquoted) {
+                match sequence_expand(inner, limit) {
+                    Some(Ok(items)) => {
+                        let alts = items
+                            .into_iter()
+                            .map(|t| {
+                                let m = vec![false; t.len()];
+                                (t, m)
+                            })
+                            .collect();
+                        return Some(Some((open, close, alts)));
+                    }
+                    Some(Err(())) => return None,
+                    None => {}
+                }
+            }
             continue;
         }
         let mut alts = Vec::with_capacity(commas.len() + 1);
         let mut from = open + 1;
         for c in commas {
-            alts.push((from, c));
+            alts.push((text[from..c].to_string(), mask[from..c].to_vec()));
             from = c + 1;
         }
-        alts.push((from, close));
-        return Some((open, close, alts));
+        alts.push((text[from..close].to_string(), mask[from..close].to_vec()));
+        return Some(Some((open, close, alts)));
     }
-    None
+    Some(None)
 }
 
 /// Expands a `{a..b[..step]}` sequence of integers or single letters the way bash does, or
@@ -416,7 +435,13 @@ pub(crate) fn sequence_expand(inner: &str, limit: usize) -> Option<Result<Vec<St
     let mut v = Vec::with_capacity(n as usize);
     let mut cur = x;
     for _ in 0..n {
-        v.push(char::from_u32(cur as u32)?.to_string());
+        let c = char::from_u32(cur as u32)?;
+        // `{Z..a}` passes `[ \ ] ^ _ \``; bash then removes the backslash as a quote. Rather
+        // than model that, such a range is refused like an oversized one.
+        if !c.is_ascii_alphanumeric() {
+            return Some(Err(()));
+        }
+        v.push(c.to_string());
         cur += dir;
     }
     Some(Ok(v))

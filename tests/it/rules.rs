@@ -397,3 +397,37 @@ fn the_analyzer_is_send_and_sync_and_agrees_across_threads() {
         assert_eq!(h.join().unwrap(), serial);
     }
 }
+
+/// Letter and stepped sequences are brace expansions too (found by a red-team review: they
+/// spelled `--output` and `-exec` past every option rule).
+#[test]
+fn every_brace_sequence_expands_as_bash_expands_it() {
+    check(&[
+        (
+            "git log --{o..o}utput=M",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "find . -name a -{e..e}xec touch M \\;",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("sed -{i..i} s/a/b/ f", Ask, Some(Code::ForbiddenArgument)),
+        ("sort -{o..o} out f", Ask, Some(Code::ForbiddenArgument)),
+        ("{r..r}m -rf /", Ask, Some(Code::ParseError)),
+        ("ls {a..c} x{1..5..2}y", Allow, None),
+        ("ls '{a..c}' {a..'c'} {a..}", Allow, None),
+        ("ls {a..z}{a..z}{a..z}", Ask, Some(Code::LimitExceeded)),
+    ]);
+    let a = Analyzer::default().analyze("echo x{a..c}y {1..1..1} {a..b}{1..2}");
+    assert_eq!(
+        a.segments[0].argv[1..],
+        ["xay", "xby", "xcy", "1", "a1", "a2", "b1", "b2"]
+    );
+    // A letter range through `[ \ ] ^ _ \`` is refused rather than modelled.
+    check(&[
+        ("echo {Z..a}", Ask, Some(Code::LimitExceeded)),
+        ("echo {Y..b..2}", Ask, Some(Code::LimitExceeded)),
+    ]);
+}

@@ -505,6 +505,20 @@ impl Ctx<'_> {
                 ..f
             });
         }
+        // A function defined in nested text (`eval 'ls(){ git status; }'`) can stand in for a
+        // program in the commands after it, with a body checked out of order.
+        if inner
+            .segments
+            .iter()
+            .any(|s| s.segment.nesting.contains(&Nest::Function))
+        {
+            self.push(
+                Code::FunctionCall,
+                at,
+                Some(i),
+                format!("{what} defines a shell function, which later commands may call in place of a program"),
+            );
+        }
         for s in inner.segments {
             let mut seg = s.segment;
             seg.span = at;

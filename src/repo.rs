@@ -71,7 +71,18 @@ impl Workdir {
     /// The process's current directory, `$HOME`, `$CDPATH` and which of
     /// [`GIT_ENV_REDIRECTS`] are set: what the CLI uses, since the command inherits them.
     pub fn from_env() -> std::io::Result<Workdir> {
-        let mut dir = Workdir::new(std::env::current_dir()?);
+        // bash's `cd ..` is logical: start from `$PWD` when it names the current directory.
+        let physical_cwd = std::env::current_dir()?;
+        let cwd = match std::env::var_os("PWD").map(PathBuf::from) {
+            Some(pwd)
+                if pwd.is_absolute()
+                    && fs::canonicalize(&pwd).ok() == fs::canonicalize(&physical_cwd).ok() =>
+            {
+                pwd
+            }
+            _ => physical_cwd,
+        };
+        let mut dir = Workdir::new(cwd);
         dir.home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
@@ -208,6 +219,8 @@ pub(crate) struct ScanRules<'a> {
 
 /// Largest config or `.git` file read; a bigger one is a hazard rather than a slow read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// Largest `commondir` or `.git` file read: git reads any size, then strips trailing newlines.
+const MAX_PATH_FILE_BYTES: u64 = 16 << 20;
 /// git's own limit on nested includes.
 const MAX_INCLUDE_DEPTH: usize = 10;
 /// Most submodules read for one repository, nested ones included.
@@ -256,7 +269,19 @@ fn scan_found(
     hazards: &mut Vec<Hazard>,
 ) {
     let gitdir = &found.gitdir;
-    let common = common_dir(gitdir);
+    let common = match common_dir(gitdir) {
+        Ok(c) => c,
+        Err(e) => {
+            hazards.push(Hazard {
+                file: gitdir.join("commondir"),
+                line: 0,
+                what: format!(
+                    "a `commondir` file cmdguard cannot read ({e}), so git's config is unknown"
+                ),
+            });
+            gitdir.clone()
+        }
+    };
     let mut reader = Reader {
         rules,
         hazards,
@@ -267,6 +292,27 @@ fn scan_found(
     // Hooks in the default directory run unless `core.hooksPath` moves them, and that key is
     // a hazard of its own.
     hooks(&common.join("hooks"), rules.hooks, hazards);
+    // Submodule repositories kept in `modules/`, populated or not: `git grep
+    // --recurse-submodules REV` reads them even without a work tree.
+    let mut modules = Vec::new();
+    module_gitdirs(&common.join("modules"), 0, &mut modules);
+    for gitdir in modules {
+        if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
+            return hazards.push(Hazard {
+                file: gitdir,
+                line: 0,
+                what: format!(
+                    "more submodules than cmdguard reads (over {MAX_SUBMODULES}, or nested over {MAX_SUBMODULE_DEPTH} deep)"
+                ),
+            });
+        }
+        *budget -= 1;
+        let found = Found {
+            gitdir,
+            worktree: None,
+        };
+        scan_found(&found, rules, depth + 1, budget, hazards);
+    }
     let Some(worktree) = &found.worktree else {
         return;
     };
@@ -316,14 +362,38 @@ fn scan_found(
     }
 }
 
+/// The git directories under `modules/` (submodule names may hold `/`, so it is walked a few
+/// levels down), at most one more than the submodule budget.
+fn module_gitdirs(dir: &Path, level: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if out.len() > MAX_SUBMODULES {
+            return;
+        }
+        let path = e.path();
+        if !e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        if is_gitdir(&path) {
+            out.push(path);
+        } else if level < 4 {
+            module_gitdirs(&path, level + 1, out);
+        }
+    }
+}
+
 /// The directory holding config, hooks, objects and refs: `commondir` of a linked worktree's
 /// git directory (resolved by the kernel, `..` through symlinks included), else the git
 /// directory itself.
-fn common_dir(gitdir: &Path) -> PathBuf {
-    match read_regular(&gitdir.join("commondir"), MAX_CONFIG_BYTES) {
-        Ok(Some(text)) => physical(&gitdir.join(os_path(c_string(trim_newlines(&text))))),
-        _ => gitdir.to_path_buf(),
-    }
+fn common_dir(gitdir: &Path) -> std::io::Result<PathBuf> {
+    Ok(
+        match read_regular(&gitdir.join("commondir"), MAX_PATH_FILE_BYTES)? {
+            Some(text) => physical(&gitdir.join(os_path(c_string(trim_newlines(&text))))),
+            None => gitdir.to_path_buf(),
+        },
+    )
 }
 
 /// `text` without the CR and LF bytes git strips from the end of a path file.
@@ -395,7 +465,7 @@ fn dotgit(d: &Path, meta: &fs::Metadata) -> Option<Result<Found, Hazard>> {
             what: format!("the repository's `.git` file {what}"),
         }))
     };
-    let text = match read_regular(&dotgit, MAX_CONFIG_BYTES) {
+    let text = match read_regular(&dotgit, MAX_PATH_FILE_BYTES) {
         Ok(Some(t)) => t,
         _ => return fail("cannot be read"),
     };
@@ -421,7 +491,10 @@ fn is_gitdir(d: &Path) -> bool {
     if !valid_head(&d.join("HEAD")) {
         return false;
     }
-    let common = common_dir(d);
+    // A `commondir` that cannot be read stops discovery here, where the scan reports it.
+    let Ok(common) = common_dir(d) else {
+        return true;
+    };
     searchable(&common.join("objects")) && searchable(&common.join("refs"))
 }
 

@@ -438,6 +438,16 @@ impl<'a> Walker<'a> {
                     self.nested(Nest::Arithmetic, |w| w.arithmetic(n));
                     None
                 } else {
+                    // `{` is a keyword only as a word of its own before a command: `{}` and
+                    // `{ls;}` are commands named `{}` and `{ls` to bash.
+                    let text = self.text(n);
+                    let keyword = text.len() > 1 && text.as_bytes()[1].is_ascii_whitespace();
+                    if !keyword || n.named_child_count() == 0 {
+                        self.event(
+                            Event::Mismatch("a `{ … }` group bash reads as a word"),
+                            span(n),
+                        );
+                    }
                     self.nested(Nest::Group, |w| w.statements(n))
                 }
             }
@@ -610,9 +620,19 @@ impl<'a> Walker<'a> {
             Some(b) => {
                 let last = self.statement(b);
                 let mut extra = Vec::new();
-                for r in redirects {
-                    if let Some(red) = self.redirect(r, &mut extra) {
-                        self.event(Event::CompoundRedirect(red), span(r));
+                for r in &redirects {
+                    if let Some(red) = self.redirect(*r, &mut extra) {
+                        self.event(Event::CompoundRedirect(red), span(*r));
+                    }
+                }
+                // `! ls <<EOF |& x`: the heredoc carries the rest of the line here too.
+                for r in redirects.iter().filter(|r| r.kind() == "heredoc_redirect") {
+                    match last {
+                        Some(idx) => self.heredoc_tail(*r, idx),
+                        None => self.event(
+                            Event::Unsupported("a heredoc after a compound command".into()),
+                            span(*r),
+                        ),
                     }
                 }
                 if let Some(w) = extra.first() {
@@ -634,6 +654,7 @@ impl<'a> Walker<'a> {
                     .collect();
                 self.out.segments[idx].redirects = reds;
                 self.out.segments[idx].words = extra;
+                self.heredoc_tail(n, idx);
                 Some(idx)
             }
         }
@@ -682,7 +703,21 @@ impl<'a> Walker<'a> {
         let mut assignments = Vec::new();
         let mut redirects = Vec::new();
         let mut c = n.walk();
+        // Where the previous word ended: a word starting right there is, to bash, the same
+        // word (`ls<(true)` is the one word `ls/dev/fd/63`), whatever tree-sitter made of it.
+        let mut word_end = None;
         for child in n.children(&mut c) {
+            if child.kind() == "command_name" || (child.is_named() && is_word_kind(child.kind())) {
+                if word_end == Some(child.start_byte()) {
+                    self.event(
+                        Event::Mismatch("two words with no space between them"),
+                        span(child),
+                    );
+                }
+                word_end = Some(child.end_byte());
+            } else if child.kind() != "comment" {
+                word_end = None;
+            }
             match child.kind() {
                 "variable_assignment" => {
                     if let Some(a) = self.assignment(child) {
@@ -738,9 +773,10 @@ impl<'a> Walker<'a> {
                 .is_some_and(|w| w.text == "time" && !w.quoted && w.is_static())
         {
             words.remove(0);
+            // Only the bare words `-p` and `--` are options: `time '--'` runs a command `--`.
             while words
                 .first()
-                .is_some_and(|w| (w.text == "-p" || w.text == "--") && w.is_static())
+                .is_some_and(|w| (w.text == "-p" || w.text == "--") && w.is_static() && !w.quoted)
             {
                 words.remove(0);
             }
@@ -907,6 +943,21 @@ impl<'a> Walker<'a> {
 
     fn test_command(&mut self, n: Node) -> Option<usize> {
         let idx = self.push_segment(SegmentKind::Test, span(n));
+        // Inside `[[ ]]` bash still reads `<(` and `>(` as process substitutions, where
+        // tree-sitter sees a comparison and a parenthesis.
+        let text = self.text(n);
+        if text.contains("<(") || text.contains(">(") {
+            let mut c = n.walk();
+            let has_substitution = n
+                .children(&mut c)
+                .any(|ch| ch.kind() == "process_substitution");
+            if !has_substitution {
+                self.event(
+                    Event::Mismatch("`<(` or `>(` inside `[[ ]]`, a process substitution to bash"),
+                    span(n),
+                );
+            }
+        }
         let mut words = Vec::new();
         self.nested(Nest::Test, |w| w.test_parts(n, &mut words));
         self.out.segments[idx].words = words;

@@ -95,6 +95,11 @@ impl Place {
             self.unknown("`cd -`".into());
             return false;
         }
+        if text.contains('~') && !text.starts_with('~') {
+            // bash expands `~` after `=` and `:` in words that look like assignments.
+            self.unknown(format!("`cd {text}`"));
+            return false;
+        }
         let text = if let Some(rest) = text.strip_prefix('~') {
             if target.quoted {
                 // `~/"x"` expands and `"~"/x` does not: which one this is is not recorded.
@@ -165,9 +170,15 @@ fn targets(base: &Path, text: &str, cdpath: Option<&str>) -> Vec<PathBuf> {
 /// The arguments of a `cd` command (`cd`, `builtin cd`, `command cd`), or `None`.
 pub(crate) fn cd_args(words: &[Word]) -> Option<&[Word]> {
     let mut words = words;
+    let mut wrapped = false;
     while let Some((first, rest)) = words.split_first() {
         match first.static_text() {
-            Some("builtin" | "command") => words = rest,
+            Some("builtin" | "command") => {
+                words = rest;
+                wrapped = true;
+            }
+            // `command -p cd`, `builtin -- cd`.
+            Some(t) if wrapped && t.starts_with('-') => words = rest,
             Some("cd") => return Some(rest),
             _ => return None,
         }
@@ -181,7 +192,7 @@ pub(crate) fn prepare(cx: &mut Ctx<'_>) {
     let Some(place) = cx.place.as_deref_mut() else {
         return;
     };
-    let looped: Vec<&[Word]> = cx
+    let in_loop: Vec<&Segment> = cx
         .script
         .segments
         .iter()
@@ -191,8 +202,15 @@ pub(crate) fn prepare(cx: &mut Ctx<'_>) {
                 .iter()
                 .any(|n| matches!(n, Nest::Control | Nest::Function))
         })
-        .filter_map(|s| cd_args(&s.words))
         .collect();
+    // An `eval` in a loop may `cd` before an earlier git command runs again.
+    if in_loop.iter().any(|s| {
+        s.words.first().is_some_and(|w| w.text == "eval")
+            && s.words[1..].iter().any(|w| w.text.contains("cd"))
+    }) {
+        place.unknown("a `cd` run by `eval` in a loop or function".into());
+    }
+    let looped: Vec<&[Word]> = in_loop.iter().filter_map(|s| cd_args(&s.words)).collect();
     // A loop repeats its `cd`: follow it until no new directory appears.
     for _ in 0..MAX_DIRS {
         let mut grew = false;
@@ -228,6 +246,16 @@ pub(crate) fn before_segment(cx: &mut Ctx<'_>, span: Span) {
             true
         }
     });
+}
+
+/// A script cmdguard read in a way that may not be how it runs (`sh -c`): if it may change
+/// directory, later git commands run somewhere unknown.
+pub(crate) fn script_may_cd(cx: &mut Ctx<'_>, script: &str, what: &str) {
+    if let Some(place) = cx.place.as_deref_mut()
+        && script.contains("cd")
+    {
+        place.unknown(format!("a `cd` in {what}, which is not bash"));
+    }
 }
 
 /// A wrapper runs its command in `dir` (`env -C DIR`): later git commands may run there.

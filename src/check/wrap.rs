@@ -224,6 +224,8 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
 fn with_text(word: &Word, text: &str) -> Word {
     let mut w = word.clone();
     w.text = text.to_string();
+    // Part of a word: bash expands no `~` at its start.
+    w.quoted = true;
     w
 }
 
@@ -279,6 +281,11 @@ pub(super) fn shell(
         match words.get(k) {
             Some(script) if script.is_static() => {
                 let what = format!("the script of `{name} -c`");
+                if !matches!(name, "bash" | "rbash") {
+                    // The script is read as bash; `sh` (dash) splits and expands words its own
+                    // way (no `{a..b}`, no `$'…'`), so where its `cd` leads is not known.
+                    super::git::script_may_cd(cx, &script.text, &format!("`{name} -c`"));
+                }
                 cx.nested(i, script.span, &what, &script.text);
             }
             Some(script) => cx.push(

@@ -174,7 +174,17 @@ impl WordBuf {
             .strip_prefix("$'")
             .and_then(|s| s.strip_suffix('\''))
             .unwrap_or(raw);
-        self.push_quoted(&decode_ansi_c(inner));
+        match decode_ansi_c(inner) {
+            Ok(text) => self.push_quoted(&text),
+            // Bytes that are not UTF-8: the word's real text cannot be written down here.
+            Err(lossy) => self.push_expansion(
+                &lossy,
+                Expansions {
+                    parameter: true,
+                    ..Default::default()
+                },
+            ),
+        }
     }
 
     pub fn finish(self, span: Span) -> Word {
@@ -187,13 +197,16 @@ impl WordBuf {
     }
 }
 
-/// Decodes the escapes bash honours inside `$'…'`.
-pub(crate) fn decode_ansi_c(s: &str) -> String {
+/// Decodes the escapes bash honours inside `$'…'`. A NUL ends the string, as in bash. `Err`
+/// (with a lossy rendering) when the result is not UTF-8 or uses an escape bash turns into
+/// bytes cmdguard does not model.
+pub(crate) fn decode_ansi_c(s: &str) -> Result<String, String> {
     let mut out = String::with_capacity(s.len());
     let b = s.as_bytes();
     let mut i = 0;
     // Bytes are collected and converted once so `\xHH` sequences that form UTF-8 survive.
     let mut bytes: Vec<u8> = Vec::with_capacity(s.len());
+    let mut exact = true;
     while i < b.len() {
         if b[i] != b'\\' || i + 1 >= b.len() {
             bytes.push(b[i]);
@@ -244,10 +257,12 @@ pub(crate) fn decode_ansi_c(s: &str) -> String {
             b'u' | b'U' => {
                 let (v, used) = hex_prefix(&b[i..], if e == b'u' { 4 } else { 8 });
                 match (used, char::from_u32(v)) {
-                    (0, _) | (_, None) => {
+                    (0, _) => {
                         bytes.push(b'\\');
                         bytes.push(e);
                     }
+                    // A surrogate or a value past U+10FFFF: bash writes bytes of its own.
+                    (_, None) => exact = false,
                     (_, Some(c)) => {
                         let mut tmp = [0u8; 4];
                         bytes.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
@@ -256,6 +271,10 @@ pub(crate) fn decode_ansi_c(s: &str) -> String {
                 }
             }
             b'c' if i < b.len() => {
+                if b[i] == b'\\' || !matches!(b[i], b'@'..=b'_' | b'a'..=b'z') {
+                    // `\c\\`, `\c?` and friends have special cases in bash.
+                    exact = false;
+                }
                 bytes.push(b[i] & 0x1f);
                 i += 1;
             }
@@ -265,8 +284,17 @@ pub(crate) fn decode_ansi_c(s: &str) -> String {
             }
         }
     }
-    out.push_str(&String::from_utf8_lossy(&bytes));
-    out
+    if let Some(nul) = bytes.iter().position(|b| *b == 0) {
+        bytes.truncate(nul);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) if exact => {
+            out.push_str(&text);
+            Ok(out)
+        }
+        Ok(text) => Err(text),
+        Err(e) => Err(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
 }
 
 fn hex_prefix(b: &[u8], max: usize) -> (u32, usize) {
@@ -473,12 +501,21 @@ mod tests {
 
     #[test]
     fn ansi_c_escapes_decode_like_bash() {
-        assert_eq!(decode_ansi_c(r"a\tb"), "a\tb");
-        assert_eq!(decode_ansi_c(r"\x72\x6d"), "rm");
-        assert_eq!(decode_ansi_c(r"\162\155"), "rm");
-        assert_eq!(decode_ansi_c(r"\u00e9"), "é");
-        assert_eq!(decode_ansi_c(r"\q"), "\\q");
-        assert_eq!(decode_ansi_c(r"\'"), "'");
+        let ok = |s: &str| decode_ansi_c(s).unwrap();
+        assert_eq!(ok(r"a\tb"), "a\tb");
+        assert_eq!(ok(r"\x72\x6d"), "rm");
+        assert_eq!(ok(r"\162\155"), "rm");
+        assert_eq!(ok(r"\u00e9"), "é");
+        assert_eq!(ok(r"\q"), "\\q");
+        assert_eq!(ok(r"\'"), "'");
+        // A NUL ends the string, as bash ends it.
+        assert_eq!(ok(r"sub\c@/x"), "sub");
+        assert_eq!(ok(r"a\x00b"), "a");
+        // Bytes that are not UTF-8, and escapes bash turns into bytes of its own.
+        assert!(decode_ansi_c(r"s\xe9").is_err());
+        assert!(decode_ansi_c(r"\351").is_err());
+        assert!(decode_ansi_c(r"\uDC00").is_err());
+        assert!(decode_ansi_c(r"\c\\").is_err());
     }
 
     #[test]

@@ -102,12 +102,6 @@ const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
         Verdict::Ask,
         "brace expansion limit (1,024 words)",
     ),
-    // FIXME: bash cuts `$'…'` at `\0`; the decoder keeps the NUL, so `rm` is not recognised.
-    (
-        "$'rm\\0' -rf x",
-        Verdict::Ask,
-        "ANSI-C decoding does not stop at \\0",
-    ),
     (
         "echo \\$HOME \\$(id)",
         Verdict::Ask,

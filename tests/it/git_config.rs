@@ -966,3 +966,96 @@ fn sha256_indexes_are_read_whatever_the_config_says() {
     std::os::unix::fs::symlink("realcfg", repo.join(".git/config")).unwrap();
     asks_naming(&analyze_in("git status", &repo), &["core.fsmonitor"]);
 }
+
+/// Bypasses a third red-team round found in how the command line moves git around.
+#[test]
+fn red_team_round_three_stays_closed() {
+    let fsmon = "[core]\n\tfsmonitor = ./x\n";
+    let s = Scratch::new();
+    s.repo("sub", fsmon);
+    let cwd = s.path();
+    for cmd in [
+        // `command`/`builtin` options before `cd`.
+        "command -p cd sub; git status",
+        "command -- cd sub; git status",
+        "builtin -- cd sub; git status",
+    ] {
+        asks_naming(&analyze_in(cmd, cwd), &["core.fsmonitor"]);
+    }
+    for cmd in [
+        // bash expands `~` after `=` and `:` in assignment-like words.
+        "cd a=~/x && git status",
+        "cd a=b:~root/x; git status",
+        // `--chdir=~/x` is not tilde-expanded by bash: a literal `~` directory.
+        "env --chdir=~/x git status",
+        // `sh` is not bash: its `cd` target is not read the way bash would read it.
+        "sh -c 'cd {1..1}; git status'",
+        // `cd` through `eval` inside a loop runs before the next round's git.
+        "for i in 1 2; do git status; eval cd sub; done",
+    ] {
+        asks_naming(&analyze_in(cmd, cwd), &["run time"]);
+    }
+    // A function defined through eval can stand in for `ls` later.
+    let a = analyze_in("eval 'ls(){ git status; }'; cd sub; ls", cwd);
+    assert_eq!(a.verdict, Verdict::Ask);
+    assert!(
+        a.findings.iter().any(|f| f.code == Code::FunctionCall),
+        "{a:#?}"
+    );
+
+    // A `commondir` too large to read is not a reason to look elsewhere.
+    let s = Scratch::new();
+    s.repo("src", fsmon);
+    s.gitdir("src/.git/worktrees/w", "");
+    std::fs::remove_file(s.path().join("src/.git/worktrees/w/config")).unwrap();
+    let big = format!("../..{}", "\n".repeat(17 << 20));
+    s.write("src/.git/worktrees/w/commondir", &big);
+    let gitdir = s.path().join("src/.git/worktrees/w");
+    s.write("w/.git", &format!("gitdir: {}\n", gitdir.display()));
+    asks_naming(
+        &analyze_in("git status", &s.path().join("w")),
+        &["commondir"],
+    );
+
+    // Submodule repositories in `.git/modules`, populated or not.
+    let s = Scratch::new();
+    s.repo("m", CLEAN);
+    s.gitdir(
+        "m/.git/modules/x",
+        "[remote \"origin\"]\n\tuploadpack = ./evil\n",
+    );
+    asks_naming(
+        &analyze_in(
+            "git grep --recurse-submodules -e foo HEAD",
+            &s.path().join("m"),
+        ),
+        &["uploadpack"],
+    );
+    s.gitdir("m/.git/modules/a/b", fsmon);
+    asks_naming(
+        &analyze_in("git status", &s.path().join("m")),
+        &["core.fsmonitor"],
+    );
+}
+
+/// The CLI starts from `$PWD`, so a `cd ..` out of a symlinked directory goes where bash goes.
+#[test]
+fn the_cli_starts_from_the_logical_working_directory() {
+    let s = Scratch::new();
+    s.repo("top", "[core]\n\tfsmonitor = ./x\n");
+    std::fs::create_dir_all(s.path().join("clean/inner")).unwrap();
+    std::os::unix::fs::symlink(s.path().join("clean/inner"), s.path().join("top/link")).unwrap();
+    let logical = s.path().join("top/link");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+        .args(["check", "cd ..; git status"])
+        .current_dir(&logical)
+        .env("PWD", &logical)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

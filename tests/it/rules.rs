@@ -431,3 +431,33 @@ fn every_brace_sequence_expands_as_bash_expands_it() {
         ("echo {Y..b..2}", Ask, Some(Code::LimitExceeded)),
     ]);
 }
+
+/// Allowed commands the grammar fuzzer produced that real bash ran differently (fed through
+/// `CMDGUARD_FUZZ_ALLOWS` into the differential test): each was `allow`.
+#[test]
+fn fuzz_differential_findings_ask() {
+    check(&[
+        // bash joins a word and a process substitution with no space between them.
+        ("ls<(true)", Ask, Some(Code::ParserMismatch)),
+        ("cat>(true)", Ask, Some(Code::ParserMismatch)),
+        ("awk {}\\Ü", Ask, Some(Code::ParserMismatch)),
+        // `{}` is a command named `{}`; `{` is a keyword only as a word of its own.
+        ("{}", Ask, Some(Code::ParserMismatch)),
+        ("eval {}", Ask, Some(Code::ParserMismatch)),
+        ("( true ) | {}", Ask, Some(Code::ParserMismatch)),
+        // Only a bare `--` or `-p` is an option of the `time` keyword.
+        ("time '--'", Ask, Some(Code::NotAllowlisted)),
+        ("time $'\\x2d\\x2d' ls", Ask, Some(Code::NotAllowlisted)),
+        // A heredoc's rest of line after a compound command still runs.
+        ("! ls <<EOF |& ''\nEOF", Ask, Some(Code::NotAllowlisted)),
+        // `>(` inside `[[ ]]` is a process substitution to bash.
+        ("[[ *>('') ]]", Ask, Some(Code::ParserMismatch)),
+        // Still allowed: the same things spelled as bash reads them.
+        ("diff <(ls) <(ls)", Allow, None),
+        ("{ ls; }", Allow, None),
+        ("time -- ls", Allow, None),
+        ("time -p ls", Allow, None),
+        ("ls>/dev/null", Allow, None),
+        ("echo a\"b\"c", Allow, None),
+    ]);
+}

@@ -151,7 +151,29 @@ fn violations(analyzer: &Analyzer, seen: &Observation) -> Vec<String> {
                 "could not find (elsewhere it would run)",
             ))
         }));
+    // A shell that reads its script from a heredoc (`bash <<'EOF'`) runs with no script
+    // argument, which alone would ask; cmdguard analysed the heredoc as its script, and what
+    // that script runs is observed as execs of its own. So such a shell exec counts as allowed
+    // when the command's own analysis allowed that shell with no script argument.
+    let original = analyzer.analyze_bytes(&seen.cmd);
+    let base = |p: &[u8]| -> Vec<u8> { p.rsplit(|&b| b == b'/').next().unwrap_or(p).to_vec() };
+    let stdin_shells: Vec<Vec<u8>> = original
+        .segments
+        .iter()
+        .filter(|s| s.matched.is_some())
+        .filter(|s| {
+            s.argv
+                .get(1..)
+                .is_some_and(|a| a.iter().all(|w| w.starts_with('-')))
+        })
+        .filter_map(|s| s.argv.first())
+        .map(|p| base(p.as_bytes()))
+        .filter(|p| matches!(p.as_slice(), b"bash" | b"sh" | b"dash" | b"zsh" | b"ksh"))
+        .collect();
     for (program, args, verb) in attempted {
+        if stdin_shells.contains(&base(program)) && args.iter().all(|a| a.starts_with(b"-")) {
+            continue;
+        }
         let as_command = shell_command(program, args);
         let a = analyzer.analyze(&as_command);
         // Re-quoting loses how the words were written: an argument that was quoted in the

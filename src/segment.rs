@@ -1229,8 +1229,28 @@ impl<'a> Walker<'a> {
     fn parameter_expansion(&mut self, n: Node) {
         let mut c = n.walk();
         let children: Vec<Node> = n.children(&mut c).collect();
+        // After a bare `:` come a substring's offset and length, which bash evaluates as
+        // arithmetic: `${PWD:0:x}` with `x='a[$(id)]'` runs `id`.
+        let mut substring = false;
         for (i, child) in children.iter().enumerate() {
             let k = child.kind();
+            if k == ":" && !child.is_named() {
+                substring = true;
+                continue;
+            }
+            if substring && child.is_named() {
+                let plain = k == "number"
+                    && self
+                        .text(*child)
+                        .trim_start_matches(['-', ' '])
+                        .bytes()
+                        .all(|b| b.is_ascii_digit());
+                if !plain {
+                    self.event(Event::Arithmetic, span(*child));
+                    self.nested(Nest::Arithmetic, |w| w.arithmetic_expr(*child));
+                }
+                continue;
+            }
             if k == "!" && i == 1 {
                 self.event(Event::EvaluatedExpansion, span(n));
             }

@@ -461,3 +461,58 @@ fn fuzz_differential_findings_ask() {
         ("echo a\"b\"c", Allow, None),
     ]);
 }
+
+/// False allows a red-team review confirmed against bash 5.2, mawk, node and git.
+#[test]
+fn red_team_round_four_asks() {
+    check(&[
+        // mawk's -W options hide the program; `-W exec FILE` runs a file.
+        (
+            "awk -W source 'BEGIN{system(\"id\")}'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("awk -Wv '{print}' t", Ask, Some(Code::ForbiddenArgument)),
+        // node loads preloads even when only checking syntax.
+        (
+            "node --check -r ./x.js a.js",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "node --check --import data:x a.js",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        // rev-list and stash list take git log's diff options.
+        (
+            "git rev-list --output=M HEAD",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git stash list --output=M",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        // Substring offsets and lengths are arithmetic.
+        ("x=1; echo ${PWD:0:x}", Ask, Some(Code::Arithmetic)),
+        ("echo ${@:x}", Ask, Some(Code::Arithmetic)),
+        ("echo ${s:1:HOME}", Ask, Some(Code::Arithmetic)),
+        ("file -z x.gz", Ask, Some(Code::ForbiddenArgument)),
+        (
+            "python -m pytest --log-file=x",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "python -m pytest --config-file=x",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        // Still allowed.
+        ("node --check a.js", Allow, None),
+        ("echo ${PWD:0:2} ${s: -1} ${s:-x}", Allow, None),
+        ("git rev-list --count HEAD", Allow, None),
+    ]);
+}

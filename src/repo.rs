@@ -297,16 +297,9 @@ fn scan_found(
     let mut modules = Vec::new();
     module_gitdirs(&common.join("modules"), 0, &mut modules);
     for gitdir in modules {
-        if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
-            return hazards.push(Hazard {
-                file: gitdir,
-                line: 0,
-                what: format!(
-                    "more submodules than cmdguard reads (over {MAX_SUBMODULES}, or nested over {MAX_SUBMODULE_DEPTH} deep)"
-                ),
-            });
+        if !within_budget(depth, budget, &gitdir, hazards) {
+            return;
         }
-        *budget -= 1;
         let found = Found {
             gitdir,
             worktree: None,
@@ -344,22 +337,32 @@ fn scan_found(
                 continue;
             }
         };
-        if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
-            return hazards.push(Hazard {
-                file: sub,
-                line: 0,
-                what: format!(
-                    "more submodules than cmdguard reads (over {MAX_SUBMODULES}, or nested over {MAX_SUBMODULE_DEPTH} deep)"
-                ),
-            });
+        if !within_budget(depth, budget, &sub, hazards) {
+            return;
         }
-        *budget -= 1;
         match dotgit(&sub, &meta) {
             Some(Ok(inner)) => scan_found(&inner, rules, depth + 1, budget, hazards),
             Some(Err(h)) => hazards.push(h),
             None => {}
         }
     }
+}
+
+/// Takes one submodule from the budget; `false` (with a hazard naming `at`) when it is spent
+/// or the nesting is too deep.
+fn within_budget(depth: usize, budget: &mut usize, at: &Path, hazards: &mut Vec<Hazard>) -> bool {
+    if depth + 1 > MAX_SUBMODULE_DEPTH || *budget == 0 {
+        hazards.push(Hazard {
+            file: at.to_path_buf(),
+            line: 0,
+            what: format!(
+                "more submodules than cmdguard reads (over {MAX_SUBMODULES}, or nested over {MAX_SUBMODULE_DEPTH} deep)"
+            ),
+        });
+        return false;
+    }
+    *budget -= 1;
+    true
 }
 
 /// The git directories under `modules/` (submodule names may hold `/`, so it is walked a few

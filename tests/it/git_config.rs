@@ -75,6 +75,14 @@ fn asks_naming(a: &Analysis, needles: &[&str]) {
     );
 }
 
+/// A fresh repository `r` with `config`: `cmd` run there asks naming every needle.
+#[track_caller]
+fn asks_in_repo(config: &str, cmd: &str, needles: &[&str]) {
+    let s = Scratch::new();
+    s.repo("r", config);
+    asks_naming(&analyze_in(cmd, &s.path().join("r")), needles);
+}
+
 #[track_caller]
 fn allowed(a: &Analysis) {
     assert_eq!(a.verdict, Verdict::Allow, "{a:#?}");
@@ -245,10 +253,9 @@ fn worktrees_read_the_common_config_and_their_own() {
 
 #[test]
 fn unreadable_config_is_not_vouched_for() {
-    let s = Scratch::new();
-    s.repo("r", "[core]\n\tfsmonitor = \"unterminated\n");
-    asks_naming(
-        &analyze_in("git status", &s.path().join("r")),
+    asks_in_repo(
+        "[core]\n\tfsmonitor = \"unterminated\n",
+        "git status",
         &["cannot be parsed", "config:2"],
     );
     let s = Scratch::new();
@@ -621,22 +628,27 @@ fn submodule(repo: &Path) -> PathBuf {
     let sub = repo.join("sub");
     init_repo(&sub);
     std::fs::write(sub.join("a.txt"), "one\ntwo changed\n").unwrap();
-    for args in [
-        &["add", "sub"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "sub",
-        ],
-    ] {
+    add_and_commit(repo, &["sub"], "sub");
+    sub
+}
+
+/// `git add PATHS && git commit -m MESSAGE`, asserting both succeed.
+fn add_and_commit(repo: &Path, paths: &[&str], message: &str) {
+    let mut add = vec!["add"];
+    add.extend_from_slice(paths);
+    let commit = [
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        message,
+    ];
+    for args in [&add[..], &commit[..]] {
         let o = git(repo, args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    sub
 }
 
 /// A repository with one commit of `a.txt`, whose attributes name the `tc` diff driver and the
@@ -646,21 +658,7 @@ fn init_repo(repo: &Path) {
     assert!(git(repo, &["init", "-q"]).status.success());
     std::fs::write(repo.join("a.txt"), "one\ntwo\n").unwrap();
     std::fs::write(repo.join(".gitattributes"), "*.txt diff=tc filter=f\n").unwrap();
-    for args in [
-        &["add", "a.txt", ".gitattributes"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    ] {
-        let o = git(repo, args);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    }
+    add_and_commit(repo, &["a.txt", ".gitattributes"], "init");
 }
 
 #[test]
@@ -696,31 +694,27 @@ fn red_team_bypasses_stay_closed() {
     use std::os::unix::fs::{PermissionsExt, symlink};
     let fsmon = "[core]\n\tfsmonitor = ./x\n";
     // 1. `[diff.a "b"]` is the driver `a.b`: the key is diff.a.b.textconv.
-    let s = Scratch::new();
-    s.repo("r", "[diff.a \"b\"]\n\ttextconv = ./t\n");
-    asks_naming(
-        &analyze_in("git diff", &s.path().join("r")),
+    asks_in_repo(
+        "[diff.a \"b\"]\n\ttextconv = ./t\n",
+        "git diff",
         &["diff.a.b.textconv"],
     );
     // 2. `\b` in a value is a backspace character, not a deletion.
-    let s = Scratch::new();
-    s.repo("r", "[core]\n\tfsmonitor = ./x\\b\\b\\b\n");
-    asks_naming(
-        &analyze_in("git status", &s.path().join("r")),
+    asks_in_repo(
+        "[core]\n\tfsmonitor = ./x\\b\\b\\b\n",
+        "git status",
         &["core.fsmonitor"],
     );
     // 3. `core.hooksPath = off` is a directory named `off`, not a boolean.
-    let s = Scratch::new();
-    s.repo("r", "[core]\n\thooksPath = off\n");
-    asks_naming(
-        &analyze_in("git status", &s.path().join("r")),
+    asks_in_repo(
+        "[core]\n\thooksPath = off\n",
+        "git status",
         &["core.hookspath"],
     );
     // 4. `%(prefix)` is interpolated by git.
-    let s = Scratch::new();
-    s.repo("r", "[include]\n\tpath = %(prefix)/../../tmp/x.inc\n");
-    asks_naming(
-        &analyze_in("git status", &s.path().join("r")),
+    asks_in_repo(
+        "[include]\n\tpath = %(prefix)/../../tmp/x.inc\n",
+        "git status",
         &["cannot locate"],
     );
     // 5. An include through a symlink and `..` is resolved by the kernel, not textually.
@@ -790,10 +784,9 @@ fn red_team_bypasses_stay_closed() {
         &["core.fsmonitor"],
     );
     // 11. A partial clone fetches on a read, which runs maintenance and `pre-auto-gc`.
-    let s = Scratch::new();
-    s.repo("r", "[extensions]\n\tpartialClone = origin\n");
-    asks_naming(
-        &analyze_in("git log -p", &s.path().join("r")),
+    asks_in_repo(
+        "[extensions]\n\tpartialClone = origin\n",
+        "git log -p",
         &["partialclone"],
     );
     let s = Scratch::new();
@@ -805,10 +798,9 @@ fn red_team_bypasses_stay_closed() {
         &["pre-auto-gc"],
     );
     // 12. `diff.submodule = diff` runs git diff inside submodules, even ones only in history.
-    let s = Scratch::new();
-    s.repo("r", "[diff]\n\tsubmodule = diff\n");
-    asks_naming(
-        &analyze_in("git log -p", &s.path().join("r")),
+    asks_in_repo(
+        "[diff]\n\tsubmodule = diff\n",
+        "git log -p",
         &["diff.submodule"],
     );
     assert_eq!(

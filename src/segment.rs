@@ -1536,6 +1536,14 @@ impl<'a> Walker<'a> {
                     self.event(Event::Mismatch("an expansion inside a literal word"), s);
                     return;
                 }
+                // `case x in a>(cmd)) …`: bash runs the process substitution in a pattern.
+                b'<' | b'>' if b.get(i + 1) == Some(&b'(') => {
+                    self.event(
+                        Event::Mismatch("a process substitution inside a literal word"),
+                        s,
+                    );
+                    return;
+                }
                 _ => i += 1,
             }
         }

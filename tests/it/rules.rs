@@ -452,6 +452,12 @@ fn fuzz_differential_findings_ask() {
         ("! ls <<EOF |& ''\nEOF", Ask, Some(Code::NotAllowlisted)),
         // `>(` inside `[[ ]]` is a process substitution to bash.
         ("[[ *>('') ]]", Ask, Some(Code::ParserMismatch)),
+        // ... and in a `case` pattern.
+        (
+            "case '' in sort>('')) true ;; esac",
+            Ask,
+            Some(Code::ParserMismatch),
+        ),
         // Still allowed: the same things spelled as bash reads them.
         ("diff <(ls) <(ls)", Allow, None),
         ("{ ls; }", Allow, None),

@@ -219,6 +219,16 @@ impl Ctx<'_> {
                 None,
                 "`<<-` heredoc: where a tab-indented body ends is a known parser disagreement".into(),
             ),
+            Event::ExpansionAssignment(name) => {
+                if self.list.is_unsafe_env(name) {
+                    self.push(
+                        Code::Assignment,
+                        span,
+                        None,
+                        format!("`{}` assigns `{name}`, which changes what programs run or load", self.snippet(span)),
+                    );
+                }
+            }
             Event::Limit(what) => self.push(Code::LimitExceeded, span, None, format!("{what}; the rest is not analysed")),
             Event::FunctionDefinition(name) => {
                 self.functions.insert(name.clone());

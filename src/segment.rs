@@ -195,6 +195,8 @@ pub enum Event {
     Arithmetic,
     /// `${!x}` or `${x@P}`: the value is evaluated.
     EvaluatedExpansion,
+    /// `${NAME=value}` or `${NAME:=value}`: assigns `NAME` when it is unset or empty.
+    ExpansionAssignment(String),
     /// A `<<-` heredoc.
     HeredocStripTabs,
     /// A limit was exceeded; the walk stopped descending.
@@ -1237,6 +1239,18 @@ impl<'a> Walker<'a> {
             if k == ":" && !child.is_named() {
                 substring = true;
                 continue;
+            }
+            if matches!(k, "=" | ":=")
+                && !child.is_named()
+                && let Some(name) = i
+                    .checked_sub(1)
+                    .and_then(|j| children.get(j))
+                    .filter(|p| p.kind() == "variable_name")
+            {
+                self.event(
+                    Event::ExpansionAssignment(self.text(*name).to_string()),
+                    span(n),
+                );
             }
             if substring && child.is_named() {
                 let plain = k == "number"

@@ -522,3 +522,26 @@ fn red_team_round_four_asks() {
         ("git rev-list --count HEAD", Allow, None),
     ]);
 }
+
+/// False allows from a fifth red-team round.
+#[test]
+fn red_team_round_five_asks() {
+    check(&[
+        // xargs assigns the slot number to the named variable in the child's environment.
+        (
+            "echo x | xargs -P1 --process-slot-var=PATH ls",
+            Ask,
+            Some(Code::Wrapper),
+        ),
+        // `${NAME=value}` assigns NAME; BASH_CMDS is the table bash finds programs in.
+        (
+            "echo ${BASH_CMDS=/usr/bin/id}; ls",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        ("echo ${PATH:=/tmp}; ls", Ask, Some(Code::Assignment)),
+        ("BASH_CMDS[ls]=/usr/bin/id ls", Ask, Some(Code::Assignment)),
+        // Still allowed.
+        ("echo ${X:=a} ${Y:-b}", Allow, None),
+    ]);
+}

@@ -153,6 +153,7 @@ pub(crate) struct Wrapper {
     pub appends_dynamic: bool,
     pub split_option: Option<String>,
     pub chdir_options: Vec<String>,
+    pub replace_options: Vec<String>,
     pub severity: Verdict,
 }
 
@@ -464,6 +465,7 @@ impl Allowlist {
                     appends_dynamic: w.appends_dynamic,
                     split_option: w.split_option,
                     chdir_options: w.chdir_options,
+                    replace_options: w.replace_options,
                     severity: w.severity,
                 },
             );

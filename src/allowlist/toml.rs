@@ -145,6 +145,10 @@ pub(crate) struct RawWrapper {
     /// command inside is checked against that directory's repository.
     #[serde(default)]
     pub chdir_options: Vec<String>,
+    /// Value options naming a string replaced by run-time input inside the command's words
+    /// (`xargs -I {}`): words holding it are run-time words.
+    #[serde(default)]
+    pub replace_options: Vec<String>,
     /// The verdict the wrapper itself needs at least (`sudo` asks).
     #[serde(default = "default_allow")]
     pub severity: Verdict,

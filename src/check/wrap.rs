@@ -109,10 +109,13 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
     let mut operands = w.operands;
     let mut split: Option<Vec<Word>> = None;
     let mut chdir = Vec::new();
+    let mut replace = Vec::new();
     let mut value_of = |opt: &str, value: Option<Word>| {
         if w.chdir_options.iter().any(|c| c == opt) {
             // A missing value is the wrapper's own usage error; nothing runs.
             chdir.extend(value);
+        } else if w.replace_options.iter().any(|c| c == opt) {
+            replace.extend(value);
         }
     };
     while i < words.len() {
@@ -205,6 +208,13 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
         if operands > 0 {
             operands -= 1;
             i += 1;
+            if operands == 0 && words.get(i).and_then(Word::static_text) == Some("--") {
+                // `timeout 5 -- ls`: timeout and taskset stop at their operand and run `--`
+                // itself; other wrappers skip it.
+                return Err(format!(
+                    "`{name}` has `--` after its operands, which some programs run as the command"
+                ));
+            }
             continue;
         }
         break;
@@ -213,6 +223,20 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
         Some(ws) => ws,
         None => words.get(i..).unwrap_or(&[]).to_vec(),
     };
+    // `xargs -I R cmd … R …`: each input line is pasted wherever R stands, inside words too
+    // (`sh -c 'ls R'` becomes a script with the input in it), so those words are run-time.
+    let mut inner = inner;
+    for r in replace
+        .iter()
+        .filter_map(Word::static_text)
+        .filter(|r| !r.is_empty())
+    {
+        for word in &mut inner {
+            if word.text.contains(r) {
+                word.expansions.parameter = true;
+            }
+        }
+    }
     Ok(Unwrapped {
         inner,
         assignments,

@@ -545,3 +545,24 @@ fn red_team_round_five_asks() {
         ("echo ${X:=a} ${Y:-b}", Allow, None),
     ]);
 }
+
+/// False allows from a sixth red-team round.
+#[test]
+fn red_team_round_six_asks() {
+    check(&[
+        // xargs -I pastes its input into words, here into a shell script.
+        (
+            "echo 'x;id' | xargs -I{} sh -c 'ls {}'",
+            Ask,
+            Some(Code::Exec),
+        ),
+        ("xargs -IX sh -c 'ls X'", Ask, Some(Code::Exec)),
+        // timeout and taskset run a `--` that follows their operand.
+        ("timeout 5 -- ls", Ask, Some(Code::Wrapper)),
+        ("taskset 1 -- ls", Ask, Some(Code::Wrapper)),
+        // Still allowed.
+        ("ls | xargs -I{} wc -l {}", Allow, None),
+        ("timeout 5 ls", Allow, None),
+        ("nice -- ls", Allow, None),
+    ]);
+}

@@ -127,7 +127,8 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
             ));
         };
         if t == "--" {
-            i += 1;
+            // Operands still due (`timeout -- 5 ls`'s duration) come after the `--`.
+            i += 1 + operands;
             break;
         }
         if t.starts_with('-') && t.len() > 1 {

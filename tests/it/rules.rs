@@ -563,6 +563,8 @@ fn red_team_round_six_asks() {
         // Still allowed.
         ("ls | xargs -I{} wc -l {}", Allow, None),
         ("timeout 5 ls", Allow, None),
+        ("timeout -- 5 ls", Allow, None),
+        ("timeout -s KILL -- 5 ls", Allow, None),
         ("nice -- ls", Allow, None),
     ]);
 }

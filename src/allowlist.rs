@@ -127,6 +127,7 @@ pub(crate) enum Checker {
     Awk,
     Find,
     Test,
+    GitFormat,
 }
 
 /// One compiled `[[allow]]` entry.
@@ -397,12 +398,15 @@ impl Allowlist {
                 Some("awk") => Some(Checker::Awk),
                 Some("find") => Some(Checker::Find),
                 Some("test") => Some(Checker::Test),
+                Some("git-format") => Some(Checker::GitFormat),
                 Some(other) => {
                     let span = e.checker.as_ref().map(|c| c.span()).unwrap_or(0..0);
                     return Err(err(
                         span,
                         "checker",
-                        format!("unknown checker `{other}`; known: sed, awk, find, test"),
+                        format!(
+                            "unknown checker `{other}`; known: sed, awk, find, test, git-format"
+                        ),
                     ));
                 }
             };

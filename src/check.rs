@@ -485,6 +485,7 @@ impl Ctx<'_> {
             Some(Checker::Awk) => awk::check_args(self, i, entry, rest, &parsed),
             Some(Checker::Find) => deny::find_exec(self, i, rest, &parsed),
             Some(Checker::Test) => test_operands(self, i, all, false),
+            Some(Checker::GitFormat) => git_format(self, i, entry, rest, &parsed),
         }
     }
 
@@ -651,6 +652,33 @@ fn test_operands(cx: &mut Ctx<'_>, i: usize, words: &[Word], double_bracket: boo
                     format!("`{op} {}` evaluates an array subscript", o.text),
                 );
             }
+        }
+    }
+}
+
+/// `--format` / `--pretty` values of git's log family and ref listings: `%G…` placeholders
+/// (`%G?`, `%GS`, `%GK`) and `%(signature…)` atoms make git run gpg, ssh-keygen or gpgsm on
+/// signatures the repository holds.
+fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: &[Arg<'_>]) {
+    for a in parsed {
+        if let Arg::Opt {
+            name,
+            value: Some(v),
+            word,
+        } = a
+            && (names(name, "--format") || names(name, "--pretty"))
+            && (v.contains("%G") || v.contains("%(signature"))
+        {
+            cx.push_rule(
+                Code::ForbiddenArgument,
+                rest[*word].span,
+                Some(i),
+                format!(
+                    "`{v}` makes `{}` verify signatures with an external program",
+                    entry.name
+                ),
+                &entry.name,
+            );
         }
     }
 }

@@ -568,3 +568,56 @@ fn red_team_round_six_asks() {
         ("nice -- ls", Allow, None),
     ]);
 }
+
+/// Signature verification runs gpg, ssh-keygen or gpgsm on signatures the repository holds
+/// (red-team round 7: a hand-made `gpgsig` commit made `git log --show-signature` run gpg).
+#[test]
+fn git_signature_verification_asks() {
+    check(&[
+        (
+            "git log --show-signature",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git show --show-sig HEAD",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log -1 --format='%G? %GK'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git show -s --pretty='%GS'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --pretty=format:%GS",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("git log --format %GS", Ask, Some(Code::ForbiddenArgument)),
+        (
+            "git shortlog --format='%GS'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git tag -l --format='%(signature)'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git branch --format='%(signature:grade)'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        // Still allowed.
+        ("git log --format='%h %s %gs'", Allow, None),
+        ("git branch --format='%(refname)'", Allow, None),
+        ("git shortlog -sn", Allow, None),
+    ]);
+}

@@ -201,13 +201,6 @@ pub(crate) struct Hazard {
     pub what: String,
 }
 
-/// A repository found for a directory, and its hazards.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Repo {
-    pub gitdir: PathBuf,
-    pub hazards: Vec<Hazard>,
-}
-
 /// Settings for a scan, from the allowlist.
 pub(crate) struct ScanRules<'a> {
     pub keys: &'a [KeyPattern],
@@ -228,27 +221,19 @@ const MAX_SUBMODULES: usize = 64;
 /// Deepest nesting of submodules read.
 const MAX_SUBMODULE_DEPTH: usize = 4;
 
-/// Finds the repository git would use in `dir` and what in it could run programs. `None` when
-/// `dir` is in no repository.
-pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Repo> {
+/// What could make git run programs in the repository git would use in `dir`: `None` when
+/// `dir` is in no repository, an empty list for a repository with nothing to report.
+pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Vec<Hazard>> {
     // git walks up from the physical directory (`getcwd`), not from a path through a symlink.
     let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let found = match discover(&dir)? {
         Ok(found) => found,
-        Err(h) => {
-            return Some(Repo {
-                gitdir: h.file.clone(),
-                hazards: vec![h],
-            });
-        }
+        Err(h) => return Some(vec![h]),
     };
     let mut hazards = Vec::new();
     let mut budget = MAX_SUBMODULES;
     scan_found(&found, rules, 0, &mut budget, &mut hazards);
-    Some(Repo {
-        gitdir: found.gitdir,
-        hazards,
-    })
+    Some(hazards)
 }
 
 /// A repository as discovery found it.

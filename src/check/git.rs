@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::check::Ctx;
 use crate::finding::{Code, Span};
-use crate::repo::{self, Repo, ScanRules, Workdir};
+use crate::repo::{self, Hazard, ScanRules, Workdir};
 use crate::segment::{Nest, Segment, SegmentKind, Word};
 
 /// Most directories tracked for one command line; more (a `cd` in a loop that keeps finding
@@ -26,7 +26,8 @@ pub(crate) struct Place {
     dirs: Vec<PathBuf>,
     /// The first `cd` target only known at run time.
     unknown: Option<String>,
-    scans: HashMap<PathBuf, Option<Repo>>,
+    /// Each directory's scan: `None` when it is in no repository.
+    scans: HashMap<PathBuf, Option<Vec<Hazard>>>,
 }
 
 impl Place {
@@ -136,11 +137,11 @@ impl Place {
         grew
     }
 
-    fn scan(&mut self, dir: &Path, rules: &ScanRules<'_>) -> Option<&Repo> {
+    fn scan(&mut self, dir: &Path, rules: &ScanRules<'_>) -> Option<&[Hazard]> {
         self.scans
             .entry(dir.to_path_buf())
             .or_insert_with(|| repo::scan(dir, rules))
-            .as_ref()
+            .as_deref()
     }
 }
 
@@ -291,8 +292,8 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
         home: home.as_deref(),
     };
     for dir in place.dirs.clone() {
-        if let Some(repo) = place.scan(&dir, &rules) {
-            for h in &repo.hazards {
+        if let Some(hazards) = place.scan(&dir, &rules) {
+            for h in hazards {
                 let at = if h.line > 0 {
                     format!("{}:{}", h.file.display(), h.line)
                 } else {

@@ -151,90 +151,83 @@ impl Ctx<'_> {
     }
 
     fn event(&mut self, event: &Event, span: Span) {
-        match event {
-            Event::Background => self.push(
+        let snippet = || self.snippet(span);
+        let (code, message) = match event {
+            Event::Background => (
                 Code::Operator,
-                span,
-                None,
-                "`&` runs a command in the background, beyond the reach of a prompt".into(),
+                "`&` runs a command in the background, beyond the reach of a prompt".to_string(),
             ),
-            Event::PipeBoth => self.push(
+            Event::PipeBoth => (
                 Code::Operator,
-                span,
-                None,
-                "`|&` is not one of the plain operators `; && || |`".into(),
+                "`|&` is not one of the plain operators `; && || |`".to_string(),
             ),
-            Event::Newline => self.push(Code::Newline, span, None, "commands separated by a newline".into()),
-            Event::Backtick => self.push(
+            Event::Newline => (Code::Newline, "commands separated by a newline".to_string()),
+            Event::Backtick => (
                 Code::Backtick,
-                span,
-                None,
-                format!("backquoted command substitution `{}`", self.snippet(span)),
+                format!("backquoted command substitution `{}`", snippet()),
             ),
-            Event::ParseError => self.push(
+            Event::ParseError => (
                 Code::ParseError,
-                span,
-                None,
                 format!(
                     "syntax error near `{}`: bash may read this command differently",
-                    self.snippet(span)
+                    snippet()
                 ),
             ),
-            Event::Missing(kind) => self.push(
+            Event::Missing(kind) => (
                 Code::ParseError,
-                span,
-                None,
-                format!("the command ends before a closing `{kind}`: bash would not run it as written"),
+                format!(
+                    "the command ends before a closing `{kind}`: bash would not run it as written"
+                ),
             ),
-            Event::Unsupported(what) => self.push(
+            Event::Unsupported(what) => (
                 Code::UnsupportedSyntax,
-                span,
-                None,
-                format!("cmdguard does not analyse {what} (`{}`)", self.snippet(span)),
+                format!("cmdguard does not analyse {what} (`{}`)", snippet()),
             ),
-            Event::Mismatch(what) => self.push(
+            Event::Mismatch(what) => (
                 Code::ParserMismatch,
-                span,
-                None,
-                format!("{what}: the parser and bash may disagree about `{}`", self.snippet(span)),
+                format!(
+                    "{what}: the parser and bash may disagree about `{}`",
+                    snippet()
+                ),
             ),
-            Event::Arithmetic => self.push(
+            Event::Arithmetic => (
                 Code::Arithmetic,
-                span,
-                None,
                 format!(
                     "arithmetic on `{}` evaluates a value as an expression, which can run commands through array subscripts",
-                    self.snippet(span)
+                    snippet()
                 ),
             ),
-            Event::EvaluatedExpansion => self.push(
+            Event::EvaluatedExpansion => (
                 Code::EvaluatedExpansion,
-                span,
-                None,
-                format!("`{}` evaluates a variable's value, which can run commands", self.snippet(span)),
+                format!(
+                    "`{}` evaluates a variable's value, which can run commands",
+                    snippet()
+                ),
             ),
-            Event::HeredocStripTabs => self.push(
+            Event::HeredocStripTabs => (
                 Code::HeredocStripTabs,
-                span,
-                None,
-                "`<<-` heredoc: where a tab-indented body ends is a known parser disagreement".into(),
+                "`<<-` heredoc: where a tab-indented body ends is a known parser disagreement"
+                    .to_string(),
             ),
-            Event::ExpansionAssignment(name) => {
-                if self.list.is_unsafe_env(name) {
-                    self.push(
-                        Code::Assignment,
-                        span,
-                        None,
-                        format!("`{}` assigns `{name}`, which changes what programs run or load", self.snippet(span)),
-                    );
-                }
-            }
-            Event::Limit(what) => self.push(Code::LimitExceeded, span, None, format!("{what}; the rest is not analysed")),
+            Event::ExpansionAssignment(name) if self.list.is_unsafe_env(name) => (
+                Code::Assignment,
+                format!(
+                    "`{}` assigns `{name}`, which changes what programs run or load",
+                    snippet()
+                ),
+            ),
+            Event::ExpansionAssignment(_) => return,
+            Event::Limit(what) => (
+                Code::LimitExceeded,
+                format!("{what}; the rest is not analysed"),
+            ),
             Event::FunctionDefinition(name) => {
                 self.functions.insert(name.clone());
+                return;
             }
-            Event::CompoundRedirect(r) => redirect::check(self, r, None),
-        }
+            Event::CompoundRedirect(r) => return redirect::check(self, r, None),
+        };
+        self.push(code, span, None, message);
     }
 
     fn segment(&mut self, i: usize, seg: &Segment) {

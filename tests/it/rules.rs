@@ -163,6 +163,37 @@ fn tree_sitter_bash_traps_are_read_as_bash_reads_them() {
     ]);
 }
 
+/// Issue 10 §0: tree-sitter-bash drops a backslash-escaped space or tab between words, so a `#`
+/// after it became a comment that hid the rest of the line (`echo \ #;rm -rf ~` was allowed;
+/// bash runs `rm`). A comment is trusted only where bash starts a token.
+#[test]
+fn escaped_blanks_and_comments_are_read_as_bash_reads_them() {
+    check(&[
+        ("echo \\ #;rm -rf ~", Deny, Some(Code::ParserMismatch)),
+        ("echo \\ #;ls", Ask, Some(Code::ParserMismatch)),
+        ("echo \\\t#;ls", Ask, Some(Code::ParserMismatch)),
+        ("\\ #;ls", Ask, Some(Code::ParserMismatch)),
+        ("ls; \\ #;touch x", Ask, Some(Code::ParserMismatch)),
+        ("echo \\ x", Ask, Some(Code::ParserMismatch)),
+        ("echo ${x:-\\ a}", Ask, Some(Code::ParserMismatch)),
+        ("echo $((\\ 1))", Ask, Some(Code::ParserMismatch)),
+        // Inside a word, a string or a comment the pair is text in both readings.
+        ("ls My\\ Documents", Allow, None),
+        ("echo a\\ #b; ls", Allow, None),
+        ("echo \"\\ $x\"", Allow, None),
+        ("echo '\\ '", Allow, None),
+        ("echo a # x \\ y", Allow, None),
+        // An escaped backslash leaves the blank unescaped: a real comment.
+        ("echo \\\\ #c", Allow, None),
+        // Real comments after blanks, operators and line continuations.
+        ("echo a #c", Allow, None),
+        ("ls;#x", Allow, None),
+        ("echo x \\\n#;ls", Allow, None),
+        // A backslash-newline directly before `#` joins it to the word: no comment in bash.
+        ("echo x\\\n#;ls", Ask, Some(Code::ParserMismatch)),
+    ]);
+}
+
 #[test]
 fn arithmetic_that_evaluates_values_asks() {
     check(&[

@@ -162,6 +162,8 @@ pub(crate) struct Wrapper {
 #[derive(Debug, Clone)]
 pub(crate) struct Shell {
     pub flags: Vec<String>,
+    /// The language it reads scripts in; outside bash, only the syntax shared with bash passes.
+    pub dialect: crate::check::Dialect,
 }
 
 /// One compiled `[[deny]]` rule.
@@ -483,7 +485,13 @@ impl Allowlist {
                 ExampleKind::NotAllowed,
                 &mut new_examples,
             );
-            self.shells.insert(name, Shell { flags: s.flags });
+            self.shells.insert(
+                name,
+                Shell {
+                    flags: s.flags,
+                    dialect: s.dialect,
+                },
+            );
         }
         for d in raw.deny {
             let id = d.id.get_ref().clone();

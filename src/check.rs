@@ -10,6 +10,7 @@ mod args;
 mod awk;
 mod awk_program;
 mod deny;
+mod dialect;
 mod git;
 mod redirect;
 mod sed;
@@ -25,6 +26,7 @@ use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args};
 pub(crate) use self::deny::fallback_text;
+pub(crate) use self::dialect::Dialect;
 pub(crate) use self::git::Place;
 
 /// What checking one script produced.

@@ -173,6 +173,9 @@ pub(crate) struct RawShell {
     /// Options without a value that may come before `-c`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// The language the shell reads: `bash`, `posix` (the default) or `zsh`.
+    #[serde(default)]
+    pub dialect: crate::check::Dialect,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]

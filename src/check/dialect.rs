@@ -30,19 +30,24 @@ pub(crate) enum Dialect {
 }
 
 /// Anonymous tokens both bash and a POSIX shell read the same way.
+#[rustfmt::skip] // one group a line, each with the comment that says why it is shared
 const POSIX_TOKENS: &[&str] = &[
     // command separators and the POSIX list operators
-    ";", ";;", "\n", "|", "&&", "||", "&", "!", // grouping
+    ";", ";;", "\n", "|", "&&", "||", "&", "!",
+    // grouping
     "(", ")", "{", "}",
     // quoting and substitution openers (their contents are checked node by node)
     "\"", "$(", "${", "$",
     // redirections POSIX defines (`&>`, `<<<`, `>&word` are bash's own)
     ">", ">>", "<", ">|", "<&", ">&", "<<", "<<-",
     // assignment and test brackets (`[` is the test builtin in both)
-    "=", "[", "]", // reserved words of the POSIX grammar
-    "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "in", "case", "esac",
+    "=", "[", "]",
+    // reserved words of the POSIX grammar
+    "if", "then", "elif", "else", "fi", "while", "until", "do", "done", "for", "in", "case",
+    "esac",
     // declaration builtins POSIX (and dash) have
-    "export", "readonly", "local", "unset", // POSIX parameter-expansion operators
+    "export", "readonly", "local", "unset",
+    // POSIX parameter-expansion operators
     ":-", "-", ":=", ":?", "?", ":+", "+", "#", "##", "%", "%%",
 ];
 

@@ -35,6 +35,7 @@ pub const DEFAULT_ALLOWLIST: &str = include_str!("../allowlist.toml");
 pub struct Allowlist {
     pub(crate) limits: Limits,
     pub(crate) severity: HashMap<Code, Verdict>,
+    pub(crate) inert_env: Vec<NamePattern>,
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
     pub(crate) git_keys: Vec<KeyPattern>,
@@ -241,6 +242,7 @@ impl Allowlist {
         Allowlist {
             limits: Limits::default(),
             severity: HashMap::new(),
+            inert_env: Vec::new(),
             unsafe_env: Vec::new(),
             system_dirs: ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
                 .iter()
@@ -337,7 +339,10 @@ impl Allowlist {
             self.severity.insert(code, v);
         }
         if let Some(env) = raw.env {
-            self.unsafe_env = env.unsafe_names.into_iter().map(NamePattern).collect();
+            self.inert_env
+                .extend(env.inert.into_iter().map(NamePattern));
+            self.unsafe_env
+                .extend(env.unsafe_names.into_iter().map(NamePattern));
         }
         if let Some(dirs) = raw.system_dirs {
             self.system_dirs = dirs;
@@ -578,9 +583,23 @@ impl Allowlist {
             .unwrap_or_else(|| code.default_severity())
     }
 
-    /// True when `name` is a variable whose assignment changes what runs or loads.
+    /// True when `name` may be exported to a program: `[env] inert` lists it and `[env] unsafe`
+    /// does not. Every other name may change what a program runs, loads or writes.
+    ///
+    /// ```
+    /// let list = cmdguard::Allowlist::default();
+    /// assert!(list.is_inert_env("LC_ALL"));
+    /// assert!(!list.is_inert_env("GCONV_PATH"));
+    /// ```
+    pub fn is_inert_env(&self, name: &str) -> bool {
+        self.inert_env.iter().any(|p| p.matches(name))
+            && !self.unsafe_env.iter().any(|p| p.matches(name))
+    }
+
+    /// True when assigning `name` for a program may change what it runs or loads: any name
+    /// not [inert](Allowlist::is_inert_env).
     pub fn is_unsafe_env(&self, name: &str) -> bool {
-        self.unsafe_env.iter().any(|p| p.matches(name))
+        !self.is_inert_env(name)
     }
 
     /// The longest entry whose words are a prefix of `words`.

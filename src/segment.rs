@@ -195,7 +195,8 @@ pub enum Event {
     Arithmetic,
     /// `${!x}` or `${x@P}`: the value is evaluated.
     EvaluatedExpansion,
-    /// `${NAME=value}` or `${NAME:=value}`: assigns `NAME` when it is unset or empty.
+    /// A shell variable assigned outside an assignment word: `${NAME=value}`,
+    /// `${NAME:=value}`, `for NAME in …`.
     ExpansionAssignment(String),
     /// A `<<-` heredoc.
     HeredocStripTabs,
@@ -504,7 +505,11 @@ impl<'a> Walker<'a> {
         let mut c = n.walk();
         for (i, child) in n.children(&mut c).enumerate() {
             match n.field_name_for_child(i as u32) {
-                Some("variable") => {}
+                // `for NAME in …` assigns NAME, as `${NAME:=…}` does.
+                Some("variable") => self.event(
+                    Event::ExpansionAssignment(self.text(child).to_string()),
+                    Span::new(n.start_byte(), child.end_byte()),
+                ),
                 Some("value") => {
                     self.words_of(child);
                 }

@@ -42,14 +42,15 @@ pub(super) fn wrapper(
                 }
             }
             for (n, value) in &u.assignments {
-                if cx.list.is_unsafe_env(n) {
-                    cx.push(
-                        Code::Assignment,
-                        value.span,
-                        Some(i),
-                        format!("`{name}` sets `{n}`, which changes what programs run or load"),
-                    );
-                }
+                let construct = format!("`{name}`");
+                super::vars::assign(
+                    cx,
+                    Some(i),
+                    n,
+                    value.span,
+                    super::vars::Scope::Exported,
+                    &construct,
+                );
             }
             for dir in &u.chdir {
                 super::git::chdir(cx, dir);

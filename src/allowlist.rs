@@ -39,6 +39,7 @@ pub struct Allowlist {
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
     pub(crate) git_keys: Vec<KeyPattern>,
+    pub(crate) git_inert_keys: Vec<KeyPattern>,
     pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
@@ -249,6 +250,7 @@ impl Allowlist {
                 .map(|s| s.to_string())
                 .collect(),
             git_keys: Vec::new(),
+            git_inert_keys: Vec::new(),
             git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
             programs: HashMap::new(),
@@ -355,6 +357,14 @@ impl Allowlist {
                         KeyPattern::parse(k.get_ref()).map_err(|m| err(k.span(), "program_keys", m))
                     })
                     .collect::<Result<_, _>>()?;
+            }
+            if let Some(keys) = git.inert_keys {
+                for k in keys {
+                    self.git_inert_keys.push(
+                        KeyPattern::parse(k.get_ref())
+                            .map_err(|m| err(k.span(), "inert_keys", m))?,
+                    );
+                }
             }
             if let Some(values) = git.safe_values {
                 self.git_safe_values = values

@@ -664,7 +664,7 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
             word,
         } = a
             && (names(name, "--format") || names(name, "--pretty"))
-            && (v.contains("%G") || v.contains("%(signature"))
+            && verifies_signatures(v)
         {
             cx.push_rule(
                 Code::ForbiddenArgument,
@@ -678,6 +678,32 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
             );
         }
     }
+}
+
+/// Whether a git format holds a placeholder that verifies signatures: `%G…` and
+/// `%(signature…)`, also behind the `+`, `-` and space modifiers (`%+G?`, `% G?`).
+fn verifies_signatures(format: &str) -> bool {
+    let b = format.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'%' {
+            k += 1;
+            continue;
+        }
+        if b.get(k + 1) == Some(&b'%') {
+            k += 2; // a literal `%`
+            continue;
+        }
+        let mut p = k + 1;
+        if matches!(b.get(p), Some(b'+' | b'-' | b' ')) {
+            p += 1;
+        }
+        if b.get(p) == Some(&b'G') || b[p.min(b.len())..].starts_with(b"(signature") {
+            return true;
+        }
+        k = p;
+    }
+    false
 }
 
 /// True when the segment is nested in a substitution or heredoc of `outer`'s word.

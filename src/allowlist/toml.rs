@@ -49,6 +49,8 @@ pub(crate) struct RawEnv {
 pub(crate) struct RawGit {
     /// Config keys (`core.fsmonitor`, `pager.*`, `diff.*.textconv`) that name programs.
     pub program_keys: Option<Vec<Spanned<String>>>,
+    /// Keys known to be inert; any other key set in a repository's config asks.
+    pub inert_keys: Option<Vec<Spanned<String>>>,
     /// Values that switch a key off (`"core.fsmonitor" = ["false", …]`).
     pub safe_values: Option<BTreeMap<Spanned<String>, Vec<String>>>,
     /// Hook names that commands the allowlist allows can set off.

@@ -278,6 +278,35 @@ fn every_assignment_is_checked_against_an_allowlist_of_names() {
     ]);
 }
 
+/// Issue 10 §5: the `+`, `-` and space modifiers in front of `%G` still verify signatures.
+#[test]
+fn git_formats_that_verify_signatures_ask_in_every_spelling() {
+    check(&[
+        (
+            "git log --format='%+G?'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --format='%-GS'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --format='% GK'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --pretty='format:%h %(signature)'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("git log --format='%%G %h'", Allow, None),
+        ("git log --format='%h %s %+b'", Allow, None),
+    ]);
+}
+
 #[test]
 fn arithmetic_that_evaluates_values_asks() {
     check(&[

@@ -307,6 +307,19 @@ fn git_formats_that_verify_signatures_ask_in_every_spelling() {
     ]);
 }
 
+/// Issue 10 §7: writing to the command's own standard streams by path is not a write.
+#[test]
+fn the_standard_streams_by_path_are_not_files() {
+    check(&[
+        ("echo error >/dev/stderr", Allow, None),
+        ("echo out >>/dev/stdout", Allow, None),
+        ("ls 2>/dev/fd/1", Allow, None),
+        ("echo x >/dev/stderrx", Ask, Some(Code::Redirect)),
+        ("echo x >/dev/fd/3", Ask, Some(Code::Redirect)),
+        ("echo x &>/dev/stderr", Ask, Some(Code::Redirect)),
+    ]);
+}
+
 #[test]
 fn arithmetic_that_evaluates_values_asks() {
     check(&[

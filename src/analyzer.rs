@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::allowlist::{Allowlist, ConfigError, ExampleKind};
-use crate::check::{self, Checked, Place};
+use crate::check::{self, Analyzed, Checked, Nested, Place, Scope};
 use crate::finding::{Code, Finding, Span, Verdict};
 use crate::parse;
 use crate::repo::Workdir;
@@ -159,7 +159,7 @@ impl Analyzer {
 
     /// Analyses one command. Pure: no file is read (see [`Analyzer::analyze_in`]).
     pub fn analyze(&self, cmd: &str) -> Analysis {
-        self.analyze_nested(cmd, 0, None)
+        self.analyze_at(cmd, None)
     }
 
     /// Analyses a command given as bytes: anything but valid UTF-8 asks.
@@ -200,7 +200,7 @@ impl Analyzer {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn analyze_in(&self, cmd: &str, dir: &Workdir) -> Analysis {
-        self.analyze_nested(cmd, 0, Some(&mut Place::new(dir)))
+        self.analyze_at(cmd, Some(&mut Place::new(dir)))
     }
 
     /// [`Analyzer::analyze_in`] for a command given as bytes.
@@ -208,13 +208,18 @@ impl Analyzer {
         self.analyze_bytes_at(cmd, Some(&mut Place::new(dir)))
     }
 
+    fn analyze_at(&self, cmd: &str, place: Option<&mut Place>) -> Analysis {
+        let analyzed = self.run(cmd, Scope { depth: 0, place });
+        self.finish(cmd, analyzed)
+    }
+
     fn analyze_bytes_at(&self, cmd: &[u8], place: Option<&mut Place>) -> Analysis {
         match std::str::from_utf8(cmd) {
-            Ok(s) => self.analyze_nested(s, 0, place),
+            Ok(s) => self.analyze_at(s, place),
             Err(e) => {
                 let lossy = String::from_utf8_lossy(cmd).into_owned();
                 let at = e.valid_up_to();
-                let mut a = self.analyze_nested(&lossy, 0, place);
+                let mut a = self.analyze_at(&lossy, place);
                 a.findings.insert(
                     0,
                     Finding {
@@ -233,12 +238,8 @@ impl Analyzer {
         }
     }
 
-    pub(crate) fn analyze_nested(
-        &self,
-        cmd: &str,
-        depth: usize,
-        place: Option<&mut Place>,
-    ) -> Analysis {
+    /// Every stage on `cmd`: the findings and segments, before the verdict is drawn.
+    fn run(&self, cmd: &str, scope: Scope<'_>) -> Analyzed {
         let limits = self.list.limits;
         let mut findings = Vec::new();
         let push = |findings: &mut Vec<Finding>, code: Code, span: Span, message: String| {
@@ -263,7 +264,10 @@ impl Analyzer {
                 ),
             );
             self.fallback(cmd, &mut findings);
-            return self.finish(cmd, findings, Vec::new());
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
         }
         if let Some(p) = cmd.find('\0') {
             push(
@@ -298,7 +302,10 @@ impl Analyzer {
                 ),
             );
             self.fallback(cmd, &mut findings);
-            return self.finish(cmd, findings, Vec::new());
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
         }
         let Some(tree) = parse::parse(cmd, Duration::from_millis(limits.max_parse_ms)) else {
             push(
@@ -308,14 +315,17 @@ impl Analyzer {
                 "the command could not be parsed within the work budget".into(),
             );
             self.fallback(cmd, &mut findings);
-            return self.finish(cmd, findings, Vec::new());
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
         };
         let script = segment::segment(&tree, cmd, &limits);
         let Checked {
             findings: checked,
             matched,
             extra_segments,
-        } = check::check(self, cmd, &script, depth, place);
+        } = check::check(&self.list, self, cmd, &script, scope);
         findings.extend(checked);
         if findings.iter().any(|f| {
             matches!(
@@ -334,7 +344,7 @@ impl Analyzer {
             .zip(matched)
             .chain(extra_segments)
             .collect();
-        self.finish(cmd, findings, segments)
+        Analyzed { findings, segments }
     }
 
     /// Deny rules' raw-text patterns, used only when the parse cannot be trusted.
@@ -357,12 +367,7 @@ impl Analyzer {
         }
     }
 
-    fn finish(
-        &self,
-        cmd: &str,
-        findings: Vec<Finding>,
-        segments: Vec<(Segment, Option<String>)>,
-    ) -> Analysis {
+    fn finish(&self, cmd: &str, Analyzed { findings, segments }: Analyzed) -> Analysis {
         let verdict = check::verdict(&findings);
         let segments = segments
             .into_iter()
@@ -386,5 +391,11 @@ impl Analyzer {
             findings,
             segments,
         }
+    }
+}
+
+impl Nested for Analyzer {
+    fn analyze_nested(&self, script: &str, scope: Scope<'_>) -> Analyzed {
+        self.run(script, scope)
     }
 }

@@ -2,9 +2,10 @@
 //! [`Finding`]s. Every rule names its finding code; the verdict is the strictest finding.
 //!
 //! The default answer of every classifier here is "not safe": a program is allowed only when an
-//! entry matches it and every argument rule passes. It never parses text itself except through
-//! the analyser (nested `bash -c` scripts and `eval`), so the fail-closed walker stays the one
-//! source of segments.
+//! entry matches it and every argument rule passes. It never parses text itself: a nested
+//! `bash -c` script or `eval` text goes back through the whole pipeline by way of the
+//! [`Nested`] trait the caller hands in, so the fail-closed walker stays the one source of
+//! segments and `check` never imports the analyser above it.
 
 mod args;
 mod awk;
@@ -19,13 +20,36 @@ mod wrap;
 use std::collections::HashSet;
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
-use crate::analyzer::Analyzer;
 use crate::finding::{Code, Finding, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args};
 pub(crate) use self::deny::fallback_text;
 pub(crate) use self::git::Place;
+
+/// How `check` looks inside a nested script (`bash -c '…'`, `eval`): the whole pipeline run
+/// again on the script's text. The analyser implements it and hands itself in, so the
+/// dependency runs one way (analyzer → check) while nested scripts still get every stage.
+pub(crate) trait Nested {
+    /// Analyses `script` one level deeper than the script holding it.
+    fn analyze_nested(&self, script: &str, scope: Scope<'_>) -> Analyzed;
+}
+
+/// What a nested analysis inherits from the script that holds it. Whatever else must be
+/// shared across levels (a work budget) belongs here too.
+pub(crate) struct Scope<'a> {
+    /// Nesting of `bash -c`/`eval` scripts: 0 for the command itself.
+    pub depth: usize,
+    /// Where the commands run, when the analysis was given a working directory.
+    pub place: Option<&'a mut Place>,
+}
+
+/// Everything a script's analysis found: its findings, then its segments (its own in source
+/// order, then those of its nested scripts) with what matched each.
+pub(crate) struct Analyzed {
+    pub findings: Vec<Finding>,
+    pub segments: Vec<(Segment, Option<String>)>,
+}
 
 /// What checking one script produced.
 pub(crate) struct Checked {
@@ -37,7 +61,7 @@ pub(crate) struct Checked {
 }
 
 pub(crate) struct Ctx<'a> {
-    pub analyzer: &'a Analyzer,
+    pub nested: &'a dyn Nested,
     pub list: &'a Allowlist,
     pub src: &'a str,
     pub script: &'a Script,
@@ -70,26 +94,25 @@ pub(crate) const INTERPRETERS: &[&str] = &[
     "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "eval", "source", ".",
 ];
 
-/// Checks a segmented script. `depth` is the nesting of `bash -c`/`eval` scripts.
+/// Checks a segmented script against `list`; nested scripts go through `nested`.
 pub(crate) fn check(
-    analyzer: &Analyzer,
+    list: &Allowlist,
+    nested: &dyn Nested,
     src: &str,
     script: &Script,
-    depth: usize,
-    place: Option<&mut Place>,
+    scope: Scope<'_>,
 ) -> Checked {
-    let list = analyzer.allowlist();
     let mut cx = Ctx {
-        analyzer,
+        nested,
         list,
         src,
         script,
-        depth,
+        depth: scope.depth,
         functions: HashSet::new(),
         findings: Vec::new(),
         matched: vec![None; script.segments.len()],
         extra_segments: Vec::new(),
-        place,
+        place: scope.place,
         pending_cd: Vec::new(),
     };
     for (event, span) in &script.events {
@@ -498,9 +521,11 @@ impl Ctx<'_> {
             deny::fallback(self, i, at, script);
             return;
         }
-        let inner = self
-            .analyzer
-            .analyze_nested(script, self.depth + 1, self.place.as_deref_mut());
+        let scope = Scope {
+            depth: self.depth + 1,
+            place: self.place.as_deref_mut(),
+        };
+        let inner = self.nested.analyze_nested(script, scope);
         for f in inner.findings {
             self.findings.push(Finding {
                 message: format!("in {what}: {}", f.message),
@@ -514,7 +539,7 @@ impl Ctx<'_> {
         if inner
             .segments
             .iter()
-            .any(|s| s.segment.nesting.contains(&Nest::Function))
+            .any(|(s, _)| s.nesting.contains(&Nest::Function))
         {
             self.push(
                 Code::FunctionCall,
@@ -523,13 +548,12 @@ impl Ctx<'_> {
                 format!("{what} defines a shell function, which later commands may call in place of a program"),
             );
         }
-        for s in inner.segments {
-            let mut seg = s.segment;
+        for (mut seg, matched) in inner.segments {
             seg.span = at;
             for w in &mut seg.words {
                 w.span = at;
             }
-            self.extra_segments.push((seg, s.matched));
+            self.extra_segments.push((seg, matched));
         }
     }
 }

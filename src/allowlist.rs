@@ -4,6 +4,7 @@
 //! Loading returns typed errors naming file, line, column and key. It never analyses commands
 //! (the examples in the file are verified by [`Analyzer`](crate::Analyzer) when it is built).
 
+mod key;
 pub(crate) mod toml;
 
 use std::collections::HashMap;
@@ -12,10 +13,10 @@ use std::path::Path;
 
 use regex::Regex;
 
+pub(crate) use self::key::KeyPattern;
 use self::toml::{RawArgs, RawConfig, RawStyle};
-use crate::finding::{Code, Verdict};
-use crate::repo::KeyPattern;
-use crate::segment::Limits;
+use crate::finding::{Code, Finding, Rule, RuleOrigin, Verdict};
+use crate::limits::Limits;
 
 /// The default allowlist, embedded in the binary.
 pub const DEFAULT_ALLOWLIST: &str = include_str!("../allowlist.toml");
@@ -77,6 +78,45 @@ pub(crate) struct Location {
     pub column: usize,
 }
 
+impl Location {
+    fn rule_origin(&self) -> RuleOrigin {
+        RuleOrigin::File {
+            path: self.origin.clone(),
+            line: self.line,
+        }
+    }
+}
+
+impl Entry {
+    /// The entry as a rule: its id and origin.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            id: self.name.clone(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
+impl Wrapper {
+    /// The wrapper as a rule: its id and origin.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            id: self.name.clone(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
+impl Shell {
+    /// The shell as a rule: its id and origin.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            id: self.name.clone(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
 /// A variable-name pattern: exact, or with one trailing `*`.
 #[derive(Debug, Clone)]
 pub(crate) struct NamePattern(String);
@@ -135,6 +175,7 @@ pub(crate) enum Checker {
 pub(crate) struct Entry {
     pub words: Vec<String>,
     pub name: String,
+    pub origin: RuleOrigin,
     pub args: ArgsMode,
     pub spec: OptionSpec,
     pub forbid: Vec<String>,
@@ -147,6 +188,7 @@ pub(crate) struct Entry {
 #[derive(Debug, Clone)]
 pub(crate) struct Wrapper {
     pub name: String,
+    pub origin: RuleOrigin,
     pub flags: Vec<String>,
     pub spec: OptionSpec,
     pub operands: usize,
@@ -161,6 +203,8 @@ pub(crate) struct Wrapper {
 /// One compiled `[[shell]]`.
 #[derive(Debug, Clone)]
 pub(crate) struct Shell {
+    pub name: String,
+    pub origin: RuleOrigin,
     pub flags: Vec<String>,
 }
 
@@ -345,7 +389,8 @@ impl Allowlist {
                 self.git_keys = keys
                     .into_iter()
                     .map(|k| {
-                        KeyPattern::parse(k.get_ref()).map_err(|m| err(k.span(), "program_keys", m))
+                        KeyPattern::parse(k.get_ref())
+                            .map_err(|m| err(k.span(), "program_keys", m.to_string()))
                     })
                     .collect::<Result<_, _>>()?;
             }
@@ -355,7 +400,7 @@ impl Allowlist {
                     .map(|(k, v)| {
                         KeyPattern::parse(k.get_ref())
                             .map(|p| (p, v))
-                            .map_err(|m| err(k.span(), "safe_values", m))
+                            .map_err(|m| err(k.span(), "safe_values", m.to_string()))
                     })
                     .collect::<Result<_, _>>()?;
             }
@@ -422,6 +467,7 @@ impl Allowlist {
                 None => ArgsMode::Files,
             };
             let name = e.command.get_ref().clone();
+            let origin = at(e.command.span()).rule_origin();
             examples(&name, e.matches, ExampleKind::Allowed, &mut new_examples);
             examples(
                 &name,
@@ -432,6 +478,7 @@ impl Allowlist {
             self.entries.entry(first).or_default().push(Entry {
                 words,
                 name,
+                origin,
                 args,
                 spec: OptionSpec {
                     style: match e.style {
@@ -448,6 +495,7 @@ impl Allowlist {
         }
         for w in raw.wrapper {
             let name = w.command.get_ref().clone();
+            let origin = at(w.command.span()).rule_origin();
             examples(&name, w.matches, ExampleKind::Allowed, &mut new_examples);
             examples(
                 &name,
@@ -459,6 +507,7 @@ impl Allowlist {
                 name.clone(),
                 Wrapper {
                     name,
+                    origin,
                     flags: w.flags,
                     spec: OptionSpec {
                         style: Style::Gnu,
@@ -476,6 +525,7 @@ impl Allowlist {
         }
         for s in raw.shell {
             let name = s.command.get_ref().clone();
+            let origin = at(s.command.span()).rule_origin();
             examples(&name, s.matches, ExampleKind::Allowed, &mut new_examples);
             examples(
                 &name,
@@ -483,7 +533,14 @@ impl Allowlist {
                 ExampleKind::NotAllowed,
                 &mut new_examples,
             );
-            self.shells.insert(name, Shell { flags: s.flags });
+            self.shells.insert(
+                name.clone(),
+                Shell {
+                    name,
+                    origin,
+                    flags: s.flags,
+                },
+            );
         }
         for d in raw.deny {
             let id = d.id.get_ref().clone();
@@ -568,6 +625,19 @@ impl Allowlist {
             .get(&code)
             .copied()
             .unwrap_or_else(|| code.default_severity())
+    }
+
+    /// `finding` with the severity its code has under this allowlist: the one place the
+    /// `[severity]` table is applied.
+    pub(crate) fn rate(&self, finding: Finding) -> Finding {
+        self.rate_at_least(finding, Verdict::Allow)
+    }
+
+    /// [`Allowlist::rate`], for a rule that asks for at least `floor` whatever the table says
+    /// (a `[[wrapper]]` with a `severity`).
+    pub(crate) fn rate_at_least(&self, finding: Finding, floor: Verdict) -> Finding {
+        let severity = self.severity(finding.code).max(floor);
+        finding.with_severity(severity)
     }
 
     /// True when `name` is a variable whose assignment changes what runs or loads.

@@ -20,7 +20,7 @@ mod wrap;
 use std::collections::HashSet;
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
-use crate::finding::{Code, Finding, Span, Verdict};
+use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args};
@@ -48,16 +48,16 @@ pub(crate) struct Scope<'a> {
 /// order, then those of its nested scripts) with what matched each.
 pub(crate) struct Analyzed {
     pub findings: Vec<Finding>,
-    pub segments: Vec<(Segment, Option<String>)>,
+    pub segments: Vec<(Segment, Option<Match>)>,
 }
 
 /// What checking one script produced.
 pub(crate) struct Checked {
     pub findings: Vec<Finding>,
     /// For each segment, the allowlist entry (or wrapper/shell description) that matched it.
-    pub matched: Vec<Option<String>>,
+    pub matched: Vec<Option<Match>>,
     /// Segments found inside nested scripts (`bash -c`, `eval`), appended after the script's own.
-    pub extra_segments: Vec<(Segment, Option<String>)>,
+    pub extra_segments: Vec<(Segment, Option<Match>)>,
 }
 
 pub(crate) struct Ctx<'a> {
@@ -68,8 +68,8 @@ pub(crate) struct Ctx<'a> {
     pub depth: usize,
     pub functions: HashSet<String>,
     pub findings: Vec<Finding>,
-    pub matched: Vec<Option<String>>,
-    pub extra_segments: Vec<(Segment, Option<String>)>,
+    pub matched: Vec<Option<Match>>,
+    pub extra_segments: Vec<(Segment, Option<Match>)>,
     /// Where the commands run, when the analysis was given a working directory.
     pub place: Option<&'a mut Place>,
     /// `cd` commands checked but not yet in effect: segments inside their words (`cd $(…)`)
@@ -123,7 +123,7 @@ pub(crate) fn check(
         git::before_segment(&mut cx, seg.span);
         cx.segment(i, seg);
     }
-    git::before_segment(&mut cx, Span::new(usize::MAX, usize::MAX));
+    git::after_script(&mut cx);
     deny::structural(&mut cx);
     Checked {
         findings: cx.findings,
@@ -133,18 +133,12 @@ pub(crate) fn check(
 }
 
 impl Ctx<'_> {
+    /// Records a finding no rule produced (a syntax event, an unknown program).
     pub(crate) fn push(&mut self, code: Code, span: Span, segment: Option<usize>, message: String) {
-        let severity = self.list.severity(code);
-        self.findings.push(Finding {
-            code,
-            message,
-            span,
-            severity,
-            segment,
-            rule: None,
-        });
+        self.report(Finding::new(code, span, message).in_segment(segment));
     }
 
+    /// Records a finding the allowlist rule with id `rule` produced.
     pub(crate) fn push_rule(
         &mut self,
         code: Code,
@@ -153,15 +147,23 @@ impl Ctx<'_> {
         message: String,
         rule: &str,
     ) {
-        let severity = self.list.severity(code);
-        self.findings.push(Finding {
-            code,
-            message,
-            span,
-            severity,
-            segment,
-            rule: Some(rule.to_string()),
-        });
+        self.report(
+            Finding::new(code, span, message)
+                .in_segment(segment)
+                .by_rule(rule),
+        );
+    }
+
+    /// Records `finding` with the severity the allowlist gives its code.
+    pub(crate) fn report(&mut self, finding: Finding) {
+        self.report_at_least(finding, Verdict::Allow);
+    }
+
+    /// Records `finding` with the severity the allowlist gives its code, or `floor` when the
+    /// rule that produced it asks for more.
+    pub(crate) fn report_at_least(&mut self, finding: Finding, floor: Verdict) {
+        let f = self.list.rate_at_least(finding, floor);
+        self.findings.push(f);
     }
 
     fn snippet(&self, span: Span) -> String {
@@ -281,7 +283,10 @@ impl Ctx<'_> {
         match seg.kind {
             SegmentKind::Assignments => {}
             SegmentKind::Test => {
-                self.matched[i] = seg.words.first().map(|w| w.text.clone());
+                self.matched[i] = seg
+                    .words
+                    .first()
+                    .map(|w| Match::Test(Rule::built_in(&w.text)));
                 test_operands(
                     self,
                     i,
@@ -304,7 +309,7 @@ impl Ctx<'_> {
         span: Span,
         words: &[Word],
         origin: Origin<'_>,
-    ) -> Option<String> {
+    ) -> Option<Match> {
         let first = words.first()?;
         deny::command(self, i, span, words, origin);
         let Some(text) = first.static_text() else {
@@ -352,7 +357,7 @@ impl Ctx<'_> {
             if name == "git" {
                 git::check_repository(self, i, first.span);
             }
-            return Some(entry.name.clone());
+            return Some(Match::Entry(entry.rule()));
         }
         if let Some(m) = wrap::wrapper(self, i, span, name, words) {
             return Some(m);
@@ -526,13 +531,12 @@ impl Ctx<'_> {
             place: self.place.as_deref_mut(),
         };
         let inner = self.nested.analyze_nested(script, scope);
-        for f in inner.findings {
-            self.findings.push(Finding {
-                message: format!("in {what}: {}", f.message),
-                span: at,
-                segment: Some(i),
-                ..f
-            });
+        // The nested analysis rated its findings already; they move to the word holding the
+        // script, keeping code, severity and rule.
+        for mut f in inner.findings {
+            f.message = format!("in {what}: {}", f.message);
+            f.span = at;
+            self.findings.push(f.in_segment(i));
         }
         // A function defined in nested text (`eval 'ls(){ git status; }'`) can stand in for a
         // program in the commands after it, with a body checked out of order.
@@ -709,13 +713,4 @@ pub(crate) fn inside(inner: &Segment, outer: &Segment) -> bool {
             .nesting
             .iter()
             .any(|n| matches!(n, Nest::CommandSubstitution | Nest::ProcessSubstitution))
-}
-
-/// The strictest severity among findings, `Allow` when there are none.
-pub(crate) fn verdict(findings: &[Finding]) -> Verdict {
-    findings
-        .iter()
-        .map(|f| f.severity)
-        .max()
-        .unwrap_or(Verdict::Allow)
 }

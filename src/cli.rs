@@ -283,7 +283,9 @@ fn human(a: &Analysis, out: &mut impl Write) -> io::Result<()> {
                 out,
                 "  allowed: `{}` (rule `{}`)",
                 s.argv.join(" "),
-                s.matched.as_deref().unwrap_or("-")
+                s.matched
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), ToString::to_string)
             )?;
         }
     }

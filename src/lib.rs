@@ -1,8 +1,7 @@
 //! cmdguard decides whether a shell command may run without asking a human.
 //!
 //! ```text
-//! command ─parse (tree-sitter-bash)→ segments ─check (allowlist.toml, rules)→ findings
-//!         → verdict allow | ask | deny
+//! command ─input→ text ─parse→ tree ─segment→ segments ─check (allowlist)→ findings ─→ verdict
 //! ```
 //!
 //! It says [`Verdict::Allow`] only when bash will run nothing but allowlisted programs and write
@@ -13,33 +12,64 @@
 //! # Quick start
 //!
 //! ```
-//! use cmdguard::{Analyzer, Code, Verdict};
+//! use cmdguard::{Analyzer, Code, Match, RuleOrigin, Verdict};
 //!
-//! let analyzer = Analyzer::default(); // the embedded allowlist.toml
+//! let analyzer = Analyzer::default(); // the embedded allowlist.toml; Send + Sync, no I/O
 //! let a = analyzer.analyze("git diff --stat | head");
 //! assert_eq!(a.verdict, Verdict::Allow);
 //! assert_eq!(a.segments[0].argv, ["git", "diff", "--stat"]);
-//! assert_eq!(a.segments[0].matched.as_deref(), Some("git diff"));
 //!
-//! // Every outcome says which finding produced it and where.
-//! let a = analyzer.analyze("ls > out.txt");
+//! // Each segment says which rule matched it, and where that rule was written.
+//! let m = a.segments[0].matched.as_ref().unwrap();
+//! assert!(matches!(m, Match::Entry(rule) if rule.id == "git diff"));
+//! assert!(matches!(&m.rule().origin, RuleOrigin::File { path, .. } if path == "<embedded>"));
+//!
+//! // Every outcome says which finding produced it, where, and which rule when one did.
+//! let a = analyzer.analyze("sort -o out.txt data");
 //! assert_eq!(a.verdict, Verdict::Ask);
-//! assert_eq!(a.findings[0].code, Code::Redirect);
-//! assert_eq!(&a.cmd[a.findings[0].span.start..a.findings[0].span.end], "> out.txt");
+//! assert_eq!(a.findings[0].code, Code::ForbiddenArgument);
+//! assert_eq!(a.findings[0].rule.as_deref(), Some("sort"));
+//! assert_eq!(&a.cmd[a.findings[0].span.start..a.findings[0].span.end], "-o");
 //! ```
 //!
 //! # The stages
 //!
-//! 1. **parse** — tree-sitter-bash turns text into a tree, one parser per thread; parsing
-//!    never fails, errors stay in the tree.
-//! 2. **segment** ([`Segment`]) — every simple command bash could execute, wherever it sits
+//! ```text
+//!   &str / &[u8]
+//!      │ input    NUL, control characters, look-alike spaces, size limits, UTF-8
+//!      ▼
+//!   tree          parse: tree-sitter-bash, one parser per thread; never fails
+//!      │ segment
+//!      ▼
+//!   [Segment]     every simple command bash could run, words decoded as bash would
+//!      │ check    against the Allowlist: entries, options, wrappers, shells, deny rules
+//!      ▼
+//!   [Finding]     each with a Code, a Span, a severity and the rule that produced it
+//!      │ Verdict::strictest
+//!      ▼
+//!   Verdict       allow < ask < deny
+//! ```
+//!
+//! Each stage only uses the ones below it: the analyser calls `input`, `parse`, `segment` and
+//! `check`; `check` reads the allowlist and segments; the segmenter reads the parse tree and
+//! the [`Limits`]. A nested script (`bash -c '…'`, `eval`) goes back through every stage, but
+//! `check` reaches the analyser only through a small trait the analyser hands it, so no arrow
+//! points up.
+//!
+//! 1. **input** — text bash would read differently from a parser (invalid UTF-8, NUL, control
+//!    characters, look-alike spaces) is a finding; text over the size limits is not parsed.
+//! 2. **parse** — tree-sitter-bash turns text into a tree; errors stay in the tree.
+//! 3. **segment** ([`Segment`]) — every simple command bash could execute, wherever it sits
 //!    (pipelines, lists, subshells, substitutions, heredoc bodies, `[[ ]]` operands…), with its
 //!    words decoded as bash would decode them ([`Word`]) and marked when only known at run time.
-//! 3. **check** — segments against the [`Allowlist`]: token-prefix entries (`git diff` matches
+//! 4. **check** — segments against the [`Allowlist`]: token-prefix entries (`git diff` matches
 //!    `git diff --cached`, never `git difftool`), per-option rules, wrappers and nested shells
 //!    seen through, redirections, assignments and deny rules. Each problem is a [`Finding`] with
-//!    a stable [`Code`].
-//! 4. **verdict** — the strictest finding, combined with `max()`.
+//!    a stable [`Code`]; each segment gets the [`Match`] that allowed it.
+//! 5. **verdict** — the strictest finding ([`Verdict::strictest`]).
+//!
+//! The [`tool`] module is a separate layer on top — a registry that turns functions into tools
+//! an agent can call, with `cmd` going through an [`Analyzer`]. The core never imports it.
 //!
 //! # Where the command runs
 //!
@@ -73,10 +103,20 @@
 
 #![warn(missing_docs)]
 
+// An analyser is built once and shared by every thread that checks commands.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<Analyzer>();
+    shareable::<Allowlist>();
+    shareable::<Analysis>();
+};
+
 mod allowlist;
 mod analyzer;
 mod check;
 mod finding;
+mod input;
+mod limits;
 mod parse;
 mod repo;
 mod segment;
@@ -84,8 +124,9 @@ pub mod tool;
 
 pub use crate::allowlist::{Allowlist, ConfigError, DEFAULT_ALLOWLIST};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
-pub use crate::finding::{Code, Finding, Span, Verdict};
+pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};
+pub use crate::limits::Limits;
 pub use crate::repo::{GIT_ENV_REDIRECTS, Workdir};
 pub use crate::segment::{
-    Assignment, Expansions, Joiner, Limits, Nest, Redirect, RedirectOp, Segment, SegmentKind, Word,
+    Assignment, Expansions, Joiner, Nest, Redirect, RedirectOp, Segment, SegmentKind, Word,
 };

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::finding::Verdict;
-use crate::segment::Limits;
+use crate::limits::Limits;
 
 /// A whole allowlist file.
 #[derive(Debug, Deserialize, Default)]

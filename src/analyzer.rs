@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::allowlist::{Allowlist, ConfigError, ExampleKind};
+use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, ExampleKind};
 use crate::check::{self, Analyzed, Checked, Nested, Place, Scope};
 use crate::finding::{Code, Finding, Match, RuleOrigin, Span, Verdict};
 use crate::input::{self, Admission};
@@ -102,23 +102,44 @@ impl Default for Analyzer {
     }
 }
 
-impl Analyzer {
-    /// An analyser over `list`, after verifying every `match` / `not_match` example in it.
+impl AllowlistBuilder {
+    /// Compiles every rule of every source added, in order, and verifies every `match` /
+    /// `not_match` example against the complete list: an example that fails is an error naming
+    /// its file, line, column and rule. (Defined here, beside the analyser, because verifying
+    /// an example means analysing it.)
     ///
     /// ```
-    /// use cmdguard::{Allowlist, Analyzer};
+    /// use cmdguard::AllowlistBuilder;
+    /// let e = AllowlistBuilder::new()
+    ///     .add_toml("[[allow]]\ncommand = \"ls\"\nnot_match = [\"ls -la\"]\n", None)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!((e.line, e.column, e.key.as_deref()), (3, 14, Some("ls")));
+    /// ```
+    pub fn build(&self) -> Result<Allowlist, ConfigError> {
+        let analyzer = Analyzer {
+            list: self.compile()?,
+        };
+        analyzer.verify_examples()?;
+        Ok(analyzer.list)
+    }
+}
+
+impl Analyzer {
+    /// An analyser over `list` (whose examples [`AllowlistBuilder::build`] verified).
+    ///
+    /// ```
+    /// use cmdguard::{Allowlist, Analyzer, Verdict};
     /// let list = Allowlist::from_toml(
     ///     "[[allow]]\ncommand = \"ls\"\nmatch = [\"ls -la\"]\nnot_match = [\"lsx\"]\n",
     ///     None,
     /// )?;
-    /// let analyzer = Analyzer::new(list)?;
-    /// assert_eq!(analyzer.analyze("ls -la").verdict, cmdguard::Verdict::Allow);
+    /// let analyzer = Analyzer::new(list);
+    /// assert_eq!(analyzer.analyze("ls -la").verdict, Verdict::Allow);
     /// # Ok::<(), cmdguard::ConfigError>(())
     /// ```
-    pub fn new(list: Allowlist) -> Result<Analyzer, ConfigError> {
-        let analyzer = Analyzer { list };
-        analyzer.verify_examples()?;
-        Ok(analyzer)
+    pub fn new(list: Allowlist) -> Analyzer {
+        Analyzer { list }
     }
 
     /// The allowlist in use.
@@ -126,6 +147,7 @@ impl Analyzer {
         &self.list
     }
 
+    /// Runs every example of the allowlist through the analyser.
     fn verify_examples(&self) -> Result<(), ConfigError> {
         for ex in &self.list.examples {
             let a = self.analyze(&ex.command);
@@ -160,16 +182,11 @@ impl Analyzer {
                     .map(|f| f.message.as_str())
                     .next()
                     .unwrap_or("no finding");
-                return Err(ConfigError {
-                    origin: ex.at.origin.clone(),
-                    line: ex.at.line,
-                    column: ex.at.column,
-                    key: Some(ex.rule.clone()),
-                    message: format!(
-                        "example `{}` of rule `{}` should {want} but is `{}` ({why})",
-                        ex.command, ex.rule, a.verdict
-                    ),
-                });
+                let message = format!(
+                    "example `{}` of rule `{}` should {want} but is `{}` ({why})",
+                    ex.command, ex.rule, a.verdict
+                );
+                return Err(ConfigError::at(ex.at.clone(), Some(&ex.rule), message));
             }
         }
         Ok(())

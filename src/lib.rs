@@ -83,21 +83,31 @@
 //!
 //! # Configuring
 //!
-//! ```
-//! use cmdguard::{Allowlist, Analyzer, Verdict};
+//! An [`AllowlistBuilder`] collects allowlist files and texts in order; `build()` compiles
+//! every rule and verifies every `match` / `not_match` example, so a rule that does not do
+//! what its examples say is a load error naming file, line and column.
+//! [`Allowlist::default`] is the embedded list, compiled without re-running its examples at
+//! every start (the test suite runs them).
 //!
-//! let mut list = Allowlist::default();
-//! list.extend_from_toml(
-//!     r#"
-//!     [[allow]]
-//!     command = "cargo check"
-//!     match = ["cargo check --all-targets"]
-//!     not_match = ["cargo checkx"]
-//!     "#,
-//!     None,
-//! )?;
-//! let analyzer = Analyzer::new(list)?; // verifies every match / not_match example
-//! assert_eq!(analyzer.analyze("cargo check -q").verdict, Verdict::Allow);
+//! ```
+//! use cmdguard::{AllowlistBuilder, Analyzer, Verdict};
+//!
+//! let list = AllowlistBuilder::new()
+//!     .add_default() // the embedded allowlist.toml
+//!     .add_toml(
+//!         r#"
+//!         [[allow]]
+//!         command = "cargo check"
+//!         match = ["cargo check --all-targets"]
+//!         not_match = ["cargo checkx"]
+//!         "#,
+//!         None,
+//!     )
+//!     .build()?;
+//! let analyzer = Analyzer::new(list);
+//! let a = analyzer.analyze("cargo check -q");
+//! assert_eq!(a.verdict, Verdict::Allow);
+//! assert_eq!(a.segments[0].matched.as_ref().unwrap().to_string(), "cargo check");
 //! # Ok::<(), cmdguard::ConfigError>(())
 //! ```
 
@@ -122,7 +132,7 @@ mod repo;
 mod segment;
 pub mod tool;
 
-pub use crate::allowlist::{Allowlist, ConfigError, DEFAULT_ALLOWLIST};
+pub use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
 pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};
 pub use crate::limits::Limits;

@@ -1,7 +1,8 @@
-//! finding: the vocabulary every stage shares — byte spans, verdicts and findings.
+//! finding: the vocabulary every stage shares — byte spans, verdicts, findings, and the rules
+//! and matches that explain an outcome.
 //!
 //! It holds plain data only: it never parses, never walks a tree and never decides which finding a
-//! command deserves (that is `check`'s job).
+//! command deserves (that is `check`'s job) or how severe it is (the allowlist's `[severity]`).
 
 use std::fmt;
 

@@ -26,7 +26,7 @@ pub(super) fn wrapper(
     let w = cx.list.wrappers.get(name)?.clone();
     match unwrap(&w, words) {
         Err(why) => {
-            cx.push(Code::Wrapper, words[0].span, Some(i), why);
+            cx.push_rule(Code::Wrapper, words[0].span, Some(i), why, &w.name);
             Some(Match::WrapperOnly(w.rule()))
         }
         Ok(u) => {
@@ -57,11 +57,12 @@ pub(super) fn wrapper(
                     // `xargs` alone runs `echo`.
                     inner.push(synthetic("echo", words[0].span));
                 } else {
-                    cx.push(
+                    cx.push_rule(
                         Code::NotAllowlisted,
                         words[0].span,
                         Some(i),
                         format!("`{name}` without a command to run"),
+                        &w.name,
                     );
                     return Some(Match::WrapperOnly(w.rule()));
                 }

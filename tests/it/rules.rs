@@ -444,6 +444,8 @@ fn findings_name_the_rule_that_produced_them() {
         ("sort -o out f", Code::ForbiddenArgument, "sort"),
         ("rm -rf /", Code::Denied, "rm-recursive"),
         ("sudo ls", Code::Wrapper, "sudo"),
+        ("timeout --frob 5 ls", Code::Wrapper, "timeout"),
+        ("xargs --frob ls", Code::Wrapper, "xargs"),
     ] {
         let a = analyzer.analyze(cmd);
         let f = a.findings.iter().find(|f| f.code == code);

@@ -121,15 +121,37 @@ const _: () = {
     shareable::<Analysis>();
 };
 
-mod allowlist;
-mod analyzer;
-mod check;
+// The modules bottom-up, in the order a command meets them; each uses only those above it.
+
+// Shared vocabulary: spans, verdicts, findings, rules and matches.
 mod finding;
-mod input;
+
+// The bounds every stage reads (`[limits]`).
 mod limits;
+
+// Stage 1: the raw text, before parsing.
+mod input;
+
+// Stage 2: tree-sitter-bash.
 mod parse;
-mod repo;
+
+// Stage 3: the tree as segments.
 mod segment;
+
+// The compiled rules the checker reads.
+mod allowlist;
+
+// A repository's config and hooks, read for `analyze_in` (never by `analyze`).
+mod repo;
+
+// Stage 4: segments against the allowlist, as findings.
+mod check;
+
+// Wires the stages and draws the verdict.
+mod analyzer;
+
+// A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
+// imports it.
 pub mod tool;
 
 pub use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST};

@@ -47,6 +47,7 @@ pub const DEFAULT_ALLOWLIST: &str = include_str!("../allowlist.toml");
 pub struct Allowlist {
     pub(crate) limits: Limits,
     pub(crate) severity: HashMap<Code, Verdict>,
+    pub(crate) inert_env: Vec<NamePattern>,
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
     pub(crate) git_keys: Vec<KeyPattern>,
@@ -217,6 +218,23 @@ pub(crate) struct Shell {
     pub name: String,
     pub origin: RuleOrigin,
     pub flags: Vec<String>,
+    /// The language it reads scripts in; outside bash, only the syntax shared with bash passes.
+    pub dialect: Dialect,
+}
+
+/// Which shell language reads a nested script (`dialect` in `[[shell]]`); `check/dialect.rs`
+/// knows what each one shares with bash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Dialect {
+    /// bash itself: the script is analysed as it is.
+    Bash,
+    /// A POSIX shell (dash as `/bin/sh`, ksh): only the syntax POSIX and bash share. The
+    /// default for any shell not declared otherwise, since it is the stricter reading.
+    #[default]
+    Posix,
+    /// zsh: plain commands, quoting and operators only.
+    Zsh,
 }
 
 /// One compiled `[[deny]]` rule.
@@ -428,6 +446,7 @@ impl Allowlist {
         Allowlist {
             limits: Limits::default(),
             severity: HashMap::new(),
+            inert_env: Vec::new(),
             unsafe_env: Vec::new(),
             system_dirs: ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
                 .iter()
@@ -492,9 +511,23 @@ impl Allowlist {
         finding.with_severity(severity)
     }
 
-    /// True when `name` is a variable whose assignment changes what runs or loads.
+    /// True when `name` may be exported to a program: `[env] inert` lists it and `[env] unsafe`
+    /// does not. Every other name may change what a program runs, loads or writes.
+    ///
+    /// ```
+    /// let list = cmdguard::Allowlist::default();
+    /// assert!(list.is_inert_env("LC_ALL"));
+    /// assert!(!list.is_inert_env("GCONV_PATH"));
+    /// ```
+    pub fn is_inert_env(&self, name: &str) -> bool {
+        self.inert_env.iter().any(|p| p.matches(name))
+            && !self.unsafe_env.iter().any(|p| p.matches(name))
+    }
+
+    /// True when assigning `name` for a program may change what it runs or loads: any name
+    /// not [inert](Allowlist::is_inert_env).
     pub fn is_unsafe_env(&self, name: &str) -> bool {
-        self.unsafe_env.iter().any(|p| p.matches(name))
+        !self.is_inert_env(name)
     }
 
     /// The longest entry whose words are a prefix of `words`.
@@ -549,7 +582,10 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
         list.severity.insert(compile_code(&cx, &name)?, v);
     }
     if let Some(env) = raw.env {
-        list.unsafe_env = env.unsafe_names.into_iter().map(NamePattern).collect();
+        list.inert_env
+            .extend(env.inert.into_iter().map(NamePattern));
+        list.unsafe_env
+            .extend(env.unsafe_names.into_iter().map(NamePattern));
     }
     if let Some(dirs) = raw.system_dirs {
         list.system_dirs = dirs;
@@ -750,6 +786,7 @@ fn compile_shell(cx: &Text<'_>, s: RawShell, examples: &mut Vec<Example>) -> She
         name,
         origin,
         flags: s.flags,
+        dialect: s.dialect,
     }
 }
 

@@ -31,11 +31,15 @@ pub(crate) struct RawConfig {
     pub deny: Vec<RawDeny>,
 }
 
-/// `[env]`: variables whose assignment changes what runs or loads.
+/// `[env]`: which variables a command may assign.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawEnv {
-    #[serde(rename = "unsafe")]
+    /// Names known not to change what programs run, load or write (`*` at the end: a prefix).
+    #[serde(default)]
+    pub inert: Vec<String>,
+    /// Names that ask even when `inert` lists them (a user list's extra veto).
+    #[serde(default, rename = "unsafe")]
     pub unsafe_names: Vec<String>,
 }
 
@@ -199,6 +203,9 @@ pub(crate) struct RawShell {
     /// Options without a value that may come before `-c`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// The language the shell reads: `bash`, `posix` (the default) or `zsh`.
+    #[serde(default)]
+    pub dialect: super::Dialect,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::allowlist::{Allowlist, ConfigError, ExampleKind};
+use crate::budget::Budget;
 use crate::check::{self, Checked, Place};
 use crate::finding::{Code, Finding, Span, Verdict};
 use crate::parse;
@@ -159,7 +160,12 @@ impl Analyzer {
 
     /// Analyses one command. Pure: no file is read (see [`Analyzer::analyze_in`]).
     pub fn analyze(&self, cmd: &str) -> Analysis {
-        self.analyze_nested(cmd, 0, None)
+        self.analyze_nested(cmd, 0, None, &self.budget())
+    }
+
+    /// A fresh work budget for one analysis (see [`crate::Limits`]).
+    fn budget(&self) -> Budget {
+        Budget::new(&self.list.limits)
     }
 
     /// Analyses a command given as bytes: anything but valid UTF-8 asks.
@@ -200,7 +206,7 @@ impl Analyzer {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn analyze_in(&self, cmd: &str, dir: &Workdir) -> Analysis {
-        self.analyze_nested(cmd, 0, Some(&mut Place::new(dir)))
+        self.analyze_nested(cmd, 0, Some(&mut Place::new(dir)), &self.budget())
     }
 
     /// [`Analyzer::analyze_in`] for a command given as bytes.
@@ -209,12 +215,13 @@ impl Analyzer {
     }
 
     fn analyze_bytes_at(&self, cmd: &[u8], place: Option<&mut Place>) -> Analysis {
+        let budget = self.budget();
         match std::str::from_utf8(cmd) {
-            Ok(s) => self.analyze_nested(s, 0, place),
+            Ok(s) => self.analyze_nested(s, 0, place, &budget),
             Err(e) => {
                 let lossy = String::from_utf8_lossy(cmd).into_owned();
                 let at = e.valid_up_to();
-                let mut a = self.analyze_nested(&lossy, 0, place);
+                let mut a = self.analyze_nested(&lossy, 0, place, &budget);
                 a.findings.insert(
                     0,
                     Finding {
@@ -233,11 +240,14 @@ impl Analyzer {
         }
     }
 
+    /// Analyses `cmd`, a command line (`depth` 0) or a script nested in one, spending `budget`,
+    /// which the whole analysis shares. The top level reports a spent budget.
     pub(crate) fn analyze_nested(
         &self,
         cmd: &str,
         depth: usize,
         place: Option<&mut Place>,
+        budget: &Budget,
     ) -> Analysis {
         let limits = self.list.limits;
         let mut findings = Vec::new();
@@ -261,6 +271,20 @@ impl Analyzer {
                     cmd.len(),
                     limits.max_bytes
                 ),
+            );
+            self.fallback(cmd, &mut findings);
+            return self.finish(cmd, findings, Vec::new());
+        }
+        let level = budget.enter();
+        if level.is_none() || !budget.take_bytes(cmd.len()) {
+            let why = budget
+                .spent()
+                .unwrap_or("the analysis ran out of its work budget");
+            push(
+                &mut findings,
+                Code::LimitExceeded,
+                Span::new(0, cmd.len()),
+                format!("{why}; the rest is not analysed"),
             );
             self.fallback(cmd, &mut findings);
             return self.finish(cmd, findings, Vec::new());
@@ -300,7 +324,8 @@ impl Analyzer {
             self.fallback(cmd, &mut findings);
             return self.finish(cmd, findings, Vec::new());
         }
-        let Some(tree) = parse::parse(cmd, Duration::from_millis(limits.max_parse_ms)) else {
+        let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
+        let Some(tree) = parse::parse(cmd, parse_time) else {
             push(
                 &mut findings,
                 Code::ParseError,
@@ -310,13 +335,24 @@ impl Analyzer {
             self.fallback(cmd, &mut findings);
             return self.finish(cmd, findings, Vec::new());
         };
-        let script = segment::segment(&tree, cmd, &limits);
+        let script = segment::segment(&tree, cmd, budget);
         let Checked {
             findings: checked,
             matched,
             extra_segments,
-        } = check::check(self, cmd, &script, depth, place);
+        } = check::check(self, cmd, &script, depth, place, budget);
         findings.extend(checked);
+        drop(level);
+        if depth == 0
+            && let Some(why) = budget.spent()
+        {
+            push(
+                &mut findings,
+                Code::LimitExceeded,
+                Span::new(0, cmd.len()),
+                format!("{why}; cmdguard stopped before analysing all of it"),
+            );
+        }
         if findings.iter().any(|f| {
             matches!(
                 f.code,

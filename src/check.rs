@@ -20,6 +20,7 @@ use std::collections::HashSet;
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
 use crate::analyzer::Analyzer;
+use crate::budget::Budget;
 use crate::finding::{Code, Finding, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
@@ -42,6 +43,8 @@ pub(crate) struct Ctx<'a> {
     pub src: &'a str,
     pub script: &'a Script,
     pub depth: usize,
+    /// The work the whole analysis may still do.
+    pub budget: &'a Budget,
     pub functions: HashSet<String>,
     pub findings: Vec<Finding>,
     pub matched: Vec<Option<String>>,
@@ -77,6 +80,7 @@ pub(crate) fn check(
     script: &Script,
     depth: usize,
     place: Option<&mut Place>,
+    budget: &Budget,
 ) -> Checked {
     let list = analyzer.allowlist();
     let mut cx = Ctx {
@@ -85,6 +89,7 @@ pub(crate) fn check(
         src,
         script,
         depth,
+        budget,
         functions: HashSet::new(),
         findings: Vec::new(),
         matched: vec![None; script.segments.len()],
@@ -97,6 +102,10 @@ pub(crate) fn check(
     }
     git::prepare(&mut cx);
     for (i, seg) in script.segments.iter().enumerate() {
+        // A spent budget is reported by the analyser; deny rules already matched still deny.
+        if !budget.ok() {
+            break;
+        }
         git::before_segment(&mut cx, seg.span);
         cx.segment(i, seg);
     }
@@ -283,6 +292,21 @@ impl Ctx<'_> {
         origin: Origin<'_>,
     ) -> Option<String> {
         let first = words.first()?;
+        // Wrappers and `find -exec` recurse through here: the shared depth limit bounds them.
+        let Some(_level) = self.budget.enter() else {
+            self.push(
+                Code::LimitExceeded,
+                first.span,
+                Some(i),
+                format!(
+                    "`{}` runs commands nested deeper than cmdguard follows (limit {})",
+                    first.text, self.list.limits.max_depth
+                ),
+            );
+            let src = self.src;
+            deny::fallback(self, i, span, src.get(span.start..span.end).unwrap_or(""));
+            return None;
+        };
         deny::command(self, i, span, words, origin);
         let Some(text) = first.static_text() else {
             self.push(
@@ -306,7 +330,15 @@ impl Ctx<'_> {
             );
             return None;
         }
-        let mut keys: Vec<&str> = Vec::with_capacity(words.len());
+        // Keys past the longest entry for the program match nothing; stopping there keeps a
+        // chain of wrappers from reading the rest of the line at every level.
+        let longest = self
+            .list
+            .entries
+            .get(name)
+            .and_then(|es| es.iter().map(|e| e.words.len()).max())
+            .unwrap_or(1);
+        let mut keys: Vec<&str> = Vec::with_capacity(longest + 1);
         keys.push(name);
         let harmless = self
             .list
@@ -316,6 +348,10 @@ impl Ctx<'_> {
             .unwrap_or(&[]);
         let mut skipped = 0;
         for w in &words[1..] {
+            // One past the longest entry: `describe` and the global-option message read it.
+            if keys.len() > longest {
+                break;
+            }
             match w.static_text() {
                 Some(t) if keys.len() == 1 && harmless.iter().any(|h| h == t) => skipped += 1,
                 Some(t) => keys.push(t),
@@ -498,9 +534,12 @@ impl Ctx<'_> {
             deny::fallback(self, i, at, script);
             return;
         }
-        let inner = self
-            .analyzer
-            .analyze_nested(script, self.depth + 1, self.place.as_deref_mut());
+        let inner = self.analyzer.analyze_nested(
+            script,
+            self.depth + 1,
+            self.place.as_deref_mut(),
+            self.budget,
+        );
         for f in inner.findings {
             self.findings.push(Finding {
                 message: format!("in {what}: {}", f.message),
@@ -568,13 +607,16 @@ pub(crate) enum Origin<'s> {
     Segment(&'s Segment),
     /// The inner command of a wrapper.
     Wrapped,
+    /// The inner command of a wrapper or `find -exec` that is a run of the outer command's own
+    /// words: their mentions of denied commands were read with the outer command's.
+    Tail,
 }
 
 impl Origin<'_> {
     pub(crate) fn segment(&self) -> Option<&Segment> {
         match self {
             Origin::Segment(s) => Some(s),
-            Origin::Wrapped => None,
+            Origin::Wrapped | Origin::Tail => None,
         }
     }
 }

@@ -75,6 +75,7 @@
 
 mod allowlist;
 mod analyzer;
+mod budget;
 mod check;
 mod finding;
 mod parse;

@@ -12,6 +12,7 @@ use tree_sitter::{Node, Tree};
 
 pub use self::word::{Expansions, Word};
 use self::word::{WordBuf, brace_expand, sequence_expand};
+use crate::budget::Budget;
 use crate::finding::Span;
 
 /// How a segment is joined to the one that follows it at the same level.
@@ -224,7 +225,7 @@ pub struct Limits {
     pub max_bytes: usize,
     /// Deepest nesting of subshells, groups, substitutions and control structures.
     pub max_nesting: usize,
-    /// Most segments analysed.
+    /// Most segments analysed, nested scripts included.
     pub max_segments: usize,
     /// Most words one brace expansion may produce.
     pub max_expansion: usize,
@@ -237,6 +238,17 @@ pub struct Limits {
     pub max_pipes: usize,
     /// Wall-clock budget for one parse, in milliseconds: a last guard against parser blow-ups.
     pub max_parse_ms: u64,
+    /// Most bytes of text one analysis reads, counted once however the input nests: the
+    /// command, each nested `bash -c` / `eval` script, and each word brace expansion produces.
+    pub max_total_bytes: usize,
+    /// Deepest recursion one analysis follows through wrappers, `find -exec` and nested
+    /// scripts together (`env env … ls`).
+    pub max_depth: usize,
+    /// Most bytes one analysis reads from repositories (config files, indexes).
+    pub max_repo_bytes: u64,
+    /// Wall-clock budget for one whole analysis, nested scripts and repository read included,
+    /// in milliseconds.
+    pub max_ms: u64,
 }
 
 impl Default for Limits {
@@ -249,6 +261,10 @@ impl Default for Limits {
             max_script_depth: 8,
             max_pipes: 24,
             max_parse_ms: 2_000,
+            max_total_bytes: 256 * 1024,
+            max_depth: 32,
+            max_repo_bytes: 16 << 20,
+            max_ms: 1_000,
         }
     }
 }
@@ -257,14 +273,16 @@ impl Default for Limits {
 /// the stack bounded on hostile input such as thousands of `(`.
 const MAX_TREE_DEPTH: usize = 400;
 
-/// Segments a parsed command. `src` must be the text the tree was parsed from.
-pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
+/// Segments a parsed command. `src` must be the text the tree was parsed from; the walk
+/// spends `budget` (segments, brace expansion) under its limits.
+pub(crate) fn segment(tree: &Tree, src: &str, budget: &Budget) -> Script {
     let mut w = Walker {
         src,
         out: Script::default(),
         nesting: Vec::new(),
         depth: 0,
-        limits,
+        limits: budget.limits(),
+        budget,
         stopped: false,
         handled_errors: Vec::new(),
         error_nodes: Vec::new(),
@@ -303,6 +321,7 @@ struct Walker<'a> {
     nesting: Vec<Nest>,
     depth: usize,
     limits: &'a Limits,
+    budget: &'a Budget,
     stopped: bool,
     /// ERROR nodes already reported, or recognised as a known tree-sitter misreading.
     handled_errors: Vec<usize>,
@@ -342,6 +361,14 @@ impl<'a> Walker<'a> {
         if self.depth >= MAX_TREE_DEPTH || self.nesting.len() > self.limits.max_nesting {
             self.stopped = true;
             self.event(Event::Limit("nesting is deeper than the limit"), span(n));
+            return false;
+        }
+        if !self.budget.ok() {
+            self.stopped = true;
+            self.event(
+                Event::Limit("the analysis ran out of its work budget"),
+                span(n),
+            );
             return false;
         }
         self.depth += 1;
@@ -688,7 +715,7 @@ impl<'a> Walker<'a> {
             nesting: self.nesting.clone(),
         });
         let idx = self.out.segments.len() - 1;
-        if self.out.segments.len() > self.limits.max_segments && !self.stopped {
+        if !self.budget.take_segment() && !self.stopped {
             self.stopped = true;
             self.event(Event::Limit("more segments than the limit"), s);
         }
@@ -1016,17 +1043,23 @@ impl<'a> Walker<'a> {
         if buf.quoted_mask.iter().all(|q| *q) || !buf.text.contains('{') {
             return vec![buf.finish(s)];
         }
-        match brace_expand(&buf, self.limits.max_expansion) {
-            Some(pieces) => pieces
-                .into_iter()
-                .map(|(text, _mask)| Word {
-                    text,
-                    span: s,
-                    expansions: buf.expansions,
-                    quoted: buf.quoted,
-                })
-                .collect(),
-            None => {
+        match brace_expand(&buf, self.limits.max_expansion, self.budget.bytes_left()) {
+            Some(pieces)
+                if self
+                    .budget
+                    .take_bytes(pieces.iter().map(|p| p.0.len()).sum()) =>
+            {
+                pieces
+                    .into_iter()
+                    .map(|(text, _mask)| Word {
+                        text,
+                        span: s,
+                        expansions: buf.expansions,
+                        quoted: buf.quoted,
+                    })
+                    .collect()
+            }
+            _ => {
                 self.event(Event::Limit("brace expansion produces too many words"), s);
                 vec![buf.finish(s)]
             }

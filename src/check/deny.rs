@@ -3,10 +3,12 @@
 //! downloads piped into interpreters) and, only when a command cannot be fully parsed, to its raw
 //! text. A word that merely mentions a destructive command is not denied, but an unquoted one asks.
 
+use std::collections::HashSet;
+
 use super::{Arg, Ctx, DOWNLOADERS, INTERPRETERS, Origin, inside, names, parse_args};
 use crate::allowlist::{Allowlist, Builtin, DenyRule};
 use crate::finding::{Code, Span};
-use crate::segment::{Event, Joiner, Nest, Redirect, Word};
+use crate::segment::{Event, Joiner, Nest, Redirect, Segment, Word};
 
 impl Ctx<'_> {
     /// Reports a matched deny rule.
@@ -242,22 +244,34 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
         match rule.builtin {
             None => {}
             Some(Builtin::ForkBomb) => {
-                for (ev, _) in &script.events {
-                    let Event::FunctionDefinition(name) = ev else {
-                        continue;
-                    };
-                    for (i, s) in script.segments.iter().enumerate() {
-                        let calls_itself = s.words.first().is_some_and(|w| &w.text == name);
-                        let in_function = s.nesting.contains(&Nest::Function);
-                        let spreads = matches!(s.joiner, Some(Joiner::Pipe | Joiner::Background));
-                        if calls_itself && in_function && spreads {
-                            cx.deny(rule, s.span, Some(i));
-                        }
+                // One pass over the segments with the defined names at hand, not one per
+                // definition (thousands of `f(){ :; };` took time quadratic in the line).
+                let defined: HashSet<&str> = script
+                    .events
+                    .iter()
+                    .filter_map(|(ev, _)| match ev {
+                        Event::FunctionDefinition(name) => Some(name.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                for (i, s) in script.segments.iter().enumerate() {
+                    let calls_itself = s
+                        .words
+                        .first()
+                        .is_some_and(|w| defined.contains(w.text.as_str()));
+                    let in_function = s.nesting.contains(&Nest::Function);
+                    let spreads = matches!(s.joiner, Some(Joiner::Pipe | Joiner::Background));
+                    if calls_itself && in_function && spreads {
+                        cx.deny(rule, s.span, Some(i));
                     }
                 }
             }
             Some(Builtin::DownloadToInterpreter) => {
                 let segs = &script.segments;
+                let interpreters: Vec<&Segment> = segs
+                    .iter()
+                    .filter(|o| runs_one_of(&o.words, INTERPRETERS))
+                    .collect();
                 for (i, s) in segs.iter().enumerate() {
                     if !runs_one_of(s.words.as_slice(), DOWNLOADERS) {
                         continue;
@@ -269,9 +283,7 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                             .find(|n| n.nesting == s.nesting)
                             .is_some_and(|n| runs_one_of(&n.words, INTERPRETERS));
                     // `sh -c "$(curl …)"`, `bash <(curl …)`: an interpreter fed by a substitution.
-                    let fed = segs
-                        .iter()
-                        .any(|o| inside(s, o) && runs_one_of(&o.words, INTERPRETERS));
+                    let fed = interpreters.iter().any(|o| inside(s, o));
                     if piped || fed {
                         cx.deny(rule, s.span, Some(i));
                     }

@@ -294,14 +294,15 @@ impl Ctx<'_> {
         let first = words.first()?;
         // Wrappers and `find -exec` recurse through here: the shared depth limit bounds them.
         let Some(_level) = self.budget.enter() else {
+            let why = self
+                .budget
+                .spent()
+                .unwrap_or("the analysis ran out of its work budget");
             self.push(
                 Code::LimitExceeded,
                 first.span,
                 Some(i),
-                format!(
-                    "`{}` runs commands nested deeper than cmdguard follows (limit {})",
-                    first.text, self.list.limits.max_depth
-                ),
+                format!("`{}` is not analysed: {why}", first.text),
             );
             let src = self.src;
             deny::fallback(self, i, span, src.get(span.start..span.end).unwrap_or(""));

@@ -408,8 +408,11 @@ impl ScanRules<'_> {
 
 /// Largest config or `.git` file read; a bigger one is a hazard rather than a slow read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
-/// Largest `commondir` or `.git` file read: git reads any size, then strips trailing newlines.
-const MAX_PATH_FILE_BYTES: u64 = 16 << 20;
+/// Largest `commondir` or `.git` file read. git reads any size, then strips trailing newlines;
+/// a path is at most a few KiB, and these files are read during discovery, outside the
+/// repository byte budget, once per directory and submodule: a larger one is a hazard (ask),
+/// not 64 submodules × 16 MiB of reading.
+const MAX_PATH_FILE_BYTES: u64 = 64 << 10;
 /// Most hazards listed for one repository scan; past them a config file's other settings are
 /// counted, not read.
 const MAX_HAZARDS: usize = 64;

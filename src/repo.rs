@@ -255,22 +255,25 @@ struct FileKey {
     ino: u64,
     len: u64,
     mtime: i128,
+    /// Where no inode number is at hand, the path stands for the file.
+    path: Option<PathBuf>,
 }
 
 impl FileKey {
     #[cfg(unix)]
-    fn of(meta: &fs::Metadata) -> FileKey {
+    fn of(_path: &Path, meta: &fs::Metadata) -> FileKey {
         use std::os::unix::fs::MetadataExt;
         FileKey {
             dev: meta.dev(),
             ino: meta.ino(),
             len: meta.len(),
             mtime: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            path: None,
         }
     }
 
     #[cfg(not(unix))]
-    fn of(meta: &fs::Metadata) -> FileKey {
+    fn of(path: &Path, meta: &fs::Metadata) -> FileKey {
         let mtime = meta
             .modified()
             .ok()
@@ -281,6 +284,7 @@ impl FileKey {
             ino: 0,
             len: meta.len(),
             mtime,
+            path: Some(path.to_path_buf()),
         }
     }
 }
@@ -379,12 +383,12 @@ impl ScanRules<'_> {
         let Some((file, len)) = open_regular(path)? else {
             return Ok(None);
         };
-        let key = FileKey::of(&file.metadata()?);
-        if let Some(data) = self.cache.files.borrow().get(&key) {
-            return Ok(Some(Rc::clone(data)));
-        }
+        let key = FileKey::of(path, &file.metadata()?);
         if len > max {
             return Err(std::io::Error::other(format!("over {max} bytes")));
+        }
+        if let Some(data) = self.cache.files.borrow().get(&key) {
+            return Ok(Some(Rc::clone(data)));
         }
         if len > self.budget.repo_bytes_left() {
             self.budget.take_repo_bytes(len);
@@ -1120,6 +1124,44 @@ mod tests {
             assert_eq!(cache.is_dir(&p), p.is_dir(), "{rel}");
         }
         assert_eq!(cache.physical(Path::new("/")), Some(PathBuf::from("/")));
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    /// A file reached twice (or through a hard link) is read once and counted once; a file
+    /// over what is left of the budget is not read, and spends the budget.
+    #[cfg(unix)]
+    #[test]
+    fn files_are_read_once_within_the_budget() {
+        let root = std::env::temp_dir().join(format!("cmdguard-reads-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a"), "12345678").unwrap();
+        fs::hard_link(root.join("a"), root.join("b")).unwrap();
+        fs::write(root.join("c"), "abcdefgh").unwrap();
+        let limits = crate::segment::Limits {
+            max_repo_bytes: 10,
+            ..Default::default()
+        };
+        let budget = Budget::new(&limits);
+        let cache = Cache::default();
+        let rules = ScanRules {
+            keys: &[],
+            safe_values: &[],
+            hooks: &[],
+            home: None,
+            budget: &budget,
+            cache: &cache,
+        };
+        for name in ["a", "b", "a"] {
+            let data = rules.read(&root.join(name), 100).unwrap().unwrap();
+            assert_eq!(data.as_slice(), b"12345678");
+        }
+        assert_eq!(budget.repo_bytes_left(), 2);
+        assert!(budget.spent().is_none());
+        assert!(rules.read(&root.join("c"), 100).is_err());
+        assert!(budget.spent().is_some());
+        // A size over the file kind's own limit is refused before the cache is looked at.
+        assert!(rules.read(&root.join("a"), 4).is_err());
         let _ = fs::remove_dir_all(&root);
     }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, ExampleKind};
+use crate::budget::Budget;
 use crate::check::{self, Analyzed, Checked, Nested, Place, Scope};
 use crate::finding::{Code, Finding, Match, RuleOrigin, Span, Verdict};
 use crate::input::{self, Admission};
@@ -197,6 +198,11 @@ impl Analyzer {
         self.analyze_at(cmd, None)
     }
 
+    /// A fresh work budget for one analysis (see [`crate::Limits`]).
+    fn budget(&self) -> Budget {
+        Budget::new(&self.list.limits)
+    }
+
     /// Analyses a command given as bytes: anything but valid UTF-8 asks.
     ///
     /// ```
@@ -244,7 +250,15 @@ impl Analyzer {
     }
 
     fn analyze_at(&self, cmd: &str, place: Option<&mut Place>) -> Analysis {
-        let analyzed = self.run(cmd, Scope { depth: 0, place });
+        let budget = self.budget();
+        let analyzed = self.run(
+            cmd,
+            Scope {
+                depth: 0,
+                place,
+                budget: &budget,
+            },
+        );
         self.finish(cmd, analyzed)
     }
 
@@ -271,7 +285,26 @@ impl Analyzer {
                 segments: Vec::new(),
             };
         }
-        let Some(tree) = parse::parse(cmd, Duration::from_millis(limits.max_parse_ms)) else {
+        let budget = scope.budget;
+        let depth = scope.depth;
+        let level = budget.enter();
+        if level.is_none() || !budget.take_bytes(cmd.len()) {
+            let why = budget
+                .spent()
+                .unwrap_or("the analysis ran out of its work budget");
+            findings.push(self.list.rate(Finding::new(
+                Code::LimitExceeded,
+                Span::new(0, cmd.len()),
+                format!("{why}; the rest is not analysed"),
+            )));
+            self.fallback(cmd, &mut findings);
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
+        }
+        let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
+        let Some(tree) = parse::parse(cmd, parse_time) else {
             findings.push(self.list.rate(Finding::new(
                 Code::ParseError,
                 Span::new(0, cmd.len()),
@@ -283,13 +316,23 @@ impl Analyzer {
                 segments: Vec::new(),
             };
         };
-        let script = segment::segment(&tree, cmd, &limits);
+        let script = segment::segment(&tree, cmd, budget);
         let Checked {
             findings: checked,
             matched,
             extra_segments,
         } = check::check(&self.list, self, cmd, &script, scope);
         findings.extend(checked);
+        drop(level);
+        if depth == 0
+            && let Some(why) = budget.spent()
+        {
+            findings.push(self.list.rate(Finding::new(
+                Code::LimitExceeded,
+                Span::new(0, cmd.len()),
+                format!("{why}; cmdguard stopped before analysing all of it"),
+            )));
+        }
         if findings.iter().any(|f| {
             matches!(
                 f.code,

@@ -22,6 +22,7 @@ mod wrap;
 use std::collections::HashSet;
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
+use crate::budget::Budget;
 use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
@@ -45,6 +46,8 @@ pub(crate) struct Scope<'a> {
     pub depth: usize,
     /// Where the commands run, when the analysis was given a working directory.
     pub place: Option<&'a mut Place>,
+    /// The work the whole analysis may still do, shared by every level.
+    pub budget: &'a Budget,
 }
 
 /// Everything a script's analysis found: its findings, then its segments (its own in source
@@ -69,6 +72,8 @@ pub(crate) struct Ctx<'a> {
     pub src: &'a str,
     pub script: &'a Script,
     pub depth: usize,
+    /// The work the whole analysis may still do.
+    pub budget: &'a Budget,
     pub functions: HashSet<String>,
     pub findings: Vec<Finding>,
     pub matched: Vec<Option<Match>>,
@@ -111,6 +116,7 @@ pub(crate) fn check(
         src,
         script,
         depth: scope.depth,
+        budget: scope.budget,
         functions: HashSet::new(),
         findings: Vec::new(),
         matched: vec![None; script.segments.len()],
@@ -123,6 +129,10 @@ pub(crate) fn check(
     }
     git::prepare(&mut cx);
     for (i, seg) in script.segments.iter().enumerate() {
+        // A spent budget is reported by the analyser; deny rules already matched still deny.
+        if !cx.budget.ok() {
+            break;
+        }
         git::before_segment(&mut cx, seg.span);
         cx.segment(i, seg);
     }
@@ -310,6 +320,22 @@ impl Ctx<'_> {
         origin: Origin<'_>,
     ) -> Option<Match> {
         let first = words.first()?;
+        // Wrappers and `find -exec` recurse through here: the shared depth limit bounds them.
+        let Some(_level) = self.budget.enter() else {
+            let why = self
+                .budget
+                .spent()
+                .unwrap_or("the analysis ran out of its work budget");
+            self.push(
+                Code::LimitExceeded,
+                first.span,
+                Some(i),
+                format!("`{}` is not analysed: {why}", first.text),
+            );
+            let src = self.src;
+            deny::fallback(self, i, span, src.get(span.start..span.end).unwrap_or(""));
+            return None;
+        };
         deny::command(self, i, span, words, origin);
         let Some(text) = first.static_text() else {
             self.push(
@@ -338,7 +364,15 @@ impl Ctx<'_> {
         if name == "test" {
             vars::runtime_test_operator(self, i, words);
         }
-        let mut keys: Vec<&str> = Vec::with_capacity(words.len());
+        // Keys past the longest entry for the program match nothing; stopping there keeps a
+        // chain of wrappers from reading the rest of the line at every level.
+        let longest = self
+            .list
+            .entries
+            .get(name)
+            .and_then(|es| es.iter().map(|e| e.words.len()).max())
+            .unwrap_or(1);
+        let mut keys: Vec<&str> = Vec::with_capacity(longest + 1);
         keys.push(name);
         let harmless = self
             .list
@@ -348,6 +382,10 @@ impl Ctx<'_> {
             .unwrap_or(&[]);
         let mut skipped = 0;
         for w in &words[1..] {
+            // One past the longest entry: `describe` and the global-option message read it.
+            if keys.len() > longest {
+                break;
+            }
             match w.static_text() {
                 Some(t) if keys.len() == 1 && harmless.iter().any(|h| h == t) => skipped += 1,
                 Some(t) => keys.push(t),
@@ -533,6 +571,7 @@ impl Ctx<'_> {
         let scope = Scope {
             depth: self.depth + 1,
             place: self.place.as_deref_mut(),
+            budget: self.budget,
         };
         let inner = self.nested.analyze_nested(script, scope);
         // The nested analysis rated its findings already; they move to the word holding the
@@ -600,13 +639,16 @@ pub(crate) enum Origin<'s> {
     Segment(&'s Segment),
     /// The inner command of a wrapper.
     Wrapped,
+    /// The inner command of a wrapper or `find -exec` that is a run of the outer command's own
+    /// words: their mentions of denied commands were read with the outer command's.
+    Tail,
 }
 
 impl Origin<'_> {
     pub(crate) fn segment(&self) -> Option<&Segment> {
         match self {
             Origin::Segment(s) => Some(s),
-            Origin::Wrapped => None,
+            Origin::Wrapped | Origin::Tail => None,
         }
     }
 }

@@ -126,7 +126,8 @@ const _: () = {
 // Shared vocabulary: spans, verdicts, findings, rules and matches.
 mod finding;
 
-// The bounds every stage reads (`[limits]`).
+// The bounds every stage reads (`[limits]`), and the work one analysis may still do.
+mod budget;
 mod limits;
 
 // Stage 1: the raw text, before parsing.

@@ -12,6 +12,7 @@ use tree_sitter::{Node, Tree};
 
 pub use self::word::{Expansions, Word};
 use self::word::{WordBuf, brace_expand, sequence_expand};
+use crate::budget::Budget;
 use crate::finding::Span;
 use crate::limits::Limits;
 
@@ -222,14 +223,16 @@ pub struct Script {
 /// the stack bounded on hostile input such as thousands of `(`.
 const MAX_TREE_DEPTH: usize = 400;
 
-/// Segments a parsed command. `src` must be the text the tree was parsed from.
-pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
+/// Segments a parsed command. `src` must be the text the tree was parsed from; the walk
+/// spends `budget` (segments, brace expansion) under its limits.
+pub(crate) fn segment(tree: &Tree, src: &str, budget: &Budget) -> Script {
     let mut w = Walker {
         src,
         out: Script::default(),
         nesting: Vec::new(),
         depth: 0,
-        limits,
+        limits: budget.limits(),
+        budget,
         stopped: false,
         handled_errors: Vec::new(),
         error_nodes: Vec::new(),
@@ -270,6 +273,7 @@ struct Walker<'a> {
     nesting: Vec<Nest>,
     depth: usize,
     limits: &'a Limits,
+    budget: &'a Budget,
     stopped: bool,
     /// ERROR nodes already reported, or recognised as a known tree-sitter misreading.
     handled_errors: Vec<usize>,
@@ -309,6 +313,14 @@ impl<'a> Walker<'a> {
         if self.depth >= MAX_TREE_DEPTH || self.nesting.len() > self.limits.max_nesting {
             self.stopped = true;
             self.event(Event::Limit("nesting is deeper than the limit"), span(n));
+            return false;
+        }
+        if !self.budget.ok() {
+            self.stopped = true;
+            self.event(
+                Event::Limit("the analysis ran out of its work budget"),
+                span(n),
+            );
             return false;
         }
         self.depth += 1;
@@ -659,7 +671,7 @@ impl<'a> Walker<'a> {
             nesting: self.nesting.clone(),
         });
         let idx = self.out.segments.len() - 1;
-        if self.out.segments.len() > self.limits.max_segments && !self.stopped {
+        if !self.budget.take_segment() && !self.stopped {
             self.stopped = true;
             self.event(Event::Limit("more segments than the limit"), s);
         }
@@ -987,17 +999,23 @@ impl<'a> Walker<'a> {
         if buf.quoted_mask.iter().all(|q| *q) || !buf.text.contains('{') {
             return vec![buf.finish(s)];
         }
-        match brace_expand(&buf, self.limits.max_expansion) {
-            Some(pieces) => pieces
-                .into_iter()
-                .map(|(text, _mask)| Word {
-                    text,
-                    span: s,
-                    expansions: buf.expansions,
-                    quoted: buf.quoted,
-                })
-                .collect(),
-            None => {
+        match brace_expand(&buf, self.limits.max_expansion, self.budget.bytes_left()) {
+            Some(pieces)
+                if self
+                    .budget
+                    .take_bytes(pieces.iter().map(|p| p.0.len()).sum()) =>
+            {
+                pieces
+                    .into_iter()
+                    .map(|(text, _mask)| Word {
+                        text,
+                        span: s,
+                        expansions: buf.expansions,
+                        quoted: buf.quoted,
+                    })
+                    .collect()
+            }
+            _ => {
                 self.event(Event::Limit("brace expansion produces too many words"), s);
                 vec![buf.finish(s)]
             }

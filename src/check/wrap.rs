@@ -5,6 +5,8 @@
 //! An option it does not know stops the unwrapping with a finding: it never guesses where the
 //! inner command starts.
 
+use std::borrow::Cow;
+
 use super::{Ctx, Origin};
 use crate::allowlist::Wrapper;
 use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
@@ -56,7 +58,7 @@ pub(super) fn wrapper(
             if inner.is_empty() {
                 if w.appends_dynamic {
                     // `xargs` alone runs `echo`.
-                    inner.push(synthetic("echo", words[0].span));
+                    inner.to_mut().push(synthetic("echo", words[0].span));
                 } else {
                     cx.push_rule(
                         Code::NotAllowlisted,
@@ -71,9 +73,13 @@ pub(super) fn wrapper(
             if w.appends_dynamic {
                 let mut extra = synthetic("{input}", words[0].span);
                 extra.expansions.parameter = true;
-                inner.push(extra);
+                inner.to_mut().push(extra);
             }
-            let m = cx.command(i, span, &inner, Origin::Wrapped);
+            let origin = match &inner {
+                Cow::Borrowed(_) => Origin::Tail,
+                Cow::Owned(_) => Origin::Wrapped,
+            };
+            let m = cx.command(i, span, &inner, origin);
             Some(Match::Wrapper {
                 wrapper: w.rule(),
                 inner: m.map(Box::new),
@@ -82,8 +88,10 @@ pub(super) fn wrapper(
     }
 }
 
-struct Unwrapped {
-    inner: Vec<Word>,
+struct Unwrapped<'w> {
+    /// The command the wrapper runs: borrowed from the line unless unwrapping changed it, so
+    /// a chain of wrappers does not copy the rest of the line at each level.
+    inner: Cow<'w, [Word]>,
     assignments: Vec<(String, Word)>,
     /// Directories the inner command runs in (`env -C DIR`).
     chdir: Vec<Word>,
@@ -104,7 +112,7 @@ fn flag_known(w: &Wrapper, t: &str) -> bool {
     })
 }
 
-fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
+fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
     let name = &w.name;
     let mut assignments = Vec::new();
     let mut i = 1;
@@ -222,19 +230,18 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
         }
         break;
     }
-    let inner = match split {
-        Some(ws) => ws,
-        None => words.get(i..).unwrap_or(&[]).to_vec(),
+    let mut inner: Cow<'w, [Word]> = match split {
+        Some(ws) => Cow::Owned(ws),
+        None => Cow::Borrowed(words.get(i..).unwrap_or(&[])),
     };
     // `xargs -I R cmd … R …`: each input line is pasted wherever R stands, inside words too
     // (`sh -c 'ls R'` becomes a script with the input in it), so those words are run-time.
-    let mut inner = inner;
     for r in replace
         .iter()
         .filter_map(Word::static_text)
         .filter(|r| !r.is_empty())
     {
-        for word in &mut inner {
+        for word in inner.to_mut() {
             if word.text.contains(r) {
                 word.expansions.parameter = true;
             }

@@ -7,6 +7,7 @@
 )]
 
 mod adversarial;
+mod bounded;
 mod cli;
 mod dialects;
 mod differential;

@@ -4,6 +4,7 @@
 //! Loading returns typed errors naming file, line, column and key. It never analyses commands
 //! (the examples in the file are verified by [`Analyzer`](crate::Analyzer) when it is built).
 
+pub(crate) mod options;
 pub(crate) mod toml;
 
 use std::collections::HashMap;
@@ -12,6 +13,7 @@ use std::path::Path;
 
 use regex::Regex;
 
+use self::options::{OptionTable, Parser};
 use self::toml::{RawArgs, RawConfig, RawStyle};
 use crate::finding::{Code, Verdict};
 use crate::repo::KeyPattern;
@@ -141,6 +143,8 @@ pub(crate) struct Entry {
     pub only_options: Option<Vec<String>>,
     pub max_operands: Option<usize>,
     pub checker: Option<Checker>,
+    /// The permitted option table; when present, every option outside it asks.
+    pub options: Option<OptionTable>,
 }
 
 /// One compiled `[[wrapper]]`.
@@ -410,7 +414,21 @@ impl Allowlist {
                     ));
                 }
             };
+            let options = match &e.options {
+                Some(list) => {
+                    let parser = match e.style {
+                        RawStyle::Gnu => Parser::Getopt,
+                        RawStyle::Words => Parser::Words,
+                        RawStyle::BundleNext => Parser::BundleNext,
+                    };
+                    let table = options::compile(parser, list, e.known_options.as_deref())
+                        .map_err(|m| err(e.command.span(), "options", m.to_string()))?;
+                    Some(table)
+                }
+                None => None,
+            };
             let has_rules = !e.forbid.is_empty()
+                || options.is_some()
                 || e.only_options.is_some()
                 || e.max_operands.is_some()
                 || checker.is_some();
@@ -435,7 +453,7 @@ impl Allowlist {
                 args,
                 spec: OptionSpec {
                     style: match e.style {
-                        RawStyle::Gnu => Style::Gnu,
+                        RawStyle::Gnu | RawStyle::BundleNext => Style::Gnu,
                         RawStyle::Words => Style::Words,
                     },
                     value_options: e.value_options,
@@ -444,6 +462,7 @@ impl Allowlist {
                 only_options: e.only_options,
                 max_operands: e.max_operands,
                 checker,
+                options,
             });
         }
         for w in raw.wrapper {
@@ -537,7 +556,7 @@ impl Allowlist {
                 all_options: d.all_options,
                 spec: OptionSpec {
                     style: match d.style {
-                        RawStyle::Gnu => Style::Gnu,
+                        RawStyle::Gnu | RawStyle::BundleNext => Style::Gnu,
                         RawStyle::Words => Style::Words,
                     },
                     value_options: d.value_options,

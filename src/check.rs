@@ -23,7 +23,7 @@ use crate::analyzer::Analyzer;
 use crate::finding::{Code, Finding, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
-pub(crate) use self::args::{Arg, names, parse as parse_args};
+pub(crate) use self::args::{Arg, names, parse as parse_args, parse_table};
 pub(crate) use self::deny::fallback_text;
 pub(crate) use self::git::Place;
 
@@ -421,10 +421,20 @@ impl Ctx<'_> {
                 ),
             }
         }
-        let parsed = parse_args(rest, &entry.spec);
+        let parsed = match &entry.options {
+            Some(table) => parse_table(rest, table),
+            None => parse_args(rest, &entry.spec),
+        };
         let mut operands = 0;
         for a in &parsed {
             match a {
+                Arg::Refused { reason, word } => self.push_rule(
+                    Code::ForbiddenArgument,
+                    rest[*word].span,
+                    Some(i),
+                    format!("`{}` {reason}", entry.name),
+                    &entry.name,
+                ),
                 Arg::Opt { name, word, .. } => {
                     let forbidden = entry.forbid.iter().find(|f| names(name, f));
                     let unlisted = entry
@@ -545,9 +555,12 @@ fn script_operand<'w>(
     parsed: &[Arg<'w>],
     what: &str,
 ) -> Option<(&'w str, Span)> {
-    match parsed.iter().find(|a| !matches!(a, Arg::Opt { .. })) {
+    match parsed
+        .iter()
+        .find(|a| !matches!(a, Arg::Opt { .. } | Arg::Refused { .. }))
+    {
         Some(Arg::Operand { text, word }) => Some((text, rest[*word].span)),
-        Some(_) => None,
+        Some(Arg::Dynamic { .. } | Arg::Opt { .. } | Arg::Refused { .. }) => None,
         None => {
             cx.push_rule(
                 Code::ForbiddenArgument,

@@ -89,6 +89,9 @@ pub(crate) enum RawStyle {
     Gnu,
     /// Whole words (`find`'s `-exec`): no bundling, no abbreviation.
     Words,
+    /// Bundles whose value options each take the next word in turn (`tree -Lo 2 out`); only
+    /// for entries with an `options` table (deny rules read it as `gnu`).
+    BundleNext,
 }
 
 /// `[[allow]]`: one allowlist entry.
@@ -108,6 +111,11 @@ pub(crate) struct RawEntry {
     /// Options that consume a value (the next word, or `=value`, or the rest of a bundle).
     #[serde(default)]
     pub value_options: Vec<String>,
+    /// The options the entry permits, with their arity (`"-f, --skip-fields=N"`,
+    /// `"--group[=METHOD]"`); when present, every other option asks.
+    pub options: Option<Vec<String>>,
+    /// The program's other long options, so abbreviations resolve as the program resolves them.
+    pub known_options: Option<Vec<String>>,
     /// Most operands (non-option words) allowed.
     pub max_operands: Option<usize>,
     /// A purpose-built checker for the program's mini-language.

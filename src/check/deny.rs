@@ -91,7 +91,7 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
                 .any_operand
                 .iter()
                 .any(|r| r.is_match(&rest[*word].text)),
-            Arg::Opt { .. } => false,
+            Arg::Opt { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
             return false;

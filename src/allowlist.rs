@@ -43,6 +43,7 @@ pub struct Allowlist {
     pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
+    pub(crate) option_sets: HashMap<String, Vec<String>>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
@@ -145,6 +146,10 @@ pub(crate) struct Entry {
     pub checker: Option<Checker>,
     /// The permitted option table; when present, every option outside it asks.
     pub options: Option<OptionTable>,
+    /// Fewest operands allowed.
+    pub min_operands: Option<usize>,
+    /// A regex every operand must match.
+    pub operand_pattern: Option<Regex>,
 }
 
 /// One compiled `[[wrapper]]`.
@@ -252,6 +257,7 @@ impl Allowlist {
             git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
             programs: HashMap::new(),
+            option_sets: HashMap::new(),
             entries: HashMap::new(),
             wrappers: HashMap::new(),
             shells: HashMap::new(),
@@ -377,6 +383,9 @@ impl Allowlist {
                 },
             );
         }
+        for set in raw.option_set {
+            self.option_sets.insert(set.name, set.options);
+        }
         let examples = |rule: &str,
                         list: Vec<::toml::Spanned<String>>,
                         kind: ExampleKind,
@@ -421,14 +430,29 @@ impl Allowlist {
                         RawStyle::Words => Parser::Words,
                         RawStyle::BundleNext => Parser::BundleNext,
                     };
-                    let table = options::compile(parser, list, e.known_options.as_deref())
+                    let mut table = options::expand(list, &self.option_sets)
+                        .and_then(|list| {
+                            options::compile(parser, &list, e.known_options.as_deref())
+                        })
                         .map_err(|m| err(e.command.span(), "options", m.to_string()))?;
+                    table.options_first = e.options_first;
                     Some(table)
                 }
                 None => None,
             };
+            let operand_pattern = match &e.operand_pattern {
+                Some(r) => Some(Regex::new(r).map_err(|x| {
+                    err(
+                        e.command.span(),
+                        "operand_pattern",
+                        format!("invalid regex `{r}`: {x}"),
+                    )
+                })?),
+                None => None,
+            };
             let has_rules = !e.forbid.is_empty()
                 || options.is_some()
+                || operand_pattern.is_some()
                 || e.only_options.is_some()
                 || e.max_operands.is_some()
                 || checker.is_some();
@@ -463,6 +487,8 @@ impl Allowlist {
                 max_operands: e.max_operands,
                 checker,
                 options,
+                min_operands: e.min_operands,
+                operand_pattern,
             });
         }
         for w in raw.wrapper {

@@ -389,14 +389,33 @@ impl Ctx<'_> {
     }
 
     fn entry_rules(&mut self, i: usize, entry: &Entry, rest: &[Word], all: &[Word], span: Span) {
-        for w in rest {
+        let (parsed, operands_from) = match &entry.options {
+            Some(table) => {
+                let p = parse_table(rest, table);
+                (p.args, p.operands_from)
+            }
+            None => (parse_args(rest, &entry.spec), rest.len()),
+        };
+        for (k, w) in rest.iter().enumerate() {
             // A process substitution becomes a `/dev/fd/N` path: never an option.
             let e = w.expansions;
             if w.is_static() || (e.process && !(e.parameter || e.command || e.arithmetic || e.glob))
             {
                 continue;
             }
-            match entry.args {
+            // Past `--` (or an options-first program's first operand) a run-time word can only
+            // be an operand: unless a checker reads operands as a script, it names files.
+            let mode = match entry.args {
+                ArgsMode::Restricted
+                    if k >= operands_from
+                        && entry.checker.is_none()
+                        && entry.operand_pattern.is_none() =>
+                {
+                    ArgsMode::Files
+                }
+                mode => mode,
+            };
+            match mode {
                 ArgsMode::Inert => {}
                 ArgsMode::Files if w.expansions.substitution() => self.push_rule(
                     Code::SubstitutedArgument,
@@ -421,10 +440,6 @@ impl Ctx<'_> {
                 ),
             }
         }
-        let parsed = match &entry.options {
-            Some(table) => parse_table(rest, table),
-            None => parse_args(rest, &entry.spec),
-        };
         let mut operands = 0;
         for a in &parsed {
             match a {
@@ -465,8 +480,40 @@ impl Ctx<'_> {
                         );
                     }
                 }
-                Arg::Operand { .. } | Arg::Dynamic { .. } => operands += 1,
+                Arg::Operand { text, word } => {
+                    operands += 1;
+                    if let Some(re) = &entry.operand_pattern
+                        && !re.is_match(text)
+                    {
+                        self.push_rule(
+                            Code::ForbiddenArgument,
+                            rest[*word].span,
+                            Some(i),
+                            format!(
+                                "`{}` operand `{text}` is not of a permitted form (`{}`)",
+                                entry.name,
+                                re.as_str()
+                            ),
+                            &entry.name,
+                        );
+                    }
+                }
+                Arg::Dynamic { .. } => operands += 1,
             }
+        }
+        if let Some(min) = entry.min_operands
+            && operands < min
+        {
+            self.push_rule(
+                Code::ForbiddenArgument,
+                span,
+                Some(i),
+                format!(
+                    "`{}` needs at least {min} operand(s) here",
+                    entry.name
+                ),
+                &entry.name,
+            );
         }
         if let Some(max) = entry.max_operands
             && operands > max

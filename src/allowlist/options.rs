@@ -5,6 +5,7 @@
 //! It never reads a command line (see `check/args.rs`); it only says what the program's parser
 //! would accept and which of those spellings the entry permits.
 
+use std::collections::HashMap;
 use std::fmt;
 
 /// How many values an option takes, as the program's parser reads them.
@@ -53,6 +54,8 @@ pub(crate) struct OptionTable {
     pub known: Option<Vec<String>>,
     /// `-NUM` in the table: a word of a dash and digits is a count (`head -20`, `git log -5`).
     pub number: bool,
+    /// The first operand ends the options (xxd, POSIX getopt): later words are all operands.
+    pub options_first: bool,
 }
 
 /// What a written long option resolves to.
@@ -123,6 +126,15 @@ impl OptionTable {
                 candidates.push((k, None));
             }
         }
+        // Spellings of one option (`--color`, `--colour`) are not ambiguous: getopt_long
+        // accepts a prefix of several entries that all mean the same.
+        if let [(full, Some(first)), others @ ..] = candidates.as_slice()
+            && others
+                .iter()
+                .all(|(_, d)| d.is_some_and(|d| std::ptr::eq(d, *first)))
+        {
+            return Resolved::Permitted(first, full);
+        }
         match candidates.as_slice() {
             [] => Resolved::Unknown {
                 abbreviation: false,
@@ -132,6 +144,27 @@ impl OptionTable {
             many => Resolved::Ambiguous(many.iter().map(|(s, _)| s.to_string()).collect()),
         }
     }
+}
+
+/// Replaces every `@name` in an entry's `options` with the options of the `[[option_set]]` of
+/// that name (sets shared by programs with one option parser, such as git's diff options).
+pub(crate) fn expand(
+    options: &[String],
+    sets: &HashMap<String, Vec<String>>,
+) -> Result<Vec<String>, SpecError> {
+    let mut out = Vec::with_capacity(options.len());
+    for o in options {
+        match o.strip_prefix('@') {
+            Some(name) => {
+                let set = sets.get(name).ok_or_else(|| {
+                    SpecError(format!("unknown option set `{name}`; define it as [[option_set]]"))
+                })?;
+                out.extend(set.iter().cloned());
+            }
+            None => out.push(o.clone()),
+        }
+    }
+    Ok(out)
 }
 
 /// Compiles an entry's `options` (and `known_options`) into a table.
@@ -145,6 +178,7 @@ pub(crate) fn compile(
         permitted: Vec::with_capacity(options.len()),
         known: None,
         number: false,
+        options_first: false,
     };
     for spec in options {
         if spec == "-NUM" {
@@ -321,6 +355,9 @@ mod tests {
             Resolved::NotPermitted("--output".into())
         );
         assert!(matches!(t.resolve_long("--c"), Resolved::Ambiguous(v) if v.len() == 2));
+        let t = table(&["--color, --colour[=WHEN]"], Some(&["--count"]));
+        assert!(matches!(t.resolve_long("--colo"), Resolved::Permitted(_, "--color")));
+        assert!(matches!(t.resolve_long("--co"), Resolved::Ambiguous(_)));
         assert!(matches!(
             t.resolve_long("--check"),
             Resolved::Permitted(_, "--check")

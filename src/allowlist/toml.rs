@@ -22,6 +22,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub program: Vec<RawProgram>,
     #[serde(default)]
+    pub option_set: Vec<RawOptionSet>,
+    #[serde(default)]
     pub allow: Vec<RawEntry>,
     #[serde(default)]
     pub wrapper: Vec<RawWrapper>,
@@ -65,6 +67,15 @@ pub(crate) struct RawProgram {
     /// Global options that take a value (skipped with their value when matching deny rules).
     #[serde(default)]
     pub value_options: Vec<String>,
+}
+
+/// `[[option_set]]`: options shared by several entries, included in an entry's `options` as
+/// `"@name"`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOptionSet {
+    pub name: String,
+    pub options: Vec<String>,
 }
 
 /// How an entry's arguments may be dynamic.
@@ -116,8 +127,15 @@ pub(crate) struct RawEntry {
     pub options: Option<Vec<String>>,
     /// The program's other long options, so abbreviations resolve as the program resolves them.
     pub known_options: Option<Vec<String>>,
+    /// The first operand ends the options (xxd): every later word is an operand.
+    #[serde(default)]
+    pub options_first: bool,
     /// Most operands (non-option words) allowed.
     pub max_operands: Option<usize>,
+    /// Fewest operands allowed (`printenv NAME`, not `printenv`).
+    pub min_operands: Option<usize>,
+    /// A regex every operand must match (`date`'s `+FORMAT`, never a time to set).
+    pub operand_pattern: Option<String>,
     /// A purpose-built checker for the program's mini-language.
     pub checker: Option<Spanned<String>>,
     /// Why the rule is safe: documentation for readers of the file, not used by the analyser.

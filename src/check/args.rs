@@ -138,14 +138,26 @@ pub(crate) fn parse<'w>(words: &'w [Word], spec: &OptionSpec) -> Vec<Arg<'w>> {
     out
 }
 
+/// What [`parse_table`] read.
+pub(crate) struct Parsed<'w> {
+    pub args: Vec<Arg<'w>>,
+    /// The index of the first word from which on every word is an operand (after `--`, or
+    /// after the first operand of an options-first program); `words.len()` when there is none.
+    pub operands_from: usize,
+}
+
 /// Splits `words` (the arguments, without the command words) the way the program's parser
 /// described by `table` would, refusing every option the table does not permit.
-pub(crate) fn parse_table<'w>(words: &'w [Word], table: &OptionTable) -> Vec<Arg<'w>> {
+pub(crate) fn parse_table<'w>(words: &'w [Word], table: &OptionTable) -> Parsed<'w> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut only_operands = false;
+    let mut operands_from = words.len();
     while i < words.len() {
         let word = i;
+        if only_operands {
+            operands_from = operands_from.min(i);
+        }
         let Some(text) = words[i].static_text() else {
             out.push(Arg::Dynamic { word });
             i += 1;
@@ -153,12 +165,13 @@ pub(crate) fn parse_table<'w>(words: &'w [Word], table: &OptionTable) -> Vec<Arg
         };
         if only_operands || text == "-" || !text.starts_with('-') {
             out.push(Arg::Operand { text, word });
+            only_operands |= table.options_first;
             i += 1;
             continue;
         }
         // find reads `--` only before its paths and fails on it after them, and whole-word
-        // parsers disagree on it: there it is an option like any other, so it must be listed.
-        if text == "--" && table.parser != Parser::Words {
+        // parsers disagree on it: there it ends options only when the table lists it.
+        if text == "--" && (table.parser != Parser::Words || table.exact("--").is_some()) {
             only_operands = true;
             i += 1;
             continue;
@@ -280,7 +293,10 @@ pub(crate) fn parse_table<'w>(words: &'w [Word], table: &OptionTable) -> Vec<Arg
         }
         i += 1;
     }
-    out
+    Parsed {
+        args: out,
+        operands_from,
+    }
 }
 
 /// Where an option's value came from.
@@ -381,6 +397,7 @@ mod tests {
         let table = crate::allowlist::options::compile(parser, &options, known.as_deref()).unwrap();
         let w = words(ws);
         parse_table(&w, &table)
+            .args
             .into_iter()
             .map(|a| match a {
                 Arg::Opt { name, value, .. } => format!("{name}={}", value.unwrap_or("")),
@@ -431,12 +448,15 @@ mod tests {
 
     #[test]
     fn whole_words_match_exactly() {
-        let opts = ["-c, -cols=N", "-l, -len=N", "-a"];
+        let opts = ["-c, -cols=N", "-l, -len=N", "-a", "--"];
         let read = |ws: &[&str]| table_read(Parser::Words, &opts, None, ws);
         assert_eq!(read(&["-cols", "10", "f"]), ["-cols=10", "f"]);
         assert_eq!(read(&["-len", "32"]), ["-len=32"]);
         assert!(read(&["-as", "in", "out"])[0].starts_with("!option `-as`"));
-        assert!(read(&["--", "f"])[0].starts_with("!option `--`"));
+        assert_eq!(read(&["--", "-a"]), ["-a"]);
+        assert_eq!(read(&["-a", "f", "-a"]), ["-a=", "f", "-a="]);
+        let find = table_read(Parser::Words, &["-name=P"], None, &["--", "x"]);
+        assert!(find[0].starts_with("!option `--`"));
     }
 
     #[test]

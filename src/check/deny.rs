@@ -149,10 +149,14 @@ pub(super) fn redirect(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
 pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word], parsed: &[Arg<'_>]) {
     // Only real options start an -exec: `-name -exec` is a pattern, consumed as a value.
     for a in parsed {
-        let Arg::Opt { name, word, .. } = a else {
-            continue;
+        // An option table refuses -exec (it asks), but what it runs is still checked, so a
+        // denied inner command is denied.
+        let (name, word) = match a {
+            Arg::Opt { name, word, .. } => (name.as_str(), *word),
+            Arg::Refused { word, .. } => (rest[*word].static_text().unwrap_or(""), *word),
+            Arg::Operand { .. } | Arg::Dynamic { .. } => continue,
         };
-        if !matches!(name.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+        if !matches!(name, "-exec" | "-execdir" | "-ok" | "-okdir") {
             continue;
         }
         let start = word + 1;

@@ -508,10 +508,7 @@ impl Ctx<'_> {
                 Code::ForbiddenArgument,
                 span,
                 Some(i),
-                format!(
-                    "`{}` needs at least {min} operand(s) here",
-                    entry.name
-                ),
+                format!("`{}` needs at least {min} operand(s) here", entry.name),
                 &entry.name,
             );
         }

@@ -157,7 +157,9 @@ pub(crate) fn expand(
         match o.strip_prefix('@') {
             Some(name) => {
                 let set = sets.get(name).ok_or_else(|| {
-                    SpecError(format!("unknown option set `{name}`; define it as [[option_set]]"))
+                    SpecError(format!(
+                        "unknown option set `{name}`; define it as [[option_set]]"
+                    ))
                 })?;
                 out.extend(set.iter().cloned());
             }
@@ -349,15 +351,15 @@ mod tests {
             &["-k, --key=KEYDEF", "--check[=X]"],
             Some(&["--output", "--compress-program", "--check"]),
         );
-        assert!(matches!(t.resolve_long("--ke"), Resolved::Permitted(_, "--key")));
+        assert!(matches!(
+            t.resolve_long("--ke"),
+            Resolved::Permitted(_, "--key")
+        ));
         assert_eq!(
             t.resolve_long("--out"),
             Resolved::NotPermitted("--output".into())
         );
         assert!(matches!(t.resolve_long("--c"), Resolved::Ambiguous(v) if v.len() == 2));
-        let t = table(&["--color, --colour[=WHEN]"], Some(&["--count"]));
-        assert!(matches!(t.resolve_long("--colo"), Resolved::Permitted(_, "--color")));
-        assert!(matches!(t.resolve_long("--co"), Resolved::Ambiguous(_)));
         assert!(matches!(
             t.resolve_long("--check"),
             Resolved::Permitted(_, "--check")
@@ -368,6 +370,16 @@ mod tests {
                 abbreviation: false
             }
         );
+    }
+
+    #[test]
+    fn aliases_of_one_option_are_not_ambiguous() {
+        let t = table(&["--color, --colour[=WHEN]"], Some(&["--count"]));
+        assert!(matches!(
+            t.resolve_long("--colo"),
+            Resolved::Permitted(_, "--color")
+        ));
+        assert!(matches!(t.resolve_long("--co"), Resolved::Ambiguous(_)));
     }
 
     #[test]

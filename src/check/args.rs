@@ -391,7 +391,12 @@ mod tests {
     }
 
     /// Reads `ws` with a table, rendering options as `name=value`, refusals as `!reason`.
-    fn table_read(parser: Parser, options: &[&str], known: Option<&[&str]>, ws: &[&str]) -> Vec<String> {
+    fn table_read(
+        parser: Parser,
+        options: &[&str],
+        known: Option<&[&str]>,
+        ws: &[&str],
+    ) -> Vec<String> {
         let options: Vec<String> = options.iter().map(|s| s.to_string()).collect();
         let known: Option<Vec<String>> = known.map(|k| k.iter().map(|s| s.to_string()).collect());
         let table = crate::allowlist::options::compile(parser, &options, known.as_deref()).unwrap();
@@ -410,7 +415,12 @@ mod tests {
 
     #[test]
     fn optional_values_are_attached_only() {
-        let opts = ["--abbrev[=N]", "-M[=N]", "--color[=always|never|auto]", "--stat"];
+        let opts = [
+            "--abbrev[=N]",
+            "-M[=N]",
+            "--color[=always|never|auto]",
+            "--stat",
+        ];
         let read = |ws: &[&str]| table_read(Parser::Getopt, &opts, None, ws);
         assert_eq!(read(&["--abbrev", "--output=F"])[0], "--abbrev=");
         assert!(read(&["--abbrev", "--output=F"])[1].starts_with("!option `--output`"));

@@ -69,8 +69,7 @@ fn network_files(program: &str) -> Option<String> {
             && !rest[lt + 1..].trim_start().starts_with('"')
         {
             return Some(
-                "`getline <` from a computed file name could open a gawk network connection"
-                    .into(),
+                "`getline <` from a computed file name could open a gawk network connection".into(),
             );
         }
     }
@@ -85,11 +84,17 @@ mod tests {
     fn network_files_are_found_in_every_spelling() {
         for (program, refused) in [
             ("{print}", false),
-            ("BEGIN{while ((getline line < \"f\") > 0) n++; print n}", false),
+            (
+                "BEGIN{while ((getline line < \"f\") > 0) n++; print n}",
+                false,
+            ),
             ("BEGIN{getline < \"/inet/tcp/0/x/80\"}", true),
             ("BEGIN{f=\"/in\" \"et/tcp/0/x/80\"; getline < f}", true),
             ("BEGIN{getline x <f}", true),
-            ("BEGIN{ARGV[1]=\"/in\" \"et/tcp/0/x/80\"; ARGC=2} {print}", true),
+            (
+                "BEGIN{ARGV[1]=\"/in\" \"et/tcp/0/x/80\"; ARGC=2} {print}",
+                true,
+            ),
             ("{ if (getline x) print x }", false),
         ] {
             assert_eq!(network_files(program).is_some(), refused, "{program}");

@@ -88,7 +88,11 @@ fn bundles_follow_each_parser() {
 fn abbreviations_resolve_against_the_full_table() {
     check(&[
         ("sort --out=x f", Ask, "abbreviates `--output`"),
-        ("sort --compress=sh f", Ask, "abbreviates `--compress-program`"),
+        (
+            "sort --compress=sh f",
+            Ask,
+            "abbreviates `--compress-program`",
+        ),
         ("sort --ke=2 f", Allow, ""),
         ("sort --r f", Ask, "ambiguous"),
         ("sed --in p f", Ask, "abbreviates `--in-place`"),
@@ -126,12 +130,24 @@ fn double_dash_ends_options_where_the_parser_says_so() {
 #[test]
 fn unknown_options_ask_naming_option_and_entry() {
     check(&[
-        ("ls --bogus", Ask, "`ls` option `--bogus` is not one of the options permitted"),
-        ("git log --no-such-thing", Ask, "`git log` option `--no-such-thing`"),
+        (
+            "ls --bogus",
+            Ask,
+            "`ls` option `--bogus` is not one of the options permitted",
+        ),
+        (
+            "git log --no-such-thing",
+            Ask,
+            "`git log` option `--no-such-thing`",
+        ),
         ("git status --ignore-submodules=none", Ask, "value `none`"),
         ("git grep -O vim x", Ask, "`-O`"),
         ("git cat-file --textconv HEAD:f", Ask, "`--textconv`"),
-        ("git ls-files --recurse-submodules", Ask, "`--recurse-submodules`"),
+        (
+            "git ls-files --recurse-submodules",
+            Ask,
+            "`--recurse-submodules`",
+        ),
         ("jq -L dir . f", Ask, "`-L`"),
         ("rg --pre cat x", Ask, "`--pre`"),
         ("rg --hostname-bin x y", Ask, "`--hostname-bin`"),
@@ -151,7 +167,11 @@ fn helpers_and_code_runners_ask() {
         ("python -m pytest -p evil", Ask, "`-p`"),
         ("python -m pytest --tx popen//python=sh", Ask, "`--tx`"),
         ("python -m pytest -W error::pkg.Cat", Ask, "`-W`"),
-        ("python -m pytest /usr/lib/python3/antigravity.py", Ask, "operand"),
+        (
+            "python -m pytest /usr/lib/python3/antigravity.py",
+            Ask,
+            "operand",
+        ),
         ("python -m pytest ../other/test_x.py", Ask, "operand"),
         ("python -m pytest --co -q", Allow, ""),
         ("python -m pytest tests/test_a.py::test_b -x", Allow, ""),
@@ -159,14 +179,26 @@ fn helpers_and_code_runners_ask() {
         ("python -m unittest venv.__main__", Ask, "operand"),
         ("python -m unittest tests.test_cli", Allow, ""),
         ("python -m unittest discover -s tests", Allow, ""),
-        ("python -m unittest discover -s /usr/lib/python3", Ask, "`-s`"),
+        (
+            "python -m unittest discover -s /usr/lib/python3",
+            Ask,
+            "`-s`",
+        ),
         // GNU parallel re-parses its words as shell code: not a wrapper any more.
         ("ls | parallel wc -l", Ask, "parallel"),
         // gawk's network special files, as an operand or through getline.
         ("awk '{print}' /inet/tcp/0/example.com/80", Ask, "network"),
         ("gawk 'BEGIN{getline < \"/inet/tcp/0/x/80\"}'", Ask, "/inet"),
-        ("awk 'BEGIN{f=\"/in\" \"et/tcp/0/x/80\"; getline < f}'", Ask, "getline"),
-        ("awk 'BEGIN{ARGV[1]=\"/in\" \"et/x\"; ARGC=2} {print}'", Ask, "ARGV"),
+        (
+            "awk 'BEGIN{f=\"/in\" \"et/tcp/0/x/80\"; getline < f}'",
+            Ask,
+            "getline",
+        ),
+        (
+            "awk 'BEGIN{ARGV[1]=\"/in\" \"et/x\"; ARGC=2} {print}'",
+            Ask,
+            "ARGV",
+        ),
         ("awk --profile=x 1 f", Ask, "`--profile`"),
         ("awk --prof 1 f", Ask, "`--profile`"),
         // lsof's `+` options read as operands: +M talks to the portmapper.
@@ -279,7 +311,9 @@ fn every_default_entry_has_examples_and_restricted_ones_prove_a_refusal() {
         }
         for key in ["forbid", "only_options", "value_options"] {
             if e.contains_key(key) {
-                failures.push(format!("`{name}` uses `{key}`; list permitted `options` instead"));
+                failures.push(format!(
+                    "`{name}` uses `{key}`; list permitted `options` instead"
+                ));
             }
         }
         let has_table = e.contains_key("options") || e.contains_key("checker");

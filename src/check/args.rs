@@ -469,6 +469,81 @@ mod tests {
         assert!(find[0].starts_with("!option `--`"));
     }
 
+    /// An independent, plain reading of GNU getopt's short options over a program's full
+    /// table: `(options seen, operands)`, or `None` when getopt would stop on an unknown option.
+    fn reference_getopt(ws: &[&str], full: &[(char, Arity)]) -> Option<(Vec<char>, Vec<String>)> {
+        let (mut seen, mut operands) = (Vec::new(), Vec::new());
+        let mut k = 0;
+        while k < ws.len() {
+            let w = ws[k];
+            k += 1;
+            if w == "--" {
+                operands.extend(ws[k..].iter().map(|s| s.to_string()));
+                break;
+            }
+            if w.len() < 2 || !w.starts_with('-') {
+                operands.push(w.to_string());
+                continue;
+            }
+            let chars: Vec<char> = w[1..].chars().collect();
+            let mut j = 0;
+            while j < chars.len() {
+                let c = chars[j];
+                let arity = full.iter().find(|(o, _)| *o == c)?.1;
+                seen.push(c);
+                j += 1;
+                match arity {
+                    Arity::None => {}
+                    Arity::Optional => break,
+                    Arity::Required => {
+                        if j == chars.len() {
+                            k += 1; // the next word is the value
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        Some((seen, operands))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn getopt_reading_agrees_with_a_plain_getopt(
+            picks in proptest::collection::vec(0usize..20, 0..7)
+        ) {
+            const POOL: [&str; 20] = [
+                "-a", "-ab", "-ko", "-k", "o", "-o", "x", "-ax", "-Mx", "-Mo", "-bo", "--", "f",
+                "-", "-kx", "-xk", "-aM", "-Z", "-ZM", "-bMo",
+            ];
+            let full = [
+                ('a', Arity::None), ('b', Arity::None), ('k', Arity::Required),
+                ('M', Arity::Optional), ('o', Arity::Required), ('x', Arity::None),
+                ('Z', Arity::Optional),
+            ];
+            let ws: Vec<&str> = picks.iter().map(|&p| POOL[p]).collect();
+            let ours = table_read(Parser::Getopt, &["-a", "-b", "-k K", "-M[=N]"], None, &ws);
+            let refused = ours.iter().any(|a| a.starts_with('!'));
+            let reference = reference_getopt(&ws, &full);
+            match reference {
+                // getopt stops on an unknown option: the program never runs its work.
+                None => {}
+                Some((seen, operands)) => {
+                    let forbidden = seen.iter().any(|c| matches!(c, 'o' | 'x' | 'Z'));
+                    // Whatever getopt would see that the table does not permit, we refuse.
+                    proptest::prop_assert!(!forbidden || refused, "{ws:?} -> {ours:?}");
+                    if !refused {
+                        let ours_operands: Vec<&String> =
+                            ours.iter().filter(|a| !a.contains('=')).collect();
+                        proptest::prop_assert_eq!(
+                            ours_operands.len(), operands.len(), "{:?} -> {:?}", ws, ours
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn numbers_and_abbreviations() {
         let opts = ["-NUM", "-n, --max-count=N", "--oneline"];

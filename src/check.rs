@@ -404,12 +404,15 @@ impl Ctx<'_> {
                 continue;
             }
             // Past `--` (or an options-first program's first operand) a run-time word can only
-            // be an operand: unless a checker reads operands as a script, it names files.
+            // be an operand: unless a checker reads operands as a script, or the entry counts or
+            // shapes its operands (an unquoted word or a glob can become several), it names
+            // files.
             let mode = match entry.args {
                 ArgsMode::Restricted
                     if k >= operands_from
                         && entry.checker.is_none()
-                        && entry.operand_pattern.is_none() =>
+                        && entry.operand_pattern.is_none()
+                        && entry.max_operands.is_none() =>
                 {
                     ArgsMode::Files
                 }

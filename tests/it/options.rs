@@ -260,6 +260,10 @@ fn run_time_words_ask_where_they_could_become_options() {
         ("printf \"$fmt\" x", Ask, "could become any option"),
         ("cd \"$DIR\"", Ask, ""),
         ("xxd f \"$out\"", Ask, "at most 1 operand"),
+        // An unquoted word or a glob can become several operands: the second an output file.
+        ("uniq -- $x", Ask, "could become any option"),
+        ("uniq -- *", Ask, ""),
+        ("xxd -- *", Ask, ""),
         ("date -- \"$x\"", Ask, ""),
         ("sed -n -- \"$script\" f", Ask, ""),
         ("git status --porcelain=$v", Ask, "run time"),

@@ -37,9 +37,11 @@ pub const DEFAULT_ALLOWLIST: &str = include_str!("../allowlist.toml");
 pub struct Allowlist {
     pub(crate) limits: Limits,
     pub(crate) severity: HashMap<Code, Verdict>,
+    pub(crate) inert_env: Vec<NamePattern>,
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
     pub(crate) git_keys: Vec<KeyPattern>,
+    pub(crate) git_inert_keys: Vec<KeyPattern>,
     pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
@@ -171,6 +173,8 @@ pub(crate) struct Wrapper {
 #[derive(Debug, Clone)]
 pub(crate) struct Shell {
     pub flags: Vec<String>,
+    /// The language it reads scripts in; outside bash, only the syntax shared with bash passes.
+    pub dialect: crate::check::Dialect,
 }
 
 /// One compiled `[[deny]]` rule.
@@ -248,12 +252,14 @@ impl Allowlist {
         Allowlist {
             limits: Limits::default(),
             severity: HashMap::new(),
+            inert_env: Vec::new(),
             unsafe_env: Vec::new(),
             system_dirs: ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
             git_keys: Vec::new(),
+            git_inert_keys: Vec::new(),
             git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
             programs: HashMap::new(),
@@ -345,7 +351,10 @@ impl Allowlist {
             self.severity.insert(code, v);
         }
         if let Some(env) = raw.env {
-            self.unsafe_env = env.unsafe_names.into_iter().map(NamePattern).collect();
+            self.inert_env
+                .extend(env.inert.into_iter().map(NamePattern));
+            self.unsafe_env
+                .extend(env.unsafe_names.into_iter().map(NamePattern));
         }
         if let Some(dirs) = raw.system_dirs {
             self.system_dirs = dirs;
@@ -358,6 +367,14 @@ impl Allowlist {
                         KeyPattern::parse(k.get_ref()).map_err(|m| err(k.span(), "program_keys", m))
                     })
                     .collect::<Result<_, _>>()?;
+            }
+            if let Some(keys) = git.inert_keys {
+                for k in keys {
+                    self.git_inert_keys.push(
+                        KeyPattern::parse(k.get_ref())
+                            .map_err(|m| err(k.span(), "inert_keys", m))?,
+                    );
+                }
             }
             if let Some(values) = git.safe_values {
                 self.git_safe_values = values
@@ -528,7 +545,13 @@ impl Allowlist {
                 ExampleKind::NotAllowed,
                 &mut new_examples,
             );
-            self.shells.insert(name, Shell { flags: s.flags });
+            self.shells.insert(
+                name,
+                Shell {
+                    flags: s.flags,
+                    dialect: s.dialect,
+                },
+            );
         }
         for d in raw.deny {
             let id = d.id.get_ref().clone();
@@ -615,9 +638,23 @@ impl Allowlist {
             .unwrap_or_else(|| code.default_severity())
     }
 
-    /// True when `name` is a variable whose assignment changes what runs or loads.
+    /// True when `name` may be exported to a program: `[env] inert` lists it and `[env] unsafe`
+    /// does not. Every other name may change what a program runs, loads or writes.
+    ///
+    /// ```
+    /// let list = cmdguard::Allowlist::default();
+    /// assert!(list.is_inert_env("LC_ALL"));
+    /// assert!(!list.is_inert_env("GCONV_PATH"));
+    /// ```
+    pub fn is_inert_env(&self, name: &str) -> bool {
+        self.inert_env.iter().any(|p| p.matches(name))
+            && !self.unsafe_env.iter().any(|p| p.matches(name))
+    }
+
+    /// True when assigning `name` for a program may change what it runs or loads: any name
+    /// not [inert](Allowlist::is_inert_env).
     pub fn is_unsafe_env(&self, name: &str) -> bool {
-        self.unsafe_env.iter().any(|p| p.matches(name))
+        !self.is_inert_env(name)
     }
 
     /// The longest entry whose words are a prefix of `words`.

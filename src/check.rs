@@ -10,10 +10,12 @@ mod args;
 mod awk;
 mod awk_program;
 mod deny;
+mod dialect;
 mod git;
 mod redirect;
 mod sed;
 mod sed_script;
+mod vars;
 mod wrap;
 
 use std::collections::HashSet;
@@ -25,6 +27,7 @@ use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args, parse_table};
 pub(crate) use self::deny::fallback_text;
+pub(crate) use self::dialect::Dialect;
 pub(crate) use self::git::Place;
 
 /// What checking one script produced.
@@ -209,14 +212,10 @@ impl Ctx<'_> {
                 "`<<-` heredoc: where a tab-indented body ends is a known parser disagreement"
                     .to_string(),
             ),
-            Event::ExpansionAssignment(name) if self.list.is_unsafe_env(name) => (
-                Code::Assignment,
-                format!(
-                    "`{}` assigns `{name}`, which changes what programs run or load",
-                    snippet()
-                ),
-            ),
-            Event::ExpansionAssignment(_) => return,
+            Event::ExpansionAssignment(name) => {
+                let construct = format!("`{}`", snippet());
+                return vars::assign(self, None, name, span, vars::Scope::Shell, &construct);
+            }
             Event::Limit(what) => (
                 Code::LimitExceeded,
                 format!("{what}; the rest is not analysed"),
@@ -234,16 +233,13 @@ impl Ctx<'_> {
         for r in &seg.redirects {
             redirect::check(self, r, Some(i));
         }
+        for r in &seg.redirects {
+            vars::named_descriptor(self, Some(i), r);
+        }
         for a in &seg.assignments {
             let prefix = seg.kind == SegmentKind::Command;
-            if self.list.is_unsafe_env(&a.name) {
-                self.push(
-                    Code::Assignment,
-                    a.span,
-                    Some(i),
-                    format!("setting `{}` changes what programs run or load", a.name),
-                );
-            } else if prefix && a.value.expansions.substitution() {
+            vars::segment_assignment(self, i, a, prefix);
+            if prefix && a.value.expansions.substitution() {
                 self.push(
                     Code::Assignment,
                     a.span,
@@ -265,6 +261,9 @@ impl Ctx<'_> {
                     &seg.words,
                     seg.words.first().is_some_and(|w| w.text == "[["),
                 );
+                if seg.words.first().is_some_and(|w| w.text == "[") {
+                    vars::runtime_test_operator(self, i, &seg.words);
+                }
             }
             SegmentKind::Command => {
                 let m = self.command(i, seg.span, &seg.words, Origin::Segment(seg));
@@ -297,7 +296,8 @@ impl Ctx<'_> {
             return None;
         };
         let name = self.resolve(i, first, text)?;
-        if self.functions.contains(name) {
+        // A function may be named by a path too (`/bin/ls() { …; }; /bin/ls`).
+        if self.functions.contains(name) || self.functions.contains(text) {
             self.push(
                 Code::FunctionCall,
                 first.span,
@@ -305,6 +305,10 @@ impl Ctx<'_> {
                 format!("`{name}` calls a shell function defined in this command, not the program"),
             );
             return None;
+        }
+        vars::builtin(self, i, name, words);
+        if name == "test" {
+            vars::runtime_test_operator(self, i, words);
         }
         let mut keys: Vec<&str> = Vec::with_capacity(words.len());
         keys.push(name);
@@ -720,7 +724,7 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
             word,
         } = a
             && (names(name, "--format") || names(name, "--pretty"))
-            && (v.contains("%G") || v.contains("%(signature"))
+            && verifies_signatures(v)
         {
             cx.push_rule(
                 Code::ForbiddenArgument,
@@ -734,6 +738,32 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
             );
         }
     }
+}
+
+/// Whether a git format holds a placeholder that verifies signatures: `%G…` and
+/// `%(signature…)`, also behind the `+`, `-` and space modifiers (`%+G?`, `% G?`).
+fn verifies_signatures(format: &str) -> bool {
+    let b = format.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'%' {
+            k += 1;
+            continue;
+        }
+        if b.get(k + 1) == Some(&b'%') {
+            k += 2; // a literal `%`
+            continue;
+        }
+        let mut p = k + 1;
+        if matches!(b.get(p), Some(b'+' | b'-' | b' ')) {
+            p += 1;
+        }
+        if b.get(p) == Some(&b'G') || b[p.min(b.len())..].starts_with(b"(signature") {
+            return true;
+        }
+        k = p;
+    }
+    false
 }
 
 /// True when the segment is nested in a substitution or heredoc of `outer`'s word.

@@ -204,6 +204,9 @@ pub(crate) struct Hazard {
 /// Settings for a scan, from the allowlist.
 pub(crate) struct ScanRules<'a> {
     pub keys: &'a [KeyPattern],
+    /// Keys known not to make git run a program or verify a signature: every other key set in
+    /// the repository's config is a hazard.
+    pub inert: &'a [KeyPattern],
     /// Values that switch a key off (`core.fsmonitor = false`), compared case-insensitively.
     pub safe_values: &'a [(KeyPattern, Vec<String>)],
     pub hooks: &'a [String],
@@ -663,8 +666,21 @@ impl Reader<'_, '_> {
                     v.line,
                     "the repository's config sets `core.worktree`, which moves the work tree (and its submodules) where cmdguard does not look".into(),
                 );
+                continue;
             }
-            if self.rules.keys.iter().any(|k| k.matches(v)) && !self.switched_off(v) {
+            let named = self.rules.keys.iter().any(|k| k.matches(v));
+            if !named && !self.rules.inert.iter().any(|k| k.matches(v)) {
+                self.hazard(
+                    &real,
+                    v.line,
+                    format!(
+                        "the repository's config sets `{}`, which is not in `[git] inert_keys`: git may run a program or verify a signature for it",
+                        v.key()
+                    ),
+                );
+                continue;
+            }
+            if named && !self.switched_off(v) {
                 let shown = v
                     .value
                     .as_deref()

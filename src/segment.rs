@@ -195,7 +195,8 @@ pub enum Event {
     Arithmetic,
     /// `${!x}` or `${x@P}`: the value is evaluated.
     EvaluatedExpansion,
-    /// `${NAME=value}` or `${NAME:=value}`: assigns `NAME` when it is unset or empty.
+    /// A shell variable assigned outside an assignment word: `${NAME=value}`,
+    /// `${NAME:=value}`, `for NAME in …`.
     ExpansionAssignment(String),
     /// A `<<-` heredoc.
     HeredocStripTabs,
@@ -275,6 +276,8 @@ pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
     }
     w.statements(root);
     w.line_continuations(root);
+    w.escaped_blanks(root);
+    w.comment_starts(root);
     // The walker only reports errors where it looks: any ERROR node it neither reported nor
     // recognised is reported here, so a tree with an error never comes out clean.
     let unhandled: Vec<Span> = w
@@ -502,7 +505,11 @@ impl<'a> Walker<'a> {
         let mut c = n.walk();
         for (i, child) in n.children(&mut c).enumerate() {
             match n.field_name_for_child(i as u32) {
-                Some("variable") => {}
+                // `for NAME in …` assigns NAME, as `${NAME:=…}` does.
+                Some("variable") => self.event(
+                    Event::ExpansionAssignment(self.text(child).to_string()),
+                    Span::new(n.start_byte(), child.end_byte()),
+                ),
                 Some("value") => {
                     self.words_of(child);
                 }
@@ -1636,6 +1643,84 @@ impl<'a> Walker<'a> {
             }
         }
     }
+
+    /// A backslash before a space or tab makes the blank part of a word in bash (`echo \ x`
+    /// prints ` x`), but tree-sitter-bash drops the pair between tokens. Where it does, the
+    /// two readings split words differently and a `#` after the pair becomes a comment that
+    /// hides the rest of the line from the tree (`echo \ #;rm -rf ~` runs `rm` in bash).
+    fn escaped_blanks(&mut self, root: Node) {
+        let b = self.src.as_bytes();
+        let mut i = 0;
+        while let Some(rel) = b[i..]
+            .windows(2)
+            .position(|w| w[0] == b'\\' && matches!(w[1], b' ' | b'\t'))
+        {
+            let p = i + rel;
+            i = p + 1;
+            if !backslash_is_active(b, p) {
+                continue;
+            }
+            if !in_token(root, p) {
+                self.event(
+                    Event::Mismatch("an escaped blank the parser drops between words"),
+                    Span::new(p, p + 2),
+                );
+                return;
+            }
+        }
+    }
+
+    /// A comment starts only where bash starts a token: at the start of the text, or after an
+    /// unescaped blank, newline or operator character. A `#` the tree takes as a comment
+    /// anywhere else hides text that bash runs.
+    fn comment_starts(&mut self, root: Node) {
+        let b = self.src.as_bytes();
+        for (p, _) in b.iter().enumerate().filter(|(_, c)| **c == b'#') {
+            let Some(n) = root.descendant_for_byte_range(p, p + 1) else {
+                continue;
+            };
+            if n.kind() != "comment" || n.start_byte() != p {
+                continue;
+            }
+            if !starts_token(b, p) {
+                self.event(
+                    Event::Mismatch("a `#` the parser reads as a comment but bash reads as text"),
+                    Span::new(p, n.end_byte()),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// Whether the backslash at `p` is itself unescaped: preceded by an even run of backslashes.
+fn backslash_is_active(b: &[u8], p: usize) -> bool {
+    b[..p].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 0
+}
+
+/// Whether bash starts a token at byte `p`: at the start of the text, or after an unescaped
+/// blank, newline or operator character. Backslash-newline pairs are removed before bash
+/// splits tokens, so they are looked through.
+fn starts_token(b: &[u8], p: usize) -> bool {
+    let mut end = p;
+    loop {
+        let Some(q) = end.checked_sub(1) else {
+            return true;
+        };
+        let escaped = q > 0 && b[q - 1] == b'\\' && backslash_is_active(b, q - 1);
+        if b[q] == b'\n' && escaped {
+            end = q - 1; // a line continuation: look at what precedes it
+            continue;
+        }
+        return b"\n \t;&|()<>".contains(&b[q]) && !escaped;
+    }
+}
+
+/// Whether byte `p` belongs to a token of the tree (a leaf), rather than falling between
+/// tokens where the parser skipped it.
+fn in_token(root: Node, p: usize) -> bool {
+    root.descendant_for_byte_range(p, p + 1)
+        .is_some_and(|n| n.child_count() == 0 && n.start_byte() <= p && p < n.end_byte())
 }
 
 /// Word-like node kinds: each decodes to one or more words.

@@ -33,11 +33,15 @@ pub(crate) struct RawConfig {
     pub deny: Vec<RawDeny>,
 }
 
-/// `[env]`: variables whose assignment changes what runs or loads.
+/// `[env]`: which variables a command may assign.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawEnv {
-    #[serde(rename = "unsafe")]
+    /// Names known not to change what programs run, load or write (`*` at the end: a prefix).
+    #[serde(default)]
+    pub inert: Vec<String>,
+    /// Names that ask even when `inert` lists them (a user list's extra veto).
+    #[serde(default, rename = "unsafe")]
     pub unsafe_names: Vec<String>,
 }
 
@@ -47,6 +51,8 @@ pub(crate) struct RawEnv {
 pub(crate) struct RawGit {
     /// Config keys (`core.fsmonitor`, `pager.*`, `diff.*.textconv`) that name programs.
     pub program_keys: Option<Vec<Spanned<String>>>,
+    /// Keys known to be inert; any other key set in a repository's config asks.
+    pub inert_keys: Option<Vec<Spanned<String>>>,
     /// Values that switch a key off (`"core.fsmonitor" = ["false", …]`).
     pub safe_values: Option<BTreeMap<Spanned<String>, Vec<String>>>,
     /// Hook names that commands the allowlist allows can set off.
@@ -199,6 +205,9 @@ pub(crate) struct RawShell {
     /// Options without a value that may come before `-c`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// The language the shell reads: `bash`, `posix` (the default) or `zsh`.
+    #[serde(default)]
+    pub dialect: crate::check::Dialect,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]

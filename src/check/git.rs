@@ -287,6 +287,7 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
     let home = place.workdir.home().map(Path::to_path_buf);
     let rules = ScanRules {
         keys: &list.git_keys,
+        inert: &list.git_inert_keys,
         safe_values: &list.git_safe_values,
         hooks: &list.git_hooks,
         home: home.as_deref(),

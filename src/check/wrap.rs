@@ -42,14 +42,15 @@ pub(super) fn wrapper(
                 }
             }
             for (n, value) in &u.assignments {
-                if cx.list.is_unsafe_env(n) {
-                    cx.push(
-                        Code::Assignment,
-                        value.span,
-                        Some(i),
-                        format!("`{name}` sets `{n}`, which changes what programs run or load"),
-                    );
-                }
+                let construct = format!("`{name}`");
+                super::vars::assign(
+                    cx,
+                    Some(i),
+                    n,
+                    value.span,
+                    super::vars::Scope::Exported,
+                    &construct,
+                );
             }
             for dir in &u.chdir {
                 super::git::chdir(cx, dir);
@@ -311,7 +312,7 @@ pub(super) fn shell(
                     // way (no `{a..b}`, no `$'…'`), so where its `cd` leads is not known.
                     super::git::script_may_cd(cx, &script.text, &format!("`{name} -c`"));
                 }
-                cx.nested(i, script.span, &what, &script.text);
+                nested_script(cx, i, script.span, &what, &script.text, name, sh.dialect);
             }
             Some(script) => cx.push(
                 Code::Exec,
@@ -352,11 +353,14 @@ pub(super) fn shell(
     });
     match heredoc {
         Some(r) if r.op == RedirectOp::Herestring => match r.target.as_ref() {
-            Some(t) if t.is_static() => cx.nested(
+            Some(t) if t.is_static() => nested_script(
+                cx,
                 i,
                 r.span,
                 &format!("the here-string run by `{name}`"),
                 &t.text,
+                name,
+                sh.dialect,
             ),
             _ => cx.push(
                 Code::Exec,
@@ -368,9 +372,15 @@ pub(super) fn shell(
         Some(r) => {
             let body = heredoc_body(cx.src, r.span);
             match body {
-                Some(b) if r.quoted_heredoc || !b.contains(['$', '`', '\\']) => {
-                    cx.nested(i, r.span, &format!("the heredoc run by `{name}`"), b)
-                }
+                Some(b) if r.quoted_heredoc || !b.contains(['$', '`', '\\']) => nested_script(
+                    cx,
+                    i,
+                    r.span,
+                    &format!("the heredoc run by `{name}`"),
+                    b,
+                    name,
+                    sh.dialect,
+                ),
                 _ => cx.push(
                     Code::Exec,
                     r.span,
@@ -387,6 +397,24 @@ pub(super) fn shell(
         ),
     }
     Some(name.to_string())
+}
+
+/// Analyses a static script a shell runs; a shell that is not bash must also keep the script
+/// inside the syntax it shares with bash, since the analysis reads it as bash.
+fn nested_script(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    what: &str,
+    script: &str,
+    name: &str,
+    dialect: super::Dialect,
+) {
+    let budget = std::time::Duration::from_millis(cx.list.limits.max_parse_ms);
+    if let Some(why) = super::dialect::foreign_syntax(script, name, dialect, budget) {
+        cx.push(Code::UnsupportedSyntax, span, Some(i), why);
+    }
+    cx.nested(i, span, what, script);
 }
 
 /// The body of a heredoc redirect: from the line after `<<DELIM` to before the terminator line.

@@ -8,6 +8,7 @@
 
 mod adversarial;
 mod cli;
+mod dialects;
 mod differential;
 mod git_config;
 mod options;

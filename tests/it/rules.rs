@@ -135,7 +135,8 @@ fn assignments_that_change_what_runs_ask() {
         ("PYTHONPATH=. python -m pytest", Ask, Some(Code::Assignment)),
         ("FOO=$(id) ls", Ask, Some(Code::Assignment)),
         ("IFS=x; ls", Ask, Some(Code::Assignment)),
-        ("export A=1", Ask, Some(Code::NotAllowlisted)),
+        // `[env] inert` is an allowlist (issue 10 §2): `A` is not on it.
+        ("export A=1", Ask, Some(Code::Assignment)),
         ("printf -v PATH /tmp", Ask, Some(Code::ForbiddenArgument)),
     ]);
 }
@@ -160,6 +161,149 @@ fn tree_sitter_bash_traps_are_read_as_bash_reads_them() {
         // A function definition shadows a program name.
         ("git() { ls; }; git push", Ask, Some(Code::FunctionCall)),
         ("ls() { rm -rf x; }; ls", Deny, Some(Code::Denied)),
+    ]);
+}
+
+/// Issue 10 §0: tree-sitter-bash drops a backslash-escaped space or tab between words, so a `#`
+/// after it became a comment that hid the rest of the line (`echo \ #;rm -rf ~` was allowed;
+/// bash runs `rm`). A comment is trusted only where bash starts a token.
+#[test]
+fn escaped_blanks_and_comments_are_read_as_bash_reads_them() {
+    check(&[
+        ("echo \\ #;rm -rf ~", Deny, Some(Code::ParserMismatch)),
+        ("echo \\ #;ls", Ask, Some(Code::ParserMismatch)),
+        ("echo \\\t#;ls", Ask, Some(Code::ParserMismatch)),
+        ("\\ #;ls", Ask, Some(Code::ParserMismatch)),
+        ("ls; \\ #;touch x", Ask, Some(Code::ParserMismatch)),
+        ("echo \\ x", Ask, Some(Code::ParserMismatch)),
+        ("echo ${x:-\\ a}", Ask, Some(Code::ParserMismatch)),
+        ("echo $((\\ 1))", Ask, Some(Code::ParserMismatch)),
+        // Inside a word, a string or a comment the pair is text in both readings.
+        ("ls My\\ Documents", Allow, None),
+        ("echo a\\ #b; ls", Allow, None),
+        ("echo \"\\ $x\"", Allow, None),
+        ("echo '\\ '", Allow, None),
+        ("echo a # x \\ y", Allow, None),
+        // An escaped backslash leaves the blank unescaped: a real comment.
+        ("echo \\\\ #c", Allow, None),
+        // Real comments after blanks, operators and line continuations.
+        ("echo a #c", Allow, None),
+        ("ls;#x", Allow, None),
+        ("echo x \\\n#;ls", Allow, None),
+        // A backslash-newline directly before `#` joins it to the word: no comment in bash.
+        ("echo x\\\n#;ls", Ask, Some(Code::ParserMismatch)),
+    ]);
+}
+
+/// Issue 10 §2: every construct that assigns a variable goes through one allowlist — exported
+/// names must be in `[env] inert`; shell variables may also be lowercase; subscripts other than
+/// literal numbers are arithmetic; an operator known only at run time can be `-v`.
+#[test]
+fn every_assignment_is_checked_against_an_allowlist_of_names() {
+    check(&[
+        // Prefix assignments and `env`: only inert names reach a program.
+        ("LC_ALL=C sort f", Allow, None),
+        ("NO_COLOR=1 TZ=UTC date", Allow, None),
+        ("GCONV_PATH=. ls", Ask, Some(Code::Assignment)),
+        ("OPENSSL_CONF=x ls", Ask, Some(Code::Assignment)),
+        ("NODE_V8_COVERAGE=x ls", Ask, Some(Code::Assignment)),
+        ("ZDOTDIR=. zsh -c ls", Ask, Some(Code::Assignment)),
+        ("foo=1 ls", Ask, Some(Code::Assignment)),
+        ("env FOO=1 ls", Ask, Some(Code::Assignment)),
+        ("env LC_ALL=C ls", Allow, None),
+        // export / declare -x: exported, so inert names only.
+        ("export LC_ALL=C", Allow, None),
+        ("export GCONV_PATH=.", Ask, Some(Code::Assignment)),
+        ("export foo=1", Ask, Some(Code::Assignment)),
+        ("export", Ask, Some(Code::Assignment)),
+        ("export $X=1", Ask, Some(Code::DynamicArgument)),
+        ("declare -x FOO=1", Ask, Some(Code::Assignment)),
+        // Shell variables: lowercase names or inert ones.
+        ("x=1; echo $x", Allow, None),
+        ("RANDOM=1", Ask, Some(Code::Assignment)),
+        ("OPTIND=1", Ask, Some(Code::Assignment)),
+        ("declare x=1 y", Allow, None),
+        ("declare PATH=.", Ask, Some(Code::Assignment)),
+        ("declare -i n=1", Ask, Some(Code::ForbiddenArgument)),
+        ("declare -n r=PATH", Ask, Some(Code::ForbiddenArgument)),
+        ("declare 'a[$(id)]=1'", Ask, Some(Code::Arithmetic)),
+        ("f() { local IFS=:; }", Ask, Some(Code::Assignment)),
+        ("readonly PATH", Ask, Some(Code::Assignment)),
+        // `for NAME in`, `${NAME:=…}`, `{NAME}>`.
+        ("for f in a b; do echo $f; done", Allow, None),
+        ("for PATH in .; do ls; done", Ask, Some(Code::Assignment)),
+        ("echo ${PATH:=.}", Ask, Some(Code::Assignment)),
+        (": {fd}>/dev/null; ls", Allow, None),
+        (": {PATH}>/dev/null; ls", Ask, Some(Code::Assignment)),
+        // The builtins that assign.
+        ("while read -r line; do echo $line; done", Allow, None),
+        ("read -r PATH", Ask, Some(Code::Assignment)),
+        ("read -a PATH", Ask, Some(Code::Assignment)),
+        ("read -aPATH", Ask, Some(Code::Assignment)),
+        ("read 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("read $name", Ask, Some(Code::DynamicArgument)),
+        ("mapfile -t lines", Allow, None),
+        (
+            "mapfile -C 'touch x' -c 1 a",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("mapfile -t PATH", Ask, Some(Code::Assignment)),
+        ("getopts ab: opt", Allow, None),
+        ("getopts a PATH", Ask, Some(Code::Assignment)),
+        ("printf -v PATH x", Ask, Some(Code::Assignment)),
+        ("printf -v 'a[$(id)]' x", Ask, Some(Code::Arithmetic)),
+        ("unset x", Allow, None),
+        ("unset 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        // Compound array subscripts are arithmetic in an indexed array.
+        ("a=([0]=1 [1]=2)", Allow, None),
+        ("x='a[$(id)]'; a=([x]=1)", Ask, Some(Code::Arithmetic)),
+        ("a+=([k]=1)", Ask, Some(Code::Arithmetic)),
+        // Shell options: the strict and loud ones pass.
+        ("set -euo pipefail", Allow, None),
+        ("set -x; set +e", Allow, None),
+        ("set -- a b", Allow, None),
+        ("set", Ask, Some(Code::Assignment)),
+        ("set -a", Ask, Some(Code::ForbiddenArgument)),
+        ("set -k", Ask, Some(Code::ForbiddenArgument)),
+        ("set -o posix", Ask, Some(Code::ForbiddenArgument)),
+        ("exit 1", Allow, None),
+        // A test operator known only at run time.
+        ("op=-v; test $op 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("test -? 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("[ \"$a\" = \"$b\" ]", Allow, None),
+        ("test -n \"$x\"", Allow, None),
+        // A function named by a path shadows the program.
+        ("/bin/ls() { ls; }; /bin/ls", Ask, Some(Code::FunctionCall)),
+    ]);
+}
+
+/// Issue 10 §5: the `+`, `-` and space modifiers in front of `%G` still verify signatures.
+#[test]
+fn git_formats_that_verify_signatures_ask_in_every_spelling() {
+    check(&[
+        (
+            "git log --format='%+G?'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --format='%-GS'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --format='% GK'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --pretty='format:%h %(signature)'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("git log --format='%%G %h'", Allow, None),
+        ("git log --format='%h %s %+b'", Allow, None),
     ]);
 }
 
@@ -542,7 +686,9 @@ fn red_team_round_five_asks() {
         ("echo ${PATH:=/tmp}; ls", Ask, Some(Code::Assignment)),
         ("BASH_CMDS[ls]=/usr/bin/id ls", Ask, Some(Code::Assignment)),
         // Still allowed.
-        ("echo ${X:=a} ${Y:-b}", Allow, None),
+        // `${X:=a}` assigns `X`, which is neither lowercase nor in `[env] inert` (issue 10 §2).
+        ("echo ${X:=a} ${Y:-b}", Ask, Some(Code::Assignment)),
+        ("echo ${x:=a} ${Y:-b}", Allow, None),
     ]);
 }
 

@@ -2,9 +2,10 @@
 //! [`Finding`]s. Every rule names its finding code; the verdict is the strictest finding.
 //!
 //! The default answer of every classifier here is "not safe": a program is allowed only when an
-//! entry matches it and every argument rule passes. It never parses text itself except through
-//! the analyser (nested `bash -c` scripts and `eval`), so the fail-closed walker stays the one
-//! source of segments.
+//! entry matches it and every argument rule passes. It never parses text itself: a nested
+//! `bash -c` script or `eval` text goes back through the whole pipeline by way of the
+//! [`Nested`] trait the caller hands in, so the fail-closed walker stays the one source of
+//! segments and `check` never imports the analyser above it.
 
 mod args;
 mod awk;
@@ -21,8 +22,7 @@ mod wrap;
 use std::collections::HashSet;
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
-use crate::analyzer::Analyzer;
-use crate::finding::{Code, Finding, Span, Verdict};
+use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args, parse_table};
@@ -30,25 +30,49 @@ pub(crate) use self::deny::fallback_text;
 pub(crate) use self::dialect::Dialect;
 pub(crate) use self::git::Place;
 
+/// How `check` looks inside a nested script (`bash -c '…'`, `eval`): the whole pipeline run
+/// again on the script's text. The analyser implements it and hands itself in, so the
+/// dependency runs one way (analyzer → check) while nested scripts still get every stage.
+pub(crate) trait Nested {
+    /// Analyses `script` one level deeper than the script holding it.
+    fn analyze_nested(&self, script: &str, scope: Scope<'_>) -> Analyzed;
+}
+
+/// What a nested analysis inherits from the script that holds it. Whatever else must be
+/// shared across levels (a work budget) belongs here too.
+pub(crate) struct Scope<'a> {
+    /// Nesting of `bash -c`/`eval` scripts: 0 for the command itself.
+    pub depth: usize,
+    /// Where the commands run, when the analysis was given a working directory.
+    pub place: Option<&'a mut Place>,
+}
+
+/// Everything a script's analysis found: its findings, then its segments (its own in source
+/// order, then those of its nested scripts) with what matched each.
+pub(crate) struct Analyzed {
+    pub findings: Vec<Finding>,
+    pub segments: Vec<(Segment, Option<Match>)>,
+}
+
 /// What checking one script produced.
 pub(crate) struct Checked {
     pub findings: Vec<Finding>,
     /// For each segment, the allowlist entry (or wrapper/shell description) that matched it.
-    pub matched: Vec<Option<String>>,
+    pub matched: Vec<Option<Match>>,
     /// Segments found inside nested scripts (`bash -c`, `eval`), appended after the script's own.
-    pub extra_segments: Vec<(Segment, Option<String>)>,
+    pub extra_segments: Vec<(Segment, Option<Match>)>,
 }
 
 pub(crate) struct Ctx<'a> {
-    pub analyzer: &'a Analyzer,
+    pub nested: &'a dyn Nested,
     pub list: &'a Allowlist,
     pub src: &'a str,
     pub script: &'a Script,
     pub depth: usize,
     pub functions: HashSet<String>,
     pub findings: Vec<Finding>,
-    pub matched: Vec<Option<String>>,
-    pub extra_segments: Vec<(Segment, Option<String>)>,
+    pub matched: Vec<Option<Match>>,
+    pub extra_segments: Vec<(Segment, Option<Match>)>,
     /// Where the commands run, when the analysis was given a working directory.
     pub place: Option<&'a mut Place>,
     /// `cd` commands checked but not yet in effect: segments inside their words (`cd $(…)`)
@@ -73,26 +97,25 @@ pub(crate) const INTERPRETERS: &[&str] = &[
     "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "eval", "source", ".",
 ];
 
-/// Checks a segmented script. `depth` is the nesting of `bash -c`/`eval` scripts.
+/// Checks a segmented script against `list`; nested scripts go through `nested`.
 pub(crate) fn check(
-    analyzer: &Analyzer,
+    list: &Allowlist,
+    nested: &dyn Nested,
     src: &str,
     script: &Script,
-    depth: usize,
-    place: Option<&mut Place>,
+    scope: Scope<'_>,
 ) -> Checked {
-    let list = analyzer.allowlist();
     let mut cx = Ctx {
-        analyzer,
+        nested,
         list,
         src,
         script,
-        depth,
+        depth: scope.depth,
         functions: HashSet::new(),
         findings: Vec::new(),
         matched: vec![None; script.segments.len()],
         extra_segments: Vec::new(),
-        place,
+        place: scope.place,
         pending_cd: Vec::new(),
     };
     for (event, span) in &script.events {
@@ -103,7 +126,7 @@ pub(crate) fn check(
         git::before_segment(&mut cx, seg.span);
         cx.segment(i, seg);
     }
-    git::before_segment(&mut cx, Span::new(usize::MAX, usize::MAX));
+    git::after_script(&mut cx);
     deny::structural(&mut cx);
     Checked {
         findings: cx.findings,
@@ -113,18 +136,12 @@ pub(crate) fn check(
 }
 
 impl Ctx<'_> {
+    /// Records a finding no rule produced (a syntax event, an unknown program).
     pub(crate) fn push(&mut self, code: Code, span: Span, segment: Option<usize>, message: String) {
-        let severity = self.list.severity(code);
-        self.findings.push(Finding {
-            code,
-            message,
-            span,
-            severity,
-            segment,
-            rule: None,
-        });
+        self.report(Finding::new(code, span, message).in_segment(segment));
     }
 
+    /// Records a finding the allowlist rule with id `rule` produced.
     pub(crate) fn push_rule(
         &mut self,
         code: Code,
@@ -133,15 +150,23 @@ impl Ctx<'_> {
         message: String,
         rule: &str,
     ) {
-        let severity = self.list.severity(code);
-        self.findings.push(Finding {
-            code,
-            message,
-            span,
-            severity,
-            segment,
-            rule: Some(rule.to_string()),
-        });
+        self.report(
+            Finding::new(code, span, message)
+                .in_segment(segment)
+                .by_rule(rule),
+        );
+    }
+
+    /// Records `finding` with the severity the allowlist gives its code.
+    pub(crate) fn report(&mut self, finding: Finding) {
+        self.report_at_least(finding, Verdict::Allow);
+    }
+
+    /// Records `finding` with the severity the allowlist gives its code, or `floor` when the
+    /// rule that produced it asks for more.
+    pub(crate) fn report_at_least(&mut self, finding: Finding, floor: Verdict) {
+        let f = self.list.rate_at_least(finding, floor);
+        self.findings.push(f);
     }
 
     fn snippet(&self, span: Span) -> String {
@@ -254,7 +279,10 @@ impl Ctx<'_> {
         match seg.kind {
             SegmentKind::Assignments => {}
             SegmentKind::Test => {
-                self.matched[i] = seg.words.first().map(|w| w.text.clone());
+                self.matched[i] = seg
+                    .words
+                    .first()
+                    .map(|w| Match::Test(Rule::built_in(&w.text)));
                 test_operands(
                     self,
                     i,
@@ -280,7 +308,7 @@ impl Ctx<'_> {
         span: Span,
         words: &[Word],
         origin: Origin<'_>,
-    ) -> Option<String> {
+    ) -> Option<Match> {
         let first = words.first()?;
         deny::command(self, i, span, words, origin);
         let Some(text) = first.static_text() else {
@@ -333,7 +361,7 @@ impl Ctx<'_> {
             if name == "git" {
                 git::check_repository(self, i, first.span);
             }
-            return Some(entry.name.clone());
+            return Some(Match::Entry(entry.rule()));
         }
         if let Some(m) = wrap::wrapper(self, i, span, name, words) {
             return Some(m);
@@ -559,23 +587,24 @@ impl Ctx<'_> {
             deny::fallback(self, i, at, script);
             return;
         }
-        let inner = self
-            .analyzer
-            .analyze_nested(script, self.depth + 1, self.place.as_deref_mut());
-        for f in inner.findings {
-            self.findings.push(Finding {
-                message: format!("in {what}: {}", f.message),
-                span: at,
-                segment: Some(i),
-                ..f
-            });
+        let scope = Scope {
+            depth: self.depth + 1,
+            place: self.place.as_deref_mut(),
+        };
+        let inner = self.nested.analyze_nested(script, scope);
+        // The nested analysis rated its findings already; they move to the word holding the
+        // script, keeping code, severity and rule.
+        for mut f in inner.findings {
+            f.message = format!("in {what}: {}", f.message);
+            f.span = at;
+            self.findings.push(f.in_segment(i));
         }
         // A function defined in nested text (`eval 'ls(){ git status; }'`) can stand in for a
         // program in the commands after it, with a body checked out of order.
         if inner
             .segments
             .iter()
-            .any(|s| s.segment.nesting.contains(&Nest::Function))
+            .any(|(s, _)| s.nesting.contains(&Nest::Function))
         {
             self.push(
                 Code::FunctionCall,
@@ -584,13 +613,12 @@ impl Ctx<'_> {
                 format!("{what} defines a shell function, which later commands may call in place of a program"),
             );
         }
-        for s in inner.segments {
-            let mut seg = s.segment;
+        for (mut seg, matched) in inner.segments {
             seg.span = at;
             for w in &mut seg.words {
                 w.span = at;
             }
-            self.extra_segments.push((seg, s.matched));
+            self.extra_segments.push((seg, matched));
         }
     }
 }
@@ -775,13 +803,4 @@ pub(crate) fn inside(inner: &Segment, outer: &Segment) -> bool {
             .nesting
             .iter()
             .any(|n| matches!(n, Nest::CommandSubstitution | Nest::ProcessSubstitution))
-}
-
-/// The strictest severity among findings, `Allow` when there are none.
-pub(crate) fn verdict(findings: &[Finding]) -> Verdict {
-    findings
-        .iter()
-        .map(|f| f.severity)
-        .max()
-        .unwrap_or(Verdict::Allow)
 }

@@ -23,6 +23,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 pub(crate) use self::config::Variable;
+use crate::allowlist::KeyPattern;
 
 /// Where a command will run: the directory, and what of the caller's environment decides where
 /// `cd` goes. Pass it to [`crate::Analyzer::analyze_in`] to have git commands checked against
@@ -144,49 +145,6 @@ impl Workdir {
     /// `CDPATH`, when set.
     pub fn cdpath(&self) -> Option<&str> {
         self.cdpath.as_deref()
-    }
-}
-
-/// A config key pattern from `[git] program_keys`: `core.fsmonitor`, `pager.*`,
-/// `diff.*.textconv`. Sections and names compare case-insensitively; `*` stands for any
-/// subsection (in three parts) or any name (in two).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct KeyPattern {
-    section: String,
-    subsection: Option<String>,
-    name: String,
-}
-
-impl KeyPattern {
-    pub fn parse(text: &str) -> Result<KeyPattern, String> {
-        let parts: Vec<&str> = text.split('.').collect();
-        let ok =
-            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        let (section, subsection, name) = match parts.as_slice() {
-            [s, n] => (*s, None, *n),
-            [s, sub, n] => (*s, Some(*sub), *n),
-            _ => {
-                return Err(format!(
-                    "`{text}` is not `section.name` or `section.*.name`"
-                ));
-            }
-        };
-        if !ok(section) || !(ok(name) || name == "*") || subsection.is_some_and(|s| s != "*") {
-            return Err(format!(
-                "`{text}`: sections and names are letters, digits and `-`; only `*` may stand for a subsection"
-            ));
-        }
-        Ok(KeyPattern {
-            section: section.to_ascii_lowercase(),
-            subsection: subsection.map(str::to_string),
-            name: name.to_ascii_lowercase(),
-        })
-    }
-
-    fn matches(&self, v: &Variable) -> bool {
-        v.section == self.section
-            && v.subsection.is_some() == self.subsection.is_some()
-            && (self.name == "*" || v.name == self.name)
     }
 }
 
@@ -668,8 +626,18 @@ impl Reader<'_, '_> {
                 );
                 continue;
             }
-            let named = self.rules.keys.iter().any(|k| k.matches(v));
-            if !named && !self.rules.inert.iter().any(|k| k.matches(v)) {
+            let named = self
+                .rules
+                .keys
+                .iter()
+                .any(|k| k.matches(&v.section, v.subsection.is_some(), &v.name));
+            if !named
+                && !self
+                    .rules
+                    .inert
+                    .iter()
+                    .any(|k| k.matches(&v.section, v.subsection.is_some(), &v.name))
+            {
                 self.hazard(
                     &real,
                     v.line,
@@ -703,10 +671,10 @@ impl Reader<'_, '_> {
         let Some(value) = v.value.as_deref() else {
             return false;
         };
-        self.rules
-            .safe_values
-            .iter()
-            .any(|(k, vals)| k.matches(v) && vals.iter().any(|s| s.eq_ignore_ascii_case(value)))
+        self.rules.safe_values.iter().any(|(k, vals)| {
+            k.matches(&v.section, v.subsection.is_some(), &v.name)
+                && vals.iter().any(|s| s.eq_ignore_ascii_case(value))
+        })
     }
 
     /// `include.path` / `includeIf.<condition>.path`: followed whatever the condition, since
@@ -809,27 +777,6 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_patterns() {
-        let p = |s: &str| KeyPattern::parse(s).unwrap();
-        let v = |section: &str, sub: Option<&str>, name: &str| Variable {
-            section: section.into(),
-            subsection: sub.map(str::to_string),
-            name: name.into(),
-            value: None,
-            line: 1,
-        };
-        assert!(p("core.fsmonitor").matches(&v("core", None, "fsmonitor")));
-        assert!(p("Core.FSMonitor").matches(&v("core", None, "fsmonitor")));
-        assert!(!p("core.fsmonitor").matches(&v("core", Some("x"), "fsmonitor")));
-        assert!(p("pager.*").matches(&v("pager", None, "log")));
-        assert!(p("diff.*.textconv").matches(&v("diff", Some("Img"), "textconv")));
-        assert!(!p("diff.*.textconv").matches(&v("diff", None, "textconv")));
-        for bad in ["core", "a.b.c.d", "a.x.b", "a b.c", ".x", "a."] {
-            assert!(KeyPattern::parse(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn normalizes_like_logical_cd() {

@@ -13,6 +13,7 @@ use tree_sitter::{Node, Tree};
 pub use self::word::{Expansions, Word};
 use self::word::{WordBuf, brace_expand, sequence_expand};
 use crate::finding::Span;
+use crate::limits::Limits;
 
 /// How a segment is joined to the one that follows it at the same level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -215,43 +216,6 @@ pub struct Script {
     pub segments: Vec<Segment>,
     /// Syntax facts with their spans.
     pub events: Vec<(Event, Span)>,
-}
-
-/// Bounds on the walk. Exceeding one yields an [`Event::Limit`] and stops descending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Limits {
-    /// Largest command accepted, in bytes.
-    pub max_bytes: usize,
-    /// Deepest nesting of subshells, groups, substitutions and control structures.
-    pub max_nesting: usize,
-    /// Most segments analysed.
-    pub max_segments: usize,
-    /// Most words one brace expansion may produce.
-    pub max_expansion: usize,
-    /// Deepest nesting of `bash -c`/`eval` scripts analysed recursively.
-    pub max_script_depth: usize,
-    /// Most `|` characters in a command, quoted or not. After a syntax error, tree-sitter-bash's
-    /// error recovery grows exponentially with the pipeline stages that follow, inside one
-    /// parser step the clock cannot interrupt (`cat | | cat | … {x:?$(i` with 29 stages takes
-    /// seconds), so longer inputs are refused before parsing. Agent commands rarely pass 13.
-    pub max_pipes: usize,
-    /// Wall-clock budget for one parse, in milliseconds: a last guard against parser blow-ups.
-    pub max_parse_ms: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_bytes: 64 * 1024,
-            max_nesting: 48,
-            max_segments: 2_000,
-            max_expansion: 1_024,
-            max_script_depth: 8,
-            max_pipes: 24,
-            max_parse_ms: 2_000,
-        }
-    }
 }
 
 /// Tree depth the recursive walk never exceeds, whatever the configured nesting limit: it keeps

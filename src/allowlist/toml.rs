@@ -7,7 +7,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::finding::Verdict;
-use crate::segment::Limits;
+use crate::limits::Limits;
 
 /// A whole allowlist file.
 #[derive(Debug, Deserialize, Default)]
@@ -111,6 +111,32 @@ pub(crate) enum RawStyle {
     BundleNext,
 }
 
+/// A purpose-built checker for a program's mini-language (`checker = "sed"`).
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawChecker {
+    /// sed scripts, read by `check/sed_script.rs`.
+    Sed,
+    /// awk programs, read by `check/awk_program.rs`.
+    Awk,
+    /// find's actions and the commands its `-exec` runs.
+    Find,
+    /// `test` / `[` operands that evaluate array subscripts.
+    Test,
+    /// git's `--format` / `--pretty` placeholders that verify signatures.
+    GitFormat,
+}
+
+/// A built-in structural deny rule (`builtin = "fork-bomb"`).
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawBuiltin {
+    /// A function that pipes into itself in the background: `:(){ :|:& };:`.
+    ForkBomb,
+    /// A download piped into an interpreter: `curl … | sh`.
+    DownloadToInterpreter,
+}
+
 /// `[[allow]]`: one allowlist entry.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,7 +169,7 @@ pub(crate) struct RawEntry {
     /// A regex every operand must match (`date`'s `+FORMAT`, never a time to set).
     pub operand_pattern: Option<String>,
     /// A purpose-built checker for the program's mini-language.
-    pub checker: Option<Spanned<String>>,
+    pub checker: Option<RawChecker>,
     /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
     #[serde(default, rename = "why")]
     pub _why: Option<String>,
@@ -207,7 +233,7 @@ pub(crate) struct RawShell {
     pub flags: Vec<String>,
     /// The language the shell reads: `bash`, `posix` (the default) or `zsh`.
     #[serde(default)]
-    pub dialect: crate::check::Dialect,
+    pub dialect: super::Dialect,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]
@@ -239,8 +265,8 @@ pub(crate) struct RawDeny {
     /// A redirection target matching one of these regexes.
     #[serde(default)]
     pub redirect_target: Vec<String>,
-    /// A built-in structural rule (`fork-bomb`, `download-to-interpreter`).
-    pub builtin: Option<String>,
+    /// A built-in structural rule.
+    pub builtin: Option<RawBuiltin>,
     /// Applied to the raw text only when the command could not be fully parsed.
     pub fallback_regex: Option<String>,
     #[serde(default, rename = "match")]

@@ -10,24 +10,10 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use tree_sitter::Node;
 
+pub(crate) use crate::allowlist::Dialect;
 use crate::parse;
-
-/// Which shell language reads a nested script.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Dialect {
-    /// bash itself: the script is analysed as it is.
-    Bash,
-    /// A POSIX shell (dash as `/bin/sh`, ksh): only the syntax POSIX and bash share. The
-    /// default for any shell not declared otherwise, since it is the stricter reading.
-    #[default]
-    Posix,
-    /// zsh: plain commands, quoting and operators only.
-    Zsh,
-}
 
 /// Anonymous tokens both bash and a POSIX shell read the same way.
 #[rustfmt::skip] // one group a line, each with the comment that says why it is shared

@@ -236,11 +236,21 @@ pub(crate) fn after_segment(cx: &mut Ctx<'_>, seg: &Segment) {
 
 /// Before a segment starting at `span`: the `cd`s that ended before it take effect.
 pub(crate) fn before_segment(cx: &mut Ctx<'_>, span: Span) {
+    run_pending_cd(cx, |end| end <= span.start);
+}
+
+/// The script is over: every `cd` still pending has run.
+pub(crate) fn after_script(cx: &mut Ctx<'_>) {
+    run_pending_cd(cx, |_| true);
+}
+
+/// Applies the pending `cd`s whose segment ends where `due` says.
+fn run_pending_cd(cx: &mut Ctx<'_>, due: impl Fn(usize) -> bool) {
     let Some(place) = cx.place.as_deref_mut() else {
         return;
     };
     cx.pending_cd.retain(|(end, args)| {
-        if *end <= span.start {
+        if due(*end) {
             place.cd(args);
             false
         } else {

@@ -7,7 +7,7 @@
 
 use super::{Ctx, Origin};
 use crate::allowlist::Wrapper;
-use crate::finding::{Code, Span, Verdict};
+use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Expansions, RedirectOp, Word};
 
 /// Characters that make an `env -S` string more than whitespace-separated words.
@@ -22,24 +22,21 @@ pub(super) fn wrapper(
     span: Span,
     name: &str,
     words: &[Word],
-) -> Option<String> {
+) -> Option<Match> {
     let w = cx.list.wrappers.get(name)?.clone();
     match unwrap(&w, words) {
         Err(why) => {
-            cx.push(Code::Wrapper, words[0].span, Some(i), why);
-            Some(name.to_string())
+            cx.push_rule(Code::Wrapper, words[0].span, Some(i), why, &w.name);
+            Some(Match::WrapperOnly(w.rule()))
         }
         Ok(u) => {
             if w.severity > Verdict::Allow {
-                cx.push(
+                let f = Finding::new(
                     Code::Wrapper,
                     words[0].span,
-                    Some(i),
                     format!("`{name}` needs confirmation by itself"),
                 );
-                if let Some(f) = cx.findings.last_mut() {
-                    f.severity = f.severity.max(w.severity);
-                }
+                cx.report_at_least(f.in_segment(i).by_rule(&w.name), w.severity);
             }
             for (n, value) in &u.assignments {
                 let construct = format!("`{name}`");
@@ -61,13 +58,14 @@ pub(super) fn wrapper(
                     // `xargs` alone runs `echo`.
                     inner.push(synthetic("echo", words[0].span));
                 } else {
-                    cx.push(
+                    cx.push_rule(
                         Code::NotAllowlisted,
                         words[0].span,
                         Some(i),
                         format!("`{name}` without a command to run"),
+                        &w.name,
                     );
-                    return Some(name.to_string());
+                    return Some(Match::WrapperOnly(w.rule()));
                 }
             }
             if w.appends_dynamic {
@@ -76,7 +74,10 @@ pub(super) fn wrapper(
                 inner.push(extra);
             }
             let m = cx.command(i, span, &inner, Origin::Wrapped);
-            Some(format!("{name} → {}", m.unwrap_or_else(|| "?".into())))
+            Some(Match::Wrapper {
+                wrapper: w.rule(),
+                inner: m.map(Box::new),
+            })
         }
     }
 }
@@ -271,7 +272,7 @@ pub(super) fn shell(
     name: &str,
     words: &[Word],
     origin: Origin<'_>,
-) -> Option<String> {
+) -> Option<Match> {
     let sh = cx.list.shells.get(name)?.clone();
     let mut k = 1;
     let mut has_c = false;
@@ -296,7 +297,10 @@ pub(super) fn shell(
                 Some(i),
                 format!("`{name}` option `{t}` is not one cmdguard knows"),
             );
-            return Some(name.to_string());
+            return Some(Match::Shell {
+                shell: sh.rule(),
+                dash_c: false,
+            });
         }
         k += 1;
     }
@@ -330,7 +334,10 @@ pub(super) fn shell(
                 format!("`{name} -c` without a script"),
             ),
         }
-        return Some(format!("{name} -c"));
+        return Some(Match::Shell {
+            shell: sh.rule(),
+            dash_c: true,
+        });
     }
     if let Some(op) = words.get(k) {
         cx.push(
@@ -342,7 +349,10 @@ pub(super) fn shell(
                 op.text
             ),
         );
-        return Some(name.to_string());
+        return Some(Match::Shell {
+            shell: sh.rule(),
+            dash_c: false,
+        });
     }
     // No script operand: the shell reads its script from stdin, a heredoc here.
     let heredoc = origin.segment().and_then(|s| {
@@ -396,7 +406,10 @@ pub(super) fn shell(
             format!("`{name}` reads a script from its input, which cmdguard cannot see"),
         ),
     }
-    Some(name.to_string())
+    Some(Match::Shell {
+        shell: sh.rule(),
+        dash_c: false,
+    })
 }
 
 /// Analyses a static script a shell runs; a shell that is not bash must also keep the script
@@ -433,7 +446,7 @@ pub(super) fn builtin(
     _span: Span,
     name: &str,
     words: &[Word],
-) -> Option<String> {
+) -> Option<Match> {
     match name {
         "eval" => {
             let args = &words[1..];
@@ -452,7 +465,7 @@ pub(super) fn builtin(
                     "`eval` runs text known only at run time".into(),
                 );
             }
-            Some("eval".into())
+            Some(Match::Builtin(Rule::built_in("eval")))
         }
         "source" | "." => {
             cx.push(
@@ -461,7 +474,7 @@ pub(super) fn builtin(
                 Some(i),
                 format!("`{name}` runs a file's commands, which cmdguard cannot see"),
             );
-            Some(name.into())
+            Some(Match::Builtin(Rule::built_in(name)))
         }
         "trap" | "alias" | "enable" | "coproc" | "bind" | "complete" | "exec" => {
             let code = if name == "coproc" {
@@ -475,7 +488,7 @@ pub(super) fn builtin(
                 Some(i),
                 format!("`{name}` changes how later commands run"),
             );
-            Some(name.into())
+            Some(Match::Builtin(Rule::built_in(name)))
         }
         _ => None,
     }

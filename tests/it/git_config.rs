@@ -470,10 +470,12 @@ fn program_keys_are_configurable_and_checked_at_load() {
         "r",
         "[core]\n\tfsmonitor = ./x\n[my \"tool\"]\n\trun = ./y\n",
     );
-    let mut list = cmdguard::Allowlist::default();
-    list.extend_from_toml("[git]\nprogram_keys = [\"my.*.run\"]\n", None)
+    let list = cmdguard::AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[git]\nprogram_keys = [\"my.*.run\"]\n", None)
+        .build()
         .unwrap();
-    let analyzer = Analyzer::new(list).unwrap();
+    let analyzer = Analyzer::new(list);
     let a = analyzer.analyze_in("git status", &Workdir::new(s.path().join("r")));
     asks_naming(&a, &["my.tool.run"]);
     // Replacing program_keys cannot make a key pass: `inert_keys` is the allowlist, and

@@ -7,6 +7,7 @@
 //! command: verifying examples runs the analyser, so `build()` lives in `analyzer.rs`.
 
 mod key;
+pub(crate) mod options;
 pub(crate) mod toml;
 
 use std::borrow::Cow;
@@ -20,6 +21,7 @@ use ::toml::Spanned;
 use regex::Regex;
 
 pub(crate) use self::key::KeyPattern;
+use self::options::{OptionTable, Parser};
 use self::toml::{
     RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawShell, RawStyle,
     RawWrapper,
@@ -55,6 +57,7 @@ pub struct Allowlist {
     pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
+    pub(crate) option_sets: HashMap<String, Vec<String>>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
@@ -195,6 +198,12 @@ pub(crate) struct Entry {
     pub only_options: Option<Vec<String>>,
     pub max_operands: Option<usize>,
     pub checker: Option<Checker>,
+    /// The permitted option table; when present, every option outside it asks.
+    pub options: Option<OptionTable>,
+    /// Fewest operands allowed.
+    pub min_operands: Option<usize>,
+    /// A regex every operand must match.
+    pub operand_pattern: Option<Regex>,
 }
 
 /// One compiled `[[wrapper]]`.
@@ -458,6 +467,7 @@ impl Allowlist {
             git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
             programs: HashMap::new(),
+            option_sets: HashMap::new(),
             entries: HashMap::new(),
             wrappers: HashMap::new(),
             shells: HashMap::new(),
@@ -605,9 +615,12 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
             },
         );
     }
+    for set in raw.option_set {
+        list.option_sets.insert(set.name, set.options);
+    }
     let mut examples = Vec::new();
     for e in raw.allow {
-        let entry = compile_entry(&cx, e, &mut examples)?;
+        let entry = compile_entry(&cx, e, &list.option_sets, &mut examples)?;
         list.entries
             .entry(entry.words[0].clone())
             .or_default()
@@ -717,6 +730,7 @@ fn compile_git(list: &mut Allowlist, cx: &Text<'_>, git: RawGit) -> Result<(), C
 fn compile_entry(
     cx: &Text<'_>,
     e: RawEntry,
+    option_sets: &HashMap<String, Vec<String>>,
     examples: &mut Vec<Example>,
 ) -> Result<Entry, ConfigError> {
     let words = split_command(e.command.get_ref());
@@ -730,7 +744,20 @@ fn compile_entry(
         RawChecker::Test => Checker::Test,
         RawChecker::GitFormat => Checker::GitFormat,
     });
+    let options = compile_options(cx, &e, option_sets)?;
+    let operand_pattern = match &e.operand_pattern {
+        Some(r) => Some(Regex::new(r).map_err(|x| {
+            cx.err(
+                e.command.span(),
+                "operand_pattern",
+                format!("invalid regex `{r}`: {x}"),
+            )
+        })?),
+        None => None,
+    };
     let has_rules = !e.forbid.is_empty()
+        || options.is_some()
+        || operand_pattern.is_some()
         || e.only_options.is_some()
         || e.max_operands.is_some()
         || checker.is_some();
@@ -758,7 +785,32 @@ fn compile_entry(
         only_options: e.only_options,
         max_operands: e.max_operands,
         checker,
+        options,
+        min_operands: e.min_operands,
+        operand_pattern,
     })
+}
+
+/// An entry's `options` (with `@set`s expanded) and `known_options`, read as `style` says the
+/// program parses them.
+fn compile_options(
+    cx: &Text<'_>,
+    e: &RawEntry,
+    option_sets: &HashMap<String, Vec<String>>,
+) -> Result<Option<OptionTable>, ConfigError> {
+    let Some(list) = &e.options else {
+        return Ok(None);
+    };
+    let parser = match e.style {
+        RawStyle::Gnu => Parser::Getopt,
+        RawStyle::Words => Parser::Words,
+        RawStyle::BundleNext => Parser::BundleNext,
+    };
+    let mut table = options::expand(list, option_sets)
+        .and_then(|list| options::compile(parser, &list, e.known_options.as_deref()))
+        .map_err(|m| cx.err(e.command.span(), "options", m.to_string()))?;
+    table.options_first = e.options_first;
+    Ok(Some(table))
 }
 
 /// `[[wrapper]]`.
@@ -858,7 +910,8 @@ fn compile_deny(
 impl From<RawStyle> for Style {
     fn from(s: RawStyle) -> Style {
         match s {
-            RawStyle::Gnu => Style::Gnu,
+            // Deny rules and option-less entries read tree-style bundles as getopt does.
+            RawStyle::Gnu | RawStyle::BundleNext => Style::Gnu,
             RawStyle::Words => Style::Words,
         }
     }

@@ -26,7 +26,7 @@ use crate::budget::Budget;
 use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
-pub(crate) use self::args::{Arg, names, parse as parse_args};
+pub(crate) use self::args::{Arg, names, parse as parse_args, parse_table};
 pub(crate) use self::deny::fallback_text;
 pub(crate) use self::dialect::Dialect;
 pub(crate) use self::git::Place;
@@ -459,14 +459,36 @@ impl Ctx<'_> {
     }
 
     fn entry_rules(&mut self, i: usize, entry: &Entry, rest: &[Word], all: &[Word], span: Span) {
-        for w in rest {
+        let (parsed, operands_from) = match &entry.options {
+            Some(table) => {
+                let p = parse_table(rest, table);
+                (p.args, p.operands_from)
+            }
+            None => (parse_args(rest, &entry.spec), rest.len()),
+        };
+        for (k, w) in rest.iter().enumerate() {
             // A process substitution becomes a `/dev/fd/N` path: never an option.
             let e = w.expansions;
             if w.is_static() || (e.process && !(e.parameter || e.command || e.arithmetic || e.glob))
             {
                 continue;
             }
-            match entry.args {
+            // Past `--` (or an options-first program's first operand) a run-time word can only
+            // be an operand: unless a checker reads operands as a script, or the entry counts or
+            // shapes its operands (an unquoted word or a glob can become several), it names
+            // files.
+            let mode = match entry.args {
+                ArgsMode::Restricted
+                    if k >= operands_from
+                        && entry.checker.is_none()
+                        && entry.operand_pattern.is_none()
+                        && entry.max_operands.is_none() =>
+                {
+                    ArgsMode::Files
+                }
+                mode => mode,
+            };
+            match mode {
                 ArgsMode::Inert => {}
                 ArgsMode::Files if w.expansions.substitution() => self.push_rule(
                     Code::SubstitutedArgument,
@@ -491,10 +513,16 @@ impl Ctx<'_> {
                 ),
             }
         }
-        let parsed = parse_args(rest, &entry.spec);
         let mut operands = 0;
         for a in &parsed {
             match a {
+                Arg::Refused { reason, word } => self.push_rule(
+                    Code::ForbiddenArgument,
+                    rest[*word].span,
+                    Some(i),
+                    format!("`{}` {reason}", entry.name),
+                    &entry.name,
+                ),
                 Arg::Opt { name, word, .. } => {
                     let forbidden = entry.forbid.iter().find(|f| names(name, f));
                     let unlisted = entry
@@ -525,8 +553,37 @@ impl Ctx<'_> {
                         );
                     }
                 }
-                Arg::Operand { .. } | Arg::Dynamic { .. } => operands += 1,
+                Arg::Operand { text, word } => {
+                    operands += 1;
+                    if let Some(re) = &entry.operand_pattern
+                        && !re.is_match(text)
+                    {
+                        self.push_rule(
+                            Code::ForbiddenArgument,
+                            rest[*word].span,
+                            Some(i),
+                            format!(
+                                "`{}` operand `{text}` is not of a permitted form (`{}`)",
+                                entry.name,
+                                re.as_str()
+                            ),
+                            &entry.name,
+                        );
+                    }
+                }
+                Arg::Dynamic { .. } => operands += 1,
             }
+        }
+        if let Some(min) = entry.min_operands
+            && operands < min
+        {
+            self.push_rule(
+                Code::ForbiddenArgument,
+                span,
+                Some(i),
+                format!("`{}` needs at least {min} operand(s) here", entry.name),
+                &entry.name,
+            );
         }
         if let Some(max) = entry.max_operands
             && operands > max
@@ -616,9 +673,12 @@ fn script_operand<'w>(
     parsed: &[Arg<'w>],
     what: &str,
 ) -> Option<(&'w str, Span)> {
-    match parsed.iter().find(|a| !matches!(a, Arg::Opt { .. })) {
+    match parsed
+        .iter()
+        .find(|a| !matches!(a, Arg::Opt { .. } | Arg::Refused { .. }))
+    {
         Some(Arg::Operand { text, word }) => Some((text, rest[*word].span)),
-        Some(_) => None,
+        Some(Arg::Dynamic { .. } | Arg::Opt { .. } | Arg::Refused { .. }) => None,
         None => {
             cx.push_rule(
                 Code::ForbiddenArgument,

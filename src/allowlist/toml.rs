@@ -22,6 +22,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub program: Vec<RawProgram>,
     #[serde(default)]
+    pub option_set: Vec<RawOptionSet>,
+    #[serde(default)]
     pub allow: Vec<RawEntry>,
     #[serde(default)]
     pub wrapper: Vec<RawWrapper>,
@@ -73,6 +75,15 @@ pub(crate) struct RawProgram {
     pub value_options: Vec<String>,
 }
 
+/// `[[option_set]]`: options shared by several entries, included in an entry's `options` as
+/// `"@name"`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOptionSet {
+    pub name: String,
+    pub options: Vec<String>,
+}
+
 /// How an entry's arguments may be dynamic.
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -95,6 +106,9 @@ pub(crate) enum RawStyle {
     Gnu,
     /// Whole words (`find`'s `-exec`): no bundling, no abbreviation.
     Words,
+    /// Bundles whose value options each take the next word in turn (`tree -Lo 2 out`); only
+    /// for entries with an `options` table (deny rules read it as `gnu`).
+    BundleNext,
 }
 
 /// A purpose-built checker for a program's mini-language (`checker = "sed"`).
@@ -140,8 +154,20 @@ pub(crate) struct RawEntry {
     /// Options that consume a value (the next word, or `=value`, or the rest of a bundle).
     #[serde(default)]
     pub value_options: Vec<String>,
+    /// The options the entry permits, with their arity (`"-f, --skip-fields=N"`,
+    /// `"--group[=METHOD]"`); when present, every other option asks.
+    pub options: Option<Vec<String>>,
+    /// The program's other long options, so abbreviations resolve as the program resolves them.
+    pub known_options: Option<Vec<String>>,
+    /// The first operand ends the options (xxd): every later word is an operand.
+    #[serde(default)]
+    pub options_first: bool,
     /// Most operands (non-option words) allowed.
     pub max_operands: Option<usize>,
+    /// Fewest operands allowed (`printenv NAME`, not `printenv`).
+    pub min_operands: Option<usize>,
+    /// A regex every operand must match (`date`'s `+FORMAT`, never a time to set).
+    pub operand_pattern: Option<String>,
     /// A purpose-built checker for the program's mini-language.
     pub checker: Option<RawChecker>,
     /// Why the rule is safe: documentation for readers of the file, not used by the analyser.

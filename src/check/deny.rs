@@ -93,7 +93,7 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
                 .any_operand
                 .iter()
                 .any(|r| r.is_match(&rest[*word].text)),
-            Arg::Opt { .. } => false,
+            Arg::Opt { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
             return false;
@@ -187,10 +187,14 @@ pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word], parsed: &[Arg
     // not once per level and per later `-ok`).
     let mut taken = 0;
     for a in parsed {
-        let Arg::Opt { name, word, .. } = a else {
-            continue;
+        // An option table refuses -exec (it asks), but what it runs is still checked, so a
+        // denied inner command is denied.
+        let (name, word) = match a {
+            Arg::Opt { name, word, .. } => (name.as_str(), *word),
+            Arg::Refused { word, .. } => (rest[*word].static_text().unwrap_or(""), *word),
+            Arg::Operand { .. } | Arg::Dynamic { .. } => continue,
         };
-        if *word < taken || !matches!(name.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+        if word < taken || !matches!(name, "-exec" | "-execdir" | "-ok" | "-okdir") {
             continue;
         }
         let start = word + 1;

@@ -163,11 +163,14 @@ pub use cmdguard_macros::tool;
 pub use context::{AgentHandle, ProgressEvent, ProgressSink, Run, ToolCallContext};
 #[doc(hidden)]
 pub use def::__private;
-pub use def::{Adapter, Tool, ToolAttrs, ToolBuilder};
+pub use def::{Adapter, MAX_NAME_LEN, Tool, ToolAttrs, ToolBuilder};
 pub use error::{CallError, Cancelled, ErrorInfo, RegistryError};
-pub use exec::BoxFuture;
+pub use exec::{BoxFuture, PanicOutput};
 pub use groups::{GroupFactory, ToolGroups};
 pub use schema::Param;
-pub use subagent::{AGENT_RUN, AGENT_RUN_PARALLEL, ProviderGetter, SubagentProvider, SubagentTask};
+pub use subagent::{
+    AGENT_RUN, AGENT_RUN_PARALLEL, MAX_PARALLEL_SUBAGENTS, ProviderGetter, SubagentProvider,
+    SubagentTask,
+};
 pub use toolbox::{SearchHit, TOOL_SEARCH, ToolBox};
 pub use validate::Arguments;

@@ -6,10 +6,11 @@
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
+use syn::spanned::Spanned;
 use syn::{
     Attribute, Expr, ExprLit, FnArg, GenericArgument, ItemFn, Lit, LitStr, Meta, Pat,
     PathArguments, ReturnType, Type, parse_macro_input,
@@ -227,6 +228,12 @@ fn expand(options: ToolOptions, mut function: ItemFn) -> syn::Result<TokenStream
 
     let context_type = context.unwrap_or_else(|| quote!(()));
 
+    // Checked first, so that a type that cannot be a parameter (an unmarked context alias) gets
+    // a message that says what to do.
+    let parameter_checks = params.iter().map(|param| {
+        let ty = &param.owned;
+        quote_spanned!(ty.span()=> ::cmdguard::tool::__private::parameter::<#ty>();)
+    });
     let declarations = params.iter().map(|param| {
         let name = param.ident.unraw().to_string();
         let (ty, doc) = (&param.owned, &param.doc);
@@ -298,6 +305,7 @@ fn expand(options: ToolOptions, mut function: ItemFn) -> syn::Result<TokenStream
 
         #[doc = #doc]
         #vis fn #tool_fn() -> ::cmdguard::tool::Tool<#context_type> {
+            #(#parameter_checks)*
             ::cmdguard::tool::Tool::<#context_type>::builder(#tool_name)
                 .description(#description)
                 #(#declarations)*
@@ -393,9 +401,9 @@ fn take_param_attrs(attrs: &mut Vec<Attribute>) -> syn::Result<ParamAttrs> {
                     return Ok(());
                 }
                 if !meta.path.is_ident("default") {
-                    return Err(meta.error(
-                        "the #[tool] keys on a parameter are `default` and `context`",
-                    ));
+                    return Err(
+                        meta.error("the #[tool] keys on a parameter are `default` and `context`")
+                    );
                 }
                 found.default = Some(if meta.input.peek(syn::Token![=]) {
                     ParamDefault::Expr(meta.value()?.parse()?)

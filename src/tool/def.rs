@@ -58,7 +58,7 @@ pub struct ToolAttrs {
     /// (`override` in the macro).
     pub override_existing: bool,
     /// Within one [`Run`](crate::tool::Run), a repeated call with equal arguments returns the
-    /// first result without calling the tool again.
+    /// first success without calling the tool again (failures are not cached).
     pub idempotent: bool,
     /// Labels a policy can match, e.g. `code-exec` for tools that run code.
     pub labels: BTreeSet<String>,
@@ -127,7 +127,9 @@ impl Adapter {
 
     /// The adapter whose [`key`](Adapter::key) is `key`.
     pub fn from_key(key: &str) -> Option<Adapter> {
-        Adapter::ALL.into_iter().find(|adapter| adapter.key() == key)
+        Adapter::ALL
+            .into_iter()
+            .find(|adapter| adapter.key() == key)
     }
 }
 
@@ -329,7 +331,8 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
     }
 
     /// Declares a parameter of type `T`; required unless `T` accepts `null` (`Option<U>`).
-    /// `description` (empty for none) becomes the property's description.
+    /// `description` (empty for none) becomes the property's description. Properties keep the
+    /// order they are declared in.
     pub fn param<T: JsonSchema + DeserializeOwned>(
         mut self,
         name: &str,
@@ -413,7 +416,8 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
         self
     }
 
-    /// Caches results within one [`Run`](crate::tool::Run) by (name, arguments).
+    /// Caches successes within one [`Run`](crate::tool::Run) by (name, arguments); a failed
+    /// call is run again when retried.
     pub fn idempotent(mut self) -> Self {
         self.attrs.idempotent = true;
         self
@@ -705,6 +709,21 @@ pub mod __private {
             "cmdguard internal error",
         ))
     }
+
+    /// What a parameter's type needs to be read from the model's JSON; it exists for its
+    /// error message, which says what to do about a context alias.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool parameter: it needs `JsonSchema` and `Deserialize`",
+        label = "the model's argument for this parameter is read from JSON",
+        note = "a parameter that receives the call's context must be spelled \
+                `ToolCallContext<T>`, or be marked `#[tool(context)]` when its type is an alias"
+    )]
+    pub trait Parameter {}
+
+    impl<T: JsonSchema + DeserializeOwned> Parameter for T {}
+
+    /// Fails to compile, with [`Parameter`]'s message, for a type that cannot be a parameter.
+    pub fn parameter<T: Parameter>() {}
 
     /// The context value type of a parameter marked `#[tool(context)]`.
     #[diagnostic::on_unimplemented(

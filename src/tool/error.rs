@@ -252,7 +252,11 @@ pub(crate) fn clip(text: &str) -> Cow<'_, str> {
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    Cow::Owned(format!("{}…, {} bytes more", &text[..end], text.len() - end))
+    Cow::Owned(format!(
+        "{}…, {} bytes more",
+        &text[..end],
+        text.len() - end
+    ))
 }
 
 /// An error message with every over-long quoted run in it clipped (see [`clip`]). serde's
@@ -266,7 +270,11 @@ pub(crate) fn clip_quoted(message: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(QUOTE_LIMIT * 4);
     let mut rest = message;
     while let Some(open) = rest.find(['"', '`']) {
-        let quote = if rest[open..].starts_with('"') { '"' } else { '`' };
+        let quote = if rest[open..].starts_with('"') {
+            '"'
+        } else {
+            '`'
+        };
         out.push_str(&rest[..=open]);
         let body = &rest[open + 1..];
         match quoted_end(body, quote) {

@@ -271,7 +271,10 @@ mod tests {
                 future
             })
             .collect();
-        assert_eq!(block_on(join_limited(futures, 4)), (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            block_on(join_limited(futures, 4)),
+            (0..10).collect::<Vec<_>>()
+        );
         assert_eq!(most.load(Ordering::SeqCst), 4);
     }
 

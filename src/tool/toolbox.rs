@@ -402,9 +402,9 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
         let unloaded = self.unloaded_count();
         let note = match (hits.is_empty(), unloaded) {
             (_, 0) => "every deferred tool is loaded now; no other tools can be found".to_owned(),
-            (true, _) => format!(
-                "no tool matched; {unloaded} more tools are not loaded, try other keywords"
-            ),
+            (true, _) => {
+                format!("no tool matched; {unloaded} more tools are not loaded, try other keywords")
+            }
             (false, _) => format!(
                 "the activated tools can be called from the next turn on; {unloaded} more tools \
                  are not loaded, search again with other keywords to find them"
@@ -457,7 +457,7 @@ impl Toggles {
                 .filter(|(pattern, _)| is_wildcard(pattern))
                 .map(|(pattern, &(seq, toggle))| (pattern.clone(), seq, toggle))
                 .collect();
-            wildcards.sort_unstable_by(|a, b| b.1.cmp(&a.1));
+            wildcards.sort_unstable_by_key(|&(_, seq, _)| std::cmp::Reverse(seq));
             wildcards
         });
         // Only wildcard patterns newer than the exact match can overrule it.

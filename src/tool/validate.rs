@@ -58,7 +58,11 @@ impl Arguments {
         let value = Value::Object(self.values.clone());
         serde_path_to_error::deserialize(&value).map_err(|err| {
             let problem = match path_text(err.path()) {
-                Some(path) => format!("argument '{}': {}", clip(&path), clip_quoted(&err.inner().to_string())),
+                Some(path) => format!(
+                    "argument '{}': {}",
+                    clip(&path),
+                    clip_quoted(&err.inner().to_string())
+                ),
                 None => clip_quoted(&err.inner().to_string()).into_owned(),
             };
             invalid(&self.tool, vec![problem])

@@ -37,7 +37,10 @@ fn toolbox_of(tools: impl IntoIterator<Item = Tool>) -> ToolBox {
 /// Counts the words of each text.
 #[tool]
 fn texts(texts: Vec<String>) -> Vec<usize> {
-    texts.iter().map(|text| text.split_whitespace().count()).collect()
+    texts
+        .iter()
+        .map(|text| text.split_whitespace().count())
+        .collect()
 }
 
 /// Searches for a query.
@@ -140,11 +143,18 @@ fn error_messages_quote_model_input_only_up_to_a_limit() {
     let cases = [
         ("count", json!({ "n": huge })),
         ("crop", json!({"region": {"width": 1, "height": huge}})),
-        ("crop", json!({"region": {"width": 1, "height": 2, huge.clone(): 3}})),
+        (
+            "crop",
+            json!({"region": {"width": 1, "height": 2, huge.clone(): 3}}),
+        ),
         ("count", json!({ "n": [huge.clone(), huge.clone()] })),
         (
             "count",
-            Value::Object((0..200_000).map(|i| (format!("key_{i}"), json!(i))).collect()),
+            Value::Object(
+                (0..200_000)
+                    .map(|i| (format!("key_{i}"), json!(i)))
+                    .collect(),
+            ),
         ),
     ];
     for (name, arguments) in cases {
@@ -156,7 +166,10 @@ fn error_messages_quote_model_input_only_up_to_a_limit() {
         .unwrap_err()
         .to_string();
     assert!(message.len() < SHORT, "{} bytes", message.len());
-    assert!(message.ends_with(", 1048496 bytes more' is not registered"), "{message}");
+    assert!(
+        message.ends_with(", 1048496 bytes more' is not registered"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -172,10 +185,17 @@ fn a_clipped_string_says_how_much_was_left_out() {
             "y".repeat(80)
         )
     );
-    let unknown: Value = (0..12).map(|i| (format!("k{i:02}"), json!(i))).collect::<serde_json::Map<_, _>>().into();
-    let message = call(&toolbox, "count", unknown, ()).unwrap_err().to_string();
+    let unknown: Value = (0..12)
+        .map(|i| (format!("k{i:02}"), json!(i)))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    let message = call(&toolbox, "count", unknown, ())
+        .unwrap_err()
+        .to_string();
     assert!(
-        message.contains("unknown argument(s): k00, k01, k02, k03, k04, k05, k06, k07, k08, k09, and 2 more;"),
+        message.contains(
+            "unknown argument(s): k00, k01, k02, k03, k04, k05, k06, k07, k08, k09, and 2 more;"
+        ),
         "{message}"
     );
 }
@@ -200,8 +220,13 @@ fn nested_errors_name_the_path_inside_the_argument() {
         Ok::<_, std::convert::Infallible>(args.region.width)
     });
     let toolbox = toolbox_of([from_fn]);
-    let err = call(&toolbox, "crop2", json!({"region": {"width": -1, "height": 1}}), ())
-        .unwrap_err();
+    let err = call(
+        &toolbox,
+        "crop2",
+        json!({"region": {"width": -1, "height": 1}}),
+        (),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid arguments for tool 'crop2': argument 'region.width': invalid value: integer `-1`, expected u32"
@@ -221,12 +246,12 @@ fn an_idempotent_tool_runs_again_after_a_failure_and_caches_the_success() {
     let counter = calls.clone();
     let flaky: Tool = Tool::builder("flaky")
         .idempotent()
-        .handler(move |_args: Arguments, _ctx| {
-            match counter.fetch_add(1, Ordering::SeqCst) {
+        .handler(
+            move |_args: Arguments, _ctx| match counter.fetch_add(1, Ordering::SeqCst) {
                 0 => Err(CallError::Failed(ErrorInfo::new("network down", ""))),
                 n => Ok(json!(n)),
-            }
-        });
+            },
+        );
     let toolbox = toolbox_of([flaky]);
     let agent = AgentHandle::new("t");
     let run = |args: Value| toolbox.call_tool_blocking(&agent, "flaky", args, ());
@@ -267,12 +292,21 @@ fn tool_names_follow_the_model_providers_rule() {
         ("", Some("a tool name cannot be empty")),
         (
             "my tool!/../[x]",
-            Some("tool names may hold only ASCII letters, digits, '_' and '-' (the model providers' rule), found ' '"),
+            Some(
+                "tool names may hold only ASCII letters, digits, '_' and '-' (the model providers' rule), found ' '",
+            ),
         ),
-        ("héllo", Some("tool names may hold only ASCII letters, digits, '_' and '-' (the model providers' rule), found 'é'")),
+        (
+            "héllo",
+            Some(
+                "tool names may hold only ASCII letters, digits, '_' and '-' (the model providers' rule), found 'é'",
+            ),
+        ),
         (
             long.as_str(),
-            Some("a tool name is at most 64 characters (the model providers' rule), this one has 65"),
+            Some(
+                "a tool name is at most 64 characters (the model providers' rule), this one has 65",
+            ),
         ),
         ("read_file", None),
         ("Read-File2", None),
@@ -286,7 +320,9 @@ fn tool_names_follow_the_model_providers_rule() {
         assert_eq!(result.err(), expected, "{name:?}");
     }
     assert!(ToolBox::new().register([named(&"n".repeat(64))]).is_ok());
-    let err = ToolBox::new().register([named(&"x".repeat(200))]).unwrap_err();
+    let err = ToolBox::new()
+        .register([named(&"x".repeat(200))])
+        .unwrap_err();
     assert!(err.to_string().len() < 250, "{err}");
 }
 
@@ -330,7 +366,10 @@ fn schema_properties_keep_declaration_order() {
         assert_eq!(keys, ["zebra", "apple", "mango"], "{}", tool.name());
         let text = tool.parameters().to_string();
         let at = |key: &str| text.find(&format!("\"{key}\"")).unwrap();
-        assert!(at("zebra") < at("apple") && at("apple") < at("mango"), "{text}");
+        assert!(
+            at("zebra") < at("apple") && at("apple") < at("mango"),
+            "{text}"
+        );
         assert_eq!(tool.parameters()["required"], json!(["zebra", "apple"]));
     }
 }
@@ -400,17 +439,35 @@ fn echo_toolbox() -> (ToolBox, Arc<Echo>) {
 fn sub_agent_tools_have_the_seed_signatures_and_accept_their_shapes() {
     let (toolbox, _) = echo_toolbox();
     let params = |name: &str| -> Vec<String> {
-        toolbox.get(name).unwrap().params().iter().map(|p| p.name.clone()).collect()
+        toolbox
+            .get(name)
+            .unwrap()
+            .params()
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
     };
     assert_eq!(params("agent_run"), ["task", "name"]);
     assert_eq!(params("agent_run_parallel"), ["tasks", "names"]);
+    // The third built-in, registered with the first deferred tool, keeps its seed signature too.
+    let deferred: Tool = Tool::builder("later")
+        .deferred()
+        .handler(|_args: Arguments, _ctx| Ok::<_, CallError>(()));
+    let searchable = toolbox_of([deferred]);
+    let search = searchable.get("tool_search").unwrap();
+    let search_params: Vec<&str> = search.params().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(search_params, ["query", "limit"]);
     let table = [
         (
             "agent_run",
             json!({"task": "review", "name": "critic"}),
             json!(["review", "critic"]),
         ),
-        ("agent_run", json!({"task": "review"}), json!(["review", null])),
+        (
+            "agent_run",
+            json!({"task": "review"}),
+            json!(["review", null]),
+        ),
         (
             "agent_run_parallel",
             json!({"tasks": ["a", "b"]}),
@@ -428,7 +485,11 @@ fn sub_agent_tools_have_the_seed_signatures_and_accept_their_shapes() {
         ),
     ];
     for (name, arguments, expected) in table {
-        assert_eq!(call(&toolbox, name, arguments.clone(), ()), Ok(expected), "{arguments}");
+        assert_eq!(
+            call(&toolbox, name, arguments.clone(), ()),
+            Ok(expected),
+            "{arguments}"
+        );
     }
     let mismatched = call(
         &toolbox,
@@ -446,7 +507,13 @@ fn sub_agent_tools_have_the_seed_signatures_and_accept_their_shapes() {
 fn agent_run_parallel_runs_at_most_four_at_once() {
     let (toolbox, echo) = echo_toolbox();
     let tasks: Vec<String> = (0..10).map(|i| i.to_string()).collect();
-    let result = call(&toolbox, "agent_run_parallel", json!({ "tasks": tasks }), ()).unwrap();
+    let result = call(
+        &toolbox,
+        "agent_run_parallel",
+        json!({ "tasks": tasks }),
+        (),
+    )
+    .unwrap();
     assert_eq!(result.as_array().unwrap().len(), 10);
     assert_eq!(result[9], json!({"result": ["9", null]}), "order is kept");
     assert_eq!(echo.most.load(Ordering::SeqCst), 4);
@@ -473,7 +540,10 @@ fn a_caught_tool_panic_is_silent_unless_the_runtime_asks() {
         };
         let toolbox = toolbox_of([explode_tool()]).panic_output(output);
         let err = call(&toolbox, "explode", json!({}), ()).unwrap_err();
-        assert_eq!(err.to_string(), "tool 'explode' panicked: kaboom from a tool");
+        assert_eq!(
+            err.to_string(),
+            "tool 'explode' panicked: kaboom from a tool"
+        );
         return;
     }
     let stderr_of = |mode: &str| {
@@ -532,12 +602,18 @@ fn context_free_tools_infer_and_join_a_toolbox_with_a_context() {
         .register([t.into_context(), whoami_tool(), whoami_ref_tool()])
         .unwrap();
     let session = || Session { user: "ada".into() };
-    assert_eq!(call(&toolbox, "now", json!({}), session()), Ok(json!("12:00")));
+    assert_eq!(
+        call(&toolbox, "now", json!({}), session()),
+        Ok(json!("12:00"))
+    );
     assert_eq!(
         call(&toolbox, "whoami", json!({"greeting": "hi"}), session()),
         Ok(json!("hi, ada"))
     );
-    assert_eq!(call(&toolbox, "whoami_ref", json!({}), session()), Ok(json!("ada")));
+    assert_eq!(
+        call(&toolbox, "whoami_ref", json!({}), session()),
+        Ok(json!("ada"))
+    );
     assert_eq!(
         toolbox.get("whoami").unwrap().parameters()["required"],
         json!(["greeting"]),
@@ -568,10 +644,20 @@ fn hello(
 #[test]
 fn defaults_accept_the_literal_forms_people_write() {
     let tool = hello_tool();
-    let defaults: Vec<&Value> = tool.params().iter().map(|p| p.default.as_ref().unwrap()).collect();
+    let defaults: Vec<&Value> = tool
+        .params()
+        .iter()
+        .map(|p| p.default.as_ref().unwrap())
+        .collect();
     assert_eq!(
         defaults,
-        [&json!("hello"), &json!(["ada"]), &json!(["x", "y"]), &json!("loud"), &json!("world")]
+        [
+            &json!("hello"),
+            &json!(["ada"]),
+            &json!(["x", "y"]),
+            &json!("loud"),
+            &json!("world")
+        ]
     );
     let toolbox = toolbox_of([tool]);
     assert_eq!(
@@ -607,10 +693,18 @@ fn shout(text: &str, suffix: Option<&str>, words: &[String], path: &std::path::P
 fn borrowed_parameters_are_read_as_owned_values_and_lent() {
     let tool = shout_tool();
     assert_eq!(tool.parameters()["properties"]["text"]["type"], "string");
-    assert_eq!(tool.parameters()["required"], json!(["text", "words", "path"]));
+    assert_eq!(
+        tool.parameters()["required"],
+        json!(["text", "words", "path"])
+    );
     let toolbox = toolbox_of([tool]);
     assert_eq!(
-        call(&toolbox, "shout", json!({"text": "hi", "words": ["a", "b"], "path": "/tmp"}), ()),
+        call(
+            &toolbox,
+            "shout",
+            json!({"text": "hi", "words": ["a", "b"], "path": "/tmp"}),
+            ()
+        ),
         Ok(json!("HI! 2 /tmp"))
     );
 }
@@ -654,11 +748,19 @@ fn twenty_thousand_disable_patterns_and_five_thousand_cached_calls_stay_fast() {
 fn the_newest_pattern_decides_between_exact_names_and_wildcards() {
     let mut toolbox = toolbox_of(["a_1", "a_2", "b_1"].map(named));
     let listed = |toolbox: &ToolBox| -> Vec<String> {
-        toolbox.list_tools(&[]).iter().map(|t| t.name().to_owned()).collect()
+        toolbox
+            .list_tools(&[])
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect()
     };
     toolbox.disable(&["a_1"]);
     toolbox.enable(&["a_*"]);
-    assert_eq!(listed(&toolbox), ["a_1", "a_2", "b_1"], "a newer wildcard overrules");
+    assert_eq!(
+        listed(&toolbox),
+        ["a_1", "a_2", "b_1"],
+        "a newer wildcard overrules"
+    );
     toolbox.disable(&["*"]);
     toolbox.enable(&["a_2"]);
     assert_eq!(listed(&toolbox), ["a_2"], "a newer exact name overrules");
@@ -666,7 +768,11 @@ fn the_newest_pattern_decides_between_exact_names_and_wildcards() {
     toolbox.disable(&["a_2"]);
     toolbox.disable(&["*_1"]);
     toolbox.enable(&["a_2"]);
-    assert_eq!(listed(&toolbox), ["a_2"], "re-using a pattern makes it the newest");
+    assert_eq!(
+        listed(&toolbox),
+        ["a_2"],
+        "re-using a pattern makes it the newest"
+    );
 }
 
 #[test]

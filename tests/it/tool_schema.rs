@@ -247,11 +247,7 @@ fn vec_becomes_array() {
 
 #[test]
 fn nested_structs_use_their_own_schema() {
-    check(
-        "nested",
-        nested_tool(),
-        json!({"from": {"x": 0, "y": 1.5}}),
-    );
+    check("nested", nested_tool(), json!({"from": {"x": 0, "y": 1.5}}));
 }
 
 #[test]
@@ -271,11 +267,7 @@ fn doc_comment_is_the_description_verbatim() {
 
 #[test]
 fn untagged_union_with_a_string_member() {
-    check(
-        "untagged",
-        untagged_tool(),
-        json!({"target": ["a", "b"]}),
-    );
+    check("untagged", untagged_tool(), json!({"target": ["a", "b"]}));
 }
 
 #[test]
@@ -294,11 +286,7 @@ fn name_attribute_and_raw_identifiers() {
 
 #[test]
 fn async_functions_get_the_same_schema() {
-    check(
-        "async",
-        fetch_tool(),
-        json!({"url": "https://example.org"}),
-    );
+    check("async", fetch_tool(), json!({"url": "https://example.org"}));
 }
 
 #[test]
@@ -317,8 +305,5 @@ fn from_fn_tools_read_the_argument_struct() {
 
 #[test]
 fn anthropic_shape() {
-    insta::assert_json_snapshot!(
-        "anthropic",
-        read_tool().definition(Adapter::Anthropic)
-    );
+    insta::assert_json_snapshot!("anthropic", read_tool().definition(Adapter::Anthropic));
 }

@@ -272,7 +272,7 @@ fn expand(options: ToolOptions, mut function: ItemFn) -> syn::Result<TokenStream
     let convert = quote!({
         #[allow(unused_imports)]
         use ::cmdguard::tool::__private::{ResultOutcome as _, ValueOutcome as _};
-        (&mut ::cmdguard::tool::__private::Returned::new(#call)).outcome()
+        (&mut ::cmdguard::tool::__private::Returned::new(#call)).outcome().finish()
     });
     let closure_params = quote!(
         __args: ::cmdguard::tool::Arguments,

@@ -647,17 +647,31 @@ pub mod __private {
         }
     }
 
-    /// The conversion of a returned `Result` (see [`Returned`]).
+    /// The conversion of a returned `Result` (see [`Returned`]). The impl has no bounds, so
+    /// that every `Result` takes this path; [`ResultParts::finish`] then requires what a tool's
+    /// `Result` needs, and a `Result` whose error is not `Display` fails to compile instead of
+    /// being serialised as a success.
     pub trait ResultOutcome {
-        /// `Ok` serialised, `Err` as a failure.
-        fn outcome(&mut self) -> Result<Value, CallError>;
+        /// The `Result` taken out of the wrapper.
+        type Parts;
+        /// Takes the returned `Result` out.
+        fn outcome(&mut self) -> Self::Parts;
     }
 
-    impl<T: Serialize, E: fmt::Display + fmt::Debug + 'static> ResultOutcome
-        for Returned<Result<T, E>>
-    {
-        fn outcome(&mut self) -> Result<Value, CallError> {
-            match self.0.take() {
+    impl<T, E> ResultOutcome for Returned<Result<T, E>> {
+        type Parts = ResultParts<T, E>;
+        fn outcome(&mut self) -> ResultParts<T, E> {
+            ResultParts(self.0.take())
+        }
+    }
+
+    /// A returned `Result` on its way to the call's result.
+    pub struct ResultParts<T, E>(Option<Result<T, E>>);
+
+    impl<T: Serialize, E: fmt::Display + fmt::Debug + 'static> ResultParts<T, E> {
+        /// `Ok` serialised, `Err` as a failure.
+        pub fn finish(self) -> Result<Value, CallError> {
+            match self.0 {
                 Some(result) => into_outcome(result),
                 None => Err(taken_twice()),
             }
@@ -666,13 +680,26 @@ pub mod __private {
 
     /// The conversion of any other returned value (see [`Returned`]).
     pub trait ValueOutcome {
-        /// The value serialised.
-        fn outcome(&mut self) -> Result<Value, CallError>;
+        /// The value taken out of the wrapper.
+        type Parts;
+        /// Takes the returned value out.
+        fn outcome(&mut self) -> Self::Parts;
     }
 
-    impl<T: Serialize> ValueOutcome for &mut Returned<T> {
-        fn outcome(&mut self) -> Result<Value, CallError> {
-            match self.0.take() {
+    impl<T> ValueOutcome for &mut Returned<T> {
+        type Parts = ValueParts<T>;
+        fn outcome(&mut self) -> ValueParts<T> {
+            ValueParts(self.0.take())
+        }
+    }
+
+    /// A returned value on its way to the call's result.
+    pub struct ValueParts<T>(Option<T>);
+
+    impl<T: Serialize> ValueParts<T> {
+        /// The value serialised.
+        pub fn finish(self) -> Result<Value, CallError> {
+            match self.0 {
                 Some(value) => into_outcome(Ok::<T, std::convert::Infallible>(value)),
                 None => Err(taken_twice()),
             }

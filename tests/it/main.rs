@@ -20,5 +20,6 @@ mod seed;
 mod snapshots;
 mod tool_box;
 mod tool_call;
+mod tool_newcomer;
 mod tool_schema;
 mod tool_validate;

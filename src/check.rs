@@ -12,6 +12,7 @@ mod awk_program;
 mod deny;
 mod git;
 mod redirect;
+mod script_text;
 mod sed;
 mod sed_script;
 mod wrap;

@@ -132,6 +132,7 @@ impl<'a> Walker<'a> {
             "command_substitution" => {
                 if n.child(0).is_some_and(|c| c.kind() == "`") {
                     self.event(Event::Backtick, span(n));
+                    self.backquote_escapes(n);
                 }
                 self.nested(Nest::CommandSubstitution, |w| w.statements(n));
                 buf.push_expansion(raw, Expansions::COMMAND);

@@ -15,6 +15,7 @@ impl<'a> Walker<'a> {
     /// Runs the text-level cross-checks after the walk, in a fixed order.
     pub(super) fn cross_checks(&mut self, root: Node) {
         self.line_continuations(root);
+        self.translated_strings(root);
         self.escaped_blanks(root);
         self.comment_starts(root);
     }
@@ -77,50 +78,166 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// A backslash-newline inside a word joins it with the next line in bash, while tree-sitter
-    /// treats it as a word break (`l\<newline>s` runs `ls`).
+    /// Bash removes every backslash-newline before it reads the text, except inside single
+    /// quotes, `$'…'`, comments and quoted heredoc bodies. Where tree-sitter keeps the pair, the
+    /// two readings differ:
+    /// - between two characters of a word, tree-sitter breaks the word (`l\<newline>s` runs
+    ///   `ls`);
+    /// - inside double quotes or an unquoted heredoc body, a pair after `$` makes bash see an
+    ///   expansion tree-sitter reads as text (`"$\<newline>(cmd)"` runs `cmd`).
     fn line_continuations(&mut self, root: Node) {
         let b = self.src.as_bytes();
         let mut i = 0;
         while let Some(rel) = b[i..].windows(2).position(|w| w == b"\\\n") {
             let p = i + rel;
             i = p + 2;
-            let mut k = p;
-            let mut backslashes = 0;
-            while k > 0 && b[k - 1] == b'\\' {
-                backslashes += 1;
-                k -= 1;
-            }
-            if backslashes % 2 == 1 {
+            if !backslash_is_active(b, p) {
                 continue; // `\\` then a newline: an escaped backslash, not a continuation
             }
-            let before = if k > 0 { b[k - 1] } else { b' ' };
-            let after = b.get(p + 2).copied().unwrap_or(b' ');
-            if matches!(before, b' ' | b'\t' | b'\n') || matches!(after, b' ' | b'\t' | b'\n') {
-                continue; // between words: blank in both readings
-            }
-            let inside_literal = root
-                .descendant_for_byte_range(p, p + 2)
-                .map(|mut n| {
-                    loop {
-                        if matches!(
-                            n.kind(),
-                            "raw_string" | "comment" | "string" | "heredoc_body" | "ansi_c_string"
-                        ) {
-                            break true;
-                        }
-                        match n.parent() {
-                            Some(pn) => n = pn,
-                            None => break false,
-                        }
+            match self.continuation_context(root, p) {
+                Context::Literal => {}
+                Context::DoubleQuoted => {
+                    if char_before_continuations(b, p) == Some(b'$') {
+                        self.event(
+                            Event::Mismatch(
+                                "a backslash-newline after `$` inside double quotes or a heredoc",
+                            ),
+                            Span::new(p, p + 2),
+                        );
                     }
-                })
-                .unwrap_or(false);
-            if !inside_literal {
+                }
+                Context::Code => {
+                    let before = char_before_continuations(b, p).unwrap_or(b' ');
+                    let after = b.get(p + 2).copied().unwrap_or(b' ');
+                    if matches!(before, b' ' | b'\t' | b'\n')
+                        || matches!(after, b' ' | b'\t' | b'\n')
+                    {
+                        continue; // between words: blank in both readings
+                    }
+                    self.event(
+                        Event::Mismatch("a backslash-newline inside a word"),
+                        Span::new(p, p + 2),
+                    );
+                }
+            }
+        }
+    }
+
+    /// How bash reads the text around byte `p`, from the innermost node that decides it.
+    fn continuation_context(&self, root: Node, p: usize) -> Context {
+        let Some(mut n) = root.descendant_for_byte_range(p, p + 2) else {
+            return Context::Code;
+        };
+        loop {
+            match n.kind() {
+                "raw_string" | "comment" | "ansi_c_string" => return Context::Literal,
+                "string" => return Context::DoubleQuoted,
+                "heredoc_body" => {
+                    return if n.parent().is_some_and(|h| self.heredoc_is_quoted(h)) {
+                        Context::Literal
+                    } else {
+                        Context::DoubleQuoted
+                    };
+                }
+                // Code again inside quotes: the substitution's text is read as a script.
+                "command_substitution"
+                | "process_substitution"
+                | "arithmetic_expansion"
+                | "expansion" => return Context::Code,
+                _ => {}
+            }
+            match n.parent() {
+                Some(pn) => n = pn,
+                None => return Context::Code,
+            }
+        }
+    }
+
+    /// Whether a heredoc's delimiter is quoted, which makes its body literal.
+    pub(super) fn heredoc_is_quoted(&self, heredoc: Node) -> bool {
+        let mut c = heredoc.walk();
+        heredoc
+            .children(&mut c)
+            .filter(|ch| ch.kind() == "heredoc_start")
+            .any(|ch| self.text(ch).contains(['\'', '"', '\\']))
+    }
+
+    /// Inside backquotes bash removes the backslash before `` ` ``, `$` and `\` (and `"` when the
+    /// backquotes sit inside double quotes), then reads the text again as a script:
+    /// ``echo `echo \`cmd\`` `` and ``echo `echo "\$(cmd)"` `` run `cmd`. tree-sitter reads the
+    /// escaped characters as text, so any such backslash is a disagreement.
+    pub(super) fn backquote_escapes(&mut self, n: Node) {
+        let in_quotes = {
+            let mut up = n.parent();
+            let mut found = false;
+            while let Some(a) = up {
+                if a.kind() == "string" {
+                    found = true;
+                    break;
+                }
+                up = a.parent();
+            }
+            found
+        };
+        let b = self.text(n).as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] != b'\\' {
+                i += 1;
+                continue;
+            }
+            let next = b.get(i + 1).copied();
+            if matches!(next, Some(b'`' | b'$' | b'\\')) || (in_quotes && next == Some(b'"')) {
+                let at = n.start_byte() + i;
                 self.event(
-                    Event::Mismatch("a backslash-newline inside a word"),
-                    Span::new(p, p + 2),
+                    Event::Mismatch(
+                        "a backslash inside backquotes, removed before bash reads them",
+                    ),
+                    Span::new(at, at + 2),
                 );
+                return;
+            }
+            i += 2;
+        }
+    }
+
+    /// `$"…"` is translated through gettext when bash reads it: with a message catalogue from
+    /// `TEXTDOMAINDIR` (a repository's own, say) the translation can be any text, and bash then
+    /// expands it like a double-quoted string, so `$(cmd)` in a translation runs. The source text
+    /// does not bound what bash sees, so every `$"…"`, plain text or not, is reported.
+    fn translated_strings(&mut self, root: Node) {
+        let mut cursor = root.walk();
+        loop {
+            let n = cursor.node();
+            let dollar_then_string = !n.is_named()
+                && n.kind() == "$"
+                && n.parent().is_some_and(|p| p.kind() != "string")
+                && n.next_sibling()
+                    .is_some_and(|s| s.kind() == "string" && s.start_byte() == n.end_byte());
+            if n.kind() == "translated_string" || dollar_then_string {
+                let end = if dollar_then_string {
+                    n.next_sibling().map_or(n.end_byte(), |s| s.end_byte())
+                } else {
+                    n.end_byte()
+                };
+                self.event(
+                    Event::Unsupported(
+                        "a `$\"…\"` string, which bash translates through a message catalogue"
+                            .into(),
+                    ),
+                    Span::new(n.start_byte(), end),
+                );
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
             }
         }
     }
@@ -202,4 +319,24 @@ fn starts_token(b: &[u8], p: usize) -> bool {
 fn in_token(root: Node, p: usize) -> bool {
     root.descendant_for_byte_range(p, p + 1)
         .is_some_and(|n| n.child_count() == 0 && n.start_byte() <= p && p < n.end_byte())
+}
+
+/// How bash treats a backslash-newline at some place in the text.
+enum Context {
+    /// Single quotes, `$'…'`, a comment, a quoted heredoc body: the pair stays as it is.
+    Literal,
+    /// Double quotes or an unquoted heredoc body: the pair is removed, the rest stays text.
+    DoubleQuoted,
+    /// Anywhere else: the pair is removed before words are split.
+    Code,
+}
+
+/// The byte before the backslash-newline at `p`, looking through the pairs just before it
+/// (bash removes them all first). `None` at the start of the text.
+fn char_before_continuations(b: &[u8], p: usize) -> Option<u8> {
+    let mut q = p;
+    while q >= 2 && &b[q - 2..q] == b"\\\n" && backslash_is_active(b, q - 2) {
+        q -= 2;
+    }
+    q.checked_sub(1).map(|k| b[k])
 }

@@ -227,11 +227,18 @@ impl<'a> Walker<'a> {
             let strip = op == RedirectOp::HeredocStripTabs;
             let text = self.text(b);
             // Bash ends the body at the first line equal to the delimiter: a body line that
-            // equals it means tree-sitter read further than bash does.
-            if text
-                .split('\n')
-                .any(|l| (if strip { l.trim_start_matches('\t') } else { l }) == d)
-            {
+            // equals it means tree-sitter read further than bash does. In an unquoted body bash
+            // first joins lines ending in a backslash (`E\<newline>OF` is a terminator to bash).
+            let joined = if quoted {
+                text.to_string()
+            } else {
+                join_continuations(text)
+            };
+            let ends_early = |t: &str| {
+                t.split('\n')
+                    .any(|l| (if strip { l.trim_start_matches('\t') } else { l }) == d)
+            };
+            if ends_early(text) || ends_early(&joined) {
                 self.event(
                     Event::Mismatch("heredoc body contains its own terminator"),
                     span(b),
@@ -285,6 +292,31 @@ pub(super) fn strip_quotes(raw: &str) -> String {
                 }
             }
             (_, c) => out.push(c),
+        }
+    }
+    out
+}
+
+/// An unquoted heredoc body as bash reads its lines: every backslash-newline removed.
+fn join_continuations(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('\n') => {
+                    chars.next();
+                }
+                Some(&n) => {
+                    // An escaped character (`\\` included) stays as it is.
+                    chars.next();
+                    out.push(c);
+                    out.push(n);
+                }
+                None => out.push(c),
+            }
+        } else {
+            out.push(c);
         }
     }
     out

@@ -380,19 +380,8 @@ impl<'a> Walker<'a> {
             }
         }
         // `time` is a keyword when it starts a pipeline unquoted: bash runs what follows it.
-        if assignments.is_empty()
-            && words
-                .first()
-                .is_some_and(|w| w.text == "time" && !w.quoted && w.is_static())
-        {
-            words.remove(0);
-            // Only the bare words `-p` and `--` are options: `time '--'` runs a command `--`.
-            while words
-                .first()
-                .is_some_and(|w| (w.text == "-p" || w.text == "--") && w.is_static() && !w.quoted)
-            {
-                words.remove(0);
-            }
+        if assignments.is_empty() {
+            strip_time_keyword(&mut words);
         }
         let seg = &mut self.out.segments[idx];
         seg.kind = if words.is_empty() {
@@ -561,5 +550,25 @@ impl<'a> Walker<'a> {
             }
         }
         self.leave();
+    }
+}
+
+/// Removes the `time` keyword and its options from the front of a command's words, the way
+/// bash's grammar reads them: `time`, then at most one `-p`, then at most one `--`, and the
+/// pipeline that follows may start with `time` again. Anything else is the command: in
+/// `time -p -p ls` and `time -- -p ls` bash runs a program named `-p`. Only bare, static words
+/// are the keyword and its options (`time '--'` runs a command named `--`).
+fn strip_time_keyword(words: &mut Vec<Word>) {
+    let bare = |w: Option<&Word>, text: &str| {
+        w.is_some_and(|w| w.text == text && !w.quoted && w.is_static())
+    };
+    while bare(words.first(), "time") {
+        words.remove(0);
+        if bare(words.first(), "-p") {
+            words.remove(0);
+        }
+        if bare(words.first(), "--") {
+            words.remove(0);
+        }
     }
 }

@@ -10,6 +10,7 @@ mod adversarial;
 mod cli;
 mod differential;
 mod git_config;
+mod mismatch;
 mod properties;
 mod rules;
 mod sandbox;

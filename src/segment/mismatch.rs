@@ -129,7 +129,12 @@ impl<'a> Walker<'a> {
             return Context::Code;
         };
         loop {
+            // tree-sitter may count the pair into the node that follows it (`"\<newline>$(ls)"`
+            // puts it at the start of the substitution): a node that starts at the pair does
+            // not hold it.
+            let holds = n.start_byte() < p;
             match n.kind() {
+                _ if !holds => {}
                 "raw_string" | "comment" | "ansi_c_string" => return Context::Literal,
                 "string" => return Context::DoubleQuoted,
                 "heredoc_body" => {

@@ -97,7 +97,9 @@ impl<'a> Walker<'a> {
             match self.continuation_context(root, p) {
                 Context::Literal => {}
                 Context::DoubleQuoted => {
-                    if char_before_continuations(b, p) == Some(b'$') {
+                    let dollar =
+                        before_continuations(b, p).filter(|k| b[*k] == b'$' && !escaped(b, *k));
+                    if dollar.is_some() {
                         self.event(
                             Event::Mismatch(
                                 "a backslash-newline after `$` inside double quotes or a heredoc",
@@ -107,7 +109,7 @@ impl<'a> Walker<'a> {
                     }
                 }
                 Context::Code => {
-                    let before = char_before_continuations(b, p).unwrap_or(b' ');
+                    let before = before_continuations(b, p).map_or(b' ', |k| b[k]);
                     let after = b.get(p + 2).copied().unwrap_or(b' ');
                     if matches!(before, b' ' | b'\t' | b'\n')
                         || matches!(after, b' ' | b'\t' | b'\n')
@@ -336,12 +338,17 @@ enum Context {
     Code,
 }
 
-/// The byte before the backslash-newline at `p`, looking through the pairs just before it
-/// (bash removes them all first). `None` at the start of the text.
-fn char_before_continuations(b: &[u8], p: usize) -> Option<u8> {
+/// Where the byte before the backslash-newline at `p` is, looking through the pairs just before
+/// it (bash removes them all first). `None` at the start of the text.
+fn before_continuations(b: &[u8], p: usize) -> Option<usize> {
     let mut q = p;
     while q >= 2 && &b[q - 2..q] == b"\\\n" && backslash_is_active(b, q - 2) {
         q -= 2;
     }
-    q.checked_sub(1).map(|k| b[k])
+    q.checked_sub(1)
+}
+
+/// Whether the byte at `k` is escaped by an active backslash (`\$` is a dollar sign).
+fn escaped(b: &[u8], k: usize) -> bool {
+    k > 0 && b[k - 1] == b'\\' && backslash_is_active(b, k - 1)
 }

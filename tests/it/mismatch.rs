@@ -51,6 +51,9 @@ fn backslash_newline_after_dollar_in_double_quotes_asks() {
         ("echo \"a\\\nb\"", Allow, None),
         ("echo \"a \\\n b\"", Allow, None),
         ("echo \"\\\\\n$x\"", Allow, None),
+        // An escaped `$` is a dollar sign; an escaped backslash before it is not.
+        ("echo \"\\$\\\n(id)\"", Allow, None),
+        ("echo \"\\\\$\\\n(id)\"", Ask, m),
         // tree-sitter counts this pair into the substitution after it; bash removes it.
         ("echo \"\\\n$(ls)\"", Allow, None),
         ("echo \"$((1+\\\n$(id)))\"", Ask, m),

@@ -15,6 +15,7 @@ impl<'a> Walker<'a> {
     /// Runs the text-level cross-checks after the walk, in a fixed order.
     pub(super) fn cross_checks(&mut self, root: Node) {
         self.line_continuations(root);
+        self.newlines_inside_commands(root);
         self.translated_strings(root);
         self.escaped_blanks(root);
         self.comment_starts(root);
@@ -121,6 +122,39 @@ impl<'a> Walker<'a> {
                         Span::new(p, p + 2),
                     );
                 }
+            }
+        }
+    }
+
+    /// An unescaped newline ends a simple command in bash. tree-sitter-bash sometimes reads past
+    /// one and keeps the next line in the same command: `ls<newline>\<newline>id` is `ls id` in
+    /// the tree, while bash runs `ls` and then `id`. A newline that falls between the children
+    /// of a command node is such a place.
+    fn newlines_inside_commands(&mut self, root: Node) {
+        let b = self.src.as_bytes();
+        for k in b
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c == b'\n')
+            .map(|(k, _)| k)
+        {
+            if escaped(b, k) {
+                continue; // a line continuation: bash removes it
+            }
+            let Some(n) = root.descendant_for_byte_range(k, k + 1) else {
+                continue;
+            };
+            if matches!(
+                n.kind(),
+                "command" | "declaration_command" | "unset_command"
+            ) && n.start_byte() < k
+                && k + 1 < n.end_byte()
+            {
+                self.event(
+                    Event::Mismatch("a newline the parser reads inside one command"),
+                    Span::new(k, k + 1),
+                );
+                return;
             }
         }
     }

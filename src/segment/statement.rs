@@ -380,7 +380,8 @@ impl<'a> Walker<'a> {
             }
         }
         // `time` is a keyword when it starts a pipeline unquoted: bash runs what follows it.
-        if assignments.is_empty() {
+        // After `|` it is the program `time` (`ls | time -p ls` runs /usr/bin/time).
+        if assignments.is_empty() && !after_pipe(n) {
             strip_time_keyword(&mut words);
         }
         let seg = &mut self.out.segments[idx];
@@ -571,4 +572,14 @@ fn strip_time_keyword(words: &mut Vec<Word>) {
             words.remove(0);
         }
     }
+}
+
+/// Whether a command is a later stage of a pipeline (it follows `|` or `|&`), where bash no
+/// longer reads reserved words such as `time`.
+fn after_pipe(command: Node) -> bool {
+    let stage = match command.parent() {
+        Some(p) if p.kind() == "redirected_statement" => p,
+        _ => command,
+    };
+    stage.parent().is_some_and(|p| p.kind() == "pipeline") && stage.prev_named_sibling().is_some()
 }

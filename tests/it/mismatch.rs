@@ -84,6 +84,23 @@ fn a_heredoc_body_starting_with_a_continuation_asks() {
 }
 
 #[test]
+fn a_newline_the_parser_reads_inside_a_command_asks() {
+    let m = Some(Code::ParserMismatch);
+    check(&[
+        // tree-sitter reads `ls id`; bash ends `ls` at the newline and runs `id`.
+        ("ls\n\\\nid", Ask, m),
+        ("cat\n\\\n--", Ask, m),
+        ("ls\n\\\n{x@P}", Ask, m),
+        ("ls -la\n\\\nchmod 777 x", Ask, m),
+        // Continuations between words and newlines between commands read alike.
+        ("ls \\\n  -la", Allow, None),
+        ("ls\npwd", Allow, None),
+        ("cat <<EOF\nx\nEOF", Allow, None),
+        ("a=(1\n2)", Allow, None),
+    ]);
+}
+
+#[test]
 fn escaped_characters_inside_backquotes_ask() {
     let m = Some(Code::ParserMismatch);
     check(&[
@@ -136,6 +153,10 @@ fn time_takes_one_p_then_one_double_dash() {
         ("time -- -- ls", Ask, n),
         ("! time -p -p ls", Ask, n),
         ("time '-p' ls", Ask, n),
+        // After `|` bash reads `time` as the program, with its own options.
+        ("echo x | time", Ask, Some(Code::NotAllowlisted)),
+        ("echo x | time -o f ls", Ask, Some(Code::Wrapper)),
+        ("ls | time ls", Allow, None),
     ]);
 }
 

@@ -128,8 +128,9 @@ impl<'a> Walker<'a> {
 
     /// An unescaped newline ends a simple command in bash. tree-sitter-bash sometimes reads past
     /// one and keeps the next line in the same command: `ls<newline>\<newline>id` is `ls id` in
-    /// the tree, while bash runs `ls` and then `id`. A newline that falls between the children
-    /// of a command node is such a place.
+    /// the tree, while bash runs `ls` and then `id`; in `echo <newline>\x` the tree even puts
+    /// the newline inside a word. A newline that falls between the parts of a command, or inside
+    /// a word, is such a place.
     fn newlines_inside_commands(&mut self, root: Node) {
         let b = self.src.as_bytes();
         for k in b
@@ -144,12 +145,22 @@ impl<'a> Walker<'a> {
             let Some(n) = root.descendant_for_byte_range(k, k + 1) else {
                 continue;
             };
-            if matches!(
+            // Inside these a raw newline is never part of the command to bash: it is either
+            // between two of its parts or inside one word.
+            let one_command = matches!(
                 n.kind(),
-                "command" | "declaration_command" | "unset_command"
-            ) && n.start_byte() < k
-                && k + 1 < n.end_byte()
-            {
+                "command"
+                    | "declaration_command"
+                    | "unset_command"
+                    | "command_name"
+                    | "word"
+                    | "concatenation"
+                    | "number"
+                    | "variable_assignment"
+                    | "file_redirect"
+                    | "herestring_redirect"
+            );
+            if one_command && n.start_byte() <= k && k < n.end_byte() {
                 self.event(
                     Event::Mismatch("a newline the parser reads inside one command"),
                     Span::new(k, k + 1),

@@ -92,11 +92,20 @@ fn a_newline_the_parser_reads_inside_a_command_asks() {
         ("cat\n\\\n--", Ask, m),
         ("ls\n\\\n{x@P}", Ask, m),
         ("ls -la\n\\\nchmod 777 x", Ask, m),
+        // Here the tree puts the newline inside the word `\n\x`; bash runs a command `x`.
+        ("echo \n\\x", Ask, m),
+        ("echo \n\\`", Ask, m),
+        ("ls > f\n\\\nid", Ask, m),
         // Continuations between words and newlines between commands read alike.
         ("ls \\\n  -la", Allow, None),
         ("ls\npwd", Allow, None),
         ("cat <<EOF\nx\nEOF", Allow, None),
         ("a=(1\n2)", Allow, None),
+        ("ls |\n wc", Allow, None),
+        ("[[ a &&\n b ]]", Allow, None),
+        // FIXME: bash reads `${x:-a<newline>b}` as one expansion; the tree's word holds the
+        // newline, which is taken for a command break. Safe, not precise.
+        ("echo ${x:-a\nb}", Ask, m),
     ]);
 }
 

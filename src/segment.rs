@@ -22,7 +22,9 @@ use serde::Serialize;
 use tree_sitter::{Node, Tree};
 
 pub use self::word::{Expansions, Word};
+use crate::budget::Budget;
 use crate::finding::Span;
+use crate::limits::Limits;
 
 /// How a segment is joined to the one that follows it at the same level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -205,7 +207,8 @@ pub enum Event {
     Arithmetic,
     /// `${!x}` or `${x@P}`: the value is evaluated.
     EvaluatedExpansion,
-    /// `${NAME=value}` or `${NAME:=value}`: assigns `NAME` when it is unset or empty.
+    /// A shell variable assigned outside an assignment word: `${NAME=value}`,
+    /// `${NAME:=value}`, `for NAME in …`.
     ExpansionAssignment(String),
     /// A `<<-` heredoc.
     HeredocStripTabs,
@@ -226,55 +229,20 @@ pub struct Script {
     pub events: Vec<(Event, Span)>,
 }
 
-/// Bounds on the walk. Exceeding one yields an [`Event::Limit`] and stops descending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Limits {
-    /// Largest command accepted, in bytes.
-    pub max_bytes: usize,
-    /// Deepest nesting of subshells, groups, substitutions and control structures.
-    pub max_nesting: usize,
-    /// Most segments analysed.
-    pub max_segments: usize,
-    /// Most words one brace expansion may produce.
-    pub max_expansion: usize,
-    /// Deepest nesting of `bash -c`/`eval` scripts analysed recursively.
-    pub max_script_depth: usize,
-    /// Most `|` characters in a command, quoted or not. After a syntax error, tree-sitter-bash's
-    /// error recovery grows exponentially with the pipeline stages that follow, inside one
-    /// parser step the clock cannot interrupt (`cat | | cat | … {x:?$(i` with 29 stages takes
-    /// seconds), so longer inputs are refused before parsing. Agent commands rarely pass 13.
-    pub max_pipes: usize,
-    /// Wall-clock budget for one parse, in milliseconds: a last guard against parser blow-ups.
-    pub max_parse_ms: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_bytes: 64 * 1024,
-            max_nesting: 48,
-            max_segments: 2_000,
-            max_expansion: 1_024,
-            max_script_depth: 8,
-            max_pipes: 24,
-            max_parse_ms: 2_000,
-        }
-    }
-}
-
 /// Tree depth the recursive walk never exceeds, whatever the configured nesting limit: it keeps
 /// the stack bounded on hostile input such as thousands of `(`.
 const MAX_TREE_DEPTH: usize = 400;
 
-/// Segments a parsed command. `src` must be the text the tree was parsed from.
-pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
+/// Segments a parsed command. `src` must be the text the tree was parsed from; the walk
+/// spends `budget` (segments, brace expansion) under its limits.
+pub(crate) fn segment(tree: &Tree, src: &str, budget: &Budget) -> Script {
     let mut w = Walker {
         src,
         out: Script::default(),
         nesting: Vec::new(),
         depth: 0,
-        limits,
+        limits: budget.limits(),
+        budget,
         stopped: false,
         handled_errors: Vec::new(),
         error_nodes: Vec::new(),
@@ -313,6 +281,7 @@ struct Walker<'a> {
     nesting: Vec<Nest>,
     depth: usize,
     limits: &'a Limits,
+    budget: &'a Budget,
     stopped: bool,
     /// ERROR nodes already reported, or recognised as a known tree-sitter misreading.
     handled_errors: Vec<usize>,
@@ -341,6 +310,14 @@ impl<'a> Walker<'a> {
         if self.depth >= MAX_TREE_DEPTH || self.nesting.len() > self.limits.max_nesting {
             self.stopped = true;
             self.event(Event::Limit("nesting is deeper than the limit"), span(n));
+            return false;
+        }
+        if !self.budget.ok() {
+            self.stopped = true;
+            self.event(
+                Event::Limit("the analysis ran out of its work budget"),
+                span(n),
+            );
             return false;
         }
         self.depth += 1;
@@ -383,7 +360,7 @@ impl<'a> Walker<'a> {
             nesting: self.nesting.clone(),
         });
         let idx = self.out.segments.len() - 1;
-        if self.out.segments.len() > self.limits.max_segments && !self.stopped {
+        if !self.budget.take_segment() && !self.stopped {
             self.stopped = true;
             self.event(Event::Limit("more segments than the limit"), s);
         }

@@ -31,17 +31,23 @@ impl<'a> Walker<'a> {
         if buf.quoted_mask.iter().all(|q| *q) || !buf.text.contains('{') {
             return vec![buf.finish(s)];
         }
-        match brace_expand(&buf, self.limits.max_expansion) {
-            Some(pieces) => pieces
-                .into_iter()
-                .map(|(text, _mask)| Word {
-                    text,
-                    span: s,
-                    expansions: buf.expansions,
-                    quoted: buf.quoted,
-                })
-                .collect(),
-            None => {
+        match brace_expand(&buf, self.limits.max_expansion, self.budget.bytes_left()) {
+            Some(pieces)
+                if self
+                    .budget
+                    .take_bytes(pieces.iter().map(|p| p.0.len()).sum()) =>
+            {
+                pieces
+                    .into_iter()
+                    .map(|(text, _mask)| Word {
+                        text,
+                        span: s,
+                        expansions: buf.expansions,
+                        quoted: buf.quoted,
+                    })
+                    .collect()
+            }
+            _ => {
                 self.event(Event::Limit("brace expansion produces too many words"), s);
                 vec![buf.finish(s)]
             }

@@ -146,7 +146,11 @@ impl<'a> Walker<'a> {
         let mut c = n.walk();
         for (i, child) in n.children(&mut c).enumerate() {
             match n.field_name_for_child(i as u32) {
-                Some("variable") => {}
+                // `for NAME in …` assigns NAME, as `${NAME:=…}` does.
+                Some("variable") => self.event(
+                    Event::ExpansionAssignment(self.text(child).to_string()),
+                    Span::new(n.start_byte(), child.end_byte()),
+                ),
                 Some("value") => {
                     self.words_of(child);
                 }

@@ -7,7 +7,9 @@
 )]
 
 mod adversarial;
+mod bounded;
 mod cli;
+mod dialects;
 mod differential;
 mod git_config;
 mod mismatch;

@@ -14,6 +14,7 @@ mod deny;
 mod dialect;
 mod git;
 mod redirect;
+mod script_text;
 mod sed;
 mod sed_script;
 mod vars;

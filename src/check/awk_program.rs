@@ -1,21 +1,17 @@
-//! awk.rs: stage 3 checker for one awk program text. It tokenizes the program the way awk does
-//! (strings, regex literals versus division, comments, line continuations) and reports the first
-//! construct that could write a file, run a program or load code: `system`, any pipe `|`/`|&`,
-//! output redirection `>`/`>>` in `print`/`printf`, and gawk's `@` forms. It never runs awk, never
-//! decides a verdict, and never calls a program read-only that it cannot tokenize: anything
-//! ambiguous or unknown is a problem (fail closed).
+//! check/awk_program: stage 3 — the checker for one awk program text, called by `check/awk`.
+//! It tokenizes the program the way awk does (strings, regex literals versus division, comments,
+//! line continuations) and reports the first construct that could write a file, run a program or
+//! load code: `system`, any pipe `|`/`|&`, output redirection `>`/`>>` in `print`/`printf`, and
+//! gawk's `@` forms. It never runs awk, never decides a verdict, and never calls a program
+//! read-only that it cannot tokenize: anything ambiguous or unknown is a problem (fail closed).
 //!
 //! Reads are allowed: `getline`, `getline var`, `getline < file`, reading `ENVIRON`, `close`,
 //! `fflush`. The checker targets POSIX awk, gawk, mawk and the one true awk at once, so where
 //! they tokenize differently (a `/` inside a bracket expression of a regex literal) the program is
-//! reported rather than guessed.
+//! reported rather than guessed. Which files are read is not judged here. Its text helpers and the
+//! standard-stream names it shares with `sed_script` live in `check/script_text`.
 
-/// The deepest nesting of `(`, `[` and `{` accepted; deeper programs are reported, not parsed.
-const MAX_NESTING: usize = 256;
-
-/// The only `print` redirection targets that write no file: awks map these names to their own
-/// output streams (and on Linux the names are the streams themselves).
-const STD_STREAMS: &[&str] = &["/dev/stdout", "/dev/stderr"];
+use super::script_text::{MAX_NESTING, STD_STREAMS, char_floor, show};
 
 /// Words that are keywords in some awks and plain names in others (`func` and `nextfile` in old
 /// mawk, gawk's `switch`/`case`/`default`/`BEGINFILE`/`ENDFILE` elsewhere): a `/` after them, or
@@ -513,28 +509,6 @@ fn simple_in_bracket(units: &[Unit]) -> bool {
         }
     }
     open.is_some()
-}
-
-/// Shows text in a reason: control characters escaped (`\n`, `\u{b}`), the rest as is.
-fn show(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_debug().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// The largest char boundary at or before `offset`, so offsets never split a character.
-fn char_floor(text: &str, offset: usize) -> usize {
-    let mut at = offset.min(text.len());
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// What an open `(` or `[` was opened for.

@@ -1,7 +1,8 @@
-//! sed.rs: stage 3 checker for one GNU sed script. It reads the script the way GNU sed compiles
-//! it and reports the first command that writes a file or runs a program (`e`, `w`, `W`, the `e`
-//! and `w` flags of `s`). It never runs sed, never decides a verdict, and never calls a script
-//! read-only that it cannot read: anything it does not understand is a problem (fail closed).
+//! check/sed_script: stage 3 — the checker for one GNU sed script, called by `check/sed`. It
+//! reads the script the way GNU sed compiles it and reports the first command that writes a file
+//! or runs a program (`e`, `w`, `W`, the `e` and `w` flags of `s`). It never runs sed, never
+//! decides a verdict, and never calls a script read-only that it cannot read: anything it does
+//! not understand is a problem (fail closed).
 //!
 //! What "reads the way sed does" means here, and why it matters: the dangerous letters hide in
 //! plain sight (`s/w/e/g` is harmless, `s/x/y/e` runs a shell), so only a parser that knows where
@@ -10,13 +11,12 @@
 //! differently (labels that end only at whitespace or `;`, no skipping of `[...]` while looking for
 //! the `s` delimiter), the script is read those ways too, and a write or run seen by any reading
 //! counts.
+//!
+//! Reading files (`r`, `R`) is not its business: which paths a command reads is judged elsewhere.
+//! Its text helpers and the standard-stream names it shares with `awk_program` live in
+//! `check/script_text`.
 
-/// The deepest nesting of `{` blocks accepted; deeper scripts are reported, not parsed.
-const MAX_NESTING: usize = 256;
-
-/// The only `w` targets that write no file: GNU sed (outside `--posix`) maps these two names to
-/// its own output streams instead of opening them.
-const STD_STREAMS: &[&str] = &["/dev/stdout", "/dev/stderr"];
+use super::script_text::{MAX_NESTING, STD_STREAMS, char_floor, show};
 
 /// Why a sed script is not read-only, with a byte offset into the script.
 ///
@@ -237,28 +237,6 @@ impl<'a> Cursor<'a> {
         let end = char_floor(self.text, end.max(start));
         show(self.text.get(start..end).unwrap_or_default())
     }
-}
-
-/// Shows text in a reason: control characters escaped (`\n`, `\u{b}`), the rest as is.
-fn show(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_debug().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// The largest char boundary at or before `offset`, so offsets never split a character.
-fn char_floor(text: &str, offset: usize) -> usize {
-    let mut at = offset.min(text.len());
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// `ISSPACE` in the C locale.

@@ -24,6 +24,42 @@ pub struct Expansions {
 }
 
 impl Expansions {
+    /// No run-time expansion: a static word.
+    pub const NONE: Expansions = Expansions {
+        parameter: false,
+        command: false,
+        process: false,
+        arithmetic: false,
+        glob: false,
+    };
+    /// A parameter expansion only (`$x`, `${x…}`). Also what the walker records for text it
+    /// could not read (an ERROR node, an unsupported kind, a word past the nesting limit): a
+    /// value known only at run time, so no rule can take it for a fixed string.
+    pub const PARAMETER: Expansions = Expansions {
+        parameter: true,
+        ..Expansions::NONE
+    };
+    /// A command substitution only (`$(…)`, `` `…` ``).
+    pub const COMMAND: Expansions = Expansions {
+        command: true,
+        ..Expansions::NONE
+    };
+    /// A process substitution only (`<(…)`, `>(…)`).
+    pub const PROCESS: Expansions = Expansions {
+        process: true,
+        ..Expansions::NONE
+    };
+    /// An arithmetic expansion only (`$((…))`).
+    pub const ARITHMETIC: Expansions = Expansions {
+        arithmetic: true,
+        ..Expansions::NONE
+    };
+    /// Pathname expansion only (an unquoted `*`, `?` or `[`).
+    pub const GLOB: Expansions = Expansions {
+        glob: true,
+        ..Expansions::NONE
+    };
+
     /// True when bash expands something in the word at run time.
     pub fn any(self) -> bool {
         self.parameter || self.command || self.process || self.arithmetic || self.glob
@@ -177,13 +213,7 @@ impl WordBuf {
         match decode_ansi_c(inner) {
             Ok(text) => self.push_quoted(&text),
             // Bytes that are not UTF-8: the word's real text cannot be written down here.
-            Err(lossy) => self.push_expansion(
-                &lossy,
-                Expansions {
-                    parameter: true,
-                    ..Default::default()
-                },
-            ),
+            Err(lossy) => self.push_expansion(&lossy, Expansions::PARAMETER),
         }
     }
 

@@ -46,7 +46,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_bytes: 64 * 1024,
+            max_bytes: 32 * 1024,
             max_nesting: 48,
             max_segments: 2_000,
             max_expansion: 1_024,

@@ -11,6 +11,7 @@ mod cli;
 mod differential;
 mod git_config;
 mod properties;
+mod real_programs;
 mod rules;
 mod sandbox;
 mod seed;

@@ -225,14 +225,14 @@ fn allowed_commands_run_by_the_real_programs_stay_inside_the_allowlist() {
     }
     // Known violations always run: they are the regression corpus.
     for k in &known {
-        if let (Some(cmd), Some(fixture)) = (&k.cmd, &k.fixture) {
-            if let Some(fx) = FIXTURES.iter().find(|(f, _)| f == fixture) {
-                cases.push(Case {
-                    fixture: fx.0,
-                    cmd: cmd.clone(),
-                    entry: "known".to_owned(),
-                });
-            }
+        if let (Some(cmd), Some(fixture)) = (&k.cmd, &k.fixture)
+            && let Some(fx) = FIXTURES.iter().find(|(f, _)| f == fixture)
+        {
+            cases.push(Case {
+                fixture: fx.0,
+                cmd: cmd.clone(),
+                entry: "known".to_owned(),
+            });
         }
     }
     cases.sort();
@@ -250,8 +250,11 @@ fn allowed_commands_run_by_the_real_programs_stay_inside_the_allowlist() {
         .collect();
     let allowed_total = allowed.len();
     if !full {
-        let (mut listed, mut rest): (Vec<Case>, Vec<Case>) =
-            allowed.into_iter().partition(|c| c.entry == "known");
+        let (mut listed, mut rest): (Vec<Case>, Vec<Case>) = allowed.into_iter().partition(|c| {
+            known.iter().any(|k| {
+                k.cmd.as_deref() == Some(c.cmd.as_str()) && k.fixture.as_deref() == Some(c.fixture)
+            })
+        });
         rng.shuffle(&mut rest);
         rest.truncate(SAMPLE_RUN);
         listed.extend(rest);
@@ -468,7 +471,7 @@ fn problem_kind(problem: &str) -> String {
         .nth(1)
         .and_then(|c| c.split(' ').next())
         .unwrap_or("");
-    format!("`{} ", regex::escape(program))
+    format!("`{}[ `]", regex::escape(program))
 }
 
 fn describe_kind(problem: &str) -> String {
@@ -687,14 +690,12 @@ fn spellings(option: &str, partner: Option<&str>) -> Vec<String> {
         out.push(format!("{cut}={}", VALUES[1]));
         out.push(format!("{cut} {}", VALUES[0]));
     }
-    if short {
-        if let Some(p) = partner {
-            let (o, p) = (&option[1..], &p[1..]);
-            out.push(format!("-{p}{o}"));
-            out.push(format!("-{p}{o} {}", VALUES[1]));
-            out.push(format!("-{o}{p} {}", VALUES[0]));
-            out.push(format!("-{p}{o}{}", VALUES[2]));
-        }
+    if short && let Some(p) = partner {
+        let (o, p) = (&option[1..], &p[1..]);
+        out.push(format!("-{p}{o}"));
+        out.push(format!("-{p}{o} {}", VALUES[1]));
+        out.push(format!("-{o}{p} {}", VALUES[0]));
+        out.push(format!("-{p}{o}{}", VALUES[2]));
     }
     out
 }
@@ -1050,9 +1051,11 @@ fn known_violations_match_by_command_fixture_and_problem() {
         problem: problem.map(|p| Regex::new(p).unwrap()),
     };
     let problem = "bash ran `/usr/bin/pr -h a`, which cmdguard says is ask [...]";
-    assert!(k(Some("diff -l a b"), Some("plain"), Some("`/usr/bin/pr ")).matches(&case, problem));
+    assert!(
+        k(Some("diff -l a b"), Some("plain"), Some("`/usr/bin/pr[ `]")).matches(&case, problem)
+    );
     assert!(!k(Some("diff -l a b"), Some("repo"), None).matches(&case, problem));
     assert!(!k(Some("diff a b"), None, None).matches(&case, problem));
     assert!(!k(Some("diff -l a b"), None, Some("^bash wrote")).matches(&case, problem));
-    assert_eq!(problem_kind(problem), "`/usr/bin/pr ");
+    assert_eq!(problem_kind(problem), "`/usr/bin/pr[ `]");
 }

@@ -1,7 +1,8 @@
 //! Criterion benches named after the stages. `analyze/agent_corpus` runs the 2,000 real agent
 //! commands of `benches/data/agent-commands.txt` (time per iteration / 2,000 = per command);
 //! `repository/*` is the cost of reading a repository's config for git commands;
-//! `hostile/*` shows that time stays linear in the size of adversarial input.
+//! `hostile/*` shows that time stays linear in the size of adversarial input, including every
+//! row of issue 11's table (`benches/hostile/inputs.rs`) at three sizes.
 
 #![allow(
     clippy::expect_used,
@@ -12,6 +13,9 @@ use std::hint::black_box;
 
 use cmdguard::{Analyzer, Workdir};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "hostile/inputs.rs"]
+mod inputs;
 
 const AGENT_CORPUS: &str = include_str!("data/agent-commands.txt");
 const TYPICAL: &str = "git diff --stat | head -20";
@@ -96,7 +100,23 @@ fn hostile(c: &mut Criterion) {
             });
         }
     }
+    // The rows of issue 11's table, each at three sizes: time should grow at most linearly.
+    let scratch = std::env::temp_dir().join(format!("cmdguard-hostile-{}", std::process::id()));
+    for row in inputs::ROWS {
+        for k in [1usize, 2, 4] {
+            let case = inputs::case(row, k, &scratch).expect("scratch repository");
+            let workdir = case.dir.as_ref().map(Workdir::new);
+            g.throughput(Throughput::Elements(k as u64));
+            g.bench_with_input(BenchmarkId::new(*row, k), &case.cmd, |b, cmd| {
+                b.iter(|| match &workdir {
+                    Some(w) => analyzer.analyze_in(black_box(cmd), w),
+                    None => analyzer.analyze(black_box(cmd)),
+                })
+            });
+        }
+    }
     g.finish();
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 criterion_group!(benches, analyze, repository, hostile);

@@ -1,46 +1,63 @@
 //! allowlist: the compiled allowlist — entries indexed by their first word, argument rules,
 //! wrappers, shells, deny rules, severity overrides and limits — built from `allowlist.toml`.
 //!
-//! Loading returns typed errors naming file, line, column and key. It never analyses commands
-//! (the examples in the file are verified by [`Analyzer`](crate::Analyzer) when it is built).
+//! [`AllowlistBuilder`] collects files and texts (the serialised form, `allowlist/toml.rs`);
+//! `build()` compiles each table with one function per table and verifies the examples.
+//! Loading returns typed errors naming file, line, column and key. Nothing here analyses a
+//! command: verifying examples runs the analyser, so `build()` lives in `analyzer.rs`.
 
+mod key;
+pub(crate) mod options;
 pub(crate) mod toml;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
+use ::toml::Spanned;
 use regex::Regex;
 
-use self::toml::{RawArgs, RawConfig, RawStyle};
-use crate::finding::{Code, Verdict};
-use crate::repo::KeyPattern;
-use crate::segment::Limits;
+pub(crate) use self::key::KeyPattern;
+use self::options::{OptionTable, Parser};
+use self::toml::{
+    RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawShell, RawStyle,
+    RawWrapper,
+};
+use crate::finding::{Code, Finding, Rule, RuleOrigin, Verdict};
+use crate::limits::Limits;
 
 /// The default allowlist, embedded in the binary.
 pub const DEFAULT_ALLOWLIST: &str = include_str!("../allowlist.toml");
 
-/// The rules cmdguard checks commands against. Build one with [`Allowlist::default`] (the
-/// embedded `allowlist.toml`), [`Allowlist::from_toml`] or [`Allowlist::load`], then hand it to an
-/// [`Analyzer`](crate::Analyzer).
+/// The compiled rules cmdguard checks commands against: [`Allowlist::default`] (the embedded
+/// `allowlist.toml`), or what an [`AllowlistBuilder`] built from files and texts, its examples
+/// verified. Hand it to an [`Analyzer`](crate::Analyzer).
 ///
 /// ```
 /// use cmdguard::Allowlist;
-/// let mut list = Allowlist::default();
-/// list.extend_from_toml("[[allow]]\ncommand = \"cargo check\"\n", None)?;
-/// assert!(list.entry_count() > 10);
+/// let list = Allowlist::builder()
+///     .add_default()
+///     .add_toml("[[allow]]\ncommand = \"cargo check\"\n", None)
+///     .build()?;
+/// assert_eq!(list.entry_count(), Allowlist::default().entry_count() + 1);
 /// # Ok::<(), cmdguard::ConfigError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Allowlist {
     pub(crate) limits: Limits,
     pub(crate) severity: HashMap<Code, Verdict>,
+    pub(crate) inert_env: Vec<NamePattern>,
     pub(crate) unsafe_env: Vec<NamePattern>,
     pub(crate) system_dirs: Vec<String>,
     pub(crate) git_keys: Vec<KeyPattern>,
+    pub(crate) git_inert_keys: Vec<KeyPattern>,
     pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
     pub(crate) programs: HashMap<String, Program>,
+    pub(crate) option_sets: HashMap<String, Vec<String>>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
@@ -75,6 +92,45 @@ pub(crate) struct Location {
     pub origin: String,
     pub line: usize,
     pub column: usize,
+}
+
+impl Location {
+    fn rule_origin(&self) -> RuleOrigin {
+        RuleOrigin::File {
+            path: self.origin.clone(),
+            line: self.line,
+        }
+    }
+}
+
+impl Entry {
+    /// The entry as a rule: its id and origin.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            id: self.name.clone(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
+impl Wrapper {
+    /// The wrapper as a rule: its id and origin.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            id: self.name.clone(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
+impl Shell {
+    /// The shell as a rule: its id and origin.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            id: self.name.clone(),
+            origin: self.origin.clone(),
+        }
+    }
 }
 
 /// A variable-name pattern: exact, or with one trailing `*`.
@@ -135,18 +191,26 @@ pub(crate) enum Checker {
 pub(crate) struct Entry {
     pub words: Vec<String>,
     pub name: String,
+    pub origin: RuleOrigin,
     pub args: ArgsMode,
     pub spec: OptionSpec,
     pub forbid: Vec<String>,
     pub only_options: Option<Vec<String>>,
     pub max_operands: Option<usize>,
     pub checker: Option<Checker>,
+    /// The permitted option table; when present, every option outside it asks.
+    pub options: Option<OptionTable>,
+    /// Fewest operands allowed.
+    pub min_operands: Option<usize>,
+    /// A regex every operand must match.
+    pub operand_pattern: Option<Regex>,
 }
 
 /// One compiled `[[wrapper]]`.
 #[derive(Debug, Clone)]
 pub(crate) struct Wrapper {
     pub name: String,
+    pub origin: RuleOrigin,
     pub flags: Vec<String>,
     pub spec: OptionSpec,
     pub operands: usize,
@@ -161,7 +225,26 @@ pub(crate) struct Wrapper {
 /// One compiled `[[shell]]`.
 #[derive(Debug, Clone)]
 pub(crate) struct Shell {
+    pub name: String,
+    pub origin: RuleOrigin,
     pub flags: Vec<String>,
+    /// The language it reads scripts in; outside bash, only the syntax shared with bash passes.
+    pub dialect: Dialect,
+}
+
+/// Which shell language reads a nested script (`dialect` in `[[shell]]`); `check/dialect.rs`
+/// knows what each one shares with bash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Dialect {
+    /// bash itself: the script is analysed as it is.
+    Bash,
+    /// A POSIX shell (dash as `/bin/sh`, ksh): only the syntax POSIX and bash share. The
+    /// default for any shell not declared otherwise, since it is the stricter reading.
+    #[default]
+    Posix,
+    /// zsh: plain commands, quoting and operators only.
+    Zsh,
 }
 
 /// One compiled `[[deny]]` rule.
@@ -187,7 +270,7 @@ pub(crate) enum Builtin {
 }
 
 /// A problem in an allowlist file: where it is and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ConfigError {
     /// The file (or `<embedded>` / `<string>`).
     pub origin: String,
@@ -199,7 +282,51 @@ pub struct ConfigError {
     pub key: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// The error underneath (the file could not be read), for [`std::error::Error::source`].
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+impl ConfigError {
+    /// An error at `at` about `key`.
+    pub(crate) fn at(at: Location, key: Option<&str>, message: String) -> ConfigError {
+        ConfigError {
+            origin: at.origin,
+            line: at.line,
+            column: at.column,
+            key: key.map(str::to_string),
+            message,
+            source: None,
+        }
+    }
+
+    /// The error with `source` underneath it.
+    fn caused_by(mut self, source: impl std::error::Error + Send + Sync + 'static) -> ConfigError {
+        self.source = Some(Arc::new(source));
+        self
+    }
+}
+
+impl PartialEq for ConfigError {
+    /// Errors are equal when they say the same thing at the same place; what lies underneath
+    /// (an io error) is not compared.
+    fn eq(&self, other: &ConfigError) -> bool {
+        (
+            &self.origin,
+            self.line,
+            self.column,
+            &self.key,
+            &self.message,
+        ) == (
+            &other.origin,
+            other.line,
+            other.column,
+            &other.key,
+            &other.message,
+        )
+    }
+}
+
+impl Eq for ConfigError {}
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -215,21 +342,111 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Collects allowlist files and texts; [`AllowlistBuilder::build`] compiles them, in the order
+/// added, into an [`Allowlist`] and verifies every `match` / `not_match` example.
+///
+/// Later sources add entries, wrappers, shells and deny rules to the earlier ones; the limits,
+/// `[env]`, `[git]` lists, system directories and `[severity]` values they set replace the
+/// earlier ones.
+///
+/// ```
+/// use cmdguard::{AllowlistBuilder, Analyzer, Verdict};
+/// let list = AllowlistBuilder::new()
+///     .add_default()
+///     .add_toml(
+///         "[[allow]]\ncommand = \"cargo check\"\nmatch = [\"cargo check -q\"]\n",
+///         None,
+///     )
+///     .build()?;
+/// assert_eq!(Analyzer::new(list).analyze("cargo check --all-targets").verdict, Verdict::Allow);
+/// # Ok::<(), cmdguard::ConfigError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct AllowlistBuilder {
+    sources: Vec<Source>,
+}
+
+/// One text added to a builder, with the name errors give it.
+#[derive(Debug, Clone)]
+struct Source {
+    text: Cow<'static, str>,
+    origin: String,
+}
+
+impl AllowlistBuilder {
+    /// A builder with no rules: built as it is, every program asks.
+    pub fn new() -> AllowlistBuilder {
+        AllowlistBuilder::default()
+    }
+
+    /// Adds the embedded default allowlist ([`DEFAULT_ALLOWLIST`]).
+    pub fn add_default(&mut self) -> &mut AllowlistBuilder {
+        self.sources.push(Source {
+            text: Cow::Borrowed(DEFAULT_ALLOWLIST),
+            origin: EMBEDDED.to_string(),
+        });
+        self
+    }
+
+    /// Adds TOML text. `origin` names the file in error messages and rule origins
+    /// (`<string>` when `None`). The text is parsed by [`AllowlistBuilder::build`].
+    pub fn add_toml(&mut self, text: &str, origin: Option<&Path>) -> &mut AllowlistBuilder {
+        self.sources.push(Source {
+            text: Cow::Owned(text.to_string()),
+            origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
+        });
+        self
+    }
+
+    /// Reads an allowlist file and adds its text.
+    pub fn add_file(&mut self, path: &Path) -> Result<&mut AllowlistBuilder, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let at = Location {
+                origin: path.display().to_string(),
+                line: 0,
+                column: 0,
+            };
+            ConfigError::at(at, None, "cannot read the allowlist".into()).caused_by(e)
+        })?;
+        self.sources.push(Source {
+            text: Cow::Owned(text),
+            origin: path.display().to_string(),
+        });
+        Ok(self)
+    }
+
+    /// Compiles every rule of every source, without running the examples: what
+    /// [`AllowlistBuilder::build`] does before verifying them, and all the embedded default
+    /// needs at start-up (a test verifies its examples).
+    pub(crate) fn compile(&self) -> Result<Allowlist, ConfigError> {
+        let mut list = Allowlist::empty();
+        for source in &self.sources {
+            compile_source(&mut list, source)?;
+        }
+        Ok(list)
+    }
+}
+
+/// The name the embedded default allowlist goes by in errors and rule origins.
+const EMBEDDED: &str = "<embedded>";
 
 impl Default for Allowlist {
-    /// The embedded default allowlist.
+    /// The embedded default allowlist, compiled without running its examples (a test does).
     fn default() -> Self {
-        let mut list = Allowlist::empty();
-        // The embedded file is checked by the test suite; were it ever broken, an empty list
-        // (everything asks) is the fail-closed outcome.
-        if list
-            .extend_from_toml(DEFAULT_ALLOWLIST, Some(Path::new("<embedded>")))
-            .is_err()
-        {
-            list = Allowlist::empty();
-        }
-        list
+        // Were the embedded file ever broken, an empty list (everything asks) is the fail-closed
+        // outcome; the test suite makes sure it is not.
+        AllowlistBuilder::new()
+            .add_default()
+            .compile()
+            .unwrap_or_else(|_| Allowlist::empty())
     }
 }
 
@@ -239,15 +456,18 @@ impl Allowlist {
         Allowlist {
             limits: Limits::default(),
             severity: HashMap::new(),
+            inert_env: Vec::new(),
             unsafe_env: Vec::new(),
             system_dirs: ["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
             git_keys: Vec::new(),
+            git_inert_keys: Vec::new(),
             git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
             programs: HashMap::new(),
+            option_sets: HashMap::new(),
             entries: HashMap::new(),
             wrappers: HashMap::new(),
             shells: HashMap::new(),
@@ -256,300 +476,20 @@ impl Allowlist {
         }
     }
 
-    /// Parses an allowlist from TOML text. `origin` names the file in error messages.
+    /// A builder to collect allowlist files into an [`Allowlist`].
+    pub fn builder() -> AllowlistBuilder {
+        AllowlistBuilder::new()
+    }
+
+    /// Builds an allowlist from TOML text alone (see [`AllowlistBuilder`]). `origin` names the
+    /// file in error messages.
     pub fn from_toml(text: &str, origin: Option<&Path>) -> Result<Allowlist, ConfigError> {
-        let mut list = Allowlist::empty();
-        list.extend_from_toml(text, origin)?;
-        Ok(list)
+        AllowlistBuilder::new().add_toml(text, origin).build()
     }
 
-    /// Reads and parses an allowlist file.
+    /// Builds an allowlist from one file alone (see [`AllowlistBuilder`]).
     pub fn load(path: &Path) -> Result<Allowlist, ConfigError> {
-        let mut list = Allowlist::empty();
-        list.extend_from_file(path)?;
-        Ok(list)
-    }
-
-    /// Adds the rules of another file: entries, wrappers and deny rules are appended; limits,
-    /// `[env]` and `[severity]` values it sets replace the current ones.
-    pub fn extend_from_file(&mut self, path: &Path) -> Result<(), ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            origin: path.display().to_string(),
-            line: 0,
-            column: 0,
-            key: None,
-            message: format!("cannot read the allowlist: {e}"),
-        })?;
-        self.extend_from_toml(&text, Some(path))
-    }
-
-    /// Adds the rules of TOML text (see [`Allowlist::extend_from_file`]).
-    pub fn extend_from_toml(
-        &mut self,
-        text: &str,
-        origin: Option<&Path>,
-    ) -> Result<(), ConfigError> {
-        let origin_name = origin
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "<string>".to_string());
-        let at = |span: std::ops::Range<usize>| location(text, &origin_name, span.start);
-        let err = |span: std::ops::Range<usize>, key: &str, message: String| {
-            let l = at(span);
-            ConfigError {
-                origin: l.origin,
-                line: l.line,
-                column: l.column,
-                key: Some(key.to_string()),
-                message,
-            }
-        };
-        let raw: RawConfig = ::toml::from_str(text).map_err(|e| {
-            let l = at(e.span().unwrap_or(0..0));
-            ConfigError {
-                origin: l.origin,
-                line: l.line,
-                column: l.column,
-                key: None,
-                message: e.message().trim_end_matches('\n').to_string(),
-            }
-        })?;
-        if let Some(l) = raw.limits {
-            self.limits = l;
-        }
-        for (name, v) in raw.severity {
-            let code = Code::from_name(name.get_ref()).ok_or_else(|| {
-                err(
-                    name.span(),
-                    name.get_ref(),
-                    format!(
-                        "unknown finding code `{}`; known codes: {}",
-                        name.get_ref(),
-                        Code::ALL
-                            .iter()
-                            .map(|c| c.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })?;
-            self.severity.insert(code, v);
-        }
-        if let Some(env) = raw.env {
-            self.unsafe_env = env.unsafe_names.into_iter().map(NamePattern).collect();
-        }
-        if let Some(dirs) = raw.system_dirs {
-            self.system_dirs = dirs;
-        }
-        if let Some(git) = raw.git {
-            if let Some(keys) = git.program_keys {
-                self.git_keys = keys
-                    .into_iter()
-                    .map(|k| {
-                        KeyPattern::parse(k.get_ref()).map_err(|m| err(k.span(), "program_keys", m))
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            if let Some(values) = git.safe_values {
-                self.git_safe_values = values
-                    .into_iter()
-                    .map(|(k, v)| {
-                        KeyPattern::parse(k.get_ref())
-                            .map(|p| (p, v))
-                            .map_err(|m| err(k.span(), "safe_values", m))
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            if let Some(hooks) = git.hooks {
-                self.git_hooks = hooks;
-            }
-        }
-        for p in raw.program {
-            self.programs.insert(
-                p.name.get_ref().clone(),
-                Program {
-                    harmless: p.harmless,
-                    flags: p.flags,
-                    value_options: p.value_options,
-                },
-            );
-        }
-        let examples = |rule: &str,
-                        list: Vec<::toml::Spanned<String>>,
-                        kind: ExampleKind,
-                        out: &mut Vec<Example>| {
-            for m in list {
-                out.push(Example {
-                    at: at(m.span()),
-                    command: m.into_inner(),
-                    kind,
-                    rule: rule.to_string(),
-                });
-            }
-        };
-        let mut new_examples = Vec::new();
-        for e in raw.allow {
-            let words = split_command(e.command.get_ref());
-            let Some(first) = words.first().cloned() else {
-                return Err(err(e.command.span(), "command", "empty `command`".into()));
-            };
-            let checker = match e.checker.as_ref().map(|c| c.get_ref().as_str()) {
-                None => None,
-                Some("sed") => Some(Checker::Sed),
-                Some("awk") => Some(Checker::Awk),
-                Some("find") => Some(Checker::Find),
-                Some("test") => Some(Checker::Test),
-                Some("git-format") => Some(Checker::GitFormat),
-                Some(other) => {
-                    let span = e.checker.as_ref().map(|c| c.span()).unwrap_or(0..0);
-                    return Err(err(
-                        span,
-                        "checker",
-                        format!(
-                            "unknown checker `{other}`; known: sed, awk, find, test, git-format"
-                        ),
-                    ));
-                }
-            };
-            let has_rules = !e.forbid.is_empty()
-                || e.only_options.is_some()
-                || e.max_operands.is_some()
-                || checker.is_some();
-            let args = match e.args {
-                Some(RawArgs::Inert) => ArgsMode::Inert,
-                Some(RawArgs::Files) => ArgsMode::Files,
-                Some(RawArgs::Restricted) => ArgsMode::Restricted,
-                None if has_rules => ArgsMode::Restricted,
-                None => ArgsMode::Files,
-            };
-            let name = e.command.get_ref().clone();
-            examples(&name, e.matches, ExampleKind::Allowed, &mut new_examples);
-            examples(
-                &name,
-                e.not_match,
-                ExampleKind::NotAllowed,
-                &mut new_examples,
-            );
-            self.entries.entry(first).or_default().push(Entry {
-                words,
-                name,
-                args,
-                spec: OptionSpec {
-                    style: match e.style {
-                        RawStyle::Gnu => Style::Gnu,
-                        RawStyle::Words => Style::Words,
-                    },
-                    value_options: e.value_options,
-                },
-                forbid: e.forbid,
-                only_options: e.only_options,
-                max_operands: e.max_operands,
-                checker,
-            });
-        }
-        for w in raw.wrapper {
-            let name = w.command.get_ref().clone();
-            examples(&name, w.matches, ExampleKind::Allowed, &mut new_examples);
-            examples(
-                &name,
-                w.not_match,
-                ExampleKind::NotAllowed,
-                &mut new_examples,
-            );
-            self.wrappers.insert(
-                name.clone(),
-                Wrapper {
-                    name,
-                    flags: w.flags,
-                    spec: OptionSpec {
-                        style: Style::Gnu,
-                        value_options: w.value_options,
-                    },
-                    operands: w.operands,
-                    assignments: w.assignments,
-                    appends_dynamic: w.appends_dynamic,
-                    split_option: w.split_option,
-                    chdir_options: w.chdir_options,
-                    replace_options: w.replace_options,
-                    severity: w.severity,
-                },
-            );
-        }
-        for s in raw.shell {
-            let name = s.command.get_ref().clone();
-            examples(&name, s.matches, ExampleKind::Allowed, &mut new_examples);
-            examples(
-                &name,
-                s.not_match,
-                ExampleKind::NotAllowed,
-                &mut new_examples,
-            );
-            self.shells.insert(name, Shell { flags: s.flags });
-        }
-        for d in raw.deny {
-            let id = d.id.get_ref().clone();
-            let regexes = |list: &[String], key: &str| -> Result<Vec<Regex>, ConfigError> {
-                list.iter()
-                    .map(|r| {
-                        Regex::new(r).map_err(|e| {
-                            err(
-                                d.id.span(),
-                                key,
-                                format!("invalid regex `{r}` in rule `{id}`: {e}"),
-                            )
-                        })
-                    })
-                    .collect()
-            };
-            let any_operand = regexes(&d.any_operand, "any_operand")?;
-            let redirect_target = regexes(&d.redirect_target, "redirect_target")?;
-            let fallback = match &d.fallback_regex {
-                Some(r) => regexes(std::slice::from_ref(r), "fallback_regex")?.pop(),
-                None => None,
-            };
-            let builtin = match d.builtin.as_deref() {
-                None => None,
-                Some("fork-bomb") => Some(Builtin::ForkBomb),
-                Some("download-to-interpreter") => Some(Builtin::DownloadToInterpreter),
-                Some(other) => {
-                    return Err(err(
-                        d.id.span(),
-                        "builtin",
-                        format!(
-                            "unknown builtin rule `{other}` in `{id}`; known: fork-bomb, download-to-interpreter"
-                        ),
-                    ));
-                }
-            };
-            if d.command.is_none() && builtin.is_none() && redirect_target.is_empty() {
-                return Err(err(
-                    d.id.span(),
-                    "command",
-                    format!("deny rule `{id}` needs `command`, `builtin` or `redirect_target`"),
-                ));
-            }
-            examples(&id, d.matches, ExampleKind::Denied, &mut new_examples);
-            examples(&id, d.not_match, ExampleKind::NotDenied, &mut new_examples);
-            self.deny.push(DenyRule {
-                id,
-                reason: d.reason,
-                command: d.command.map(|c| split_command(c.get_ref())),
-                any_option: d.any_option,
-                all_options: d.all_options,
-                spec: OptionSpec {
-                    style: match d.style {
-                        RawStyle::Gnu => Style::Gnu,
-                        RawStyle::Words => Style::Words,
-                    },
-                    value_options: d.value_options,
-                },
-                any_operand,
-                redirect_target,
-                builtin,
-                fallback,
-            });
-        }
-        self.examples.extend(new_examples);
-        Ok(())
+        AllowlistBuilder::new().add_file(path)?.build()
     }
 
     /// Number of `[[allow]]` entries.
@@ -570,9 +510,36 @@ impl Allowlist {
             .unwrap_or_else(|| code.default_severity())
     }
 
-    /// True when `name` is a variable whose assignment changes what runs or loads.
+    /// `finding` with the severity its code has under this allowlist: the one place the
+    /// `[severity]` table is applied.
+    pub(crate) fn rate(&self, finding: Finding) -> Finding {
+        self.rate_at_least(finding, Verdict::Allow)
+    }
+
+    /// [`Allowlist::rate`], for a rule that asks for at least `floor` whatever the table says
+    /// (a `[[wrapper]]` with a `severity`).
+    pub(crate) fn rate_at_least(&self, finding: Finding, floor: Verdict) -> Finding {
+        let severity = self.severity(finding.code).max(floor);
+        finding.with_severity(severity)
+    }
+
+    /// True when `name` may be exported to a program: `[env] inert` lists it and `[env] unsafe`
+    /// does not. Every other name may change what a program runs, loads or writes.
+    ///
+    /// ```
+    /// let list = cmdguard::Allowlist::default();
+    /// assert!(list.is_inert_env("LC_ALL"));
+    /// assert!(!list.is_inert_env("GCONV_PATH"));
+    /// ```
+    pub fn is_inert_env(&self, name: &str) -> bool {
+        self.inert_env.iter().any(|p| p.matches(name))
+            && !self.unsafe_env.iter().any(|p| p.matches(name))
+    }
+
+    /// True when assigning `name` for a program may change what it runs or loads: any name
+    /// not [inert](Allowlist::is_inert_env).
     pub fn is_unsafe_env(&self, name: &str) -> bool {
-        self.unsafe_env.iter().any(|p| p.matches(name))
+        !self.is_inert_env(name)
     }
 
     /// The longest entry whose words are a prefix of `words`.
@@ -607,5 +574,345 @@ fn location(text: &str, origin: &str, offset: usize) -> Location {
         origin: origin.to_string(),
         line,
         column,
+    }
+}
+
+/// Compiles one source's tables into `list`, in the order the file format documents them.
+fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
+    let cx = Text {
+        text: &source.text,
+        origin: &source.origin,
+    };
+    let raw: RawConfig = ::toml::from_str(&source.text).map_err(|e| {
+        let at = cx.at(e.span().unwrap_or(0..0));
+        ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
+    })?;
+    if let Some(l) = raw.limits {
+        list.limits = l;
+    }
+    for (name, v) in raw.severity {
+        list.severity.insert(compile_code(&cx, &name)?, v);
+    }
+    if let Some(env) = raw.env {
+        list.inert_env
+            .extend(env.inert.into_iter().map(NamePattern));
+        list.unsafe_env
+            .extend(env.unsafe_names.into_iter().map(NamePattern));
+    }
+    if let Some(dirs) = raw.system_dirs {
+        list.system_dirs = dirs;
+    }
+    if let Some(git) = raw.git {
+        compile_git(list, &cx, git)?;
+    }
+    for p in raw.program {
+        list.programs.insert(
+            p.name.into_inner(),
+            Program {
+                harmless: p.harmless,
+                flags: p.flags,
+                value_options: p.value_options,
+            },
+        );
+    }
+    for set in raw.option_set {
+        list.option_sets.insert(set.name, set.options);
+    }
+    let mut examples = Vec::new();
+    for e in raw.allow {
+        let entry = compile_entry(&cx, e, &list.option_sets, &mut examples)?;
+        list.entries
+            .entry(entry.words[0].clone())
+            .or_default()
+            .push(entry);
+    }
+    for w in raw.wrapper {
+        let wrapper = compile_wrapper(&cx, w, &mut examples);
+        list.wrappers.insert(wrapper.name.clone(), wrapper);
+    }
+    for s in raw.shell {
+        let shell = compile_shell(&cx, s, &mut examples);
+        list.shells.insert(shell.name.clone(), shell);
+    }
+    for d in raw.deny {
+        list.deny.push(compile_deny(&cx, d, &mut examples)?);
+    }
+    list.examples.extend(examples);
+    Ok(())
+}
+
+/// The text being compiled, to turn spans into locations.
+struct Text<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Text<'_> {
+    fn at(&self, span: Range<usize>) -> Location {
+        location(self.text, self.origin, span.start)
+    }
+
+    fn err(&self, span: Range<usize>, key: &str, message: String) -> ConfigError {
+        ConfigError::at(self.at(span), Some(key), message)
+    }
+
+    /// Records the `match` / `not_match` examples of rule `rule`.
+    fn examples(
+        &self,
+        rule: &str,
+        list: Vec<Spanned<String>>,
+        kind: ExampleKind,
+        out: &mut Vec<Example>,
+    ) {
+        for m in list {
+            out.push(Example {
+                at: self.at(m.span()),
+                command: m.into_inner(),
+                kind,
+                rule: rule.to_string(),
+            });
+        }
+    }
+}
+
+/// A `[severity]` key: a finding code's name.
+fn compile_code(cx: &Text<'_>, name: &Spanned<String>) -> Result<Code, ConfigError> {
+    Code::from_name(name.get_ref()).ok_or_else(|| {
+        let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        cx.err(
+            name.span(),
+            name.get_ref(),
+            format!(
+                "unknown finding code `{}`; known codes: {}",
+                name.get_ref(),
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// `[git]`: key patterns are parsed once here.
+fn compile_git(list: &mut Allowlist, cx: &Text<'_>, git: RawGit) -> Result<(), ConfigError> {
+    if let Some(keys) = git.program_keys {
+        list.git_keys = keys
+            .into_iter()
+            .map(|k| {
+                KeyPattern::parse(k.get_ref())
+                    .map_err(|e| cx.err(k.span(), "program_keys", e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    // An allowlist, so a later file only adds to it.
+    for k in git.inert_keys.into_iter().flatten() {
+        list.git_inert_keys.push(
+            KeyPattern::parse(k.get_ref())
+                .map_err(|e| cx.err(k.span(), "inert_keys", e.to_string()))?,
+        );
+    }
+    if let Some(values) = git.safe_values {
+        list.git_safe_values = values
+            .into_iter()
+            .map(|(k, v)| {
+                KeyPattern::parse(k.get_ref())
+                    .map(|p| (p, v))
+                    .map_err(|e| cx.err(k.span(), "safe_values", e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(hooks) = git.hooks {
+        list.git_hooks = hooks;
+    }
+    Ok(())
+}
+
+/// `[[allow]]`: an entry needs a command; rules without an explicit `args` restrict dynamic
+/// arguments.
+fn compile_entry(
+    cx: &Text<'_>,
+    e: RawEntry,
+    option_sets: &HashMap<String, Vec<String>>,
+    examples: &mut Vec<Example>,
+) -> Result<Entry, ConfigError> {
+    let words = split_command(e.command.get_ref());
+    if words.is_empty() {
+        return Err(cx.err(e.command.span(), "command", "empty `command`".into()));
+    }
+    let checker = e.checker.map(|c| match c {
+        RawChecker::Sed => Checker::Sed,
+        RawChecker::Awk => Checker::Awk,
+        RawChecker::Find => Checker::Find,
+        RawChecker::Test => Checker::Test,
+        RawChecker::GitFormat => Checker::GitFormat,
+    });
+    let options = compile_options(cx, &e, option_sets)?;
+    let operand_pattern = match &e.operand_pattern {
+        Some(r) => Some(Regex::new(r).map_err(|x| {
+            cx.err(
+                e.command.span(),
+                "operand_pattern",
+                format!("invalid regex `{r}`: {x}"),
+            )
+        })?),
+        None => None,
+    };
+    let has_rules = !e.forbid.is_empty()
+        || options.is_some()
+        || operand_pattern.is_some()
+        || e.only_options.is_some()
+        || e.max_operands.is_some()
+        || checker.is_some();
+    let args = match e.args {
+        Some(RawArgs::Inert) => ArgsMode::Inert,
+        Some(RawArgs::Files) => ArgsMode::Files,
+        Some(RawArgs::Restricted) => ArgsMode::Restricted,
+        None if has_rules => ArgsMode::Restricted,
+        None => ArgsMode::Files,
+    };
+    let origin = cx.at(e.command.span()).rule_origin();
+    let name = e.command.into_inner();
+    cx.examples(&name, e.matches, ExampleKind::Allowed, examples);
+    cx.examples(&name, e.not_match, ExampleKind::NotAllowed, examples);
+    Ok(Entry {
+        words,
+        name,
+        origin,
+        args,
+        spec: OptionSpec {
+            style: e.style.into(),
+            value_options: e.value_options,
+        },
+        forbid: e.forbid,
+        only_options: e.only_options,
+        max_operands: e.max_operands,
+        checker,
+        options,
+        min_operands: e.min_operands,
+        operand_pattern,
+    })
+}
+
+/// An entry's `options` (with `@set`s expanded) and `known_options`, read as `style` says the
+/// program parses them.
+fn compile_options(
+    cx: &Text<'_>,
+    e: &RawEntry,
+    option_sets: &HashMap<String, Vec<String>>,
+) -> Result<Option<OptionTable>, ConfigError> {
+    let Some(list) = &e.options else {
+        return Ok(None);
+    };
+    let parser = match e.style {
+        RawStyle::Gnu => Parser::Getopt,
+        RawStyle::Words => Parser::Words,
+        RawStyle::BundleNext => Parser::BundleNext,
+    };
+    let mut table = options::expand(list, option_sets)
+        .and_then(|list| options::compile(parser, &list, e.known_options.as_deref()))
+        .map_err(|m| cx.err(e.command.span(), "options", m.to_string()))?;
+    table.options_first = e.options_first;
+    Ok(Some(table))
+}
+
+/// `[[wrapper]]`.
+fn compile_wrapper(cx: &Text<'_>, w: RawWrapper, examples: &mut Vec<Example>) -> Wrapper {
+    let origin = cx.at(w.command.span()).rule_origin();
+    let name = w.command.into_inner();
+    cx.examples(&name, w.matches, ExampleKind::Allowed, examples);
+    cx.examples(&name, w.not_match, ExampleKind::NotAllowed, examples);
+    Wrapper {
+        name,
+        origin,
+        flags: w.flags,
+        spec: OptionSpec {
+            style: Style::Gnu,
+            value_options: w.value_options,
+        },
+        operands: w.operands,
+        assignments: w.assignments,
+        appends_dynamic: w.appends_dynamic,
+        split_option: w.split_option,
+        chdir_options: w.chdir_options,
+        replace_options: w.replace_options,
+        severity: w.severity,
+    }
+}
+
+/// `[[shell]]`.
+fn compile_shell(cx: &Text<'_>, s: RawShell, examples: &mut Vec<Example>) -> Shell {
+    let origin = cx.at(s.command.span()).rule_origin();
+    let name = s.command.into_inner();
+    cx.examples(&name, s.matches, ExampleKind::Allowed, examples);
+    cx.examples(&name, s.not_match, ExampleKind::NotAllowed, examples);
+    Shell {
+        name,
+        origin,
+        flags: s.flags,
+        dialect: s.dialect,
+    }
+}
+
+/// `[[deny]]`: regexes are compiled once here; a rule must say what it matches.
+fn compile_deny(
+    cx: &Text<'_>,
+    d: RawDeny,
+    examples: &mut Vec<Example>,
+) -> Result<DenyRule, ConfigError> {
+    let id = d.id.get_ref().clone();
+    let regexes = |list: &[String], key: &str| -> Result<Vec<Regex>, ConfigError> {
+        list.iter()
+            .map(|r| {
+                Regex::new(r).map_err(|e| {
+                    cx.err(
+                        d.id.span(),
+                        key,
+                        format!("invalid regex `{r}` in rule `{id}`: {e}"),
+                    )
+                })
+            })
+            .collect()
+    };
+    let any_operand = regexes(&d.any_operand, "any_operand")?;
+    let redirect_target = regexes(&d.redirect_target, "redirect_target")?;
+    let fallback = match &d.fallback_regex {
+        Some(r) => regexes(std::slice::from_ref(r), "fallback_regex")?.pop(),
+        None => None,
+    };
+    let builtin = d.builtin.map(|b| match b {
+        RawBuiltin::ForkBomb => Builtin::ForkBomb,
+        RawBuiltin::DownloadToInterpreter => Builtin::DownloadToInterpreter,
+    });
+    if d.command.is_none() && builtin.is_none() && redirect_target.is_empty() {
+        return Err(cx.err(
+            d.id.span(),
+            "command",
+            format!("deny rule `{id}` needs `command`, `builtin` or `redirect_target`"),
+        ));
+    }
+    cx.examples(&id, d.matches, ExampleKind::Denied, examples);
+    cx.examples(&id, d.not_match, ExampleKind::NotDenied, examples);
+    Ok(DenyRule {
+        id,
+        reason: d.reason,
+        command: d.command.map(|c| split_command(c.get_ref())),
+        any_option: d.any_option,
+        all_options: d.all_options,
+        spec: OptionSpec {
+            style: d.style.into(),
+            value_options: d.value_options,
+        },
+        any_operand,
+        redirect_target,
+        builtin,
+        fallback,
+    })
+}
+
+impl From<RawStyle> for Style {
+    fn from(s: RawStyle) -> Style {
+        match s {
+            // Deny rules and option-less entries read tree-style bundles as getopt does.
+            RawStyle::Gnu | RawStyle::BundleNext => Style::Gnu,
+            RawStyle::Words => Style::Words,
+        }
     }
 }

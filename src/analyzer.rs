@@ -1,5 +1,5 @@
-//! analyzer: the one reusable object that wires the stages — input checks, parse, segment,
-//! check — into an [`Analysis`]. It holds no I/O and no global state; share it across threads.
+//! analyzer: the one reusable object that wires the stages — input, parse, segment, check —
+//! into an [`Analysis`], and the only place a verdict is drawn from the findings. It holds no I/O and no global state; share it across threads.
 //!
 //! It never turns a problem into `allow`: oversized, non-UTF-8 or unparseable input yields
 //! findings with an `ask` severity (or `deny` when a deny rule still recognises the text).
@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::allowlist::{Allowlist, ConfigError, ExampleKind};
-use crate::check::{self, Checked, Place};
-use crate::finding::{Code, Finding, Span, Verdict};
+use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, ExampleKind};
+use crate::budget::Budget;
+use crate::check::{self, Analyzed, Checked, Nested, Place, Scope};
+use crate::finding::{Code, Finding, Match, RuleOrigin, Span, Verdict};
+use crate::input::{self, Admission};
 use crate::parse;
 use crate::repo::Workdir;
 use crate::segment::{self, Segment};
@@ -44,20 +46,52 @@ pub struct Analysis {
 }
 
 /// A segment with what the allowlist made of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// In JSON, `matched` is the match's short form (`"timeout → git status"`), followed by the
+/// matching rule's `rule` id and its `origin` (`"<embedded>:412"`, `"built-in"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalyzedSegment {
     /// The decoded words.
     pub argv: Vec<String>,
     /// Where the segment is (for segments of nested scripts: the word holding the script).
     pub span: Span,
-    /// The allowlist entry, wrapper or shell rule that matched, if any.
-    pub matched: Option<String>,
+    /// The allowlist entry, wrapper, shell, builtin or test that matched, if any.
+    pub matched: Option<Match>,
     /// Indices into `argv` of words bash only knows at run time.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dynamic: Vec<usize>,
     /// The full segment.
-    #[serde(flatten)]
     pub segment: Segment,
+}
+
+impl Serialize for AnalyzedSegment {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        /// The JSON form: the fields in order, the rule's id and origin beside `matched`.
+        #[derive(Serialize)]
+        struct Json<'a> {
+            argv: &'a [String],
+            span: Span,
+            matched: Option<&'a Match>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            rule: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            origin: Option<&'a RuleOrigin>,
+            #[serde(skip_serializing_if = "<[usize]>::is_empty")]
+            dynamic: &'a [usize],
+            #[serde(flatten)]
+            segment: &'a Segment,
+        }
+        let rule = self.matched.as_ref().map(Match::rule);
+        Json {
+            argv: &self.argv,
+            span: self.span,
+            matched: self.matched.as_ref(),
+            rule: rule.map(|r| r.id.as_str()),
+            origin: rule.map(|r| &r.origin),
+            dynamic: &self.dynamic,
+            segment: &self.segment,
+        }
+        .serialize(s)
+    }
 }
 
 impl Default for Analyzer {
@@ -69,38 +103,44 @@ impl Default for Analyzer {
     }
 }
 
-/// Characters that look like spaces but that bash reads as part of a word.
-fn is_lookalike_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200b}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
+impl AllowlistBuilder {
+    /// Compiles every rule of every source added, in order, and verifies every `match` /
+    /// `not_match` example against the complete list: an example that fails is an error naming
+    /// its file, line, column and rule. (Defined here, beside the analyser, because verifying
+    /// an example means analysing it.)
+    ///
+    /// ```
+    /// use cmdguard::AllowlistBuilder;
+    /// let e = AllowlistBuilder::new()
+    ///     .add_toml("[[allow]]\ncommand = \"ls\"\nnot_match = [\"ls -la\"]\n", None)
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!((e.line, e.column, e.key.as_deref()), (3, 14, Some("ls")));
+    /// ```
+    pub fn build(&self) -> Result<Allowlist, ConfigError> {
+        let analyzer = Analyzer {
+            list: self.compile()?,
+        };
+        analyzer.verify_examples()?;
+        Ok(analyzer.list)
+    }
 }
 
 impl Analyzer {
-    /// An analyser over `list`, after verifying every `match` / `not_match` example in it.
+    /// An analyser over `list` (whose examples [`AllowlistBuilder::build`] verified).
     ///
     /// ```
-    /// use cmdguard::{Allowlist, Analyzer};
+    /// use cmdguard::{Allowlist, Analyzer, Verdict};
     /// let list = Allowlist::from_toml(
     ///     "[[allow]]\ncommand = \"ls\"\nmatch = [\"ls -la\"]\nnot_match = [\"lsx\"]\n",
     ///     None,
     /// )?;
-    /// let analyzer = Analyzer::new(list)?;
-    /// assert_eq!(analyzer.analyze("ls -la").verdict, cmdguard::Verdict::Allow);
+    /// let analyzer = Analyzer::new(list);
+    /// assert_eq!(analyzer.analyze("ls -la").verdict, Verdict::Allow);
     /// # Ok::<(), cmdguard::ConfigError>(())
     /// ```
-    pub fn new(list: Allowlist) -> Result<Analyzer, ConfigError> {
-        let analyzer = Analyzer { list };
-        analyzer.verify_examples()?;
-        Ok(analyzer)
+    pub fn new(list: Allowlist) -> Analyzer {
+        Analyzer { list }
     }
 
     /// The allowlist in use.
@@ -108,6 +148,7 @@ impl Analyzer {
         &self.list
     }
 
+    /// Runs every example of the allowlist through the analyser.
     fn verify_examples(&self) -> Result<(), ConfigError> {
         for ex in &self.list.examples {
             let a = self.analyze(&ex.command);
@@ -142,16 +183,11 @@ impl Analyzer {
                     .map(|f| f.message.as_str())
                     .next()
                     .unwrap_or("no finding");
-                return Err(ConfigError {
-                    origin: ex.at.origin.clone(),
-                    line: ex.at.line,
-                    column: ex.at.column,
-                    key: Some(ex.rule.clone()),
-                    message: format!(
-                        "example `{}` of rule `{}` should {want} but is `{}` ({why})",
-                        ex.command, ex.rule, a.verdict
-                    ),
-                });
+                let message = format!(
+                    "example `{}` of rule `{}` should {want} but is `{}` ({why})",
+                    ex.command, ex.rule, a.verdict
+                );
+                return Err(ConfigError::at(ex.at.clone(), Some(&ex.rule), message));
             }
         }
         Ok(())
@@ -159,7 +195,12 @@ impl Analyzer {
 
     /// Analyses one command. Pure: no file is read (see [`Analyzer::analyze_in`]).
     pub fn analyze(&self, cmd: &str) -> Analysis {
-        self.analyze_nested(cmd, 0, None)
+        self.analyze_at(cmd, None)
+    }
+
+    /// A fresh work budget for one analysis (see [`crate::Limits`]).
+    fn budget(&self) -> Budget {
+        Budget::new(&self.list.limits)
     }
 
     /// Analyses a command given as bytes: anything but valid UTF-8 asks.
@@ -200,7 +241,7 @@ impl Analyzer {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn analyze_in(&self, cmd: &str, dir: &Workdir) -> Analysis {
-        self.analyze_nested(cmd, 0, Some(&mut Place::new(dir)))
+        self.analyze_at(cmd, Some(&mut Place::new(dir)))
     }
 
     /// [`Analyzer::analyze_in`] for a command given as bytes.
@@ -208,115 +249,90 @@ impl Analyzer {
         self.analyze_bytes_at(cmd, Some(&mut Place::new(dir)))
     }
 
-    fn analyze_bytes_at(&self, cmd: &[u8], place: Option<&mut Place>) -> Analysis {
-        match std::str::from_utf8(cmd) {
-            Ok(s) => self.analyze_nested(s, 0, place),
-            Err(e) => {
-                let lossy = String::from_utf8_lossy(cmd).into_owned();
-                let at = e.valid_up_to();
-                let mut a = self.analyze_nested(&lossy, 0, place);
-                a.findings.insert(
-                    0,
-                    Finding {
-                        code: Code::InvalidInput,
-                        message: format!("the command is not valid UTF-8 (byte {at}); bash would read bytes cmdguard cannot"),
-                        // Spans index `cmd`, the lossy text, where the bad byte became U+FFFD.
-                        span: Span::new(at, (at + '\u{fffd}'.len_utf8()).min(lossy.len())),
-                        severity: self.list.severity(Code::InvalidInput),
-                        segment: None,
-                        rule: None,
-                    },
-                );
-                a.verdict = check::verdict(&a.findings);
-                a
-            }
-        }
+    fn analyze_at(&self, cmd: &str, place: Option<&mut Place>) -> Analysis {
+        let budget = self.budget();
+        let analyzed = self.run(
+            cmd,
+            Scope {
+                depth: 0,
+                place,
+                budget: &budget,
+            },
+        );
+        self.finish(cmd, analyzed)
     }
 
-    pub(crate) fn analyze_nested(
-        &self,
-        cmd: &str,
-        depth: usize,
-        place: Option<&mut Place>,
-    ) -> Analysis {
+    fn analyze_bytes_at(&self, cmd: &[u8], place: Option<&mut Place>) -> Analysis {
+        let (text, invalid) = input::decode(cmd);
+        let mut a = self.analyze_at(&text, place);
+        if let Some(f) = invalid {
+            a.findings.insert(0, self.list.rate(f));
+            a.verdict = Verdict::strictest(a.findings.iter().map(|f| f.severity));
+        }
+        a
+    }
+
+    /// Every stage on `cmd`: the findings and segments, before the verdict is drawn.
+    fn run(&self, cmd: &str, scope: Scope<'_>) -> Analyzed {
         let limits = self.list.limits;
-        let mut findings = Vec::new();
-        let push = |findings: &mut Vec<Finding>, code: Code, span: Span, message: String| {
-            findings.push(Finding {
-                code,
-                message,
-                span,
-                severity: self.list.severity(code),
-                segment: None,
-                rule: None,
-            });
-        };
-        if cmd.len() > limits.max_bytes {
-            push(
-                &mut findings,
+        let mut raw = Vec::new();
+        let admission = input::check(cmd, &limits, &mut raw);
+        let mut findings: Vec<Finding> = raw.into_iter().map(|f| self.list.rate(f)).collect();
+        if admission == Admission::Refuse {
+            self.fallback(cmd, &mut findings);
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
+        }
+        let budget = scope.budget;
+        let depth = scope.depth;
+        let level = budget.enter();
+        if level.is_none() || !budget.take_bytes(cmd.len()) {
+            let why = budget
+                .spent()
+                .unwrap_or("the analysis ran out of its work budget");
+            findings.push(self.list.rate(Finding::new(
                 Code::LimitExceeded,
                 Span::new(0, cmd.len()),
-                format!(
-                    "the command is {} bytes, over the limit of {}",
-                    cmd.len(),
-                    limits.max_bytes
-                ),
-            );
+                format!("{why}; the rest is not analysed"),
+            )));
             self.fallback(cmd, &mut findings);
-            return self.finish(cmd, findings, Vec::new());
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
         }
-        if let Some(p) = cmd.find('\0') {
-            push(
-                &mut findings,
-                Code::InvalidInput,
-                Span::new(p, p + 1),
-                "the command holds a NUL byte, where bash stops reading".into(),
-            );
-        }
-        if let Some((p, c)) = cmd.char_indices().find(|&(_, c)| {
-            (c.is_control() && !matches!(c, '\n' | '\t' | '\0')) || is_lookalike_space(c)
-        }) {
-            push(
-                &mut findings,
-                Code::InvalidInput,
-                Span::new(p, p + c.len_utf8()),
-                format!(
-                    "the command holds {:?}, which bash reads as part of a word while a parser may not",
-                    c
-                ),
-            );
-        }
-        let pipes = cmd.bytes().filter(|b| *b == b'|').count();
-        if pipes > limits.max_pipes {
-            push(
-                &mut findings,
-                Code::LimitExceeded,
-                Span::new(0, cmd.len()),
-                format!(
-                    "the command has {pipes} `|` characters, over the limit of {}",
-                    limits.max_pipes
-                ),
-            );
-            self.fallback(cmd, &mut findings);
-            return self.finish(cmd, findings, Vec::new());
-        }
-        let Some(tree) = parse::parse(cmd, Duration::from_millis(limits.max_parse_ms)) else {
-            push(
-                &mut findings,
+        let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
+        let Some(tree) = parse::parse(cmd, parse_time) else {
+            findings.push(self.list.rate(Finding::new(
                 Code::ParseError,
                 Span::new(0, cmd.len()),
-                "the command could not be parsed within the work budget".into(),
-            );
+                "the command could not be parsed within the work budget",
+            )));
             self.fallback(cmd, &mut findings);
-            return self.finish(cmd, findings, Vec::new());
+            return Analyzed {
+                findings,
+                segments: Vec::new(),
+            };
         };
-        let script = segment::segment(&tree, cmd, &limits);
+        let script = segment::segment(&tree, cmd, budget);
         let Checked {
             findings: checked,
             matched,
             extra_segments,
-        } = check::check(self, cmd, &script, depth, place);
+        } = check::check(&self.list, self, cmd, &script, scope);
         findings.extend(checked);
+        drop(level);
+        if depth == 0
+            && let Some(why) = budget.spent()
+        {
+            findings.push(self.list.rate(Finding::new(
+                Code::LimitExceeded,
+                Span::new(0, cmd.len()),
+                format!("{why}; cmdguard stopped before analysing all of it"),
+            )));
+        }
         if findings.iter().any(|f| {
             matches!(
                 f.code,
@@ -334,7 +350,7 @@ impl Analyzer {
             .zip(matched)
             .chain(extra_segments)
             .collect();
-        self.finish(cmd, findings, segments)
+        Analyzed { findings, segments }
     }
 
     /// Deny rules' raw-text patterns, used only when the parse cannot be trusted.
@@ -343,27 +359,17 @@ impl Analyzer {
             return;
         }
         for rule in check::fallback_text(&self.list, cmd) {
-            findings.push(Finding {
-                code: Code::Denied,
-                message: format!(
-                    "{} (rule `{}`, matched in text cmdguard could not fully parse)",
-                    rule.reason, rule.id
-                ),
-                span: Span::new(0, cmd.len()),
-                severity: self.list.severity(Code::Denied),
-                segment: None,
-                rule: Some(rule.id.clone()),
-            });
+            let message = format!(
+                "{} (rule `{}`, matched in text cmdguard could not fully parse)",
+                rule.reason, rule.id
+            );
+            let f = Finding::new(Code::Denied, Span::new(0, cmd.len()), message).by_rule(&rule.id);
+            findings.push(self.list.rate(f));
         }
     }
 
-    fn finish(
-        &self,
-        cmd: &str,
-        findings: Vec<Finding>,
-        segments: Vec<(Segment, Option<String>)>,
-    ) -> Analysis {
-        let verdict = check::verdict(&findings);
+    fn finish(&self, cmd: &str, Analyzed { findings, segments }: Analyzed) -> Analysis {
+        let verdict = Verdict::strictest(findings.iter().map(|f| f.severity));
         let segments = segments
             .into_iter()
             .map(|(segment, matched)| AnalyzedSegment {
@@ -386,5 +392,11 @@ impl Analyzer {
             findings,
             segments,
         }
+    }
+}
+
+impl Nested for Analyzer {
+    fn analyze_nested(&self, script: &str, scope: Scope<'_>) -> Analyzed {
+        self.run(script, scope)
     }
 }

@@ -2,50 +2,82 @@
 //! [`Finding`]s. Every rule names its finding code; the verdict is the strictest finding.
 //!
 //! The default answer of every classifier here is "not safe": a program is allowed only when an
-//! entry matches it and every argument rule passes. It never parses text itself except through
-//! the analyser (nested `bash -c` scripts and `eval`), so the fail-closed walker stays the one
-//! source of segments.
+//! entry matches it and every argument rule passes. It never parses text itself: a nested
+//! `bash -c` script or `eval` text goes back through the whole pipeline by way of the
+//! [`Nested`] trait the caller hands in, so the fail-closed walker stays the one source of
+//! segments and `check` never imports the analyser above it.
 
 mod args;
 mod awk;
 mod awk_program;
 mod deny;
+mod dialect;
 mod git;
 mod redirect;
 mod sed;
 mod sed_script;
+mod vars;
 mod wrap;
 
 use std::collections::HashSet;
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
-use crate::analyzer::Analyzer;
-use crate::finding::{Code, Finding, Span, Verdict};
+use crate::budget::Budget;
+use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
-pub(crate) use self::args::{Arg, names, parse as parse_args};
+pub(crate) use self::args::{Arg, names, parse as parse_args, parse_table};
 pub(crate) use self::deny::fallback_text;
+pub(crate) use self::dialect::Dialect;
 pub(crate) use self::git::Place;
+
+/// How `check` looks inside a nested script (`bash -c '…'`, `eval`): the whole pipeline run
+/// again on the script's text. The analyser implements it and hands itself in, so the
+/// dependency runs one way (analyzer → check) while nested scripts still get every stage.
+pub(crate) trait Nested {
+    /// Analyses `script` one level deeper than the script holding it.
+    fn analyze_nested(&self, script: &str, scope: Scope<'_>) -> Analyzed;
+}
+
+/// What a nested analysis inherits from the script that holds it. Whatever else must be
+/// shared across levels (a work budget) belongs here too.
+pub(crate) struct Scope<'a> {
+    /// Nesting of `bash -c`/`eval` scripts: 0 for the command itself.
+    pub depth: usize,
+    /// Where the commands run, when the analysis was given a working directory.
+    pub place: Option<&'a mut Place>,
+    /// The work the whole analysis may still do, shared by every level.
+    pub budget: &'a Budget,
+}
+
+/// Everything a script's analysis found: its findings, then its segments (its own in source
+/// order, then those of its nested scripts) with what matched each.
+pub(crate) struct Analyzed {
+    pub findings: Vec<Finding>,
+    pub segments: Vec<(Segment, Option<Match>)>,
+}
 
 /// What checking one script produced.
 pub(crate) struct Checked {
     pub findings: Vec<Finding>,
     /// For each segment, the allowlist entry (or wrapper/shell description) that matched it.
-    pub matched: Vec<Option<String>>,
+    pub matched: Vec<Option<Match>>,
     /// Segments found inside nested scripts (`bash -c`, `eval`), appended after the script's own.
-    pub extra_segments: Vec<(Segment, Option<String>)>,
+    pub extra_segments: Vec<(Segment, Option<Match>)>,
 }
 
 pub(crate) struct Ctx<'a> {
-    pub analyzer: &'a Analyzer,
+    pub nested: &'a dyn Nested,
     pub list: &'a Allowlist,
     pub src: &'a str,
     pub script: &'a Script,
     pub depth: usize,
+    /// The work the whole analysis may still do.
+    pub budget: &'a Budget,
     pub functions: HashSet<String>,
     pub findings: Vec<Finding>,
-    pub matched: Vec<Option<String>>,
-    pub extra_segments: Vec<(Segment, Option<String>)>,
+    pub matched: Vec<Option<Match>>,
+    pub extra_segments: Vec<(Segment, Option<Match>)>,
     /// Where the commands run, when the analysis was given a working directory.
     pub place: Option<&'a mut Place>,
     /// `cd` commands checked but not yet in effect: segments inside their words (`cd $(…)`)
@@ -70,26 +102,26 @@ pub(crate) const INTERPRETERS: &[&str] = &[
     "python3", "perl", "ruby", "node", "php", "lua", "pwsh", "eval", "source", ".",
 ];
 
-/// Checks a segmented script. `depth` is the nesting of `bash -c`/`eval` scripts.
+/// Checks a segmented script against `list`; nested scripts go through `nested`.
 pub(crate) fn check(
-    analyzer: &Analyzer,
+    list: &Allowlist,
+    nested: &dyn Nested,
     src: &str,
     script: &Script,
-    depth: usize,
-    place: Option<&mut Place>,
+    scope: Scope<'_>,
 ) -> Checked {
-    let list = analyzer.allowlist();
     let mut cx = Ctx {
-        analyzer,
+        nested,
         list,
         src,
         script,
-        depth,
+        depth: scope.depth,
+        budget: scope.budget,
         functions: HashSet::new(),
         findings: Vec::new(),
         matched: vec![None; script.segments.len()],
         extra_segments: Vec::new(),
-        place,
+        place: scope.place,
         pending_cd: Vec::new(),
     };
     for (event, span) in &script.events {
@@ -97,10 +129,14 @@ pub(crate) fn check(
     }
     git::prepare(&mut cx);
     for (i, seg) in script.segments.iter().enumerate() {
+        // A spent budget is reported by the analyser; deny rules already matched still deny.
+        if !cx.budget.ok() {
+            break;
+        }
         git::before_segment(&mut cx, seg.span);
         cx.segment(i, seg);
     }
-    git::before_segment(&mut cx, Span::new(usize::MAX, usize::MAX));
+    git::after_script(&mut cx);
     deny::structural(&mut cx);
     Checked {
         findings: cx.findings,
@@ -110,18 +146,12 @@ pub(crate) fn check(
 }
 
 impl Ctx<'_> {
+    /// Records a finding no rule produced (a syntax event, an unknown program).
     pub(crate) fn push(&mut self, code: Code, span: Span, segment: Option<usize>, message: String) {
-        let severity = self.list.severity(code);
-        self.findings.push(Finding {
-            code,
-            message,
-            span,
-            severity,
-            segment,
-            rule: None,
-        });
+        self.report(Finding::new(code, span, message).in_segment(segment));
     }
 
+    /// Records a finding the allowlist rule with id `rule` produced.
     pub(crate) fn push_rule(
         &mut self,
         code: Code,
@@ -130,15 +160,23 @@ impl Ctx<'_> {
         message: String,
         rule: &str,
     ) {
-        let severity = self.list.severity(code);
-        self.findings.push(Finding {
-            code,
-            message,
-            span,
-            severity,
-            segment,
-            rule: Some(rule.to_string()),
-        });
+        self.report(
+            Finding::new(code, span, message)
+                .in_segment(segment)
+                .by_rule(rule),
+        );
+    }
+
+    /// Records `finding` with the severity the allowlist gives its code.
+    pub(crate) fn report(&mut self, finding: Finding) {
+        self.report_at_least(finding, Verdict::Allow);
+    }
+
+    /// Records `finding` with the severity the allowlist gives its code, or `floor` when the
+    /// rule that produced it asks for more.
+    pub(crate) fn report_at_least(&mut self, finding: Finding, floor: Verdict) {
+        let f = self.list.rate_at_least(finding, floor);
+        self.findings.push(f);
     }
 
     fn snippet(&self, span: Span) -> String {
@@ -209,14 +247,10 @@ impl Ctx<'_> {
                 "`<<-` heredoc: where a tab-indented body ends is a known parser disagreement"
                     .to_string(),
             ),
-            Event::ExpansionAssignment(name) if self.list.is_unsafe_env(name) => (
-                Code::Assignment,
-                format!(
-                    "`{}` assigns `{name}`, which changes what programs run or load",
-                    snippet()
-                ),
-            ),
-            Event::ExpansionAssignment(_) => return,
+            Event::ExpansionAssignment(name) => {
+                let construct = format!("`{}`", snippet());
+                return vars::assign(self, None, name, span, vars::Scope::Shell, &construct);
+            }
             Event::Limit(what) => (
                 Code::LimitExceeded,
                 format!("{what}; the rest is not analysed"),
@@ -234,16 +268,13 @@ impl Ctx<'_> {
         for r in &seg.redirects {
             redirect::check(self, r, Some(i));
         }
+        for r in &seg.redirects {
+            vars::named_descriptor(self, Some(i), r);
+        }
         for a in &seg.assignments {
             let prefix = seg.kind == SegmentKind::Command;
-            if self.list.is_unsafe_env(&a.name) {
-                self.push(
-                    Code::Assignment,
-                    a.span,
-                    Some(i),
-                    format!("setting `{}` changes what programs run or load", a.name),
-                );
-            } else if prefix && a.value.expansions.substitution() {
+            vars::segment_assignment(self, i, a, prefix);
+            if prefix && a.value.expansions.substitution() {
                 self.push(
                     Code::Assignment,
                     a.span,
@@ -258,13 +289,19 @@ impl Ctx<'_> {
         match seg.kind {
             SegmentKind::Assignments => {}
             SegmentKind::Test => {
-                self.matched[i] = seg.words.first().map(|w| w.text.clone());
+                self.matched[i] = seg
+                    .words
+                    .first()
+                    .map(|w| Match::Test(Rule::built_in(&w.text)));
                 test_operands(
                     self,
                     i,
                     &seg.words,
                     seg.words.first().is_some_and(|w| w.text == "[["),
                 );
+                if seg.words.first().is_some_and(|w| w.text == "[") {
+                    vars::runtime_test_operator(self, i, &seg.words);
+                }
             }
             SegmentKind::Command => {
                 let m = self.command(i, seg.span, &seg.words, Origin::Segment(seg));
@@ -281,8 +318,24 @@ impl Ctx<'_> {
         span: Span,
         words: &[Word],
         origin: Origin<'_>,
-    ) -> Option<String> {
+    ) -> Option<Match> {
         let first = words.first()?;
+        // Wrappers and `find -exec` recurse through here: the shared depth limit bounds them.
+        let Some(_level) = self.budget.enter() else {
+            let why = self
+                .budget
+                .spent()
+                .unwrap_or("the analysis ran out of its work budget");
+            self.push(
+                Code::LimitExceeded,
+                first.span,
+                Some(i),
+                format!("`{}` is not analysed: {why}", first.text),
+            );
+            let src = self.src;
+            deny::fallback(self, i, span, src.get(span.start..span.end).unwrap_or(""));
+            return None;
+        };
         deny::command(self, i, span, words, origin);
         let Some(text) = first.static_text() else {
             self.push(
@@ -297,7 +350,8 @@ impl Ctx<'_> {
             return None;
         };
         let name = self.resolve(i, first, text)?;
-        if self.functions.contains(name) {
+        // A function may be named by a path too (`/bin/ls() { …; }; /bin/ls`).
+        if self.functions.contains(name) || self.functions.contains(text) {
             self.push(
                 Code::FunctionCall,
                 first.span,
@@ -306,7 +360,19 @@ impl Ctx<'_> {
             );
             return None;
         }
-        let mut keys: Vec<&str> = Vec::with_capacity(words.len());
+        vars::builtin(self, i, name, words);
+        if name == "test" {
+            vars::runtime_test_operator(self, i, words);
+        }
+        // Keys past the longest entry for the program match nothing; stopping there keeps a
+        // chain of wrappers from reading the rest of the line at every level.
+        let longest = self
+            .list
+            .entries
+            .get(name)
+            .and_then(|es| es.iter().map(|e| e.words.len()).max())
+            .unwrap_or(1);
+        let mut keys: Vec<&str> = Vec::with_capacity(longest + 1);
         keys.push(name);
         let harmless = self
             .list
@@ -316,6 +382,10 @@ impl Ctx<'_> {
             .unwrap_or(&[]);
         let mut skipped = 0;
         for w in &words[1..] {
+            // One past the longest entry: `describe` and the global-option message read it.
+            if keys.len() > longest {
+                break;
+            }
             match w.static_text() {
                 Some(t) if keys.len() == 1 && harmless.iter().any(|h| h == t) => skipped += 1,
                 Some(t) => keys.push(t),
@@ -329,7 +399,7 @@ impl Ctx<'_> {
             if name == "git" {
                 git::check_repository(self, i, first.span);
             }
-            return Some(entry.name.clone());
+            return Some(Match::Entry(entry.rule()));
         }
         if let Some(m) = wrap::wrapper(self, i, span, name, words) {
             return Some(m);
@@ -389,14 +459,36 @@ impl Ctx<'_> {
     }
 
     fn entry_rules(&mut self, i: usize, entry: &Entry, rest: &[Word], all: &[Word], span: Span) {
-        for w in rest {
+        let (parsed, operands_from) = match &entry.options {
+            Some(table) => {
+                let p = parse_table(rest, table);
+                (p.args, p.operands_from)
+            }
+            None => (parse_args(rest, &entry.spec), rest.len()),
+        };
+        for (k, w) in rest.iter().enumerate() {
             // A process substitution becomes a `/dev/fd/N` path: never an option.
             let e = w.expansions;
             if w.is_static() || (e.process && !(e.parameter || e.command || e.arithmetic || e.glob))
             {
                 continue;
             }
-            match entry.args {
+            // Past `--` (or an options-first program's first operand) a run-time word can only
+            // be an operand: unless a checker reads operands as a script, or the entry counts or
+            // shapes its operands (an unquoted word or a glob can become several), it names
+            // files.
+            let mode = match entry.args {
+                ArgsMode::Restricted
+                    if k >= operands_from
+                        && entry.checker.is_none()
+                        && entry.operand_pattern.is_none()
+                        && entry.max_operands.is_none() =>
+                {
+                    ArgsMode::Files
+                }
+                mode => mode,
+            };
+            match mode {
                 ArgsMode::Inert => {}
                 ArgsMode::Files if w.expansions.substitution() => self.push_rule(
                     Code::SubstitutedArgument,
@@ -421,10 +513,16 @@ impl Ctx<'_> {
                 ),
             }
         }
-        let parsed = parse_args(rest, &entry.spec);
         let mut operands = 0;
         for a in &parsed {
             match a {
+                Arg::Refused { reason, word } => self.push_rule(
+                    Code::ForbiddenArgument,
+                    rest[*word].span,
+                    Some(i),
+                    format!("`{}` {reason}", entry.name),
+                    &entry.name,
+                ),
                 Arg::Opt { name, word, .. } => {
                     let forbidden = entry.forbid.iter().find(|f| names(name, f));
                     let unlisted = entry
@@ -455,8 +553,37 @@ impl Ctx<'_> {
                         );
                     }
                 }
-                Arg::Operand { .. } | Arg::Dynamic { .. } => operands += 1,
+                Arg::Operand { text, word } => {
+                    operands += 1;
+                    if let Some(re) = &entry.operand_pattern
+                        && !re.is_match(text)
+                    {
+                        self.push_rule(
+                            Code::ForbiddenArgument,
+                            rest[*word].span,
+                            Some(i),
+                            format!(
+                                "`{}` operand `{text}` is not of a permitted form (`{}`)",
+                                entry.name,
+                                re.as_str()
+                            ),
+                            &entry.name,
+                        );
+                    }
+                }
+                Arg::Dynamic { .. } => operands += 1,
             }
+        }
+        if let Some(min) = entry.min_operands
+            && operands < min
+        {
+            self.push_rule(
+                Code::ForbiddenArgument,
+                span,
+                Some(i),
+                format!("`{}` needs at least {min} operand(s) here", entry.name),
+                &entry.name,
+            );
         }
         if let Some(max) = entry.max_operands
             && operands > max
@@ -498,23 +625,25 @@ impl Ctx<'_> {
             deny::fallback(self, i, at, script);
             return;
         }
-        let inner = self
-            .analyzer
-            .analyze_nested(script, self.depth + 1, self.place.as_deref_mut());
-        for f in inner.findings {
-            self.findings.push(Finding {
-                message: format!("in {what}: {}", f.message),
-                span: at,
-                segment: Some(i),
-                ..f
-            });
+        let scope = Scope {
+            depth: self.depth + 1,
+            place: self.place.as_deref_mut(),
+            budget: self.budget,
+        };
+        let inner = self.nested.analyze_nested(script, scope);
+        // The nested analysis rated its findings already; they move to the word holding the
+        // script, keeping code, severity and rule.
+        for mut f in inner.findings {
+            f.message = format!("in {what}: {}", f.message);
+            f.span = at;
+            self.findings.push(f.in_segment(i));
         }
         // A function defined in nested text (`eval 'ls(){ git status; }'`) can stand in for a
         // program in the commands after it, with a body checked out of order.
         if inner
             .segments
             .iter()
-            .any(|s| s.segment.nesting.contains(&Nest::Function))
+            .any(|(s, _)| s.nesting.contains(&Nest::Function))
         {
             self.push(
                 Code::FunctionCall,
@@ -523,13 +652,12 @@ impl Ctx<'_> {
                 format!("{what} defines a shell function, which later commands may call in place of a program"),
             );
         }
-        for s in inner.segments {
-            let mut seg = s.segment;
+        for (mut seg, matched) in inner.segments {
             seg.span = at;
             for w in &mut seg.words {
                 w.span = at;
             }
-            self.extra_segments.push((seg, s.matched));
+            self.extra_segments.push((seg, matched));
         }
     }
 }
@@ -545,9 +673,12 @@ fn script_operand<'w>(
     parsed: &[Arg<'w>],
     what: &str,
 ) -> Option<(&'w str, Span)> {
-    match parsed.iter().find(|a| !matches!(a, Arg::Opt { .. })) {
+    match parsed
+        .iter()
+        .find(|a| !matches!(a, Arg::Opt { .. } | Arg::Refused { .. }))
+    {
         Some(Arg::Operand { text, word }) => Some((text, rest[*word].span)),
-        Some(_) => None,
+        Some(Arg::Dynamic { .. } | Arg::Opt { .. } | Arg::Refused { .. }) => None,
         None => {
             cx.push_rule(
                 Code::ForbiddenArgument,
@@ -568,13 +699,16 @@ pub(crate) enum Origin<'s> {
     Segment(&'s Segment),
     /// The inner command of a wrapper.
     Wrapped,
+    /// The inner command of a wrapper or `find -exec` that is a run of the outer command's own
+    /// words: their mentions of denied commands were read with the outer command's.
+    Tail,
 }
 
 impl Origin<'_> {
     pub(crate) fn segment(&self) -> Option<&Segment> {
         match self {
             Origin::Segment(s) => Some(s),
-            Origin::Wrapped => None,
+            Origin::Wrapped | Origin::Tail => None,
         }
     }
 }
@@ -660,7 +794,7 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
             word,
         } = a
             && (names(name, "--format") || names(name, "--pretty"))
-            && (v.contains("%G") || v.contains("%(signature"))
+            && verifies_signatures(v)
         {
             cx.push_rule(
                 Code::ForbiddenArgument,
@@ -676,6 +810,32 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
     }
 }
 
+/// Whether a git format holds a placeholder that verifies signatures: `%G…` and
+/// `%(signature…)`, also behind the `+`, `-` and space modifiers (`%+G?`, `% G?`).
+fn verifies_signatures(format: &str) -> bool {
+    let b = format.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'%' {
+            k += 1;
+            continue;
+        }
+        if b.get(k + 1) == Some(&b'%') {
+            k += 2; // a literal `%`
+            continue;
+        }
+        let mut p = k + 1;
+        if matches!(b.get(p), Some(b'+' | b'-' | b' ')) {
+            p += 1;
+        }
+        if b.get(p) == Some(&b'G') || b[p.min(b.len())..].starts_with(b"(signature") {
+            return true;
+        }
+        k = p;
+    }
+    false
+}
+
 /// True when the segment is nested in a substitution or heredoc of `outer`'s word.
 pub(crate) fn inside(inner: &Segment, outer: &Segment) -> bool {
     inner.span.start >= outer.span.start
@@ -685,13 +845,4 @@ pub(crate) fn inside(inner: &Segment, outer: &Segment) -> bool {
             .nesting
             .iter()
             .any(|n| matches!(n, Nest::CommandSubstitution | Nest::ProcessSubstitution))
-}
-
-/// The strictest severity among findings, `Allow` when there are none.
-pub(crate) fn verdict(findings: &[Finding]) -> Verdict {
-    findings
-        .iter()
-        .map(|f| f.severity)
-        .max()
-        .unwrap_or(Verdict::Allow)
 }

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
-use cmdguard::{Allowlist, Analysis, Analyzer, ConfigError, Verdict, Workdir};
+use cmdguard::{AllowlistBuilder, Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
@@ -101,25 +101,29 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 fn analyzer(args: &CheckArgs) -> Result<Analyzer, ConfigError> {
-    let mut list = match &args.allowlist {
-        Some(p) => Allowlist::load(p)?,
-        None => Allowlist::default(),
-    };
-    for p in &args.allowlist_add {
-        list.extend_from_file(p)?;
-    }
     if args.allowlist.is_none() && args.allowlist_add.is_empty() {
-        // The embedded list is verified by the test suite; skip re-verifying on every run.
+        // The embedded list's examples are verified by the test suite, not on every run.
         return Ok(Analyzer::default());
     }
-    Analyzer::new(list)
+    let mut builder = AllowlistBuilder::new();
+    match &args.allowlist {
+        Some(p) => builder.add_file(p)?,
+        None => builder.add_default(),
+    };
+    for p in &args.allowlist_add {
+        builder.add_file(p)?;
+    }
+    Ok(Analyzer::new(builder.build()?))
 }
 
 fn check(args: CheckArgs) -> i32 {
     let analyzer = match analyzer(&args) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("cmdguard: config error: {e}");
+            match std::error::Error::source(&e) {
+                Some(cause) => eprintln!("cmdguard: config error: {e}: {cause}"),
+                None => eprintln!("cmdguard: config error: {e}"),
+            }
             return EXIT_CONFIG;
         }
     };
@@ -283,7 +287,9 @@ fn human(a: &Analysis, out: &mut impl Write) -> io::Result<()> {
                 out,
                 "  allowed: `{}` (rule `{}`)",
                 s.argv.join(" "),
-                s.matched.as_deref().unwrap_or("-")
+                s.matched
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), ToString::to_string)
             )?;
         }
     }

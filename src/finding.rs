@@ -1,7 +1,8 @@
-//! finding: the vocabulary every stage shares — byte spans, verdicts and findings.
+//! finding: the vocabulary every stage shares — byte spans, verdicts, findings, and the rules
+//! and matches that explain an outcome.
 //!
 //! It holds plain data only: it never parses, never walks a tree and never decides which finding a
-//! command deserves (that is `check`'s job).
+//! command deserves (that is `check`'s job) or how severe it is (the allowlist's `[severity]`).
 
 use std::fmt;
 
@@ -34,6 +35,18 @@ impl Verdict {
             Verdict::Ask => "ask",
             Verdict::Deny => "deny",
         }
+    }
+
+    /// The strictest of `verdicts`, [`Verdict::Allow`] when there are none: how findings
+    /// combine into the verdict of a command.
+    ///
+    /// ```
+    /// use cmdguard::Verdict;
+    /// assert_eq!(Verdict::strictest([Verdict::Ask, Verdict::Allow]), Verdict::Ask);
+    /// assert_eq!(Verdict::strictest([]), Verdict::Allow);
+    /// ```
+    pub fn strictest(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+        verdicts.into_iter().max().unwrap_or(Verdict::Allow)
     }
 
     /// The CLI exit status for this verdict: 0 allow, 1 ask, 2 deny.
@@ -213,4 +226,182 @@ pub struct Finding {
     /// The allowlist rule that produced the finding, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+}
+
+impl Finding {
+    /// A finding of `code` at `span` with the code's default severity, belonging to no segment
+    /// and no rule. Chain [`Finding::in_segment`] and [`Finding::by_rule`] to say more; the
+    /// analyser settles the severity from the allowlist's `[severity]` table when it records
+    /// the finding.
+    ///
+    /// ```
+    /// use cmdguard::{Code, Finding, Span, Verdict};
+    /// let f = Finding::new(Code::Redirect, Span::new(3, 12), "`> out.txt` writes a file")
+    ///     .in_segment(0)
+    ///     .by_rule("ls");
+    /// assert_eq!(f.severity, Verdict::Ask);
+    /// assert_eq!(f.rule.as_deref(), Some("ls"));
+    /// ```
+    pub fn new(code: Code, span: Span, message: impl Into<String>) -> Finding {
+        Finding {
+            code,
+            message: message.into(),
+            span,
+            severity: code.default_severity(),
+            segment: None,
+            rule: None,
+        }
+    }
+
+    /// The finding, belonging to segment `i` of the analysis (or to none, given `None`).
+    pub fn in_segment(mut self, i: impl Into<Option<usize>>) -> Finding {
+        self.segment = i.into();
+        self
+    }
+
+    /// The finding, produced by the rule with id `rule`.
+    pub fn by_rule(mut self, rule: impl Into<String>) -> Finding {
+        self.rule = Some(rule.into());
+        self
+    }
+
+    /// The finding with `severity` in place of the one it has.
+    pub fn with_severity(mut self, severity: Verdict) -> Finding {
+        self.severity = severity;
+        self
+    }
+}
+
+/// Where a rule comes from: a line of an allowlist file, or cmdguard itself.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RuleOrigin {
+    /// Part of cmdguard (`eval`, `source`, `[[ ]]`): not configurable.
+    BuiltIn,
+    /// A line of an allowlist file (`<embedded>` for the default allowlist, `<string>` for text).
+    File {
+        /// The file, as given when it was loaded.
+        path: String,
+        /// The 1-based line of the rule's `command` (or a deny rule's `id`).
+        line: usize,
+    },
+}
+
+impl fmt::Display for RuleOrigin {
+    /// `built-in`, or `path:line`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleOrigin::BuiltIn => f.write_str("built-in"),
+            RuleOrigin::File { path, line } => write!(f, "{path}:{line}"),
+        }
+    }
+}
+
+impl Serialize for RuleOrigin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A rule: its stable id (an `[[allow]]`, `[[wrapper]]` or `[[shell]]` entry's `command`, a
+/// `[[deny]]` rule's `id`, a builtin's name) and where it was written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Rule {
+    /// The stable id, as [`Finding::rule`] names it.
+    pub id: String,
+    /// Where the rule comes from.
+    pub origin: RuleOrigin,
+}
+
+impl Rule {
+    /// A rule that is part of cmdguard itself.
+    pub fn built_in(id: impl Into<String>) -> Rule {
+        Rule {
+            id: id.into(),
+            origin: RuleOrigin::BuiltIn,
+        }
+    }
+}
+
+/// What the allowlist made of a segment: the rule that matched it, and for a wrapper what
+/// matched the command it runs. Displayed (and serialised) as the short form the CLI prints:
+/// `git diff`, `xargs → grep`, `timeout → ?`, `bash -c`.
+///
+/// ```
+/// use cmdguard::{Analyzer, Match};
+/// let a = Analyzer::default().analyze("timeout 5 git status");
+/// let m = a.segments[0].matched.as_ref().unwrap();
+/// assert_eq!(m.to_string(), "timeout → git status");
+/// let Match::Wrapper { wrapper, inner: Some(inner) } = m else { panic!("{m:?}") };
+/// assert_eq!(wrapper.id, "timeout");
+/// assert_eq!(inner.rule().id, "git status");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Match {
+    /// An `[[allow]]` entry.
+    Entry(Rule),
+    /// A `[[wrapper]]` whose command was checked in turn: `inner` is what matched that command,
+    /// `None` when nothing did (a finding says why).
+    Wrapper {
+        /// The wrapper's rule.
+        wrapper: Rule,
+        /// What matched the wrapped command.
+        inner: Option<Box<Match>>,
+    },
+    /// A `[[wrapper]]` whose command cmdguard did not reach: an option it does not know, or
+    /// no command given.
+    WrapperOnly(Rule),
+    /// A `[[shell]]`, given a `-c` script (`dash_c`) or a script file, input or option.
+    Shell {
+        /// The shell's rule.
+        shell: Rule,
+        /// True when it runs a `-c` script.
+        dash_c: bool,
+    },
+    /// A shell builtin that runs or loads code (`eval`, `source`, `trap`, …).
+    Builtin(Rule),
+    /// A test command (`[[`, `[`).
+    Test(Rule),
+}
+
+impl Match {
+    /// The rule that matched the segment itself (for a wrapper: the wrapper's).
+    pub fn rule(&self) -> &Rule {
+        match self {
+            Match::Entry(r)
+            | Match::WrapperOnly(r)
+            | Match::Builtin(r)
+            | Match::Test(r)
+            | Match::Wrapper { wrapper: r, .. }
+            | Match::Shell { shell: r, .. } => r,
+        }
+    }
+}
+
+impl fmt::Display for Match {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Match::Entry(r) | Match::WrapperOnly(r) | Match::Builtin(r) | Match::Test(r) => {
+                f.write_str(&r.id)
+            }
+            Match::Wrapper { wrapper, inner } => match inner {
+                Some(m) => write!(f, "{} → {m}", wrapper.id),
+                None => write!(f, "{} → ?", wrapper.id),
+            },
+            Match::Shell { shell, dash_c } => {
+                f.write_str(&shell.id)?;
+                if *dash_c {
+                    f.write_str(" -c")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Serialize for Match {
+    /// The display form, the string `matched` has always been.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }

@@ -18,11 +18,16 @@
 mod config;
 mod index;
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use crate::budget::Budget;
 
 pub(crate) use self::config::Variable;
+use crate::allowlist::KeyPattern;
 
 /// Where a command will run: the directory, and what of the caller's environment decides where
 /// `cd` goes. Pass it to [`crate::Analyzer::analyze_in`] to have git commands checked against
@@ -147,49 +152,6 @@ impl Workdir {
     }
 }
 
-/// A config key pattern from `[git] program_keys`: `core.fsmonitor`, `pager.*`,
-/// `diff.*.textconv`. Sections and names compare case-insensitively; `*` stands for any
-/// subsection (in three parts) or any name (in two).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct KeyPattern {
-    section: String,
-    subsection: Option<String>,
-    name: String,
-}
-
-impl KeyPattern {
-    pub fn parse(text: &str) -> Result<KeyPattern, String> {
-        let parts: Vec<&str> = text.split('.').collect();
-        let ok =
-            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        let (section, subsection, name) = match parts.as_slice() {
-            [s, n] => (*s, None, *n),
-            [s, sub, n] => (*s, Some(*sub), *n),
-            _ => {
-                return Err(format!(
-                    "`{text}` is not `section.name` or `section.*.name`"
-                ));
-            }
-        };
-        if !ok(section) || !(ok(name) || name == "*") || subsection.is_some_and(|s| s != "*") {
-            return Err(format!(
-                "`{text}`: sections and names are letters, digits and `-`; only `*` may stand for a subsection"
-            ));
-        }
-        Ok(KeyPattern {
-            section: section.to_ascii_lowercase(),
-            subsection: subsection.map(str::to_string),
-            name: name.to_ascii_lowercase(),
-        })
-    }
-
-    fn matches(&self, v: &Variable) -> bool {
-        v.section == self.section
-            && v.subsection.is_some() == self.subsection.is_some()
-            && (self.name == "*" || v.name == self.name)
-    }
-}
-
 /// Why git in a repository may run something cmdguard has not vetted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hazard {
@@ -204,16 +166,221 @@ pub(crate) struct Hazard {
 /// Settings for a scan, from the allowlist.
 pub(crate) struct ScanRules<'a> {
     pub keys: &'a [KeyPattern],
+    /// Keys known not to make git run a program or verify a signature: every other key set in
+    /// the repository's config is a hazard.
+    pub inert: &'a [KeyPattern],
     /// Values that switch a key off (`core.fsmonitor = false`), compared case-insensitively.
     pub safe_values: &'a [(KeyPattern, Vec<String>)],
     pub hooks: &'a [String],
     pub home: Option<&'a Path>,
+    /// What the analysis may still read.
+    pub budget: &'a Budget,
+    /// What the analysis has read already.
+    pub cache: &'a Cache,
+}
+
+/// What one analysis has read from the file system, so that each file is read once however
+/// many directories, submodules and `cd`s lead to it. Files are keyed by identity (device,
+/// inode), size and modification time, not by path.
+#[derive(Debug, Default)]
+pub(crate) struct Cache {
+    files: RefCell<HashMap<FileKey, Rc<Vec<u8>>>>,
+    /// Each repository's scan, by its git directory and work tree.
+    repos: RefCell<HashMap<RepoKey, Vec<Hazard>>>,
+    /// What `lstat` said about a path whose directory part is physical already.
+    kinds: RefCell<HashMap<PathBuf, Option<Kind>>>,
+    /// The repository each directory belongs to (see [`discover`]).
+    discovered: RefCell<HashMap<PathBuf, Option<Result<Found, Hazard>>>>,
+    /// Paths resolved by [`Cache::physical`].
+    resolved: RefCell<HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+/// A file system entry as `lstat` sees it.
+#[derive(Debug, Clone)]
+enum Kind {
+    Dir,
+    Other,
+    Symlink(PathBuf),
+}
+
+/// Most symlinks followed resolving one path, as the kernel's limit (`ELOOP`).
+const MAX_SYMLINKS: usize = 40;
+
+/// A repository: its git directory and work tree.
+type RepoKey = (PathBuf, Option<PathBuf>);
+
+/// Which file a read was: the same file reached by two paths (or twice) is read once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct FileKey {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: i128,
+    /// Where no inode number is at hand, the path stands for the file.
+    path: Option<PathBuf>,
+}
+
+impl FileKey {
+    #[cfg(unix)]
+    fn of(_path: &Path, meta: &fs::Metadata) -> FileKey {
+        use std::os::unix::fs::MetadataExt;
+        FileKey {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            path: None,
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(path: &Path, meta: &fs::Metadata) -> FileKey {
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        FileKey {
+            dev: 0,
+            ino: 0,
+            len: meta.len(),
+            mtime,
+            path: Some(path.to_path_buf()),
+        }
+    }
+}
+
+impl Cache {
+    fn kind(&self, path: &Path) -> Option<Kind> {
+        if let Some(k) = self.kinds.borrow().get(path) {
+            return k.clone();
+        }
+        let k = fs::symlink_metadata(path).ok().and_then(|m| {
+            if m.file_type().is_symlink() {
+                fs::read_link(path).ok().map(Kind::Symlink)
+            } else if m.is_dir() {
+                Some(Kind::Dir)
+            } else {
+                Some(Kind::Other)
+            }
+        });
+        self.kinds
+            .borrow_mut()
+            .insert(path.to_path_buf(), k.clone());
+        k
+    }
+
+    /// `fs::canonicalize(path)`: symlinks and `..` resolved as the kernel resolves them;
+    /// `None` when it does not resolve. Worked out one component at a time with each `lstat`
+    /// remembered, so the 32 ancestors of a directory 200 levels deep cost 200 system calls,
+    /// not 32 × 200 (a `cd ..` loop). A relative path goes to `fs::canonicalize`.
+    pub(crate) fn physical(&self, path: &Path) -> Option<PathBuf> {
+        if let Some(p) = self.resolved.borrow().get(path) {
+            return p.clone();
+        }
+        let p = self.resolve(path);
+        self.resolved
+            .borrow_mut()
+            .insert(path.to_path_buf(), p.clone());
+        p
+    }
+
+    fn resolve(&self, path: &Path) -> Option<PathBuf> {
+        if !path.is_absolute() {
+            return fs::canonicalize(path).ok();
+        }
+        let mut todo: Vec<std::ffi::OsString> = Vec::new();
+        let push_rev = |todo: &mut Vec<std::ffi::OsString>, p: &Path| {
+            for c in p.components().rev() {
+                todo.push(c.as_os_str().to_os_string());
+            }
+        };
+        push_rev(&mut todo, path);
+        let mut cur = PathBuf::from("/");
+        let mut hops = 0;
+        // `todo` holds the components still to resolve, the next one last.
+        while let Some(c) = todo.pop() {
+            match Path::new(&c).components().next() {
+                Some(Component::RootDir | Component::Prefix(_)) => cur = PathBuf::from(&c),
+                Some(Component::CurDir) | None => {}
+                Some(Component::ParentDir) => {
+                    // `x/..` needs `x` to be a directory, as the kernel does.
+                    if cur.parent().is_some() && !matches!(self.kind(&cur), Some(Kind::Dir)) {
+                        return None;
+                    }
+                    cur.pop();
+                }
+                Some(Component::Normal(name)) => {
+                    let next = cur.join(name);
+                    match self.kind(&next)? {
+                        Kind::Symlink(target) => {
+                            hops += 1;
+                            if hops > MAX_SYMLINKS {
+                                return None;
+                            }
+                            push_rev(&mut todo, &target);
+                        }
+                        // `lstat` of `file/name` fails: only a directory gets here as `cur`.
+                        Kind::Dir | Kind::Other => cur = next,
+                    }
+                }
+            }
+        }
+        Some(cur)
+    }
+
+    /// Whether `path` is a directory (following symlinks).
+    pub(crate) fn is_dir(&self, path: &Path) -> bool {
+        self.physical(path)
+            .is_some_and(|p| p.parent().is_none() || matches!(self.kind(&p), Some(Kind::Dir)))
+    }
+}
+
+impl ScanRules<'_> {
+    /// A whole regular file of at most `max` bytes, read once per analysis and counted against
+    /// the budget (see [`open_regular`]). A file over what is left of the budget is not read.
+    fn read(&self, path: &Path, max: u64) -> std::io::Result<Option<Rc<Vec<u8>>>> {
+        use std::io::Read;
+        let Some((file, len)) = open_regular(path)? else {
+            return Ok(None);
+        };
+        let key = FileKey::of(path, &file.metadata()?);
+        if len > max {
+            return Err(std::io::Error::other(format!("over {max} bytes")));
+        }
+        if let Some(data) = self.cache.files.borrow().get(&key) {
+            return Ok(Some(Rc::clone(data)));
+        }
+        if len > self.budget.repo_bytes_left() {
+            self.budget.take_repo_bytes(len);
+            return Err(std::io::Error::other(format!(
+                "{len} bytes, over what is left of cmdguard's repository read limit"
+            )));
+        }
+        let mut out = Vec::new();
+        let cap = max.min(self.budget.repo_bytes_left());
+        file.take(cap + 1).read_to_end(&mut out)?;
+        if !self.budget.take_repo_bytes(out.len() as u64) || out.len() as u64 > cap {
+            return Err(std::io::Error::other(
+                "the file grew while read, over cmdguard's repository read limit",
+            ));
+        }
+        let data = Rc::new(out);
+        self.cache.files.borrow_mut().insert(key, Rc::clone(&data));
+        Ok(Some(data))
+    }
 }
 
 /// Largest config or `.git` file read; a bigger one is a hazard rather than a slow read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
-/// Largest `commondir` or `.git` file read: git reads any size, then strips trailing newlines.
-const MAX_PATH_FILE_BYTES: u64 = 16 << 20;
+/// Largest `commondir` or `.git` file read. git reads any size, then strips trailing newlines;
+/// a path is at most a few KiB, and these files are read during discovery, outside the
+/// repository byte budget, once per directory and submodule: a larger one is a hazard (ask),
+/// not 64 submodules × 16 MiB of reading.
+const MAX_PATH_FILE_BYTES: u64 = 64 << 10;
+/// Most hazards listed for one repository scan; past them a config file's other settings are
+/// counted, not read.
+const MAX_HAZARDS: usize = 64;
 /// git's own limit on nested includes.
 const MAX_INCLUDE_DEPTH: usize = 10;
 /// Most submodules read for one repository, nested ones included.
@@ -225,18 +392,27 @@ const MAX_SUBMODULE_DEPTH: usize = 4;
 /// `dir` is in no repository, an empty list for a repository with nothing to report.
 pub(crate) fn scan(dir: &Path, rules: &ScanRules<'_>) -> Option<Vec<Hazard>> {
     // git walks up from the physical directory (`getcwd`), not from a path through a symlink.
-    let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let found = match discover(&dir)? {
+    let dir = rules
+        .cache
+        .physical(dir)
+        .unwrap_or_else(|| dir.to_path_buf());
+    let found = match discover(&dir, rules.cache)? {
         Ok(found) => found,
         Err(h) => return Some(vec![h]),
     };
+    let key = (found.gitdir.clone(), found.worktree.clone());
+    if let Some(h) = rules.cache.repos.borrow().get(&key) {
+        return Some(h.clone());
+    }
     let mut hazards = Vec::new();
     let mut budget = MAX_SUBMODULES;
     scan_found(&found, rules, 0, &mut budget, &mut hazards);
+    rules.cache.repos.borrow_mut().insert(key, hazards.clone());
     Some(hazards)
 }
 
 /// A repository as discovery found it.
+#[derive(Debug, Clone)]
 struct Found {
     gitdir: PathBuf,
     /// The work tree: the directory holding `.git`; `None` for a bare repository.
@@ -295,7 +471,10 @@ fn scan_found(
         return;
     };
     let index_path = gitdir.join("index");
-    let links = match index::gitlinks(&index_path) {
+    if !rules.budget.ok() {
+        return;
+    }
+    let links = match index::gitlinks(&index_path, rules) {
         Ok(links) => links,
         Err(why) => {
             return hazards.push(Hazard {
@@ -308,6 +487,9 @@ fn scan_found(
         }
     };
     for link in links {
+        if !rules.budget.ok() {
+            return;
+        }
         let sub = worktree.join(&link);
         // git only goes into a populated submodule.
         let meta = match fs::metadata(sub.join(".git")) {
@@ -413,22 +595,38 @@ fn os_path(bytes: &[u8]) -> PathBuf {
 
 /// The git directory for `dir`, walking up as git's `setup_git_directory` does. `Err` for a
 /// `.git` file git would stop at but cmdguard cannot follow.
-fn discover(dir: &Path) -> Option<Result<Found, Hazard>> {
+/// Each directory is looked at once per analysis: the answer for a directory with no
+/// repository of its own is its parent's, so the nested directories of a `cd` chain cost one
+/// walk up, not one each.
+fn discover(dir: &Path, cache: &Cache) -> Option<Result<Found, Hazard>> {
+    let mut walked: Vec<&Path> = Vec::new();
+    let mut answer = None;
     for d in dir.ancestors() {
+        if let Some(known) = cache.discovered.borrow().get(d) {
+            answer = known.clone();
+            break;
+        }
+        walked.push(d);
         if let Ok(m) = fs::metadata(d.join(".git"))
             && let Some(found) = dotgit(d, &m)
         {
-            return Some(found);
+            answer = Some(found);
+            break;
         }
         if is_gitdir(d) {
             // A bare repository, or a directory inside `.git` itself.
-            return Some(Ok(Found {
+            answer = Some(Ok(Found {
                 gitdir: d.to_path_buf(),
                 worktree: None,
             }));
+            break;
         }
     }
-    None
+    let mut known = cache.discovered.borrow_mut();
+    for d in walked {
+        known.insert(d.to_path_buf(), answer.clone());
+    }
+    answer
 }
 
 /// The repository `d/.git` stands for, as git reads it: a directory that passes git's own
@@ -616,7 +814,10 @@ impl Reader<'_, '_> {
         if !self.seen.insert(real.clone()) {
             return;
         }
-        let text = match read_regular(path, MAX_CONFIG_BYTES) {
+        if !self.rules.budget.ok() {
+            return;
+        }
+        let text = match self.rules.read(path, MAX_CONFIG_BYTES) {
             // git skips config and include files that do not exist.
             Ok(None) => return,
             Ok(Some(t)) => t,
@@ -650,7 +851,14 @@ impl Reader<'_, '_> {
                 );
             }
         };
+        let mut unlisted = 0usize;
         for v in &vars {
+            if self.hazards.len() >= MAX_HAZARDS {
+                // A config of thousands of program keys asks after the first few; listing
+                // each would cost time and memory for nothing.
+                unlisted += 1;
+                continue;
+            }
             let include = v.name == "path"
                 && (v.section == "include" || (v.section == "includeif" && v.subsection.is_some()));
             if include {
@@ -663,8 +871,31 @@ impl Reader<'_, '_> {
                     v.line,
                     "the repository's config sets `core.worktree`, which moves the work tree (and its submodules) where cmdguard does not look".into(),
                 );
+                continue;
             }
-            if self.rules.keys.iter().any(|k| k.matches(v)) && !self.switched_off(v) {
+            let named = self
+                .rules
+                .keys
+                .iter()
+                .any(|k| k.matches(&v.section, v.subsection.is_some(), &v.name));
+            if !named
+                && !self
+                    .rules
+                    .inert
+                    .iter()
+                    .any(|k| k.matches(&v.section, v.subsection.is_some(), &v.name))
+            {
+                self.hazard(
+                    &real,
+                    v.line,
+                    format!(
+                        "the repository's config sets `{}`, which is not in `[git] inert_keys`: git may run a program or verify a signature for it",
+                        v.key()
+                    ),
+                );
+                continue;
+            }
+            if named && !self.switched_off(v) {
                 let shown = v
                     .value
                     .as_deref()
@@ -680,6 +911,15 @@ impl Reader<'_, '_> {
                 );
             }
         }
+        if unlisted > 0 {
+            self.hazard(
+                &real,
+                0,
+                format!(
+                    "the repository's config has {unlisted} more settings cmdguard did not look at, past the first {MAX_HAZARDS} findings"
+                ),
+            );
+        }
     }
 
     /// True when the value is one of `[git] safe_values` for the key.
@@ -687,10 +927,10 @@ impl Reader<'_, '_> {
         let Some(value) = v.value.as_deref() else {
             return false;
         };
-        self.rules
-            .safe_values
-            .iter()
-            .any(|(k, vals)| k.matches(v) && vals.iter().any(|s| s.eq_ignore_ascii_case(value)))
+        self.rules.safe_values.iter().any(|(k, vals)| {
+            k.matches(&v.section, v.subsection.is_some(), &v.name)
+                && vals.iter().any(|s| s.eq_ignore_ascii_case(value))
+        })
     }
 
     /// `include.path` / `includeIf.<condition>.path`: followed whatever the condition, since
@@ -771,6 +1011,18 @@ fn is_executable(path: &Path) -> bool {
     path.is_file()
 }
 
+/// The directories `cd DIR` may end in: the logical one (`..` resolved in the text; bash's
+/// default) unless `physical` (`cd -P`, chdir(2)), and the physical one, each only when it is
+/// a directory. Both are given when both exist: the caller's set may only over-approximate.
+pub(crate) fn cd_targets(cache: &Cache, dir: &Path, physical: bool) -> Vec<PathBuf> {
+    let logical = (!physical).then(|| normalize(dir));
+    logical
+        .into_iter()
+        .chain(cache.physical(dir))
+        .filter(|d| cache.is_dir(d))
+        .collect()
+}
+
 /// `a/./b/../c` → `a/c`, as bash's logical `cd` and git's include paths read it.
 pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -794,25 +1046,87 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// The cached resolution agrees with the kernel's: symlinks (relative, absolute, chained,
+    /// looping), `..` after a symlink, files in the middle of a path, missing entries.
+    #[cfg(unix)]
     #[test]
-    fn key_patterns() {
-        let p = |s: &str| KeyPattern::parse(s).unwrap();
-        let v = |section: &str, sub: Option<&str>, name: &str| Variable {
-            section: section.into(),
-            subsection: sub.map(str::to_string),
-            name: name.into(),
-            value: None,
-            line: 1,
-        };
-        assert!(p("core.fsmonitor").matches(&v("core", None, "fsmonitor")));
-        assert!(p("Core.FSMonitor").matches(&v("core", None, "fsmonitor")));
-        assert!(!p("core.fsmonitor").matches(&v("core", Some("x"), "fsmonitor")));
-        assert!(p("pager.*").matches(&v("pager", None, "log")));
-        assert!(p("diff.*.textconv").matches(&v("diff", Some("Img"), "textconv")));
-        assert!(!p("diff.*.textconv").matches(&v("diff", None, "textconv")));
-        for bad in ["core", "a.b.c.d", "a.x.b", "a b.c", ".x", "a."] {
-            assert!(KeyPattern::parse(bad).is_err(), "{bad}");
+    fn physical_paths_match_canonicalize() {
+        use std::os::unix::fs::symlink;
+        let root = std::env::temp_dir().join(format!("cmdguard-phys-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("a/b/c")).unwrap();
+        fs::write(root.join("a/file"), "x").unwrap();
+        symlink("b/c", root.join("a/rel")).unwrap();
+        symlink(root.join("a/b"), root.join("abs")).unwrap();
+        symlink("abs", root.join("chain")).unwrap();
+        symlink("loop2", root.join("loop1")).unwrap();
+        symlink("loop1", root.join("loop2")).unwrap();
+        let cache = Cache::default();
+        for rel in [
+            "a",
+            "a/b/c",
+            "a/rel",
+            "a/rel/..",
+            "a/rel/../..",
+            "abs/c/../..",
+            "chain/c",
+            "chain/..",
+            "a/file",
+            "a/file/..",
+            "a/file/x",
+            "a/missing",
+            "a/missing/..",
+            "loop1",
+            "loop1/x",
+            "a/./b/../b/c",
+            "..",
+            "a/b/c/../../../..",
+        ] {
+            let p = root.join(rel);
+            assert_eq!(cache.physical(&p), fs::canonicalize(&p).ok(), "{rel}");
+            assert_eq!(cache.is_dir(&p), p.is_dir(), "{rel}");
         }
+        assert_eq!(cache.physical(Path::new("/")), Some(PathBuf::from("/")));
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    /// A file reached twice (or through a hard link) is read once and counted once; a file
+    /// over what is left of the budget is not read, and spends the budget.
+    #[cfg(unix)]
+    #[test]
+    fn files_are_read_once_within_the_budget() {
+        let root = std::env::temp_dir().join(format!("cmdguard-reads-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a"), "12345678").unwrap();
+        fs::hard_link(root.join("a"), root.join("b")).unwrap();
+        fs::write(root.join("c"), "abcdefgh").unwrap();
+        let limits = crate::limits::Limits {
+            max_repo_bytes: 10,
+            ..Default::default()
+        };
+        let budget = Budget::new(&limits);
+        let cache = Cache::default();
+        let rules = ScanRules {
+            keys: &[],
+            inert: &[],
+            safe_values: &[],
+            hooks: &[],
+            home: None,
+            budget: &budget,
+            cache: &cache,
+        };
+        for name in ["a", "b", "a"] {
+            let data = rules.read(&root.join(name), 100).unwrap().unwrap();
+            assert_eq!(data.as_slice(), b"12345678");
+        }
+        assert_eq!(budget.repo_bytes_left(), 2);
+        assert!(budget.spent().is_none());
+        assert!(rules.read(&root.join("c"), 100).is_err());
+        assert!(budget.spent().is_some());
+        // A size over the file kind's own limit is refused before the cache is looked at.
+        assert!(rules.read(&root.join("a"), 4).is_err());
+        let _ = fs::remove_dir_all(&root);
     }
 
     #[test]

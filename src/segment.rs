@@ -12,7 +12,9 @@ use tree_sitter::{Node, Tree};
 
 pub use self::word::{Expansions, Word};
 use self::word::{WordBuf, brace_expand, sequence_expand};
+use crate::budget::Budget;
 use crate::finding::Span;
+use crate::limits::Limits;
 
 /// How a segment is joined to the one that follows it at the same level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -195,7 +197,8 @@ pub enum Event {
     Arithmetic,
     /// `${!x}` or `${x@P}`: the value is evaluated.
     EvaluatedExpansion,
-    /// `${NAME=value}` or `${NAME:=value}`: assigns `NAME` when it is unset or empty.
+    /// A shell variable assigned outside an assignment word: `${NAME=value}`,
+    /// `${NAME:=value}`, `for NAME in …`.
     ExpansionAssignment(String),
     /// A `<<-` heredoc.
     HeredocStripTabs,
@@ -216,55 +219,20 @@ pub struct Script {
     pub events: Vec<(Event, Span)>,
 }
 
-/// Bounds on the walk. Exceeding one yields an [`Event::Limit`] and stops descending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Limits {
-    /// Largest command accepted, in bytes.
-    pub max_bytes: usize,
-    /// Deepest nesting of subshells, groups, substitutions and control structures.
-    pub max_nesting: usize,
-    /// Most segments analysed.
-    pub max_segments: usize,
-    /// Most words one brace expansion may produce.
-    pub max_expansion: usize,
-    /// Deepest nesting of `bash -c`/`eval` scripts analysed recursively.
-    pub max_script_depth: usize,
-    /// Most `|` characters in a command, quoted or not. After a syntax error, tree-sitter-bash's
-    /// error recovery grows exponentially with the pipeline stages that follow, inside one
-    /// parser step the clock cannot interrupt (`cat | | cat | … {x:?$(i` with 29 stages takes
-    /// seconds), so longer inputs are refused before parsing. Agent commands rarely pass 13.
-    pub max_pipes: usize,
-    /// Wall-clock budget for one parse, in milliseconds: a last guard against parser blow-ups.
-    pub max_parse_ms: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_bytes: 64 * 1024,
-            max_nesting: 48,
-            max_segments: 2_000,
-            max_expansion: 1_024,
-            max_script_depth: 8,
-            max_pipes: 24,
-            max_parse_ms: 2_000,
-        }
-    }
-}
-
 /// Tree depth the recursive walk never exceeds, whatever the configured nesting limit: it keeps
 /// the stack bounded on hostile input such as thousands of `(`.
 const MAX_TREE_DEPTH: usize = 400;
 
-/// Segments a parsed command. `src` must be the text the tree was parsed from.
-pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
+/// Segments a parsed command. `src` must be the text the tree was parsed from; the walk
+/// spends `budget` (segments, brace expansion) under its limits.
+pub(crate) fn segment(tree: &Tree, src: &str, budget: &Budget) -> Script {
     let mut w = Walker {
         src,
         out: Script::default(),
         nesting: Vec::new(),
         depth: 0,
-        limits,
+        limits: budget.limits(),
+        budget,
         stopped: false,
         handled_errors: Vec::new(),
         error_nodes: Vec::new(),
@@ -275,6 +243,8 @@ pub fn segment(tree: &Tree, src: &str, limits: &Limits) -> Script {
     }
     w.statements(root);
     w.line_continuations(root);
+    w.escaped_blanks(root);
+    w.comment_starts(root);
     // The walker only reports errors where it looks: any ERROR node it neither reported nor
     // recognised is reported here, so a tree with an error never comes out clean.
     let unhandled: Vec<Span> = w
@@ -303,6 +273,7 @@ struct Walker<'a> {
     nesting: Vec<Nest>,
     depth: usize,
     limits: &'a Limits,
+    budget: &'a Budget,
     stopped: bool,
     /// ERROR nodes already reported, or recognised as a known tree-sitter misreading.
     handled_errors: Vec<usize>,
@@ -342,6 +313,14 @@ impl<'a> Walker<'a> {
         if self.depth >= MAX_TREE_DEPTH || self.nesting.len() > self.limits.max_nesting {
             self.stopped = true;
             self.event(Event::Limit("nesting is deeper than the limit"), span(n));
+            return false;
+        }
+        if !self.budget.ok() {
+            self.stopped = true;
+            self.event(
+                Event::Limit("the analysis ran out of its work budget"),
+                span(n),
+            );
             return false;
         }
         self.depth += 1;
@@ -502,7 +481,11 @@ impl<'a> Walker<'a> {
         let mut c = n.walk();
         for (i, child) in n.children(&mut c).enumerate() {
             match n.field_name_for_child(i as u32) {
-                Some("variable") => {}
+                // `for NAME in …` assigns NAME, as `${NAME:=…}` does.
+                Some("variable") => self.event(
+                    Event::ExpansionAssignment(self.text(child).to_string()),
+                    Span::new(n.start_byte(), child.end_byte()),
+                ),
                 Some("value") => {
                     self.words_of(child);
                 }
@@ -688,7 +671,7 @@ impl<'a> Walker<'a> {
             nesting: self.nesting.clone(),
         });
         let idx = self.out.segments.len() - 1;
-        if self.out.segments.len() > self.limits.max_segments && !self.stopped {
+        if !self.budget.take_segment() && !self.stopped {
             self.stopped = true;
             self.event(Event::Limit("more segments than the limit"), s);
         }
@@ -1016,17 +999,23 @@ impl<'a> Walker<'a> {
         if buf.quoted_mask.iter().all(|q| *q) || !buf.text.contains('{') {
             return vec![buf.finish(s)];
         }
-        match brace_expand(&buf, self.limits.max_expansion) {
-            Some(pieces) => pieces
-                .into_iter()
-                .map(|(text, _mask)| Word {
-                    text,
-                    span: s,
-                    expansions: buf.expansions,
-                    quoted: buf.quoted,
-                })
-                .collect(),
-            None => {
+        match brace_expand(&buf, self.limits.max_expansion, self.budget.bytes_left()) {
+            Some(pieces)
+                if self
+                    .budget
+                    .take_bytes(pieces.iter().map(|p| p.0.len()).sum()) =>
+            {
+                pieces
+                    .into_iter()
+                    .map(|(text, _mask)| Word {
+                        text,
+                        span: s,
+                        expansions: buf.expansions,
+                        quoted: buf.quoted,
+                    })
+                    .collect()
+            }
+            _ => {
                 self.event(Event::Limit("brace expansion produces too many words"), s);
                 vec![buf.finish(s)]
             }
@@ -1636,6 +1625,84 @@ impl<'a> Walker<'a> {
             }
         }
     }
+
+    /// A backslash before a space or tab makes the blank part of a word in bash (`echo \ x`
+    /// prints ` x`), but tree-sitter-bash drops the pair between tokens. Where it does, the
+    /// two readings split words differently and a `#` after the pair becomes a comment that
+    /// hides the rest of the line from the tree (`echo \ #;rm -rf ~` runs `rm` in bash).
+    fn escaped_blanks(&mut self, root: Node) {
+        let b = self.src.as_bytes();
+        let mut i = 0;
+        while let Some(rel) = b[i..]
+            .windows(2)
+            .position(|w| w[0] == b'\\' && matches!(w[1], b' ' | b'\t'))
+        {
+            let p = i + rel;
+            i = p + 1;
+            if !backslash_is_active(b, p) {
+                continue;
+            }
+            if !in_token(root, p) {
+                self.event(
+                    Event::Mismatch("an escaped blank the parser drops between words"),
+                    Span::new(p, p + 2),
+                );
+                return;
+            }
+        }
+    }
+
+    /// A comment starts only where bash starts a token: at the start of the text, or after an
+    /// unescaped blank, newline or operator character. A `#` the tree takes as a comment
+    /// anywhere else hides text that bash runs.
+    fn comment_starts(&mut self, root: Node) {
+        let b = self.src.as_bytes();
+        for (p, _) in b.iter().enumerate().filter(|(_, c)| **c == b'#') {
+            let Some(n) = root.descendant_for_byte_range(p, p + 1) else {
+                continue;
+            };
+            if n.kind() != "comment" || n.start_byte() != p {
+                continue;
+            }
+            if !starts_token(b, p) {
+                self.event(
+                    Event::Mismatch("a `#` the parser reads as a comment but bash reads as text"),
+                    Span::new(p, n.end_byte()),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// Whether the backslash at `p` is itself unescaped: preceded by an even run of backslashes.
+fn backslash_is_active(b: &[u8], p: usize) -> bool {
+    b[..p].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 0
+}
+
+/// Whether bash starts a token at byte `p`: at the start of the text, or after an unescaped
+/// blank, newline or operator character. Backslash-newline pairs are removed before bash
+/// splits tokens, so they are looked through.
+fn starts_token(b: &[u8], p: usize) -> bool {
+    let mut end = p;
+    loop {
+        let Some(q) = end.checked_sub(1) else {
+            return true;
+        };
+        let escaped = q > 0 && b[q - 1] == b'\\' && backslash_is_active(b, q - 1);
+        if b[q] == b'\n' && escaped {
+            end = q - 1; // a line continuation: look at what precedes it
+            continue;
+        }
+        return b"\n \t;&|()<>".contains(&b[q]) && !escaped;
+    }
+}
+
+/// Whether byte `p` belongs to a token of the tree (a leaf), rather than falling between
+/// tokens where the parser skipped it.
+fn in_token(root: Node, p: usize) -> bool {
+    root.descendant_for_byte_range(p, p + 1)
+        .is_some_and(|n| n.child_count() == 0 && n.start_byte() <= p && p < n.end_byte())
 }
 
 /// Word-like node kinds: each decodes to one or more words.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::finding::Verdict;
-use crate::segment::Limits;
+use crate::limits::Limits;
 
 /// A whole allowlist file.
 #[derive(Debug, Deserialize, Default)]
@@ -22,6 +22,8 @@ pub(crate) struct RawConfig {
     #[serde(default)]
     pub program: Vec<RawProgram>,
     #[serde(default)]
+    pub option_set: Vec<RawOptionSet>,
+    #[serde(default)]
     pub allow: Vec<RawEntry>,
     #[serde(default)]
     pub wrapper: Vec<RawWrapper>,
@@ -31,11 +33,15 @@ pub(crate) struct RawConfig {
     pub deny: Vec<RawDeny>,
 }
 
-/// `[env]`: variables whose assignment changes what runs or loads.
+/// `[env]`: which variables a command may assign.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawEnv {
-    #[serde(rename = "unsafe")]
+    /// Names known not to change what programs run, load or write (`*` at the end: a prefix).
+    #[serde(default)]
+    pub inert: Vec<String>,
+    /// Names that ask even when `inert` lists them (a user list's extra veto).
+    #[serde(default, rename = "unsafe")]
     pub unsafe_names: Vec<String>,
 }
 
@@ -45,6 +51,8 @@ pub(crate) struct RawEnv {
 pub(crate) struct RawGit {
     /// Config keys (`core.fsmonitor`, `pager.*`, `diff.*.textconv`) that name programs.
     pub program_keys: Option<Vec<Spanned<String>>>,
+    /// Keys known to be inert; any other key set in a repository's config asks.
+    pub inert_keys: Option<Vec<Spanned<String>>>,
     /// Values that switch a key off (`"core.fsmonitor" = ["false", …]`).
     pub safe_values: Option<BTreeMap<Spanned<String>, Vec<String>>>,
     /// Hook names that commands the allowlist allows can set off.
@@ -65,6 +73,15 @@ pub(crate) struct RawProgram {
     /// Global options that take a value (skipped with their value when matching deny rules).
     #[serde(default)]
     pub value_options: Vec<String>,
+}
+
+/// `[[option_set]]`: options shared by several entries, included in an entry's `options` as
+/// `"@name"`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawOptionSet {
+    pub name: String,
+    pub options: Vec<String>,
 }
 
 /// How an entry's arguments may be dynamic.
@@ -89,6 +106,35 @@ pub(crate) enum RawStyle {
     Gnu,
     /// Whole words (`find`'s `-exec`): no bundling, no abbreviation.
     Words,
+    /// Bundles whose value options each take the next word in turn (`tree -Lo 2 out`); only
+    /// for entries with an `options` table (deny rules read it as `gnu`).
+    BundleNext,
+}
+
+/// A purpose-built checker for a program's mini-language (`checker = "sed"`).
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawChecker {
+    /// sed scripts, read by `check/sed_script.rs`.
+    Sed,
+    /// awk programs, read by `check/awk_program.rs`.
+    Awk,
+    /// find's actions and the commands its `-exec` runs.
+    Find,
+    /// `test` / `[` operands that evaluate array subscripts.
+    Test,
+    /// git's `--format` / `--pretty` placeholders that verify signatures.
+    GitFormat,
+}
+
+/// A built-in structural deny rule (`builtin = "fork-bomb"`).
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RawBuiltin {
+    /// A function that pipes into itself in the background: `:(){ :|:& };:`.
+    ForkBomb,
+    /// A download piped into an interpreter: `curl … | sh`.
+    DownloadToInterpreter,
 }
 
 /// `[[allow]]`: one allowlist entry.
@@ -108,10 +154,22 @@ pub(crate) struct RawEntry {
     /// Options that consume a value (the next word, or `=value`, or the rest of a bundle).
     #[serde(default)]
     pub value_options: Vec<String>,
+    /// The options the entry permits, with their arity (`"-f, --skip-fields=N"`,
+    /// `"--group[=METHOD]"`); when present, every other option asks.
+    pub options: Option<Vec<String>>,
+    /// The program's other long options, so abbreviations resolve as the program resolves them.
+    pub known_options: Option<Vec<String>>,
+    /// The first operand ends the options (xxd): every later word is an operand.
+    #[serde(default)]
+    pub options_first: bool,
     /// Most operands (non-option words) allowed.
     pub max_operands: Option<usize>,
+    /// Fewest operands allowed (`printenv NAME`, not `printenv`).
+    pub min_operands: Option<usize>,
+    /// A regex every operand must match (`date`'s `+FORMAT`, never a time to set).
+    pub operand_pattern: Option<String>,
     /// A purpose-built checker for the program's mini-language.
-    pub checker: Option<Spanned<String>>,
+    pub checker: Option<RawChecker>,
     /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
     #[serde(default, rename = "why")]
     pub _why: Option<String>,
@@ -173,6 +231,9 @@ pub(crate) struct RawShell {
     /// Options without a value that may come before `-c`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// The language the shell reads: `bash`, `posix` (the default) or `zsh`.
+    #[serde(default)]
+    pub dialect: super::Dialect,
     #[serde(default, rename = "match")]
     pub matches: Vec<Spanned<String>>,
     #[serde(default)]
@@ -204,8 +265,8 @@ pub(crate) struct RawDeny {
     /// A redirection target matching one of these regexes.
     #[serde(default)]
     pub redirect_target: Vec<String>,
-    /// A built-in structural rule (`fork-bomb`, `download-to-interpreter`).
-    pub builtin: Option<String>,
+    /// A built-in structural rule.
+    pub builtin: Option<RawBuiltin>,
     /// Applied to the raw text only when the command could not be fully parsed.
     pub fallback_regex: Option<String>,
     #[serde(default, rename = "match")]

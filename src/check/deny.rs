@@ -3,10 +3,12 @@
 //! downloads piped into interpreters) and, only when a command cannot be fully parsed, to its raw
 //! text. A word that merely mentions a destructive command is not denied, but an unquoted one asks.
 
+use std::collections::HashSet;
+
 use super::{Arg, Ctx, DOWNLOADERS, INTERPRETERS, Origin, inside, names, parse_args};
 use crate::allowlist::{Allowlist, Builtin, DenyRule};
 use crate::finding::{Code, Span};
-use crate::segment::{Event, Joiner, Nest, Redirect, Word};
+use crate::segment::{Event, Joiner, Nest, Redirect, Segment, Word};
 
 impl Ctx<'_> {
     /// Reports a matched deny rule.
@@ -91,7 +93,7 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
                 .any_operand
                 .iter()
                 .any(|r| r.is_match(&rest[*word].text)),
-            Arg::Opt { .. } => false,
+            Arg::Opt { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
             return false;
@@ -100,20 +102,52 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     true
 }
 
+/// Most arguments of one command read as a possible denied command (the mention check).
+const MAX_MENTIONS: usize = 16;
+
 /// Deny rules on one command, then the mention check on its unquoted arguments.
-pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], _origin: Origin<'_>) {
+pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], origin: Origin<'_>) {
     let list = cx.list;
     for rule in &list.deny {
         if rule_matches(list, rule, words) {
             cx.deny(rule, span, Some(i));
         }
     }
+    if matches!(origin, Origin::Tail) {
+        return;
+    }
     // `echo rm -rf /`: the words after the program, read as a command, would be denied. Not
-    // an execution, but an agent that prints a destructive command is worth a look.
+    // an execution, but an agent that prints a destructive command is worth a look. Each
+    // reading costs the rest of the line, so only words that name a denied program are read,
+    // and only the first few of them: more (`echo rm rm rm …`) ask rather than take time
+    // quadratic in the line.
+    let mut candidates = 0;
     for k in 1..words.len() {
         let tail = &words[k..];
-        if tail[0].quoted || !tail[0].is_static() {
+        let Some(t) = tail[0].static_text().filter(|_| !tail[0].quoted) else {
             continue;
+        };
+        let name = basename(t);
+        let named = list.deny.iter().any(|r| {
+            r.command
+                .as_ref()
+                .and_then(|c| c.first())
+                .is_some_and(|p| first_word_matches(p, name))
+        });
+        if !named {
+            continue;
+        }
+        candidates += 1;
+        if candidates > MAX_MENTIONS {
+            cx.push(
+                Code::Mention,
+                tail[0].span,
+                Some(i),
+                format!(
+                    "the arguments name denied programs more than {MAX_MENTIONS} times (`{t}`); cmdguard does not read each as a command"
+                ),
+            );
+            break;
         }
         if let Some(rule) = list.deny.iter().find(|r| rule_matches(list, r, tail)) {
             cx.push_rule(
@@ -148,11 +182,19 @@ pub(super) fn redirect(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
 /// included); the option itself is forbidden by find's entry.
 pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word], parsed: &[Arg<'_>]) {
     // Only real options start an -exec: `-name -exec` is a pattern, consumed as a value.
+    // Everything up to the `;` or `+` is the command's: an `-exec` among those words is its
+    // argument, checked when that command is (`find -ok find -ok …` is checked once per level,
+    // not once per level and per later `-ok`).
+    let mut taken = 0;
     for a in parsed {
-        let Arg::Opt { name, word, .. } = a else {
-            continue;
+        // An option table refuses -exec (it asks), but what it runs is still checked, so a
+        // denied inner command is denied.
+        let (name, word) = match a {
+            Arg::Opt { name, word, .. } => (name.as_str(), *word),
+            Arg::Refused { word, .. } => (rest[*word].static_text().unwrap_or(""), *word),
+            Arg::Operand { .. } | Arg::Dynamic { .. } => continue,
         };
-        if !matches!(name.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+        if word < taken || !matches!(name, "-exec" | "-execdir" | "-ok" | "-okdir") {
             continue;
         }
         let start = word + 1;
@@ -160,10 +202,11 @@ pub(super) fn find_exec(cx: &mut Ctx<'_>, i: usize, rest: &[Word], parsed: &[Arg
         while end < rest.len() && !matches!(rest[end].static_text(), Some(";" | "+")) {
             end += 1;
         }
+        taken = end + 1;
         if end > start {
             let inner = &rest[start..end];
             let span = inner[0].span.cover(inner[inner.len() - 1].span);
-            cx.command(i, span, inner, Origin::Wrapped);
+            cx.command(i, span, inner, Origin::Tail);
         }
     }
 }
@@ -205,22 +248,34 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
         match rule.builtin {
             None => {}
             Some(Builtin::ForkBomb) => {
-                for (ev, _) in &script.events {
-                    let Event::FunctionDefinition(name) = ev else {
-                        continue;
-                    };
-                    for (i, s) in script.segments.iter().enumerate() {
-                        let calls_itself = s.words.first().is_some_and(|w| &w.text == name);
-                        let in_function = s.nesting.contains(&Nest::Function);
-                        let spreads = matches!(s.joiner, Some(Joiner::Pipe | Joiner::Background));
-                        if calls_itself && in_function && spreads {
-                            cx.deny(rule, s.span, Some(i));
-                        }
+                // One pass over the segments with the defined names at hand, not one per
+                // definition (thousands of `f(){ :; };` took time quadratic in the line).
+                let defined: HashSet<&str> = script
+                    .events
+                    .iter()
+                    .filter_map(|(ev, _)| match ev {
+                        Event::FunctionDefinition(name) => Some(name.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                for (i, s) in script.segments.iter().enumerate() {
+                    let calls_itself = s
+                        .words
+                        .first()
+                        .is_some_and(|w| defined.contains(w.text.as_str()));
+                    let in_function = s.nesting.contains(&Nest::Function);
+                    let spreads = matches!(s.joiner, Some(Joiner::Pipe | Joiner::Background));
+                    if calls_itself && in_function && spreads {
+                        cx.deny(rule, s.span, Some(i));
                     }
                 }
             }
             Some(Builtin::DownloadToInterpreter) => {
                 let segs = &script.segments;
+                let interpreters: Vec<&Segment> = segs
+                    .iter()
+                    .filter(|o| runs_one_of(&o.words, INTERPRETERS))
+                    .collect();
                 for (i, s) in segs.iter().enumerate() {
                     if !runs_one_of(s.words.as_slice(), DOWNLOADERS) {
                         continue;
@@ -232,9 +287,7 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                             .find(|n| n.nesting == s.nesting)
                             .is_some_and(|n| runs_one_of(&n.words, INTERPRETERS));
                     // `sh -c "$(curl …)"`, `bash <(curl …)`: an interpreter fed by a substitution.
-                    let fed = segs
-                        .iter()
-                        .any(|o| inside(s, o) && runs_one_of(&o.words, INTERPRETERS));
+                    let fed = interpreters.iter().any(|o| inside(s, o));
                     if piped || fed {
                         cx.deny(rule, s.span, Some(i));
                     }

@@ -8,17 +8,20 @@
 //! at run time (`cd "$d"`, `cd -`, `cd ~` without a known home) makes every later git command
 //! ask: its repository cannot be read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::check::Ctx;
 use crate::finding::{Code, Span};
-use crate::repo::{self, Hazard, ScanRules, Workdir};
+use crate::repo::{self, Cache, Hazard, ScanRules, Workdir};
 use crate::segment::{Nest, Segment, SegmentKind, Word};
 
 /// Most directories tracked for one command line; more (a `cd` in a loop that keeps finding
 /// subdirectories) counts as a run-time directory.
 const MAX_DIRS: usize = 32;
+
+/// Most repository findings reported for one git command; the rest are counted in one more.
+const MAX_REPO_MESSAGES: usize = 32;
 
 /// Where the commands of one command line may run.
 pub(crate) struct Place {
@@ -28,6 +31,11 @@ pub(crate) struct Place {
     unknown: Option<String>,
     /// Each directory's scan: `None` when it is in no repository.
     scans: HashMap<PathBuf, Option<Vec<Hazard>>>,
+    /// `cd` targets already followed from a directory (text, physical, index into `dirs`):
+    /// following one again adds nothing, so a loop's `cd`s reach their fixpoint in linear time.
+    followed: HashSet<(String, bool, usize)>,
+    /// What the analysis has read from the file system; only `repo` touches it.
+    cache: Cache,
 }
 
 impl Place {
@@ -37,6 +45,8 @@ impl Place {
             workdir: workdir.clone(),
             unknown: None,
             scans: HashMap::new(),
+            followed: HashSet::new(),
+            cache: Cache::default(),
         }
     }
 
@@ -79,6 +89,10 @@ impl Place {
 
     /// Goes to `target` (`None`: home) from every directory so far; whether the set grew.
     fn goto(&mut self, target: Option<&Word>, physical: bool) -> bool {
+        if self.unknown.is_some() {
+            // Every later git command asks already; where else `cd` leads changes nothing.
+            return false;
+        }
         let Some(target) = target else {
             return match self.workdir.home().map(Path::to_path_buf) {
                 Some(home) => self.add(repo::normalize(&home)),
@@ -119,18 +133,19 @@ impl Place {
             text.to_string()
         };
         let mut grew = false;
-        for base in self.dirs.clone() {
+        // `dirs` only grows, so an index names one directory for the whole analysis.
+        for k in 0..self.dirs.len() {
+            if !self.followed.insert((text.clone(), physical, k)) {
+                continue;
+            }
+            let base = self.dirs[k].clone();
             for dir in targets(&base, &text, self.workdir.cdpath()) {
                 // Logical `cd` resolves `..` in the text, and falls back to the physical path
                 // when that is no directory; `cd -P` and chdir(2) resolve physically. Both are
-                // kept when both exist: the set may only over-approximate.
-                let physical_dir = std::fs::canonicalize(&dir).ok();
-                let logical_dir = (!physical).then(|| repo::normalize(&dir));
-                // `cd` into a missing directory fails and changes nothing.
-                for d in logical_dir.into_iter().chain(physical_dir) {
-                    if d.is_dir() {
-                        grew |= self.add(d);
-                    }
+                // kept when both exist: the set may only over-approximate. `cd` into a missing
+                // directory fails and changes nothing.
+                for d in repo::cd_targets(&self.cache, &dir, physical) {
+                    grew |= self.add(d);
                 }
             }
         }
@@ -212,10 +227,15 @@ pub(crate) fn prepare(cx: &mut Ctx<'_>) {
         place.unknown("a `cd` run by `eval` in a loop or function".into());
     }
     let looped: Vec<&[Word]> = in_loop.iter().filter_map(|s| cd_args(&s.words)).collect();
-    // A loop repeats its `cd`: follow it until no new directory appears.
+    // A loop repeats its `cd`: follow it until no new directory appears. Each round that goes
+    // on adds a directory, so there are at most `MAX_DIRS` of them, and a `cd` is followed from
+    // each directory once (`Place::followed`).
     for _ in 0..MAX_DIRS {
         let mut grew = false;
         for args in &looped {
+            if !cx.budget.ok() {
+                return;
+            }
             grew |= place.cd(args);
         }
         if !grew {
@@ -236,11 +256,21 @@ pub(crate) fn after_segment(cx: &mut Ctx<'_>, seg: &Segment) {
 
 /// Before a segment starting at `span`: the `cd`s that ended before it take effect.
 pub(crate) fn before_segment(cx: &mut Ctx<'_>, span: Span) {
+    run_pending_cd(cx, |end| end <= span.start);
+}
+
+/// The script is over: every `cd` still pending has run.
+pub(crate) fn after_script(cx: &mut Ctx<'_>) {
+    run_pending_cd(cx, |_| true);
+}
+
+/// Applies the pending `cd`s whose segment ends where `due` says.
+fn run_pending_cd(cx: &mut Ctx<'_>, due: impl Fn(usize) -> bool) {
     let Some(place) = cx.place.as_deref_mut() else {
         return;
     };
     cx.pending_cd.retain(|(end, args)| {
-        if *end <= span.start {
+        if due(*end) {
             place.cd(args);
             false
         } else {
@@ -285,13 +315,23 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
         ));
     }
     let home = place.workdir.home().map(Path::to_path_buf);
+    // The scans fill `place.scans`; the cache they read through is moved out for the while.
+    let cache = std::mem::take(&mut place.cache);
     let rules = ScanRules {
         keys: &list.git_keys,
+        inert: &list.git_inert_keys,
         safe_values: &list.git_safe_values,
         hooks: &list.git_hooks,
         home: home.as_deref(),
+        budget: cx.budget,
+        cache: &cache,
     };
+    let mut seen: HashSet<String> = messages.iter().cloned().collect();
+    let mut more = 0usize;
     for dir in place.dirs.clone() {
+        if !cx.budget.ok() {
+            break;
+        }
         if let Some(hazards) = place.scan(&dir, &rules) {
             for h in hazards {
                 let at = if h.line > 0 {
@@ -300,11 +340,23 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
                     h.file.display().to_string()
                 };
                 let m = format!("{} ({at})", h.what);
-                if !messages.contains(&m) {
-                    messages.push(m);
+                if seen.contains(&m) {
+                    continue;
                 }
+                if messages.len() >= MAX_REPO_MESSAGES {
+                    more += 1;
+                    continue;
+                }
+                seen.insert(m.clone());
+                messages.push(m);
             }
         }
+    }
+    place.cache = cache;
+    if more > 0 {
+        messages.push(format!(
+            "and {more} more findings in the repositories git would read (not listed)"
+        ));
     }
     for m in messages {
         cx.push(Code::RepoConfig, span, Some(i), m);

@@ -1,4 +1,5 @@
-//! check/redirect: judges redirections. Only explicit safe forms pass: output to `/dev/null`,
+//! check/redirect: judges redirections. Only explicit safe forms pass: output to `/dev/null`
+//! or to the command's own `/dev/stdout` / `/dev/stderr`,
 //! duplication among descriptors 0–2, input from `/dev/null`, heredocs and here-strings (whose
 //! substitutions are segments of their own). Everything else is a finding naming the target.
 
@@ -7,6 +8,10 @@ use crate::finding::Code;
 use crate::segment::{Redirect, RedirectOp};
 
 const DEV_NULL: &str = "/dev/null";
+
+/// Paths that name the command's own standard output and error: writing there is what the
+/// command does anyway (bash opens them as duplicates of descriptors 1 and 2).
+const STD_STREAMS: &[&str] = &["/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"];
 
 pub(super) fn check(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
     super::deny::redirect(cx, r, seg);
@@ -36,6 +41,10 @@ pub(super) fn check(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
                         ),
                     );
                 }
+            } else if matches!(r.op, RedirectOp::Write | RedirectOp::Append)
+                && static_target.is_some_and(|t| STD_STREAMS.contains(&t))
+            {
+                // `>/dev/stderr`, `>>/dev/stdout`: output stays on the streams the caller gave.
             } else if net {
                 cx.push(
                     Code::Redirect,

@@ -5,9 +5,11 @@
 //! An option it does not know stops the unwrapping with a finding: it never guesses where the
 //! inner command starts.
 
+use std::borrow::Cow;
+
 use super::{Ctx, Origin};
 use crate::allowlist::Wrapper;
-use crate::finding::{Code, Span, Verdict};
+use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Expansions, RedirectOp, Word};
 
 /// Characters that make an `env -S` string more than whitespace-separated words.
@@ -22,34 +24,32 @@ pub(super) fn wrapper(
     span: Span,
     name: &str,
     words: &[Word],
-) -> Option<String> {
+) -> Option<Match> {
     let w = cx.list.wrappers.get(name)?.clone();
     match unwrap(&w, words) {
         Err(why) => {
-            cx.push(Code::Wrapper, words[0].span, Some(i), why);
-            Some(name.to_string())
+            cx.push_rule(Code::Wrapper, words[0].span, Some(i), why, &w.name);
+            Some(Match::WrapperOnly(w.rule()))
         }
         Ok(u) => {
             if w.severity > Verdict::Allow {
-                cx.push(
+                let f = Finding::new(
                     Code::Wrapper,
                     words[0].span,
-                    Some(i),
                     format!("`{name}` needs confirmation by itself"),
                 );
-                if let Some(f) = cx.findings.last_mut() {
-                    f.severity = f.severity.max(w.severity);
-                }
+                cx.report_at_least(f.in_segment(i).by_rule(&w.name), w.severity);
             }
             for (n, value) in &u.assignments {
-                if cx.list.is_unsafe_env(n) {
-                    cx.push(
-                        Code::Assignment,
-                        value.span,
-                        Some(i),
-                        format!("`{name}` sets `{n}`, which changes what programs run or load"),
-                    );
-                }
+                let construct = format!("`{name}`");
+                super::vars::assign(
+                    cx,
+                    Some(i),
+                    n,
+                    value.span,
+                    super::vars::Scope::Exported,
+                    &construct,
+                );
             }
             for dir in &u.chdir {
                 super::git::chdir(cx, dir);
@@ -58,30 +58,40 @@ pub(super) fn wrapper(
             if inner.is_empty() {
                 if w.appends_dynamic {
                     // `xargs` alone runs `echo`.
-                    inner.push(synthetic("echo", words[0].span));
+                    inner.to_mut().push(synthetic("echo", words[0].span));
                 } else {
-                    cx.push(
+                    cx.push_rule(
                         Code::NotAllowlisted,
                         words[0].span,
                         Some(i),
                         format!("`{name}` without a command to run"),
+                        &w.name,
                     );
-                    return Some(name.to_string());
+                    return Some(Match::WrapperOnly(w.rule()));
                 }
             }
             if w.appends_dynamic {
                 let mut extra = synthetic("{input}", words[0].span);
                 extra.expansions.parameter = true;
-                inner.push(extra);
+                inner.to_mut().push(extra);
             }
-            let m = cx.command(i, span, &inner, Origin::Wrapped);
-            Some(format!("{name} → {}", m.unwrap_or_else(|| "?".into())))
+            let origin = match &inner {
+                Cow::Borrowed(_) => Origin::Tail,
+                Cow::Owned(_) => Origin::Wrapped,
+            };
+            let m = cx.command(i, span, &inner, origin);
+            Some(Match::Wrapper {
+                wrapper: w.rule(),
+                inner: m.map(Box::new),
+            })
         }
     }
 }
 
-struct Unwrapped {
-    inner: Vec<Word>,
+struct Unwrapped<'w> {
+    /// The command the wrapper runs: borrowed from the line unless unwrapping changed it, so
+    /// a chain of wrappers does not copy the rest of the line at each level.
+    inner: Cow<'w, [Word]>,
     assignments: Vec<(String, Word)>,
     /// Directories the inner command runs in (`env -C DIR`).
     chdir: Vec<Word>,
@@ -102,7 +112,7 @@ fn flag_known(w: &Wrapper, t: &str) -> bool {
     })
 }
 
-fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
+fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
     let name = &w.name;
     let mut assignments = Vec::new();
     let mut i = 1;
@@ -220,19 +230,18 @@ fn unwrap(w: &Wrapper, words: &[Word]) -> Result<Unwrapped, String> {
         }
         break;
     }
-    let inner = match split {
-        Some(ws) => ws,
-        None => words.get(i..).unwrap_or(&[]).to_vec(),
+    let mut inner: Cow<'w, [Word]> = match split {
+        Some(ws) => Cow::Owned(ws),
+        None => Cow::Borrowed(words.get(i..).unwrap_or(&[])),
     };
     // `xargs -I R cmd … R …`: each input line is pasted wherever R stands, inside words too
     // (`sh -c 'ls R'` becomes a script with the input in it), so those words are run-time.
-    let mut inner = inner;
     for r in replace
         .iter()
         .filter_map(Word::static_text)
         .filter(|r| !r.is_empty())
     {
-        for word in &mut inner {
+        for word in inner.to_mut() {
             if word.text.contains(r) {
                 word.expansions.parameter = true;
             }
@@ -270,7 +279,7 @@ pub(super) fn shell(
     name: &str,
     words: &[Word],
     origin: Origin<'_>,
-) -> Option<String> {
+) -> Option<Match> {
     let sh = cx.list.shells.get(name)?.clone();
     let mut k = 1;
     let mut has_c = false;
@@ -295,7 +304,10 @@ pub(super) fn shell(
                 Some(i),
                 format!("`{name}` option `{t}` is not one cmdguard knows"),
             );
-            return Some(name.to_string());
+            return Some(Match::Shell {
+                shell: sh.rule(),
+                dash_c: false,
+            });
         }
         k += 1;
     }
@@ -311,7 +323,7 @@ pub(super) fn shell(
                     // way (no `{a..b}`, no `$'…'`), so where its `cd` leads is not known.
                     super::git::script_may_cd(cx, &script.text, &format!("`{name} -c`"));
                 }
-                cx.nested(i, script.span, &what, &script.text);
+                nested_script(cx, i, script.span, &what, &script.text, name, sh.dialect);
             }
             Some(script) => cx.push(
                 Code::Exec,
@@ -329,7 +341,10 @@ pub(super) fn shell(
                 format!("`{name} -c` without a script"),
             ),
         }
-        return Some(format!("{name} -c"));
+        return Some(Match::Shell {
+            shell: sh.rule(),
+            dash_c: true,
+        });
     }
     if let Some(op) = words.get(k) {
         cx.push(
@@ -341,7 +356,10 @@ pub(super) fn shell(
                 op.text
             ),
         );
-        return Some(name.to_string());
+        return Some(Match::Shell {
+            shell: sh.rule(),
+            dash_c: false,
+        });
     }
     // No script operand: the shell reads its script from stdin, a heredoc here.
     let heredoc = origin.segment().and_then(|s| {
@@ -352,11 +370,14 @@ pub(super) fn shell(
     });
     match heredoc {
         Some(r) if r.op == RedirectOp::Herestring => match r.target.as_ref() {
-            Some(t) if t.is_static() => cx.nested(
+            Some(t) if t.is_static() => nested_script(
+                cx,
                 i,
                 r.span,
                 &format!("the here-string run by `{name}`"),
                 &t.text,
+                name,
+                sh.dialect,
             ),
             _ => cx.push(
                 Code::Exec,
@@ -368,9 +389,15 @@ pub(super) fn shell(
         Some(r) => {
             let body = heredoc_body(cx.src, r.span);
             match body {
-                Some(b) if r.quoted_heredoc || !b.contains(['$', '`', '\\']) => {
-                    cx.nested(i, r.span, &format!("the heredoc run by `{name}`"), b)
-                }
+                Some(b) if r.quoted_heredoc || !b.contains(['$', '`', '\\']) => nested_script(
+                    cx,
+                    i,
+                    r.span,
+                    &format!("the heredoc run by `{name}`"),
+                    b,
+                    name,
+                    sh.dialect,
+                ),
                 _ => cx.push(
                     Code::Exec,
                     r.span,
@@ -386,7 +413,28 @@ pub(super) fn shell(
             format!("`{name}` reads a script from its input, which cmdguard cannot see"),
         ),
     }
-    Some(name.to_string())
+    Some(Match::Shell {
+        shell: sh.rule(),
+        dash_c: false,
+    })
+}
+
+/// Analyses a static script a shell runs; a shell that is not bash must also keep the script
+/// inside the syntax it shares with bash, since the analysis reads it as bash.
+fn nested_script(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    what: &str,
+    script: &str,
+    name: &str,
+    dialect: super::Dialect,
+) {
+    let budget = std::time::Duration::from_millis(cx.list.limits.max_parse_ms);
+    if let Some(why) = super::dialect::foreign_syntax(script, name, dialect, budget) {
+        cx.push(Code::UnsupportedSyntax, span, Some(i), why);
+    }
+    cx.nested(i, span, what, script);
 }
 
 /// The body of a heredoc redirect: from the line after `<<DELIM` to before the terminator line.
@@ -405,7 +453,7 @@ pub(super) fn builtin(
     _span: Span,
     name: &str,
     words: &[Word],
-) -> Option<String> {
+) -> Option<Match> {
     match name {
         "eval" => {
             let args = &words[1..];
@@ -424,7 +472,7 @@ pub(super) fn builtin(
                     "`eval` runs text known only at run time".into(),
                 );
             }
-            Some("eval".into())
+            Some(Match::Builtin(Rule::built_in("eval")))
         }
         "source" | "." => {
             cx.push(
@@ -433,7 +481,7 @@ pub(super) fn builtin(
                 Some(i),
                 format!("`{name}` runs a file's commands, which cmdguard cannot see"),
             );
-            Some(name.into())
+            Some(Match::Builtin(Rule::built_in(name)))
         }
         "trap" | "alias" | "enable" | "coproc" | "bind" | "complete" | "exec" => {
             let code = if name == "coproc" {
@@ -447,7 +495,7 @@ pub(super) fn builtin(
                 Some(i),
                 format!("`{name}` changes how later commands run"),
             );
-            Some(name.into())
+            Some(Match::Builtin(Rule::built_in(name)))
         }
         _ => None,
     }

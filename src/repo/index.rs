@@ -13,6 +13,9 @@
 //! ```
 
 use std::path::Path;
+use std::rc::Rc;
+
+use super::ScanRules;
 
 /// Largest index read (a repository of about a million files).
 const MAX_INDEX_BYTES: u64 = 256 << 20;
@@ -21,8 +24,8 @@ const GITLINK: u32 = 0o160000;
 /// Gitlink paths in the index at `path`; none when there is no index. The hash length (SHA-1
 /// or SHA-256) is not taken from config, which can be made to lie: the index is read with
 /// both, and every reading that accounts for the whole file counts.
-pub(crate) fn gitlinks(path: &Path) -> Result<Vec<String>, String> {
-    let Some(data) = read(path)? else {
+pub(crate) fn gitlinks(path: &Path, rules: &ScanRules<'_>) -> Result<Vec<String>, String> {
+    let Some(data) = read(path, rules)? else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
@@ -32,7 +35,7 @@ pub(crate) fn gitlinks(path: &Path) -> Result<Vec<String>, String> {
             Ok(None) => {}
             Ok(Some(link)) => {
                 let shared = path.with_file_name(format!("sharedindex.{link}"));
-                let Some(shared_data) = read(&shared)? else {
+                let Some(shared_data) = read(&shared, rules)? else {
                     return Err(format!("the shared index {} is missing", shared.display()));
                 };
                 if parse(&shared_data, hash_len, &mut out)?.is_some() {
@@ -50,8 +53,9 @@ pub(crate) fn gitlinks(path: &Path) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
-    super::read_regular(path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
+/// The file, read once per analysis within its budget.
+fn read(path: &Path, rules: &ScanRules<'_>) -> Result<Option<Rc<Vec<u8>>>, String> {
+    rules.read(path, MAX_INDEX_BYTES).map_err(|e| e.to_string())
 }
 
 fn u32_at(d: &[u8], at: usize) -> Result<u32, String> {
@@ -82,6 +86,15 @@ pub(crate) fn parse(
     }
     let count = u32_at(d, 8)?;
     let fixed = 40 + hash_len + 2;
+    // Every entry takes at least its fixed part and one byte of name or NUL: a count the file
+    // cannot hold is refused before any entry is read.
+    let least = fixed + 1;
+    if (count as usize).saturating_mul(least) > d.len().saturating_sub(12) {
+        return Err(format!(
+            "the header counts {count} entries, more than {} bytes can hold",
+            d.len()
+        ));
+    }
     let mut pos = 12;
     let mut prev: Vec<u8> = Vec::new();
     for _ in 0..count {

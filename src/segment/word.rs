@@ -314,114 +314,231 @@ fn hex_prefix(b: &[u8], max: usize) -> (u32, usize) {
 }
 
 /// Brace-expands a word (`a{b,c}` → `ab ac`, `{1..3}`), looking only at unquoted braces.
-/// Returns `None` when the expansion would produce more than `limit` words.
-pub(crate) fn brace_expand(buf: &WordBuf, limit: usize) -> Option<Vec<(String, Vec<bool>)>> {
-    let mut out = Vec::new();
-    expand_into(&buf.text, &buf.quoted_mask, limit, &mut out, 0)?;
-    Some(out)
+/// Returns `None` when the expansion would produce more than `limit` words or `max_bytes`
+/// bytes of text, or nests braces deeper than [`MAX_BRACE_DEPTH`].
+///
+/// The word is read once into a tree of literal runs and alternatives, which is then multiplied
+/// out: the work is linear in the word plus what it expands to, however many braces are left
+/// unclosed.
+pub(crate) fn brace_expand(
+    buf: &WordBuf,
+    limit: usize,
+    max_bytes: usize,
+) -> Option<Vec<(String, Vec<bool>)>> {
+    let braces = Braces::scan(&buf.text, &buf.quoted_mask);
+    let mut next = 0;
+    let tree = braces.parse(0, buf.text.len(), &mut next, limit, 0)?;
+    let mut total = 0;
+    expand(
+        &tree,
+        &buf.text,
+        &buf.quoted_mask,
+        limit,
+        max_bytes,
+        &mut total,
+    )
 }
 
 type Piece = (String, Vec<bool>);
 
-fn expand_into(
-    text: &str,
-    mask: &[bool],
-    limit: usize,
-    out: &mut Vec<Piece>,
-    depth: usize,
-) -> Option<()> {
-    if depth > 32 {
-        return None;
-    }
-    let Some((open, close, alternatives)) = find_brace(text, mask, limit)? else {
-        out.push((text.to_string(), mask.to_vec()));
-        return (out.len() <= limit).then_some(());
-    };
-    let prefix = &text[..open];
-    let suffix = &text[close + 1..];
-    for (alt, alt_mask) in alternatives {
-        let mut t = String::with_capacity(prefix.len() + alt.len() + suffix.len());
-        t.push_str(prefix);
-        t.push_str(&alt);
-        t.push_str(suffix);
-        let mut m = Vec::with_capacity(t.len());
-        m.extend_from_slice(&mask[..open]);
-        m.extend_from_slice(&alt_mask);
-        m.extend_from_slice(&mask[close + 1..]);
-        expand_into(&t, &m, limit, out, depth + 1)?;
-        if out.len() > limit {
-            return None;
-        }
-    }
-    Some(())
+/// Deepest nesting of brace alternatives expanded (`{a,{b,{c,…}}}`).
+pub(crate) const MAX_BRACE_DEPTH: usize = 32;
+
+/// One part of a word, as brace expansion sees it.
+enum Part {
+    /// Bytes of the word, as they are.
+    Literal(usize, usize),
+    /// `{x,y,…}`: each alternative is itself a sequence of parts.
+    Alternatives(Vec<Vec<Part>>),
+    /// `{1..3}`: the words of a sequence expression.
+    Sequence(Vec<String>),
 }
 
-/// The first unquoted brace expression bash would expand — `{a,b}` with an unquoted top-level
-/// comma, or a `{x..y[..step]}` sequence of integers or letters written with no quoting — as
-/// its byte range and its alternatives. `Some(None)` when there is none; `None` when a sequence
-/// would produce more than `limit` words.
-type BraceMatch = (usize, usize, Vec<Piece>);
+/// The unquoted braces of a word, matched in one pass: for each `{`, its `}` (if any), the
+/// commas directly inside it, and whether another `{` is inside it.
+struct Braces<'t> {
+    text: &'t str,
+    mask: &'t [bool],
+    /// Positions of the unquoted `{`, in order.
+    opens: Vec<usize>,
+    /// For each of `opens`: the matching `}`.
+    close: Vec<Option<usize>>,
+    /// For each of `opens`: the unquoted commas at its own level.
+    commas: Vec<Vec<usize>>,
+    /// For each of `opens`: whether another `{` is inside.
+    nested: Vec<bool>,
+}
 
-fn find_brace(text: &str, mask: &[bool], limit: usize) -> Option<Option<BraceMatch>> {
-    let b = text.as_bytes();
-    let unquoted = |i: usize| !mask.get(i).copied().unwrap_or(true);
-    let mut start = 0;
-    while let Some(rel) = b[start..].iter().position(|&c| c == b'{') {
-        let open = start + rel;
-        start = open + 1;
-        if !unquoted(open) {
-            continue;
-        }
-        let mut depth = 0usize;
-        let mut commas = Vec::new();
-        let mut close = None;
-        for (i, &c) in b.iter().enumerate().skip(open + 1) {
-            if !unquoted(i) {
+impl<'t> Braces<'t> {
+    fn scan(text: &'t str, mask: &'t [bool]) -> Braces<'t> {
+        let mut b = Braces {
+            text,
+            mask,
+            opens: Vec::new(),
+            close: Vec::new(),
+            commas: Vec::new(),
+            nested: Vec::new(),
+        };
+        // Indices into `opens` of the braces not closed yet, innermost last.
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, &c) in text.as_bytes().iter().enumerate() {
+            if !b.unquoted(i) {
                 continue;
             }
             match c {
-                b'{' => depth += 1,
-                b'}' if depth == 0 => {
-                    close = Some(i);
-                    break;
+                b'{' => {
+                    if let Some(&outer) = stack.last() {
+                        b.nested[outer] = true;
+                    }
+                    stack.push(b.opens.len());
+                    b.opens.push(i);
+                    b.close.push(None);
+                    b.commas.push(Vec::new());
+                    b.nested.push(false);
                 }
-                b'}' => depth -= 1,
-                b',' if depth == 0 => commas.push(i),
+                b'}' => {
+                    if let Some(k) = stack.pop() {
+                        b.close[k] = Some(i);
+                    }
+                }
+                b',' => {
+                    if let Some(&k) = stack.last() {
+                        b.commas[k].push(i);
+                    }
+                }
                 _ => {}
             }
         }
-        let Some(close) = close else { continue };
-        if commas.is_empty() {
-            // A sequence expression: bash expands it only when nothing in it is quoted.
-            let inner = &text[open + 1..close];
-            if (open + 1..close).all(unquoted) {
-                match sequence_expand(inner, limit) {
-                    Some(Ok(items)) => {
-                        let alts = items
-                            .into_iter()
-                            .map(|t| {
-                                let m = vec![false; t.len()];
-                                (t, m)
-                            })
-                            .collect();
-                        return Some(Some((open, close, alts)));
-                    }
-                    Some(Err(())) => return None,
-                    None => {}
-                }
-            }
-            continue;
-        }
-        let mut alts = Vec::with_capacity(commas.len() + 1);
-        let mut from = open + 1;
-        for c in commas {
-            alts.push((text[from..c].to_string(), mask[from..c].to_vec()));
-            from = c + 1;
-        }
-        alts.push((text[from..close].to_string(), mask[from..close].to_vec()));
-        return Some(Some((open, close, alts)));
+        b
     }
-    Some(None)
+
+    fn unquoted(&self, i: usize) -> bool {
+        !self.mask.get(i).copied().unwrap_or(true)
+    }
+
+    /// The parts of `text[from..to]`. `next` is the index into `opens` of the first brace not
+    /// looked at yet; braces inside an expanded one are left to the recursion over its
+    /// alternatives. Brace expressions one after another are read in a loop, nested ones by
+    /// recursion at most [`MAX_BRACE_DEPTH`] deep. `None` past that depth, or when a sequence
+    /// expression has more than `limit` words.
+    fn parse(
+        &self,
+        from: usize,
+        to: usize,
+        next: &mut usize,
+        limit: usize,
+        depth: usize,
+    ) -> Option<Vec<Part>> {
+        if depth > MAX_BRACE_DEPTH {
+            return None;
+        }
+        let mut parts = Vec::new();
+        let mut cur = from;
+        while let Some(&open) = self.opens.get(*next).filter(|&&o| o < to) {
+            let k = *next;
+            *next += 1;
+            if open < cur {
+                continue;
+            }
+            let Some(close) = self.close[k].filter(|&c| c < to) else {
+                continue;
+            };
+            let part = if !self.commas[k].is_empty() {
+                let mut alts = Vec::with_capacity(self.commas[k].len() + 1);
+                let mut start = open + 1;
+                for &c in self.commas[k].iter().chain(std::iter::once(&close)) {
+                    alts.push(self.parse(start, c, next, limit, depth + 1)?);
+                    start = c + 1;
+                }
+                Part::Alternatives(alts)
+            } else if !self.nested[k] && (open + 1..close).all(|i| self.unquoted(i)) {
+                // A sequence expression: bash expands it only when nothing in it is quoted.
+                match sequence_expand(&self.text[open + 1..close], limit) {
+                    Some(Ok(items)) => Part::Sequence(items),
+                    Some(Err(())) => return None,
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            if open > cur {
+                parts.push(Part::Literal(cur, open));
+            }
+            parts.push(part);
+            cur = close + 1;
+            // Skip the braces inside this one that its alternatives did not reach.
+            while self.opens.get(*next).is_some_and(|&o| o < cur) {
+                *next += 1;
+            }
+        }
+        if to > cur {
+            parts.push(Part::Literal(cur, to));
+        }
+        Some(parts)
+    }
+}
+
+/// Multiplies out `parts`: every combination, left to right, as bash orders them. `total`
+/// counts the bytes produced; `None` past `limit` words or `max_bytes` bytes.
+fn expand(
+    parts: &[Part],
+    text: &str,
+    mask: &[bool],
+    limit: usize,
+    max_bytes: usize,
+    total: &mut usize,
+) -> Option<Vec<Piece>> {
+    let mut acc: Vec<Piece> = vec![(String::new(), Vec::new())];
+    for part in parts {
+        let options: Vec<Piece> = match part {
+            Part::Literal(a, b) => {
+                *total = total.saturating_add(acc.len().saturating_mul(b - a));
+                if *total > max_bytes {
+                    return None;
+                }
+                for (t, m) in &mut acc {
+                    t.push_str(&text[*a..*b]);
+                    m.extend_from_slice(&mask[*a..*b]);
+                }
+                continue;
+            }
+            Part::Sequence(items) => items
+                .iter()
+                .map(|t| (t.clone(), vec![false; t.len()]))
+                .collect(),
+            Part::Alternatives(alts) => {
+                let mut all = Vec::new();
+                for alt in alts {
+                    all.extend(expand(alt, text, mask, limit, max_bytes, total)?);
+                    if all.len() > limit {
+                        return None;
+                    }
+                }
+                all
+            }
+        };
+        if acc.len().saturating_mul(options.len()) > limit {
+            return None;
+        }
+        let mut next = Vec::with_capacity(acc.len() * options.len());
+        for (t, m) in &acc {
+            for (ot, om) in &options {
+                *total = total.saturating_add(t.len() + ot.len());
+                if *total > max_bytes {
+                    return None;
+                }
+                let mut nt = String::with_capacity(t.len() + ot.len());
+                nt.push_str(t);
+                nt.push_str(ot);
+                let mut nm = Vec::with_capacity(nt.len());
+                nm.extend_from_slice(m);
+                nm.extend_from_slice(om);
+                next.push((nt, nm));
+            }
+        }
+        acc = next;
+    }
+    Some(acc)
 }
 
 /// Expands a `{a..b[..step]}` sequence of integers or single letters the way bash does, or
@@ -520,19 +637,19 @@ mod tests {
 
     #[test]
     fn brace_expansion_only_sees_unquoted_braces() {
-        let words = brace_expand(&bare("{-rf,/}"), 100).unwrap();
+        let words = brace_expand(&bare("{-rf,/}"), 100, 1 << 20).unwrap();
         let texts: Vec<_> = words.into_iter().map(|w| w.0).collect();
         assert_eq!(texts, ["-rf", "/"]);
         let mut q = WordBuf::default();
         q.push_quoted("{a,b}");
-        assert_eq!(brace_expand(&q, 100).unwrap().len(), 1);
-        let nested: Vec<_> = brace_expand(&bare("x{a,b{c,d}}y"), 100)
+        assert_eq!(brace_expand(&q, 100, 1 << 20).unwrap().len(), 1);
+        let nested: Vec<_> = brace_expand(&bare("x{a,b{c,d}}y"), 100, 1 << 20)
             .unwrap()
             .into_iter()
             .map(|w| w.0)
             .collect();
         assert_eq!(nested, ["xay", "xbcy", "xbdy"]);
-        assert!(brace_expand(&bare("{a,b}{c,d}{e,f}"), 4).is_none());
+        assert!(brace_expand(&bare("{a,b}{c,d}{e,f}"), 4, 1 << 20).is_none());
     }
 
     #[test]

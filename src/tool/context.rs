@@ -10,14 +10,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::tool::error::{Cancelled, ErrorInfo};
+use crate::tool::error::Cancelled;
 
 /// One run of an agent: the scope of idempotent caching and of cancellation.
 ///
 /// A run is what one agent does for one task, from the first model turn to the final answer. It
 /// is a cheap handle (cloning shares the same run). Within a run, a tool registered as
-/// `idempotent` is called once per distinct argument object; later calls with equal arguments
-/// return the first result. Starting a new run (a new `Run`) starts with an empty cache.
+/// `idempotent` runs until it succeeds once per distinct argument object; later calls with equal
+/// arguments return that first success. Failures are not cached, so a retry after a transient
+/// error runs the tool again. Starting a new run (a new `Run`) starts with an empty cache.
 /// Cancelling a run makes every later call in it fail with [`CallError::Cancelled`].
 ///
 /// [`CallError::Cancelled`]: crate::tool::CallError::Cancelled
@@ -37,14 +38,21 @@ pub struct Run {
     inner: Arc<RunState>,
 }
 
-/// One cached call of a tool: the validated arguments and the first result.
-type CacheEntry = (Value, Result<Value, ErrorInfo>);
+/// The key of one cached call: the tool's name and its validated arguments in a canonical text
+/// form (object keys sorted), so equal arguments meet in one hash lookup whatever order the
+/// model sent the keys in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct CacheKey {
+    tool: String,
+    arguments: String,
+}
 
 struct RunState {
     id: u64,
     cancelled: AtomicBool,
     cancel_reason: Mutex<Option<String>>,
-    cache: Mutex<HashMap<String, Vec<CacheEntry>>>,
+    /// The first success of each idempotent call.
+    cache: Mutex<HashMap<CacheKey, Value>>,
 }
 
 /// Where progress events of tools that declare `emits_progress` go.
@@ -135,32 +143,62 @@ impl Run {
         Some(Cancelled::new(reason))
     }
 
-    /// The first result cached for `tool` with arguments equal to `arguments`.
-    pub(crate) fn cached(&self, tool: &str, arguments: &Value) -> Option<Result<Value, ErrorInfo>> {
-        let cache = lock(&self.inner.cache);
-        let entries = cache.get(tool)?;
-        entries
-            .iter()
-            .find(|(cached_args, _)| cached_args == arguments)
-            .map(|(_, result)| result.clone())
+    /// The success cached for `key`, if any.
+    pub(crate) fn cached(&self, key: &CacheKey) -> Option<Value> {
+        lock(&self.inner.cache).get(key).cloned()
     }
 
-    /// Caches `result` unless a result for equal arguments is already there (two concurrent
-    /// first calls may both run; the first to finish wins and both callers see their own
-    /// result). Returns the result that is cached now.
-    pub(crate) fn remember(
-        &self,
-        tool: &str,
-        arguments: Value,
-        result: Result<Value, ErrorInfo>,
-    ) -> Result<Value, ErrorInfo> {
-        let mut cache = lock(&self.inner.cache);
-        let entries = cache.entry(tool.to_owned()).or_default();
-        if let Some((_, first)) = entries.iter().find(|(args, _)| *args == arguments) {
-            return first.clone();
+    /// Caches a success unless one for the same key is already there (two concurrent first
+    /// calls may both run; the first to finish wins and both callers see their own result).
+    pub(crate) fn remember(&self, key: CacheKey, value: &Value) {
+        lock(&self.inner.cache)
+            .entry(key)
+            .or_insert_with(|| value.clone());
+    }
+}
+
+impl CacheKey {
+    /// The key of a call of `tool` with the validated `arguments`.
+    pub(crate) fn new(tool: &str, arguments: &Value) -> Self {
+        let mut text = String::new();
+        canonical_into(arguments, &mut text);
+        CacheKey {
+            tool: tool.to_owned(),
+            arguments: text,
         }
-        entries.push((arguments, result.clone()));
-        result
+    }
+}
+
+/// Writes `value` as JSON with every object's keys sorted.
+fn canonical_into(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (at, (key, item)) in entries.into_iter().enumerate() {
+                if at > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical_into(item, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (at, item) in items.iter().enumerate() {
+                if at > 0 {
+                    out.push(',');
+                }
+                canonical_into(item, out);
+            }
+            out.push(']');
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            out.push_str(&value.to_string());
+        }
     }
 }
 
@@ -243,6 +281,17 @@ impl<C> ToolCallContext<C> {
             tool_name: Arc::from(tool_name),
             value,
             progress_enabled,
+        }
+    }
+
+    /// The same call without the caller's value, for a context-free tool in a toolbox with a
+    /// context (see [`Tool::into_context`](crate::tool::Tool::into_context)).
+    pub(crate) fn without_value(&self) -> ToolCallContext<()> {
+        ToolCallContext {
+            agent: self.agent.clone(),
+            tool_name: self.tool_name.clone(),
+            value: Arc::new(()),
+            progress_enabled: self.progress_enabled,
         }
     }
 

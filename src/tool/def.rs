@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::tool::context::ToolCallContext;
-use crate::tool::error::{CallError, Cancelled, ErrorInfo};
+use crate::tool::error::{CallError, Cancelled, ErrorInfo, clip};
 use crate::tool::exec::BoxFuture;
 use crate::tool::schema::{self, Param};
 use crate::tool::validate::Arguments;
@@ -58,7 +58,7 @@ pub struct ToolAttrs {
     /// (`override` in the macro).
     pub override_existing: bool,
     /// Within one [`Run`](crate::tool::Run), a repeated call with equal arguments returns the
-    /// first result without calling the tool again.
+    /// first success without calling the tool again (failures are not cached).
     pub idempotent: bool,
     /// Labels a policy can match, e.g. `code-exec` for tools that run code.
     pub labels: BTreeSet<String>,
@@ -114,12 +114,22 @@ pub(crate) enum Handler<C> {
 }
 
 impl Adapter {
+    /// Every adapter.
+    pub const ALL: [Adapter; 2] = [Adapter::OpenAi, Adapter::Anthropic];
+
     /// The key of this adapter in [`ToolAttrs::native`]: `openai` or `anthropic`.
     pub fn key(self) -> &'static str {
         match self {
             Adapter::OpenAi => "openai",
             Adapter::Anthropic => "anthropic",
         }
+    }
+
+    /// The adapter whose [`key`](Adapter::key) is `key`.
+    pub fn from_key(key: &str) -> Option<Adapter> {
+        Adapter::ALL
+            .into_iter()
+            .find(|adapter| adapter.key() == key)
     }
 }
 
@@ -263,6 +273,45 @@ impl<C> Tool<C> {
     }
 }
 
+impl Tool<()> {
+    /// The same tool for a toolbox whose context value is `C`. A tool made without a
+    /// `ToolCallContext` parameter is a `Tool<()>`; this lets it join a `ToolBox<C>` (the type is
+    /// usually inferred from the toolbox):
+    ///
+    /// ```
+    /// use cmdguard::tool::{ToolBox, tool};
+    ///
+    /// /// The current time.
+    /// #[tool]
+    /// fn now() -> &'static str {
+    ///     "12:00"
+    /// }
+    ///
+    /// struct Session;
+    /// let mut toolbox = ToolBox::<Session>::new();
+    /// toolbox.register([now_tool().into_context()]).unwrap();
+    /// ```
+    pub fn into_context<C: Send + Sync + 'static>(self) -> Tool<C> {
+        let handler = match self.handler {
+            Handler::Call(call) => {
+                let call: Arc<CallFn<C>> =
+                    Arc::new(move |args, ctx: ToolCallContext<C>| call(args, ctx.without_value()));
+                Handler::Call(call)
+            }
+            Handler::Search => Handler::Search,
+        };
+        Tool {
+            name: self.name,
+            description: self.description,
+            params: self.params,
+            parameters: self.parameters,
+            attrs: self.attrs,
+            handler,
+            problems: self.problems,
+        }
+    }
+}
+
 impl<C> fmt::Debug for Tool<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tool")
@@ -282,7 +331,8 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
     }
 
     /// Declares a parameter of type `T`; required unless `T` accepts `null` (`Option<U>`).
-    /// `description` (empty for none) becomes the property's description.
+    /// `description` (empty for none) becomes the property's description. Properties keep the
+    /// order they are declared in.
     pub fn param<T: JsonSchema + DeserializeOwned>(
         mut self,
         name: &str,
@@ -315,6 +365,45 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
         self
     }
 
+    /// Like [`param_default`](ToolBuilder::param_default), with the default written in any
+    /// form that serialises to what `T` deserialises from: `"hello"` for a `String`,
+    /// `["a", "b"]` or `vec!["a"]` for a `Vec<String>`, `"fast"` for a unit enum renamed to
+    /// lowercase. It is converted the way the model's JSON would be; a default that does not
+    /// fit `T` makes the tool fail to register, with the reason.
+    ///
+    /// ```
+    /// use cmdguard::tool::{Arguments, CallError, Tool};
+    ///
+    /// let tool: Tool = Tool::builder("greet")
+    ///     .param_default_from::<String>("greeting", "", "hello")
+    ///     .param_default_from::<Vec<String>>("names", "", ["ada"])
+    ///     .handler(|_args: Arguments, _ctx| Ok::<_, CallError>(()));
+    /// assert_eq!(tool.parameters()["properties"]["names"]["default"], serde_json::json!(["ada"]));
+    /// ```
+    pub fn param_default_from<T: JsonSchema + DeserializeOwned + Serialize>(
+        mut self,
+        name: &str,
+        description: &str,
+        default: impl Serialize,
+    ) -> Self {
+        let converted = serde_json::to_value(&default)
+            .map_err(|err| err.to_string())
+            .and_then(|value| T::deserialize(&value).map_err(|err| err.to_string()))
+            .and_then(|typed| serde_json::to_value(&typed).map_err(|err| err.to_string()));
+        match converted {
+            Ok(value) => {
+                let param = Param::of::<T>(&mut self.generator, name, description, Some(value));
+                self.params.push(param);
+            }
+            Err(err) => {
+                self.problems.push(format!(
+                    "default of parameter '{name}' does not fit its type: {err}"
+                ));
+            }
+        }
+        self
+    }
+
     /// Hides the tool from models that lack `capability` (e.g. `vision`).
     pub fn required_capability(mut self, capability: impl Into<String>) -> Self {
         self.attrs.required_capabilities.insert(capability.into());
@@ -327,7 +416,8 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
         self
     }
 
-    /// Caches results within one [`Run`](crate::tool::Run) by (name, arguments).
+    /// Caches successes within one [`Run`](crate::tool::Run) by (name, arguments); a failed
+    /// call is run again when retried.
     pub fn idempotent(mut self) -> Self {
         self.attrs.idempotent = true;
         self
@@ -352,8 +442,16 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
     }
 
     /// Sends `definition` instead of the function schema to the adapter keyed `adapter`
-    /// (`openai`, `anthropic`).
+    /// (`openai`, `anthropic`; see [`Adapter::key`]). Any other key makes the tool fail to
+    /// register: a misspelt key (`open_ai`) would otherwise be ignored without a word.
     pub fn native(mut self, adapter: &str, definition: Value) -> Self {
+        if Adapter::from_key(adapter).is_none() {
+            self.problems.push(format!(
+                "unknown native adapter '{}'; expected one of {}",
+                clip(adapter),
+                Adapter::ALL.map(Adapter::key).join(", ")
+            ));
+        }
         self.attrs.native.insert(adapter.to_owned(), definition);
         self
     }
@@ -438,6 +536,9 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
     }
 
     fn finish(mut self, handler: Handler<C>) -> Tool<C> {
+        if let Err(problem) = check_name(&self.name) {
+            self.problems.insert(0, problem);
+        }
         let defs = self.generator.take_definitions(true);
         let parameters = schema::parameters_object(&self.params, defs);
         Tool {
@@ -450,6 +551,34 @@ impl<C: Send + Sync + 'static> ToolBuilder<C> {
             problems: self.problems,
         }
     }
+}
+
+/// The longest tool name the model providers accept.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Checks a tool name against the rule every model provider applies to the whole `tools` array,
+/// `^[a-zA-Z0-9_-]{1,64}$`: one bad name would make the provider reject every tool.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a tool name cannot be empty".to_owned());
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(format!(
+            "tool names may hold only ASCII letters, digits, '_' and '-' \
+             (the model providers' rule), found {bad:?}"
+        ));
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(format!(
+            "a tool name is at most {MAX_NAME_LEN} characters (the model providers' rule), \
+             this one has {}",
+            name.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Converts what a tool function returned into the call's result (see
@@ -494,34 +623,147 @@ fn error_outcome<E: fmt::Display + fmt::Debug + 'static>(err: E) -> CallError {
 /// Support for the code `#[tool]` generates; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    use std::marker::PhantomData;
+
     use super::*;
 
-    /// A function's return type that is a `Result` (the macro decides by the type's last path
-    /// segment, so aliases like `io::Result<T>` count).
-    pub trait Fallible {
-        /// The success type.
-        type Ok: Serialize;
-        /// The error type.
-        type Err: fmt::Display + fmt::Debug + 'static;
-        /// Into a plain `Result`.
-        fn into_result(self) -> Result<Self::Ok, Self::Err>;
-    }
+    /// What a `#[tool]` function returned, on its way to the call's result.
+    ///
+    /// Whether it is a `Result` is decided by method resolution, not by how the return type is
+    /// spelled: `(&mut Returned::new(x)).outcome()` finds [`ResultOutcome`] (implemented for
+    /// `Returned<Result<T, E>>`) before [`ValueOutcome`] (implemented one reference further
+    /// out), so `type Outcome = Result<String, String>` is a `Result` too.
+    pub struct Returned<T>(Option<T>, PhantomData<T>);
 
-    impl<T: Serialize, E: fmt::Display + fmt::Debug + 'static> Fallible for Result<T, E> {
-        type Ok = T;
-        type Err = E;
-        fn into_result(self) -> Result<T, E> {
-            self
+    impl<T> Returned<T> {
+        /// Wraps a returned value.
+        pub fn new(value: T) -> Self {
+            Returned(Some(value), PhantomData)
+        }
+
+        /// A value-less wrapper, to ask for the schema of `T`'s success type.
+        pub fn probe() -> Self {
+            Returned(None, PhantomData)
         }
     }
 
-    /// The result of a function returning a `Result`.
-    pub fn result<R: Fallible>(returned: R) -> Result<Value, CallError> {
-        into_outcome(returned.into_result())
+    /// The conversion of a returned `Result` (see [`Returned`]). The impl has no bounds, so
+    /// that every `Result` takes this path; [`ResultParts::finish`] then requires what a tool's
+    /// `Result` needs, and a `Result` whose error is not `Display` fails to compile instead of
+    /// being serialised as a success.
+    pub trait ResultOutcome {
+        /// The `Result` taken out of the wrapper.
+        type Parts;
+        /// Takes the returned `Result` out.
+        fn outcome(&mut self) -> Self::Parts;
     }
 
-    /// The result of a function returning a plain value.
-    pub fn value<T: Serialize>(returned: T) -> Result<Value, CallError> {
-        into_outcome(Ok::<T, std::convert::Infallible>(returned))
+    impl<T, E> ResultOutcome for Returned<Result<T, E>> {
+        type Parts = ResultParts<T, E>;
+        fn outcome(&mut self) -> ResultParts<T, E> {
+            ResultParts(self.0.take())
+        }
+    }
+
+    /// A returned `Result` on its way to the call's result.
+    pub struct ResultParts<T, E>(Option<Result<T, E>>);
+
+    impl<T: Serialize, E: fmt::Display + fmt::Debug + 'static> ResultParts<T, E> {
+        /// `Ok` serialised, `Err` as a failure.
+        pub fn finish(self) -> Result<Value, CallError> {
+            match self.0 {
+                Some(result) => into_outcome(result),
+                None => Err(taken_twice()),
+            }
+        }
+    }
+
+    /// The conversion of any other returned value (see [`Returned`]).
+    pub trait ValueOutcome {
+        /// The value taken out of the wrapper.
+        type Parts;
+        /// Takes the returned value out.
+        fn outcome(&mut self) -> Self::Parts;
+    }
+
+    impl<T> ValueOutcome for &mut Returned<T> {
+        type Parts = ValueParts<T>;
+        fn outcome(&mut self) -> ValueParts<T> {
+            ValueParts(self.0.take())
+        }
+    }
+
+    /// A returned value on its way to the call's result.
+    pub struct ValueParts<T>(Option<T>);
+
+    impl<T: Serialize> ValueParts<T> {
+        /// The value serialised.
+        pub fn finish(self) -> Result<Value, CallError> {
+            match self.0 {
+                Some(value) => into_outcome(Ok::<T, std::convert::Infallible>(value)),
+                None => Err(taken_twice()),
+            }
+        }
+    }
+
+    /// The output schema of a `Result`: its success type's.
+    pub trait ResultSchema {
+        /// The JSON Schema of the success type.
+        fn schema(&mut self) -> Value;
+    }
+
+    impl<T: JsonSchema, E> ResultSchema for Returned<Result<T, E>> {
+        fn schema(&mut self) -> Value {
+            schema::generator().into_root_schema_for::<T>().to_value()
+        }
+    }
+
+    /// The output schema of any other type: its own.
+    pub trait ValueSchema {
+        /// The JSON Schema of the type.
+        fn schema(&mut self) -> Value;
+    }
+
+    impl<T: JsonSchema> ValueSchema for &mut Returned<T> {
+        fn schema(&mut self) -> Value {
+            schema::generator().into_root_schema_for::<T>().to_value()
+        }
+    }
+
+    fn taken_twice() -> CallError {
+        CallError::Failed(ErrorInfo::new(
+            "the tool's result was already taken",
+            "cmdguard internal error",
+        ))
+    }
+
+    /// What a parameter's type needs to be read from the model's JSON; it exists for its
+    /// error message, which says what to do about a context alias.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool parameter: it needs `JsonSchema` and `Deserialize`",
+        label = "the model's argument for this parameter is read from JSON",
+        note = "a parameter that receives the call's context must be spelled \
+                `ToolCallContext<T>`, or be marked `#[tool(context)]` when its type is an alias"
+    )]
+    pub trait Parameter {}
+
+    impl<T: JsonSchema + DeserializeOwned> Parameter for T {}
+
+    /// Fails to compile, with [`Parameter`]'s message, for a type that cannot be a parameter.
+    pub fn parameter<T: Parameter>() {}
+
+    /// The context value type of a parameter marked `#[tool(context)]`.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a `ToolCallContext`",
+        label = "`#[tool(context)]` marks the parameter that receives the call's context",
+        note = "write `ToolCallContext<T>` (or an alias of it) for this parameter's type"
+    )]
+    pub trait ContextParam {
+        /// The caller's value type `C` of `ToolCallContext<C>`.
+        type Value;
+    }
+
+    impl<C> ContextParam for ToolCallContext<C> {
+        type Value = C;
     }
 }

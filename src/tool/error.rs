@@ -1,6 +1,7 @@
 //! tool/error.rs: the errors of the tool layer — registering tools, validating arguments and
 //! calling a tool. It never decides anything; it only names what went wrong.
 
+use std::borrow::Cow;
 use std::error::Error;
 use std::fmt;
 
@@ -139,8 +140,10 @@ impl CallError {
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallError::NotRegistered { name } => write!(f, "tool '{name}' is not registered"),
-            CallError::Disabled { name } => write!(f, "tool '{name}' is disabled"),
+            CallError::NotRegistered { name } => {
+                write!(f, "tool '{}' is not registered", clip(name))
+            }
+            CallError::Disabled { name } => write!(f, "tool '{}' is disabled", clip(name)),
             CallError::InvalidArguments { tool, problems } => {
                 write!(
                     f,
@@ -216,7 +219,7 @@ impl fmt::Display for RegistryError {
         match self {
             RegistryError::Conflict { name } => write!(f, "conflict tool name: {name}"),
             RegistryError::InvalidTool { name, reason } => {
-                write!(f, "invalid tool '{name}': {reason}")
+                write!(f, "invalid tool '{}': {reason}", clip(name))
             }
             RegistryError::UnknownGroup { name, known } if known.is_empty() => {
                 write!(f, "unknown tool group '{name}': no groups are registered")
@@ -233,3 +236,103 @@ impl fmt::Display for RegistryError {
 }
 
 impl Error for RegistryError {}
+
+/// How many bytes of someone else's text (the model's arguments, a tool name it made up) an
+/// error message quotes. Error messages go back into the model's context, so a 5 MB argument
+/// must not come back as a 5 MB error.
+pub(crate) const QUOTE_LIMIT: usize = 80;
+
+/// `text` as an error message quotes it: whole when short, else its first [`QUOTE_LIMIT`]
+/// bytes (cut at a character boundary) and `…, N bytes more`, as pydantic does.
+pub(crate) fn clip(text: &str) -> Cow<'_, str> {
+    if text.len() <= QUOTE_LIMIT {
+        return Cow::Borrowed(text);
+    }
+    let mut end = QUOTE_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!(
+        "{}…, {} bytes more",
+        &text[..end],
+        text.len() - end
+    ))
+}
+
+/// An error message with every over-long quoted run in it clipped (see [`clip`]). serde's
+/// messages quote the offending input: strings in Rust's debug form (`invalid type: string
+/// "…", expected u32`, where a quoted run ends at the next `"` that is not escaped) and names in
+/// backquotes (``unknown field `…` ``).
+pub(crate) fn clip_quoted(message: &str) -> Cow<'_, str> {
+    if message.len() <= QUOTE_LIMIT {
+        return Cow::Borrowed(message);
+    }
+    let mut out = String::with_capacity(QUOTE_LIMIT * 4);
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = if rest[open..].starts_with('"') {
+            '"'
+        } else {
+            '`'
+        };
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        match quoted_end(body, quote) {
+            Some(close) => {
+                out.push_str(&clip(&body[..close]));
+                out.push(quote);
+                rest = &body[close + 1..];
+            }
+            None => {
+                out.push_str(&clip(body));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(&clip(rest));
+    Cow::Owned(out)
+}
+
+/// The byte offset of the first `quote` in `body` that no backslash escapes (backquotes are
+/// never escaped).
+fn quoted_end(body: &str, quote: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in body.char_indices() {
+        if c == quote && !escaped {
+            return Some(at);
+        }
+        escaped = quote == '"' && c == '\\' && !escaped;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_at_a_character_boundary() {
+        assert_eq!(clip("short"), "short");
+        let long = "é".repeat(100);
+        let clipped = clip(&long);
+        assert!(clipped.starts_with(&"é".repeat(40)), "{clipped}");
+        assert!(clipped.ends_with("…, 120 bytes more"), "{clipped}");
+    }
+
+    #[test]
+    fn clip_quoted_shortens_each_long_quoted_run_and_keeps_the_rest() {
+        let long = "x".repeat(1000);
+        let message = format!("invalid type: string {long:?}, expected u32");
+        assert_eq!(
+            clip_quoted(&message),
+            format!(
+                "invalid type: string \"{}…, 920 bytes more\", expected u32",
+                "x".repeat(80)
+            )
+        );
+        let escaped = format!("string \"a\\\"{long}\" then");
+        let clipped = clip_quoted(&escaped);
+        assert!(clipped.ends_with("bytes more\" then"), "{clipped}");
+        assert!(clipped.len() < 200, "{clipped}");
+    }
+}

@@ -12,9 +12,10 @@ pub type GroupFactory<C> = Arc<dyn Fn() -> Vec<Tool<C>> + Send + Sync>;
 
 /// A registry of tool groups: a name for each factory, in the order they were added.
 ///
-/// [`ToolGroups::builtin`] is the registry behind
-/// [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults); runtimes can build their own
-/// and use [`ToolBox::with_groups`](crate::tool::ToolBox::with_groups).
+/// Runtimes build their own and register them with
+/// [`ToolBox::with_groups`](crate::tool::ToolBox::with_groups). [`ToolGroups::builtin`] is the
+/// registry behind [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults); it is empty
+/// for now (see there).
 ///
 /// ```
 /// use cmdguard::tool::{Arguments, CallError, Tool, ToolBox, ToolGroups};
@@ -40,9 +41,20 @@ impl<C> ToolGroups<C> {
         ToolGroups { groups: Vec::new() }
     }
 
-    /// The built-in groups. None ship yet: the built-in tools (files, shell through the
-    /// analyser, …) are added here one group per module as they land, and
-    /// `ToolBox::with_defaults` picks them up without changing its API.
+    /// The built-in groups. **This registry is empty today: no built-in tool ships yet**, so
+    /// [`names`](ToolGroups::names) is empty, [`build_all`](ToolGroups::build_all) returns no
+    /// tools and [`build`](ToolGroups::build) fails for every name.
+    ///
+    /// It will hold cmdguard's own tools, one group per module (`system`, `fs`, `patch`, `cmd`
+    /// — shell commands judged by the analyser first — `search`, `browser`, `diagnostic`, …),
+    /// and [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults) will register them
+    /// without a change to its signature.
+    ///
+    /// ```
+    /// use cmdguard::tool::ToolGroups;
+    ///
+    /// assert!(ToolGroups::<()>::builtin().names().is_empty());
+    /// ```
     pub fn builtin() -> Self {
         ToolGroups::new()
     }

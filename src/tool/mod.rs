@@ -56,11 +56,65 @@
 //! The rules: a parameter without a default is required; `Option<T>` is nullable and not
 //! required; `#[tool(default = expr)]`, `#[tool(default)]`, `#[default]` or `#[default = expr]`
 //! make it optional with a `default` in the schema; unit enums become `enum`, `Vec<T>` an
-//! array, structs their own `JsonSchema`; `additionalProperties` is always `false`. A parameter
-//! of type `ToolCallContext<T>` (or `&ToolCallContext<T>`) is left out of the schema and receives
-//! the caller's context. Function attributes: `name = "…"`, `required_capabilities = […]`,
-//! `labels = […]`, `override`, `idempotent`, `deferred`, `emits_progress`, `output_schema`
-//! (the schema of the returned value) and `native(adapter = expr)`.
+//! array, structs their own `JsonSchema`; `additionalProperties` is always `false`; properties
+//! keep the order of the parameters. A parameter of type `ToolCallContext<T>` (or
+//! `&ToolCallContext<T>`) is left out of the schema and receives the caller's context; when its
+//! type is an alias (`type Ctx = ToolCallContext<Session>`), mark it `#[tool(context)]`, since
+//! the macro only sees the name. Function attributes: `name = "…"`, `required_capabilities =
+//! […]`, `labels = […]`, `override`, `idempotent`, `deferred`, `emits_progress`,
+//! `output_schema` (the schema of the returned value, or of its `Ok` type) and
+//! `native(openai = expr)` / `native(anthropic = expr)`.
+//!
+//! What newcomers write works as written:
+//!
+//! ```
+//! use cmdguard::tool::{AgentHandle, ToolBox, ToolCallContext, tool};
+//! use serde_json::json;
+//!
+//! struct Session { user: String }
+//! type Ctx = ToolCallContext<Session>;
+//! type Outcome = Result<String, String>;
+//!
+//! /// Searches the user's notes.
+//! #[tool]
+//! fn query(
+//!     query: &str,                                     // named like the function; borrowed
+//!     #[tool(default = vec!["notes"])] scopes: Vec<String>, // literal defaults
+//!     #[tool(context)] ctx: &Ctx,                      // a context through an alias
+//! ) -> Outcome {                                       // a Result through an alias
+//!     if query.is_empty() {
+//!         return Err("say what to look for".to_owned());
+//!     }
+//!     Ok(format!("{} searched {scopes:?} for {query}", ctx.value().user))
+//! }
+//!
+//! /// The time (pretend).
+//! #[tool]
+//! fn now() -> &'static str {
+//!     "12:00"
+//! }
+//!
+//! let clock = now_tool(); // a `Tool<()>`: no context, nothing to annotate
+//! let mut toolbox = ToolBox::new();
+//! toolbox.register([query_tool(), clock.into_context()]).unwrap();
+//! let session = || Session { user: "ada".into() };
+//! let agent = AgentHandle::new("demo");
+//! let found = toolbox.call_tool_blocking(&agent, "query", json!({"query": "rust"}), session());
+//! assert_eq!(found, Ok(json!("ada searched [\"notes\"] for rust")));
+//! let refused = toolbox.call_tool_blocking(&agent, "query", json!({"query": ""}), session());
+//! assert_eq!(refused.unwrap_err().to_string(), "say what to look for");
+//! ```
+//!
+//! Borrowed parameters are read as their owned form and lent: `&str` as `String`, `&[T]` as
+//! `Vec<T>`, `&Path` as `PathBuf` (also inside `Option`). A borrow deeper in a type
+//! (`Vec<&str>`) is a compile error that says to write `Vec<String>`. A default written as a
+//! string literal, an array or `vec![…]` is converted through serde like the model's JSON
+//! (`"hello"` for a `String`, `"loud"` for a lowercase unit enum); any other expression must
+//! have the parameter's type. A tool without a context is a `Tool<()>`; put it in a toolbox
+//! with a context through [`Tool::into_context`].
+//!
+//! Tool names follow the model providers' rule, `^[a-zA-Z0-9_-]{1,64}$`, checked when the tool
+//! is registered, since one bad name makes a provider reject the whole `tools` array.
 //!
 //! Closures and runtimes that cannot use macros use [`Tool::builder`] or [`Tool::from_fn`].
 //!
@@ -68,9 +122,13 @@
 //!
 //! Unknown arguments are rejected, missing required ones are named all at once, and nothing is
 //! converted implicitly: `"3"` for an integer is an error naming the argument and the expected
-//! type. The one exception: a list parameter (also `Option<Vec<…>>`) accepts a string holding a
-//! JSON array or a comma-separated list, unless its type also accepts a plain string. Arguments
-//! may arrive as an object or a JSON string of one (an empty string is `{}`).
+//! type. The one exception, as in the seeds: a list parameter (also `Option<Vec<…>>`) accepts a
+//! string holding a JSON array (`"[\"a\", \"b\"]"`), unless its type also accepts a plain
+//! string. A comma-separated string is not split (`"Hello, world"` is text, not two items) and
+//! `""` is not an empty list. Arguments may arrive as an object or a JSON string of one (an
+//! empty string is `{}`). A problem inside a nested value names its path
+//! (`argument 'region.height': …`). Error messages quote the model's input only up to 80 bytes
+//! (`"xxxx…, 5242800 bytes more"`), since they go back into its context.
 //!
 //! Strictness is checked at the top level. Inside a nested struct, unknown fields are rejected
 //! when the struct says so with `#[serde(deny_unknown_fields)]` (its schema then has
@@ -110,8 +168,13 @@
 //!
 //! # Runs
 //!
-//! An [`AgentHandle`] carries the [`Run`] it is in. Idempotent tools cache their first result per
-//! run, keyed by name and validated arguments; cancelling the run cancels every later call.
+//! An [`AgentHandle`] carries the [`Run`] it is in. Idempotent tools cache their first success
+//! per run, keyed by name and validated arguments; a failure is not cached, so a retry runs the
+//! tool again. Cancelling the run cancels every later call.
+//!
+//! A panic inside a tool becomes [`CallError::Failed`] and prints nothing; a runtime that wants
+//! the panic hook to see it (and print a backtrace) sets
+//! [`ToolBox::panic_output`]`(`[`PanicOutput::PanicHook`]`)`.
 
 mod context;
 mod def;
@@ -163,11 +226,14 @@ pub use cmdguard_macros::tool;
 pub use context::{AgentHandle, ProgressEvent, ProgressSink, Run, ToolCallContext};
 #[doc(hidden)]
 pub use def::__private;
-pub use def::{Adapter, Tool, ToolAttrs, ToolBuilder};
+pub use def::{Adapter, MAX_NAME_LEN, Tool, ToolAttrs, ToolBuilder};
 pub use error::{CallError, Cancelled, ErrorInfo, RegistryError};
-pub use exec::BoxFuture;
+pub use exec::{BoxFuture, PanicOutput};
 pub use groups::{GroupFactory, ToolGroups};
 pub use schema::Param;
-pub use subagent::{AGENT_RUN, AGENT_RUN_PARALLEL, ProviderGetter, SubagentProvider, SubagentTask};
+pub use subagent::{
+    AGENT_RUN, AGENT_RUN_PARALLEL, MAX_PARALLEL_SUBAGENTS, ProviderGetter, SubagentProvider,
+    SubagentTask,
+};
 pub use toolbox::{SearchHit, TOOL_SEARCH, ToolBox};
 pub use validate::Arguments;

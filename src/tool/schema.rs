@@ -9,8 +9,11 @@ use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-/// Checks that a JSON value deserialises into a parameter's Rust type; the error is serde's.
-pub(crate) type TypeCheck = fn(&Value) -> Result<(), String>;
+use crate::tool::validate::deserialize_argument;
+
+/// Checks that a JSON value deserialises into the Rust type of the parameter named by the first
+/// argument; the problem names the argument and the path inside it.
+pub(crate) type TypeCheck = fn(&str, &Value) -> Result<(), String>;
 
 /// One parameter of a tool: its name, its property schema and whether the model must send it.
 ///
@@ -80,10 +83,8 @@ impl Param {
     }
 }
 
-fn check_deserializes<T: DeserializeOwned>(value: &Value) -> Result<(), String> {
-    T::deserialize(value)
-        .map(drop)
-        .map_err(|err| err.to_string())
+fn check_deserializes<T: DeserializeOwned>(name: &str, value: &Value) -> Result<(), String> {
+    deserialize_argument::<T>(name, value).map(drop)
 }
 
 /// The `parameters` object of a tool: one property per parameter, the required ones listed,

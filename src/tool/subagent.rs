@@ -11,13 +11,15 @@ use serde_json::{Value, json};
 use crate::tool::context::ToolCallContext;
 use crate::tool::def::Tool;
 use crate::tool::error::CallError;
-use crate::tool::exec::{BoxFuture, join_all};
+use crate::tool::exec::{BoxFuture, join_limited};
 use crate::tool::validate::Arguments;
 
 /// The name of the tool that runs one sub-agent.
 pub const AGENT_RUN: &str = "agent_run";
 /// The name of the tool that runs several sub-agents concurrently.
 pub const AGENT_RUN_PARALLEL: &str = "agent_run_parallel";
+/// How many sub-agents `agent_run_parallel` runs at once; the others wait for a free place.
+pub const MAX_PARALLEL_SUBAGENTS: usize = 4;
 
 /// Runs sub-agents for the `agent_run` tools. The runtime implements it; closures
 /// `Fn(SubagentTask, ToolCallContext<C>) -> impl Future<Output = Result<Value, CallError>>`
@@ -46,9 +48,21 @@ pub type ProviderGetter<C> = Arc<dyn Fn() -> Arc<dyn SubagentProvider<C>> + Send
 pub struct SubagentTask {
     /// What the sub-agent should do, stated completely: it does not see this conversation.
     pub task: String,
-    /// Which kind of sub-agent to run, when the runtime offers several.
-    #[serde(default)]
-    pub agent: Option<String>,
+    /// Which sub-agent to run (its name or role), when the runtime offers several. `agent` is
+    /// accepted for it too.
+    #[serde(default, alias = "agent")]
+    pub name: Option<String>,
+}
+
+/// One entry of `agent_run_parallel`'s `tasks`: the task as plain text (xun's shape) or as an
+/// object with its own sub-agent name.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum TaskEntry {
+    /// The task alone.
+    Text(String),
+    /// The task with the sub-agent to run it.
+    Task(SubagentTask),
 }
 
 impl<C, F, Fut> SubagentProvider<C> for F
@@ -65,7 +79,8 @@ where
     }
 }
 
-/// The `agent_run` and `agent_run_parallel` tools over `getter`.
+/// The `agent_run` and `agent_run_parallel` tools over `getter`, with the seeds' signatures:
+/// `agent_run(task, name)` and `agent_run_parallel(tasks, names)`.
 pub(crate) fn subagent_tools<C: Send + Sync + 'static>(getter: ProviderGetter<C>) -> [Tool<C>; 2] {
     let single = getter.clone();
     let run = Tool::builder(AGENT_RUN)
@@ -75,35 +90,43 @@ pub(crate) fn subagent_tools<C: Send + Sync + 'static>(getter: ProviderGetter<C>
         )
         .param::<String>("task", "What the sub-agent should do, stated completely.")
         .param::<Option<String>>(
-            "agent",
-            "Which kind of sub-agent to run, if there are several.",
+            "name",
+            "Which sub-agent to run (its name or role), if there are several.",
         )
         .async_handler(move |mut args: Arguments, ctx: ToolCallContext<C>| {
             let provider = single();
             async move {
                 let task = SubagentTask {
                     task: args.take("task")?,
-                    agent: args.take("agent")?,
+                    name: args.take("name")?,
                 };
                 provider.run_subagent(task, ctx).await
             }
         });
     let parallel = Tool::builder(AGENT_RUN_PARALLEL)
-        .description(
-            "Run several independent tasks on sub-agents at the same time. Returns one entry per \
-             task, in order: {\"result\": …} or {\"error\": …, \"details\": …}.",
+        .description(format!(
+            "Run several independent tasks on sub-agents, at most {MAX_PARALLEL_SUBAGENTS} at a \
+             time. Returns one entry per task, in order: {{\"result\": …}} or \
+             {{\"error\": …, \"details\": …}}."
+        ))
+        .param::<Vec<TaskEntry>>(
+            "tasks",
+            "The tasks, each stated completely: a text, or {\"task\": …, \"name\": …}.",
         )
-        .param::<Vec<SubagentTask>>("tasks", "The tasks, each stated completely.")
+        .param::<Option<Vec<String>>>(
+            "names",
+            "Which sub-agent runs each task, in the same order as the tasks.",
+        )
         .async_handler(move |mut args: Arguments, ctx: ToolCallContext<C>| {
             let provider = getter();
             async move {
-                let tasks: Vec<SubagentTask> = args.take("tasks")?;
+                let tasks = paired(args.take("tasks")?, args.take("names")?)?;
                 let runs = tasks
                     .into_iter()
                     .map(|task| provider.run_subagent(task, ctx.clone()))
                     .collect();
                 let mut entries = Vec::new();
-                for outcome in join_all(runs).await {
+                for outcome in join_limited(runs, MAX_PARALLEL_SUBAGENTS).await {
                     entries.push(match outcome {
                         Ok(result) => json!({ "result": result }),
                         // One cancelled sub-agent cancels the whole call: cancellation propagates.
@@ -120,4 +143,43 @@ pub(crate) fn subagent_tools<C: Send + Sync + 'static>(getter: ProviderGetter<C>
             }
         });
     [run, parallel]
+}
+
+/// The tasks with their sub-agent names: from `names` by position, or from the task object. A
+/// task named both ways, or a `names` list of another length, is refused.
+fn paired(
+    entries: Vec<TaskEntry>,
+    names: Option<Vec<String>>,
+) -> Result<Vec<SubagentTask>, CallError> {
+    let mut tasks: Vec<SubagentTask> = entries
+        .into_iter()
+        .map(|entry| match entry {
+            TaskEntry::Text(task) => SubagentTask { task, name: None },
+            TaskEntry::Task(task) => task,
+        })
+        .collect();
+    let Some(names) = names else {
+        return Ok(tasks);
+    };
+    let problem = |text: String| CallError::InvalidArguments {
+        tool: AGENT_RUN_PARALLEL.to_owned(),
+        problems: vec![text],
+    };
+    if names.len() != tasks.len() {
+        return Err(problem(format!(
+            "argument 'names': {} names for {} tasks; give one name per task",
+            names.len(),
+            tasks.len()
+        )));
+    }
+    for (at, (task, name)) in tasks.iter_mut().zip(names).enumerate() {
+        if task.name.is_some() {
+            return Err(problem(format!(
+                "argument 'tasks[{at}]': the task names its sub-agent and so does 'names'; \
+                 give it once"
+            )));
+        }
+        task.name = Some(name);
+    }
+    Ok(tasks)
 }

@@ -4,15 +4,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::tool::context::{AgentHandle, ToolCallContext};
+use crate::tool::context::{AgentHandle, CacheKey, ToolCallContext};
 use crate::tool::def::{Adapter, Handler, Tool};
 use crate::tool::error::{CallError, ErrorInfo, RegistryError};
-use crate::tool::exec::{block_on, catch_panic};
+use crate::tool::exec::{PanicOutput, block_on, catch_panic};
 use crate::tool::fnmatch::fnmatch;
 use crate::tool::groups::ToolGroups;
 use crate::tool::search::{DEFAULT_LIMIT, score};
@@ -54,11 +54,12 @@ pub const TOOL_SEARCH: &str = "tool_search";
 pub struct ToolBox<C = ()> {
     tools: Vec<Arc<Tool<C>>>,
     index: HashMap<String, usize>,
-    /// Enable/disable patterns in the order given; the last one matching a name decides.
-    toggles: Vec<(String, Toggle)>,
+    /// Enable/disable patterns; the most recent one matching a name decides.
+    toggles: Toggles,
     /// Deferred tools that `tool_search` activated. Behind a lock because activation happens
     /// during a call, which only has `&self`.
     activated: RwLock<BTreeSet<String>>,
+    panic_output: PanicOutput,
 }
 
 /// A deferred tool that matched a [`ToolBox::tool_search`] query and was activated.
@@ -78,11 +79,31 @@ enum Toggle {
     Disable,
 }
 
-impl ToolBox<()> {
-    /// An empty toolbox whose tools take no context value (`C = ()`); use
-    /// [`ToolBox::default`] for another context type.
+/// The enable/disable patterns, indexed: each distinct pattern once with the sequence number of
+/// its latest use. Patterns without wildcards are found by one hash lookup; the wildcard ones are
+/// kept newest first, so a lookup stops at the first that matches.
+#[derive(Clone, Debug, Default)]
+struct Toggles {
+    patterns: HashMap<String, (u64, Toggle)>,
+    next: u64,
+    /// The wildcard patterns, newest first; rebuilt on the first lookup after a change.
+    wildcards: OnceLock<Vec<(String, u64, Toggle)>>,
+}
+
+impl<C> ToolBox<C> {
+    /// An empty toolbox. `C` is the caller's context value type that tools receive through
+    /// `ToolCallContext<C>`; it is usually inferred from the tools registered, and `()` for
+    /// tools without a context.
     pub fn new() -> Self {
         ToolBox::default()
+    }
+
+    /// Whether a tool panic is reported through the process's panic hook as well as returned
+    /// as an error. [`PanicOutput::Captured`] (the default) keeps stderr quiet: the panic
+    /// message only comes back in [`CallError::Failed`].
+    pub fn panic_output(mut self, output: PanicOutput) -> Self {
+        self.panic_output = output;
+        self
     }
 }
 
@@ -131,11 +152,18 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
     }
 
     /// Registers the named built-in groups (see [`ToolGroups::builtin`]).
+    ///
+    /// **No built-in group exists yet**, so today every name is an unknown group and this
+    /// returns [`RegistryError::UnknownGroup`]. The built-in groups (`fs`, `cmd`, `search`, …)
+    /// will be added to [`ToolGroups::builtin`], and this function registers them without a
+    /// change to its signature. Until then, build your own groups and use
+    /// [`with_groups`](ToolBox::with_groups).
     pub fn with_defaults(self, groups: &[&str]) -> Result<Self, RegistryError> {
         self.with_groups(&ToolGroups::builtin(), groups)
     }
 
-    /// Registers every built-in group.
+    /// Registers every built-in group. **No built-in group exists yet**, so today this registers
+    /// nothing (see [`with_defaults`](ToolBox::with_defaults)).
     pub fn with_all_defaults(self) -> Result<Self, RegistryError> {
         self.with_all_groups(&ToolGroups::builtin())
     }
@@ -192,11 +220,7 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
 
     /// Whether the tool `name` is disabled.
     pub fn is_disabled(&self, name: &str) -> bool {
-        self.toggles
-            .iter()
-            .rev()
-            .find(|(pattern, _)| fnmatch(pattern, name))
-            .is_some_and(|(_, toggle)| *toggle == Toggle::Disable)
+        self.toggles.decision(name) == Some(Toggle::Disable)
     }
 
     /// The registered tool `name`, whether or not it is disabled.
@@ -303,10 +327,14 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
             Handler::Call(call) => call.clone(),
             Handler::Search => return self.answer_search(name, values),
         };
-        let idempotent = tool.attrs().idempotent;
-        let cache_key = Value::Object(values.clone());
-        if idempotent && let Some(first) = agent.run.cached(name, &cache_key) {
-            return first.map_err(CallError::Failed);
+        let cache_key = tool
+            .attrs()
+            .idempotent
+            .then(|| CacheKey::new(name, &Value::Object(values.clone())));
+        if let Some(key) = &cache_key
+            && let Some(first) = agent.run.cached(key)
+        {
+            return Ok(first);
         }
         let ctx = ToolCallContext::shared(
             agent.clone(),
@@ -315,7 +343,7 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
             tool.attrs().emits_progress,
         );
         let args = Arguments::from_value(name, Value::Object(values))?;
-        let result = catch_panic(call(args, ctx))
+        let result = catch_panic(call(args, ctx), self.panic_output)
             .await
             .unwrap_or_else(|message| {
                 Err(CallError::Failed(ErrorInfo::new(
@@ -323,20 +351,11 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
                     message,
                 )))
             });
-        if !idempotent {
-            return result;
+        // Only successes are cached: a failure may be transient, and a retry must run the tool.
+        if let (Some(key), Ok(value)) = (cache_key, &result) {
+            agent.run.remember(key, value);
         }
-        match result {
-            Ok(value) => agent
-                .run
-                .remember(name, cache_key, Ok(value))
-                .map_err(CallError::Failed),
-            Err(CallError::Failed(info)) => agent
-                .run
-                .remember(name, cache_key, Err(info))
-                .map_err(CallError::Failed),
-            Err(other) => Err(other),
-        }
+        result
     }
 
     /// [`call_tool`](ToolBox::call_tool) on the current thread, for callers without an async
@@ -380,17 +399,81 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
             .iter()
             .map(|hit| json!({ "name": hit.name, "description": hit.description }))
             .collect();
-        Ok(json!({ "activated": tools }))
+        let unloaded = self.unloaded_count();
+        let note = match (hits.is_empty(), unloaded) {
+            (_, 0) => "every deferred tool is loaded now; no other tools can be found".to_owned(),
+            (true, _) => {
+                format!("no tool matched; {unloaded} more tools are not loaded, try other keywords")
+            }
+            (false, _) => format!(
+                "the activated tools can be called from the next turn on; {unloaded} more tools \
+                 are not loaded, search again with other keywords to find them"
+            ),
+        };
+        Ok(json!({ "activated": tools, "unloaded": unloaded, "note": note }))
+    }
+
+    /// How many enabled deferred tools `tool_search` has not activated yet.
+    fn unloaded_count(&self) -> usize {
+        let activated = self
+            .activated
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.tools
+            .iter()
+            .filter(|tool| tool.attrs().deferred && !activated.contains(tool.name()))
+            .filter(|tool| !self.is_disabled(tool.name()))
+            .count()
     }
 
     fn toggle(&mut self, patterns: &[&str], toggle: Toggle) {
         for pattern in patterns {
-            // A repeated pattern replaces its older entry, so the list stays as long as the set
-            // of distinct patterns and the newest decision is the one kept.
-            self.toggles.retain(|(existing, _)| existing != pattern);
-            self.toggles.push(((*pattern).to_owned(), toggle));
+            self.toggles.set(pattern, toggle);
         }
     }
+}
+
+impl Toggles {
+    /// Records `pattern` as the newest decision; a repeated pattern replaces its older use.
+    fn set(&mut self, pattern: &str, toggle: Toggle) {
+        self.next += 1;
+        self.patterns
+            .insert(pattern.to_owned(), (self.next, toggle));
+        self.wildcards = OnceLock::new();
+    }
+
+    /// The newest decision among the patterns that match `name`, if any matches.
+    fn decision(&self, name: &str) -> Option<Toggle> {
+        // A name with wildcard characters is matched by the wildcard patterns only.
+        let exact = self
+            .patterns
+            .get(name)
+            .filter(|_| !is_wildcard(name))
+            .copied();
+        let wildcards = self.wildcards.get_or_init(|| {
+            let mut wildcards: Vec<(String, u64, Toggle)> = self
+                .patterns
+                .iter()
+                .filter(|(pattern, _)| is_wildcard(pattern))
+                .map(|(pattern, &(seq, toggle))| (pattern.clone(), seq, toggle))
+                .collect();
+            wildcards.sort_unstable_by_key(|&(_, seq, _)| std::cmp::Reverse(seq));
+            wildcards
+        });
+        // Only wildcard patterns newer than the exact match can overrule it.
+        let newer_than = exact.map_or(0, |(seq, _)| seq);
+        let wildcard = wildcards
+            .iter()
+            .take_while(|(_, seq, _)| *seq > newer_than)
+            .find(|(pattern, _, _)| fnmatch(pattern, name))
+            .map(|&(_, seq, toggle)| (seq, toggle));
+        wildcard.or(exact).map(|(_, toggle)| toggle)
+    }
+}
+
+/// Whether a pattern can match anything but itself.
+fn is_wildcard(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '['])
 }
 
 /// Adds `tool` to a table under the override rules of [`ToolBox::register`].
@@ -421,8 +504,9 @@ impl<C> Default for ToolBox<C> {
         ToolBox {
             tools: Vec::new(),
             index: HashMap::new(),
-            toggles: Vec::new(),
+            toggles: Toggles::default(),
             activated: RwLock::new(BTreeSet::new()),
+            panic_output: PanicOutput::default(),
         }
     }
 }
@@ -440,6 +524,7 @@ impl<C> Clone for ToolBox<C> {
             index: self.index.clone(),
             toggles: self.toggles.clone(),
             activated: RwLock::new(activated),
+            panic_output: self.panic_output,
         }
     }
 }
@@ -449,7 +534,7 @@ impl<C> fmt::Debug for ToolBox<C> {
         let names: Vec<&str> = self.tools.iter().map(|tool| tool.name()).collect();
         f.debug_struct("ToolBox")
             .field("tools", &names)
-            .field("toggles", &self.toggles)
+            .field("toggles", &self.toggles.patterns)
             .finish_non_exhaustive()
     }
 }

@@ -1,11 +1,13 @@
 //! tool/validate.rs: strict validation of the arguments a model sends — unknown fields rejected,
 //! missing required fields named all at once, no implicit conversion — with the one coercion the
-//! seed allows (a list parameter given as a string). It never calls a tool.
+//! seeds allow (a list parameter given as a string holding a JSON array). Error messages quote
+//! the model's input only up to a limit, since they go back into its context. It never calls a
+//! tool.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::tool::error::CallError;
+use crate::tool::error::{CallError, clip, clip_quoted};
 use crate::tool::schema::{Param, accepted_types, accepts, json_type};
 
 /// The validated arguments of one call, handed to the tool's handler.
@@ -46,15 +48,25 @@ impl Arguments {
     /// `null`. The error names the parameter and what was expected.
     pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, CallError> {
         let value = self.values.remove(name).unwrap_or(Value::Null);
-        T::deserialize(&value)
-            .map_err(|err| invalid(&self.tool, vec![argument_problem(name, &err)]))
+        deserialize_argument(name, &value).map_err(|problem| invalid(&self.tool, vec![problem]))
     }
 
     /// Deserialises the whole argument object into `T` (used by
-    /// [`Tool::from_fn`](crate::tool::Tool::from_fn)).
+    /// [`Tool::from_fn`](crate::tool::Tool::from_fn)). A problem inside names its path,
+    /// `argument 'region.height': …`.
     pub fn deserialize<T: DeserializeOwned>(&self) -> Result<T, CallError> {
         let value = Value::Object(self.values.clone());
-        T::deserialize(&value).map_err(|err| invalid(&self.tool, vec![err.to_string()]))
+        serde_path_to_error::deserialize(&value).map_err(|err| {
+            let problem = match path_text(err.path()) {
+                Some(path) => format!(
+                    "argument '{}': {}",
+                    clip(&path),
+                    clip_quoted(&err.inner().to_string())
+                ),
+                None => clip_quoted(&err.inner().to_string()).into_owned(),
+            };
+            invalid(&self.tool, vec![problem])
+        })
     }
 
     /// The argument object as it stands.
@@ -70,9 +82,34 @@ fn invalid(tool: &str, problems: Vec<String>) -> CallError {
     }
 }
 
-fn argument_problem(name: &str, err: &serde_json::Error) -> String {
-    format!("argument '{name}': {err}")
+/// Deserialises the argument `name` into `T`. The problem, if any, names the argument and the
+/// path inside it (`argument 'region.height': invalid type: …`) and quotes the input clipped.
+pub(crate) fn deserialize_argument<T: DeserializeOwned>(
+    name: &str,
+    value: &Value,
+) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = match path_text(err.path()) {
+            Some(inner) if inner.starts_with('[') => format!("{name}{inner}"),
+            Some(inner) => format!("{name}.{inner}"),
+            None => name.to_owned(),
+        };
+        format!(
+            "argument '{}': {}",
+            clip(&path),
+            clip_quoted(&err.inner().to_string())
+        )
+    })
 }
+
+/// A path inside a value as text (`height`, `[0].task`), or `None` at the value itself.
+fn path_text(path: &serde_path_to_error::Path) -> Option<String> {
+    let text = path.to_string();
+    (text != ".").then_some(text)
+}
+
+/// How many unknown argument names an error lists before it only counts the rest.
+const MAX_LISTED_UNKNOWN: usize = 10;
 
 fn not_an_object(value: &Value) -> String {
     format!("arguments must be a JSON object, got {}", json_type(value))
@@ -98,7 +135,15 @@ pub(crate) fn validate(
         .map(String::as_str)
         .collect();
     if !unknown.is_empty() {
-        problems.push(format!("unknown argument(s): {}", unknown.join(", ")));
+        let mut listed: Vec<String> = unknown
+            .iter()
+            .take(MAX_LISTED_UNKNOWN)
+            .map(|name| clip(name).into_owned())
+            .collect();
+        if unknown.len() > MAX_LISTED_UNKNOWN {
+            listed.push(format!("and {} more", unknown.len() - MAX_LISTED_UNKNOWN));
+        }
+        problems.push(format!("unknown argument(s): {}", listed.join(", ")));
     }
 
     let missing: Vec<&str> = params
@@ -125,9 +170,9 @@ pub(crate) fn validate(
         if !accepts(&types, value) {
             problems.push(wrong_type(&param.name, &types, value));
         } else if let Some(check) = param.check
-            && let Err(err) = check(value)
+            && let Err(problem) = check(&param.name, value)
         {
-            problems.push(format!("argument '{}': {err}", param.name));
+            problems.push(problem);
         }
     }
 
@@ -156,11 +201,11 @@ fn parse_object(tool: &str, raw: Value) -> Result<Map<String, Value>, CallError>
     }
 }
 
-/// The seed's one exception to strictness: a parameter that takes an array but not a string
-/// accepts a string holding a JSON array (`'["a", "b"]'`) or a comma-separated list (`"a, b"`,
-/// items trimmed, empty items dropped). A parameter that also accepts a plain string (an untagged
-/// enum or union with a string member) is left untouched, and so is a string holding JSON that
-/// is not an array.
+/// The seeds' one exception to strictness: a parameter that takes an array but not a string
+/// accepts a string holding a JSON array (`'["a", "b"]'`), which some models send. Nothing else
+/// is coerced: a comma-separated string is not a list (`"Hello, world"` is one text, not two),
+/// and `""` is not an empty list. A parameter that also accepts a plain string (an untagged enum
+/// or union with a string member) is left untouched.
 fn coerce_list(types: &Option<std::collections::BTreeSet<String>>, value: &mut Value) {
     let Some(types) = types else {
         return;
@@ -171,20 +216,12 @@ fn coerce_list(types: &Option<std::collections::BTreeSet<String>>, value: &mut V
     let Value::String(text) = value else {
         return;
     };
-    let trimmed = text.trim();
-    if trimmed.starts_with('[') {
-        if let Ok(array @ Value::Array(_)) = serde_json::from_str::<Value>(trimmed) {
-            *value = array;
-        }
+    if !text.trim_start().starts_with('[') {
         return;
     }
-    let items = trimmed
-        .split(',')
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-        .map(|item| Value::String(item.to_owned()))
-        .collect();
-    *value = Value::Array(items);
+    if let Ok(array @ Value::Array(_)) = serde_json::from_str::<Value>(text) {
+        *value = array;
+    }
 }
 
 fn wrong_type(
@@ -204,9 +241,14 @@ fn wrong_type(
         .unwrap_or_default();
     match value {
         Value::Null => format!("argument '{name}': expected {expected}, got null"),
+        Value::String(text) => format!(
+            "argument '{name}': expected {expected}, got string {}",
+            Value::String(clip(text).into_owned())
+        ),
         _ => format!(
-            "argument '{name}': expected {expected}, got {} {value}",
-            json_type(value)
+            "argument '{name}': expected {expected}, got {} {}",
+            json_type(value),
+            clip(&value.to_string())
         ),
     }
 }

@@ -53,12 +53,6 @@ pub fn cases() -> Vec<(String, Vec<u8>, Verdict, String)> {
 /// today, asserted so that a fix shows up as a failure here, and why it is not fixed yet.
 /// Every entry is a usability miss (`ask` where `allow`/`deny` is right), never a false allow.
 const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
-    // FIXME: `--list` makes operands patterns; max_operands does not know that yet.
-    (
-        "git branch --list 'feat*'",
-        Verdict::Ask,
-        "operands are patterns only after --list",
-    ),
     // FIXME: static values assigned earlier in the same command could be tracked.
     (
         "x=4; echo $((x * 2))",

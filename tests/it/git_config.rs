@@ -141,6 +141,35 @@ fn clean_repositories_and_switched_off_keys_stay_allowed() {
     allowed(&analyze_in("git status", s.path()));
 }
 
+/// Issue 10 §5: `[git] inert_keys` is the allowlist behind `program_keys`. A key nobody
+/// listed — `pretty.<alias>` or `format.pretty` holding `%G?`, which make a plain `git log` run
+/// gpg — asks; the keys `git init`, `git remote add` and tools like gh write stay allowed.
+#[test]
+fn keys_not_known_to_be_inert_ask() {
+    for (config, key) in [
+        ("[pretty]\n\tsig = %G?\n", "pretty.sig"),
+        ("[format]\n\tpretty = %G?\n", "format.pretty"),
+        (
+            "[log]\n\tsomeFutureCommand = ./x\n",
+            "log.somefuturecommand",
+        ),
+        ("[gpg]\n\tformat = ssh\n", "gpg.format"),
+        ("[core]\n\texcludesFile = /dev/stdin\n", "core.excludesfile"),
+    ] {
+        asks_in_repo(config, "git log -1", &[key, "inert_keys"]);
+    }
+    for config in [
+        "[remote \"origin\"]\n\turl = https://example.invalid/r\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\tgh-resolved = base\n",
+        "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n\tvscode-merge-base = origin/main\n",
+        "[user]\n\tname = A\n\temail = a@example.invalid\n[color]\n\tui = auto\n[advice]\n\tdetachedHead = false\n",
+        "[lfs \"https://example.invalid\"]\n\tlocksverify = false\n",
+    ] {
+        let s = Scratch::new();
+        s.repo("r", config);
+        allowed(&analyze_in("git status && git log -1", &s.path().join("r")));
+    }
+}
+
 #[test]
 fn the_repository_is_found_by_walking_up_as_git_does() {
     let s = Scratch::new();
@@ -441,13 +470,17 @@ fn program_keys_are_configurable_and_checked_at_load() {
         "r",
         "[core]\n\tfsmonitor = ./x\n[my \"tool\"]\n\trun = ./y\n",
     );
-    let mut list = cmdguard::Allowlist::default();
-    list.extend_from_toml("[git]\nprogram_keys = [\"my.*.run\"]\n", None)
+    let list = cmdguard::AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[git]\nprogram_keys = [\"my.*.run\"]\n", None)
+        .build()
         .unwrap();
-    let analyzer = Analyzer::new(list).unwrap();
+    let analyzer = Analyzer::new(list);
     let a = analyzer.analyze_in("git status", &Workdir::new(s.path().join("r")));
     asks_naming(&a, &["my.tool.run"]);
-    assert!(!a.findings.iter().any(|f| f.message.contains("fsmonitor")));
+    // Replacing program_keys cannot make a key pass: `inert_keys` is the allowlist, and
+    // core.fsmonitor is not on it.
+    asks_naming(&a, &["core.fsmonitor", "inert_keys"]);
 
     let e = cmdguard::Allowlist::from_toml("[git]\nprogram_keys = [\"core\"]\n", None).unwrap_err();
     assert_eq!((e.line, e.key.as_deref()), (2, Some("program_keys")));

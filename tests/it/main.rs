@@ -7,9 +7,12 @@
 )]
 
 mod adversarial;
+mod bounded;
 mod cli;
+mod dialects;
 mod differential;
 mod git_config;
+mod options;
 mod properties;
 mod real_programs;
 mod rules;
@@ -18,5 +21,6 @@ mod seed;
 mod snapshots;
 mod tool_box;
 mod tool_call;
+mod tool_newcomer;
 mod tool_schema;
 mod tool_validate;

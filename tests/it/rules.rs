@@ -1,7 +1,10 @@
 //! Table tests, one table per rule, all through `check`: each row is a command, the verdict it
 //! must get, and the finding code that must explain it (`None` for an allow with no finding).
 
-use cmdguard::{Allowlist, Analyzer, Code, Verdict};
+use cmdguard::{
+    Allowlist, AllowlistBuilder, Analyzer, Code, DEFAULT_ALLOWLIST, Match, Rule, RuleOrigin,
+    Verdict,
+};
 
 use Verdict::{Allow, Ask, Deny};
 
@@ -135,7 +138,8 @@ fn assignments_that_change_what_runs_ask() {
         ("PYTHONPATH=. python -m pytest", Ask, Some(Code::Assignment)),
         ("FOO=$(id) ls", Ask, Some(Code::Assignment)),
         ("IFS=x; ls", Ask, Some(Code::Assignment)),
-        ("export A=1", Ask, Some(Code::NotAllowlisted)),
+        // `[env] inert` is an allowlist (issue 10 §2): `A` is not on it.
+        ("export A=1", Ask, Some(Code::Assignment)),
         ("printf -v PATH /tmp", Ask, Some(Code::ForbiddenArgument)),
     ]);
 }
@@ -160,6 +164,162 @@ fn tree_sitter_bash_traps_are_read_as_bash_reads_them() {
         // A function definition shadows a program name.
         ("git() { ls; }; git push", Ask, Some(Code::FunctionCall)),
         ("ls() { rm -rf x; }; ls", Deny, Some(Code::Denied)),
+    ]);
+}
+
+/// Issue 10 §0: tree-sitter-bash drops a backslash-escaped space or tab between words, so a `#`
+/// after it became a comment that hid the rest of the line (`echo \ #;rm -rf ~` was allowed;
+/// bash runs `rm`). A comment is trusted only where bash starts a token.
+#[test]
+fn escaped_blanks_and_comments_are_read_as_bash_reads_them() {
+    check(&[
+        ("echo \\ #;rm -rf ~", Deny, Some(Code::ParserMismatch)),
+        ("echo \\ #;ls", Ask, Some(Code::ParserMismatch)),
+        ("echo \\\t#;ls", Ask, Some(Code::ParserMismatch)),
+        ("\\ #;ls", Ask, Some(Code::ParserMismatch)),
+        ("ls; \\ #;touch x", Ask, Some(Code::ParserMismatch)),
+        ("echo \\ x", Ask, Some(Code::ParserMismatch)),
+        ("echo ${x:-\\ a}", Ask, Some(Code::ParserMismatch)),
+        ("echo $((\\ 1))", Ask, Some(Code::ParserMismatch)),
+        // Inside a word, a string or a comment the pair is text in both readings.
+        ("ls My\\ Documents", Allow, None),
+        ("echo a\\ #b; ls", Allow, None),
+        ("echo \"\\ $x\"", Allow, None),
+        ("echo '\\ '", Allow, None),
+        ("echo a # x \\ y", Allow, None),
+        // An escaped backslash leaves the blank unescaped: a real comment.
+        ("echo \\\\ #c", Allow, None),
+        // Real comments after blanks, operators and line continuations.
+        ("echo a #c", Allow, None),
+        ("ls;#x", Allow, None),
+        ("echo x \\\n#;ls", Allow, None),
+        // A backslash-newline directly before `#` joins it to the word: no comment in bash.
+        ("echo x\\\n#;ls", Ask, Some(Code::ParserMismatch)),
+    ]);
+}
+
+/// Issue 10 §2: every construct that assigns a variable goes through one allowlist — exported
+/// names must be in `[env] inert`; shell variables may also be lowercase; subscripts other than
+/// literal numbers are arithmetic; an operator known only at run time can be `-v`.
+#[test]
+fn every_assignment_is_checked_against_an_allowlist_of_names() {
+    check(&[
+        // Prefix assignments and `env`: only inert names reach a program.
+        ("LC_ALL=C sort f", Allow, None),
+        ("NO_COLOR=1 TZ=UTC date", Allow, None),
+        ("GCONV_PATH=. ls", Ask, Some(Code::Assignment)),
+        ("OPENSSL_CONF=x ls", Ask, Some(Code::Assignment)),
+        ("NODE_V8_COVERAGE=x ls", Ask, Some(Code::Assignment)),
+        ("ZDOTDIR=. zsh -c ls", Ask, Some(Code::Assignment)),
+        ("foo=1 ls", Ask, Some(Code::Assignment)),
+        ("env FOO=1 ls", Ask, Some(Code::Assignment)),
+        ("env LC_ALL=C ls", Allow, None),
+        // export / declare -x: exported, so inert names only.
+        ("export LC_ALL=C", Allow, None),
+        ("export GCONV_PATH=.", Ask, Some(Code::Assignment)),
+        ("export foo=1", Ask, Some(Code::Assignment)),
+        ("export", Ask, Some(Code::Assignment)),
+        ("export $X=1", Ask, Some(Code::DynamicArgument)),
+        ("declare -x FOO=1", Ask, Some(Code::Assignment)),
+        // Shell variables: lowercase names or inert ones.
+        ("x=1; echo $x", Allow, None),
+        ("RANDOM=1", Ask, Some(Code::Assignment)),
+        ("OPTIND=1", Ask, Some(Code::Assignment)),
+        ("declare x=1 y", Allow, None),
+        ("declare PATH=.", Ask, Some(Code::Assignment)),
+        ("declare -i n=1", Ask, Some(Code::ForbiddenArgument)),
+        ("declare -n r=PATH", Ask, Some(Code::ForbiddenArgument)),
+        ("declare 'a[$(id)]=1'", Ask, Some(Code::Arithmetic)),
+        ("f() { local IFS=:; }", Ask, Some(Code::Assignment)),
+        ("readonly PATH", Ask, Some(Code::Assignment)),
+        // `for NAME in`, `${NAME:=…}`, `{NAME}>`.
+        ("for f in a b; do echo $f; done", Allow, None),
+        ("for PATH in .; do ls; done", Ask, Some(Code::Assignment)),
+        ("echo ${PATH:=.}", Ask, Some(Code::Assignment)),
+        (": {fd}>/dev/null; ls", Allow, None),
+        (": {PATH}>/dev/null; ls", Ask, Some(Code::Assignment)),
+        // The builtins that assign.
+        ("while read -r line; do echo $line; done", Allow, None),
+        ("read -r PATH", Ask, Some(Code::Assignment)),
+        ("read -a PATH", Ask, Some(Code::Assignment)),
+        ("read -aPATH", Ask, Some(Code::Assignment)),
+        ("read 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("read $name", Ask, Some(Code::DynamicArgument)),
+        ("mapfile -t lines", Allow, None),
+        (
+            "mapfile -C 'touch x' -c 1 a",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("mapfile -t PATH", Ask, Some(Code::Assignment)),
+        ("getopts ab: opt", Allow, None),
+        ("getopts a PATH", Ask, Some(Code::Assignment)),
+        ("printf -v PATH x", Ask, Some(Code::Assignment)),
+        ("printf -v 'a[$(id)]' x", Ask, Some(Code::Arithmetic)),
+        ("unset x", Allow, None),
+        ("unset 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        // Compound array subscripts are arithmetic in an indexed array.
+        ("a=([0]=1 [1]=2)", Allow, None),
+        ("x='a[$(id)]'; a=([x]=1)", Ask, Some(Code::Arithmetic)),
+        ("a+=([k]=1)", Ask, Some(Code::Arithmetic)),
+        // Shell options: the strict and loud ones pass.
+        ("set -euo pipefail", Allow, None),
+        ("set -x; set +e", Allow, None),
+        ("set -- a b", Allow, None),
+        ("set", Ask, Some(Code::Assignment)),
+        ("set -a", Ask, Some(Code::ForbiddenArgument)),
+        ("set -k", Ask, Some(Code::ForbiddenArgument)),
+        ("set -o posix", Ask, Some(Code::ForbiddenArgument)),
+        ("exit 1", Allow, None),
+        // A test operator known only at run time.
+        ("op=-v; test $op 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("test -? 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
+        ("[ \"$a\" = \"$b\" ]", Allow, None),
+        ("test -n \"$x\"", Allow, None),
+        // A function named by a path shadows the program.
+        ("/bin/ls() { ls; }; /bin/ls", Ask, Some(Code::FunctionCall)),
+    ]);
+}
+
+/// Issue 10 §5: the `+`, `-` and space modifiers in front of `%G` still verify signatures.
+#[test]
+fn git_formats_that_verify_signatures_ask_in_every_spelling() {
+    check(&[
+        (
+            "git log --format='%+G?'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --format='%-GS'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --format='% GK'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git log --pretty='format:%h %(signature)'",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("git log --format='%%G %h'", Allow, None),
+        ("git log --format='%h %s %+b'", Allow, None),
+    ]);
+}
+
+/// Issue 10 §7: writing to the command's own standard streams by path is not a write.
+#[test]
+fn the_standard_streams_by_path_are_not_files() {
+    check(&[
+        ("echo error >/dev/stderr", Allow, None),
+        ("echo out >>/dev/stdout", Allow, None),
+        ("ls 2>/dev/fd/1", Allow, None),
+        ("echo x >/dev/stderrx", Ask, Some(Code::Redirect)),
+        ("echo x >/dev/fd/3", Ask, Some(Code::Redirect)),
+        ("echo x &>/dev/stderr", Ask, Some(Code::Redirect)),
     ]);
 }
 
@@ -337,9 +497,10 @@ fn deny_rules_fire_wherever_the_command_runs_and_not_on_mentions() {
     ]);
 }
 
+/// `Allowlist::default()` skips the examples at start-up; this is where they are verified.
 #[test]
 fn the_embedded_allowlist_verifies_its_own_examples() {
-    Analyzer::new(Allowlist::default()).unwrap();
+    AllowlistBuilder::new().add_default().build().unwrap();
 }
 
 #[test]
@@ -349,12 +510,11 @@ fn config_errors_name_line_column_and_key() {
     assert!(e.message.contains("forbidd"), "{e}");
     let e = Allowlist::from_toml("[severity]\nnewlin = \"ask\"\n", None).unwrap_err();
     assert_eq!((e.line, e.column, e.key.as_deref()), (2, 1, Some("newlin")));
-    let list = Allowlist::from_toml(
+    let e = Allowlist::from_toml(
         "[[allow]]\ncommand = \"ls\"\nnot_match = [\"ls -la\"]\n",
         None,
     )
-    .unwrap();
-    let e = Analyzer::new(list).unwrap_err();
+    .unwrap_err();
     assert_eq!((e.line, e.column, e.key.as_deref()), (3, 14, Some("ls")));
     assert!(
         e.to_string().starts_with("<string>:3:14: example `ls -la`"),
@@ -362,12 +522,155 @@ fn config_errors_name_line_column_and_key() {
     );
 }
 
+/// Each segment's typed match: its short form (what JSON's `matched` has always said), the
+/// rule that matched the segment, and where that rule is written.
+#[test]
+fn every_match_names_its_rule_and_where_it_is_written() {
+    let analyzer = Analyzer::default();
+    let embedded = |id: &str| {
+        let line = DEFAULT_ALLOWLIST
+            .lines()
+            .position(|l| l.trim() == format!("command = {id:?}"))
+            .map(|i| i + 1)
+            .unwrap_or_else(|| panic!("no rule `{id}` in allowlist.toml"));
+        RuleOrigin::File {
+            path: "<embedded>".into(),
+            line,
+        }
+    };
+    let rows: &[(&str, &str, &str, RuleOrigin)] = &[
+        (
+            "git diff --stat",
+            "git diff",
+            "git diff",
+            embedded("git diff"),
+        ),
+        (
+            "timeout 5 git status",
+            "timeout → git status",
+            "timeout",
+            embedded("timeout"),
+        ),
+        (
+            "timeout 5 frobnicate",
+            "timeout → ?",
+            "timeout",
+            embedded("timeout"),
+        ),
+        ("xargs", "xargs → echo", "xargs", embedded("xargs")),
+        ("bash -c 'ls'", "bash -c", "bash", embedded("bash")),
+        ("eval ls", "eval", "eval", RuleOrigin::BuiltIn),
+        ("[[ -f x ]]", "[[", "[[", RuleOrigin::BuiltIn),
+    ];
+    let mut failures = Vec::new();
+    for (cmd, short, id, origin) in rows {
+        let a = analyzer.analyze(cmd);
+        let got = a.segments[0].matched.as_ref().map(|m| {
+            let r = m.rule();
+            (m.to_string(), r.id.clone(), r.origin.clone())
+        });
+        let want = Some((short.to_string(), id.to_string(), origin.clone()));
+        if got != want {
+            failures.push(format!("{cmd:?}: want {want:?}, got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    // A wrapper's match holds what matched the command it runs.
+    let a = analyzer.analyze("timeout 5 git status");
+    let Some(Match::Wrapper {
+        inner: Some(inner), ..
+    }) = &a.segments[0].matched
+    else {
+        panic!("{:?}", a.segments[0].matched)
+    };
+    assert_eq!(
+        **inner,
+        Match::Entry(Rule {
+            id: "git status".into(),
+            origin: embedded("git status"),
+        })
+    );
+}
+
+/// Findings that rules produced carry the rule's id: per-option rules, deny rules, wrappers
+/// that ask by themselves.
+#[test]
+fn findings_name_the_rule_that_produced_them() {
+    let analyzer = Analyzer::default();
+    for (cmd, code, rule) in [
+        ("sort -o out f", Code::ForbiddenArgument, "sort"),
+        ("rm -rf /", Code::Denied, "rm-recursive"),
+        ("sudo ls", Code::Wrapper, "sudo"),
+        ("timeout --frob 5 ls", Code::Wrapper, "timeout"),
+        ("xargs --frob ls", Code::Wrapper, "xargs"),
+    ] {
+        let a = analyzer.analyze(cmd);
+        let f = a.findings.iter().find(|f| f.code == code);
+        assert_eq!(
+            f.and_then(|f| f.rule.as_deref()),
+            Some(rule),
+            "{cmd}: {:?}",
+            a.findings
+        );
+    }
+}
+
+/// `Analyzer::default()` skips the embedded examples at start-up and `build()` runs them; both
+/// must hold the same rules.
+#[test]
+fn the_default_and_the_built_allowlist_agree() {
+    let built = Analyzer::new(AllowlistBuilder::new().add_default().build().unwrap());
+    let default = Analyzer::default();
+    assert_eq!(
+        built.allowlist().entry_count(),
+        default.allowlist().entry_count()
+    );
+    for cmd in include_str!("../../benches/data/agent-commands.txt").lines() {
+        assert_eq!(built.analyze(cmd), default.analyze(cmd), "{cmd}");
+    }
+}
+
+#[test]
+fn unreadable_files_keep_the_io_error_as_the_source() {
+    let missing = std::path::Path::new("/nonexistent/cmdguard/allow.toml");
+    let e = AllowlistBuilder::new().add_file(missing).unwrap_err();
+    assert_eq!(e.origin, missing.display().to_string());
+    assert_eq!(e.message, "cannot read the allowlist");
+    let io = std::error::Error::source(&e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .map(std::io::Error::kind);
+    assert_eq!(io, Some(std::io::ErrorKind::NotFound));
+}
+
+#[test]
+fn unknown_checkers_and_builtins_are_located_errors_listing_the_known_ones() {
+    let e = Allowlist::from_toml("[[allow]]\ncommand = \"sed\"\nchecker = \"sedd\"\n", None)
+        .unwrap_err();
+    assert_eq!((e.line, e.column), (3, 11), "{e}");
+    assert!(
+        e.message.contains("`sedd`") && e.message.contains("git-format"),
+        "{e}"
+    );
+    let e = Allowlist::from_toml(
+        "[[deny]]\nid = \"x\"\nreason = \"r\"\nbuiltin = \"forkbomb\"\n",
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(
+        e.message.contains("`forkbomb`") && e.message.contains("fork-bomb"),
+        "{e}"
+    );
+}
+
 #[test]
 fn severity_overrides_make_a_stricter_profile() {
-    let mut list = Allowlist::default();
-    list.extend_from_toml("[severity]\nnewline = \"ask\"\n", None)
+    let list = AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[severity]\nnewline = \"ask\"\n", None)
+        .build()
         .unwrap();
-    let a = Analyzer::new(list).unwrap();
+    let a = Analyzer::new(list);
     assert_eq!(a.analyze("ls\npwd").verdict, Ask);
 }
 
@@ -542,7 +845,9 @@ fn red_team_round_five_asks() {
         ("echo ${PATH:=/tmp}; ls", Ask, Some(Code::Assignment)),
         ("BASH_CMDS[ls]=/usr/bin/id ls", Ask, Some(Code::Assignment)),
         // Still allowed.
-        ("echo ${X:=a} ${Y:-b}", Allow, None),
+        // `${X:=a}` assigns `X`, which is neither lowercase nor in `[env] inert` (issue 10 §2).
+        ("echo ${X:=a} ${Y:-b}", Ask, Some(Code::Assignment)),
+        ("echo ${x:=a} ${Y:-b}", Allow, None),
     ]);
 }
 

@@ -1,7 +1,7 @@
 //! The seed corpus: labelled cases from the test suites of the systems cmdguard descends from.
 //! Every case must pass; an expectation is never loosened to make it pass.
 
-use cmdguard::{Allowlist, Analyzer, Verdict};
+use cmdguard::{AllowlistBuilder, Analyzer, Verdict};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -62,10 +62,12 @@ fn every_seed_case_gets_its_expected_verdict() {
 
 #[test]
 fn the_xun_profile_reproduces_xuns_verdicts() {
-    let mut list = Allowlist::default();
-    list.extend_from_toml(include_str!("../../profiles/xun.toml"), None)
+    let list = AllowlistBuilder::new()
+        .add_default()
+        .add_toml(include_str!("../../profiles/xun.toml"), None)
+        .build()
         .unwrap();
-    let analyzer = Analyzer::new(list).unwrap();
+    let analyzer = Analyzer::new(list);
     let xun: Vec<_> = cases()
         .into_iter()
         .filter_map(|c| c.expect_xun_profile.map(|v| (c.cmd, v, c.source)))

@@ -22,7 +22,18 @@ const TRICKY: &[&str] = &[
 fn json_analysis_of_tricky_commands() {
     let analyzer = Analyzer::default();
     let all: Vec<_> = TRICKY.iter().map(|c| analyzer.analyze(c)).collect();
-    insta::assert_json_snapshot!(all);
+    insta::assert_snapshot!(without_origin_lines(
+        &serde_json::to_string_pretty(&all).unwrap()
+    ));
+}
+
+/// JSON with the line numbers of rule origins (`"<embedded>:412"`) hidden: the snapshots pin
+/// which rule matched, not where allowlist.toml happens to keep it (a test in `rules` checks
+/// the lines).
+fn without_origin_lines(json: &str) -> String {
+    let line = regex::Regex::new(r#""origin": "(<embedded>|<string>):\d+""#).unwrap();
+    line.replace_all(json, r#""origin": "$1:LINE""#)
+        .into_owned()
 }
 
 /// What a git command in a repository with program-running config says, scratch path hidden.
@@ -65,6 +76,7 @@ fn json_analysis_in_a_repository_that_runs_programs() {
     let text = serde_json::to_string(&all)
         .unwrap()
         .replace(&dir.display().to_string(), "<scratch>");
+    let text = without_origin_lines(&text.replace("\"origin\":", "\"origin\": "));
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     insta::assert_json_snapshot!(value);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -246,7 +246,12 @@ fn deferred_tools_are_hidden_until_tool_search_activates_them() {
     let found = call(&toolbox, "tool_search", json!({"query": "fetch web page"})).unwrap();
     assert_eq!(
         found,
-        json!({"activated": [{"name": "web_fetch", "description": "Fetches a web page."}]})
+        json!({
+            "activated": [{"name": "web_fetch", "description": "Fetches a web page."}],
+            "unloaded": 2,
+            "note": "the activated tools can be called from the next turn on; 2 more tools are \
+                     not loaded, search again with other keywords to find them",
+        })
     );
     // The built-in tool_search was registered right after the first deferred tool.
     assert_eq!(
@@ -256,9 +261,19 @@ fn deferred_tools_are_hidden_until_tool_search_activates_them() {
     // Nothing else matched, so nothing else was activated.
     assert_eq!(
         call(&toolbox, "tool_search", json!({"query": "weather"})),
-        Ok(json!({"activated": []}))
+        Ok(json!({
+            "activated": [],
+            "unloaded": 2,
+            "note": "no tool matched; 2 more tools are not loaded, try other keywords",
+        }))
     );
     assert_eq!(names(&toolbox, &[]).len(), 3);
+    // Once everything is loaded, the model is told that searching further finds nothing.
+    call(&toolbox, "tool_search", json!({"query": "mail screenshot"})).unwrap();
+    assert_eq!(
+        call(&toolbox, "tool_search", json!({"query": "mail"})).unwrap()["note"],
+        "every deferred tool is loaded now; no other tools can be found"
+    );
 }
 
 #[test]
@@ -347,7 +362,7 @@ fn the_builtin_group_registry_is_empty_until_builtin_tools_land() {
         names(&ToolBox::new().with_all_defaults().unwrap(), &[]),
         Vec::<String>::new()
     );
-    let err = ToolBox::new().with_defaults(&["fs"]).unwrap_err();
+    let err = ToolBox::<()>::new().with_defaults(&["fs"]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "unknown tool group 'fs': no groups are registered"
@@ -372,7 +387,7 @@ impl SubagentProvider<()> for Shouter {
                     "test",
                 ))),
                 "cancel" => Err(CallError::Cancelled(Cancelled::new("sub-agent cancelled"))),
-                text => Ok(json!({"by": task.agent, "for": caller, "answer": text.to_uppercase()})),
+                text => Ok(json!({"by": task.name, "for": caller, "answer": text.to_uppercase()})),
             }
         })
     }
@@ -392,7 +407,7 @@ fn agent_run_hands_the_task_to_the_provider() {
         call(
             &toolbox,
             "agent_run",
-            json!({"task": "hi", "agent": "critic"})
+            json!({"task": "hi", "name": "critic"})
         ),
         Ok(json!({"by": "critic", "for": "t", "answer": "HI"}))
     );

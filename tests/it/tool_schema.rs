@@ -210,28 +210,28 @@ fn check<C: Default + Send + Sync + 'static>(snapshot: &str, tool: Tool<C>, vali
 
 #[test]
 fn required_parameters_are_listed() {
-    check("required", add_tool::<()>(), json!({"a": 1, "b": 2}));
+    check("required", add_tool(), json!({"a": 1, "b": 2}));
 }
 
 #[test]
 fn option_is_nullable_and_not_required() {
     check(
         "option",
-        read_tool::<()>(),
+        read_tool(),
         json!({"path": "a.txt", "limit": null}),
     );
 }
 
 #[test]
 fn defaults_are_not_required_and_shown() {
-    check("defaults", list_tool::<()>(), json!({}));
+    check("defaults", list_tool(), json!({}));
 }
 
 #[test]
 fn unit_enums_become_enum() {
     check(
         "enums",
-        enums_tool::<()>(),
+        enums_tool(),
         json!({"mode": "fast", "fallback": "thorough"}),
     );
 }
@@ -240,18 +240,14 @@ fn unit_enums_become_enum() {
 fn vec_becomes_array() {
     check(
         "vectors",
-        vectors_tool::<()>(),
+        vectors_tool(),
         json!({"tags": ["a"], "rows": [[1.0, 2.5]], "ids": [1, 2]}),
     );
 }
 
 #[test]
 fn nested_structs_use_their_own_schema() {
-    check(
-        "nested",
-        nested_tool::<()>(),
-        json!({"from": {"x": 0, "y": 1.5}}),
-    );
+    check("nested", nested_tool(), json!({"from": {"x": 0, "y": 1.5}}));
 }
 
 #[test]
@@ -262,43 +258,35 @@ fn context_parameters_are_left_out() {
 
 #[test]
 fn doc_comment_is_the_description_verbatim() {
-    check("documented", documented_tool::<()>(), json!({"x": 1}));
+    check("documented", documented_tool(), json!({"x": 1}));
     assert_eq!(
-        documented_tool::<()>().description(),
+        documented_tool().description(),
         "Summary line.\n\n# Arguments\n\n* `x` - kept verbatim, sections and all.\n\n    indented text stays indented"
     );
 }
 
 #[test]
 fn untagged_union_with_a_string_member() {
-    check(
-        "untagged",
-        untagged_tool::<()>(),
-        json!({"target": ["a", "b"]}),
-    );
+    check("untagged", untagged_tool(), json!({"target": ["a", "b"]}));
 }
 
 #[test]
 fn recursive_types_keep_their_defs() {
     check(
         "recursive",
-        recursive_tool::<()>(),
+        recursive_tool(),
         json!({"tree": {"label": "a", "children": [{"label": "b", "children": []}]}}),
     );
 }
 
 #[test]
 fn name_attribute_and_raw_identifiers() {
-    check("renamed", raw_tool::<()>(), json!({"type": "x"}));
+    check("renamed", raw_tool(), json!({"type": "x"}));
 }
 
 #[test]
 fn async_functions_get_the_same_schema() {
-    check(
-        "async",
-        fetch_tool::<()>(),
-        json!({"url": "https://example.org"}),
-    );
+    check("async", fetch_tool(), json!({"url": "https://example.org"}));
 }
 
 #[test]
@@ -317,8 +305,5 @@ fn from_fn_tools_read_the_argument_struct() {
 
 #[test]
 fn anthropic_shape() {
-    insta::assert_json_snapshot!(
-        "anthropic",
-        read_tool::<()>().definition(Adapter::Anthropic)
-    );
+    insta::assert_json_snapshot!("anthropic", read_tool().definition(Adapter::Anthropic));
 }

@@ -135,7 +135,7 @@ fn no_implicit_conversion_and_the_error_names_field_and_type() {
         ),
         (
             json!({"a": 1, "b": "x", "at": {"x": 1, "y": 2, "z": 3}}),
-            vec!["argument 'at': unknown field `z`, expected `x` or `y`"],
+            vec!["argument 'at.z': unknown field `z`, expected `x` or `y`"],
         ),
     ];
     for (arguments, problems) in table {
@@ -178,14 +178,12 @@ fn defaults_fill_in_missing_parameters() {
 }
 
 #[test]
-fn list_parameters_accept_a_json_array_string_or_a_comma_separated_string() {
+fn list_parameters_accept_an_array_or_a_string_holding_a_json_array() {
     let table = [
         (json!({"names": ["a", "b"]}), json!(["a", "b"])),
         (json!({"names": "[\"a\", \"b\"]"}), json!(["a", "b"])),
-        (json!({"names": "a, b"}), json!(["a", "b"])),
-        (json!({"names": " a ,b,, "}), json!(["a", "b"])),
-        (json!({"names": "single"}), json!(["single"])),
-        (json!({"names": ""}), json!([])),
+        (json!({"names": " [\"a, b\"] "}), json!(["a, b"])),
+        (json!({"names": "[]"}), json!([])),
     ];
     for (arguments, names) in table {
         check(
@@ -196,6 +194,33 @@ fn list_parameters_accept_a_json_array_string_or_a_comma_separated_string() {
     }
 }
 
+/// Issue 13: comma splitting turned free text into several items and let `""` satisfy a
+/// required list. Only a string holding a JSON array is coerced now, as in the seeds.
+#[test]
+fn a_comma_separated_or_empty_string_is_not_a_list() {
+    let table = [
+        (
+            json!({"names": "Hello, world! How are you?"}),
+            "argument 'names': expected array, got string \"Hello, world! How are you?\"",
+        ),
+        (
+            json!({"names": "a, b"}),
+            "argument 'names': expected array, got string \"a, b\"",
+        ),
+        (
+            json!({"names": ""}),
+            "argument 'names': expected array, got string \"\"",
+        ),
+        (
+            json!({"names": "single"}),
+            "argument 'names': expected array, got string \"single\"",
+        ),
+    ];
+    for (arguments, problem) in table {
+        check("lists", arguments, Err(vec![problem]));
+    }
+}
+
 #[test]
 fn optional_list_parameters_are_coerced_too() {
     check(
@@ -203,12 +228,18 @@ fn optional_list_parameters_are_coerced_too() {
         json!({"names": [], "ids": "[1, 2]"}),
         Ok(json!({"names": [], "ids": [1, 2], "target": null})),
     );
-    // Comma-separated items stay strings: no implicit conversion to the item type.
     check(
         "lists",
         json!({"names": [], "ids": "1, 2"}),
         Err(vec![
-            "argument 'ids': invalid type: string \"1\", expected u32",
+            "argument 'ids': expected array or null, got string \"1, 2\"",
+        ]),
+    );
+    check(
+        "lists",
+        json!({"names": [], "ids": "[\"1\"]"}),
+        Err(vec![
+            "argument 'ids[0]': invalid type: string \"1\", expected u32",
         ]),
     );
 }

@@ -1,0 +1,495 @@
+//! check/vars: one check for every construct that assigns a variable — plain and prefix
+//! assignments, `${NAME:=…}`, `for NAME in`, named descriptors `{NAME}>file`, and the builtins
+//! that assign (`read`, `mapfile`, `printf -v`, `getopts`, `declare` and its kin, `unset`,
+//! `set`).
+//!
+//! It is an allowlist: a name passes only when `[env] inert` lists it or, for a variable that
+//! stays in the shell, when it is a lowercase name (bash's own special variables — `PATH`,
+//! `IFS`, `RANDOM`, `BASH_ENV`… — are all uppercase). A subscript other than a literal number
+//! is arithmetic, which can run commands. Options a builtin has that this module does not list
+//! ask. It never decides whether a program may run; `check` does that.
+
+use super::Ctx;
+use crate::finding::{Code, Span};
+use crate::segment::{Assignment, Redirect, Word};
+
+/// Where an assigned value goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// A shell variable: it reaches a child process only if the user's environment already
+    /// exports the name.
+    Shell,
+    /// Exported to a program's environment (a prefix assignment, `export`, `env NAME=…`).
+    Exported,
+}
+
+/// A name a shell variable may take without changing what runs: lowercase letters, digits and
+/// `_`, starting with a letter or `_`.
+fn is_local_name(name: &str) -> bool {
+    let mut b = name.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == b'_')
+        && b.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// A subscript bash evaluates as arithmetic unless it is a literal number.
+fn plain_subscript(sub: &str) -> bool {
+    !sub.is_empty() && sub.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Checks one assignment of `name` (which may carry a `[subscript]`), made by `construct`.
+pub(super) fn assign(
+    cx: &mut Ctx<'_>,
+    i: Option<usize>,
+    name: &str,
+    span: Span,
+    scope: Scope,
+    construct: &str,
+) {
+    let (base, sub) = match name.split_once('[') {
+        Some((b, rest)) => (b, Some(rest.strip_suffix(']').unwrap_or(rest))),
+        None => (name, None),
+    };
+    if let Some(sub) = sub
+        && !plain_subscript(sub)
+    {
+        cx.push(
+            Code::Arithmetic,
+            span,
+            i,
+            format!("{construct} assigns `{name}`, whose subscript bash evaluates as arithmetic"),
+        );
+    }
+    let inert = match scope {
+        Scope::Exported => cx.list.is_inert_env(base),
+        Scope::Shell => cx.list.is_inert_env(base) || is_local_name(base),
+    };
+    if !inert {
+        let why = match scope {
+            Scope::Exported => "programs it runs see it, and it is not in `[env] inert`",
+            Scope::Shell => "it is not a lowercase shell variable nor in `[env] inert`",
+        };
+        cx.push(
+            Code::Assignment,
+            span,
+            i,
+            format!("{construct} assigns `{base}`: {why}"),
+        );
+    }
+}
+
+/// The assignments written in a segment: a prefix assignment is exported to the command, one
+/// standing alone stays in the shell. A compound array value's subscripts are checked too.
+pub(super) fn segment_assignment(cx: &mut Ctx<'_>, i: usize, a: &Assignment, prefix: bool) {
+    let (scope, construct) = if prefix {
+        (Scope::Exported, "a prefix assignment")
+    } else {
+        (Scope::Shell, "an assignment")
+    };
+    // `NAME[i]=…`: the segmenter keeps the subscript apart; its arithmetic is judged there.
+    assign(cx, Some(i), &a.name, a.span, scope, construct);
+    let raw = cx.src.get(a.span.start..a.span.end).unwrap_or("");
+    if let Some(pos) = raw.find("=(").or_else(|| raw.find("+=(")) {
+        compound_subscripts(cx, i, &raw[pos..], a.span);
+    }
+}
+
+/// `a=([k]=v …)`: in an indexed array each `k` is arithmetic (`x='a[$(id)]'; a=([x]=1)` runs
+/// `id`); only literal numbers pass.
+fn compound_subscripts(cx: &mut Ctx<'_>, i: usize, value: &str, span: Span) {
+    let mut rest = value;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let close = after.find(']').unwrap_or(after.len());
+        let sub = &after[..close];
+        if !plain_subscript(sub) {
+            cx.push(
+                Code::Arithmetic,
+                span,
+                Some(i),
+                format!("the array element `[{sub}]` is a subscript bash evaluates as arithmetic"),
+            );
+            return;
+        }
+        rest = &after[close.min(after.len())..];
+    }
+}
+
+/// `{NAME}>file`: bash stores the descriptor it opens in `NAME`.
+pub(super) fn named_descriptor(cx: &mut Ctx<'_>, i: Option<usize>, r: &Redirect) {
+    let before = cx.src.get(..r.span.start).unwrap_or("");
+    let Some(head) = before.strip_suffix('}') else {
+        return;
+    };
+    let Some(open) = head.rfind('{') else {
+        return;
+    };
+    let name = &head[open + 1..];
+    let starts_word = head[..open]
+        .chars()
+        .next_back()
+        .is_none_or(|c| c.is_whitespace() || ";&|()".contains(c));
+    if starts_word && !name.is_empty() {
+        let span = Span::new(open, r.span.end);
+        assign(
+            cx,
+            i,
+            name,
+            span,
+            Scope::Shell,
+            "a named descriptor `{NAME}>`",
+        );
+    }
+}
+
+/// Options of the assigning builtins: `true` when the option takes the next word as its value.
+type Opts = &'static [(&'static str, bool)];
+
+const READ_OPTS: Opts = &[
+    ("-r", false),
+    ("-s", false),
+    ("-e", false),
+    ("-a", true),
+    ("-d", true),
+    ("-n", true),
+    ("-N", true),
+    ("-p", true),
+    ("-t", true),
+    ("-u", true),
+    ("-i", true),
+];
+// `-C CALLBACK` evaluates code for every line: not listed, so it asks.
+const MAPFILE_OPTS: Opts = &[
+    ("-t", false),
+    ("-d", true),
+    ("-n", true),
+    ("-O", true),
+    ("-s", true),
+    ("-u", true),
+];
+// `-i`, `-n`, `-a`, `-A`, `-t`, `-p`, `-f`, `-F`, `-I` are not listed: integer and nameref
+// attributes make later assignments evaluate or redirect, and the printing forms show every
+// variable or function.
+const DECLARE_OPTS: Opts = &[
+    ("-r", false),
+    ("-x", false),
+    ("-g", false),
+    ("-l", false),
+    ("-u", false),
+];
+const EXPORT_OPTS: Opts = &[("-n", false)];
+const UNSET_OPTS: Opts = &[("-v", false)];
+
+/// A builtin that assigns variables: checks its options and every name it assigns. Returns
+/// false when `name` is not such a builtin.
+pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) -> bool {
+    let construct = format!("`{name}`");
+    match name {
+        "read" => names_after_options(cx, i, &construct, words, READ_OPTS, Scope::Shell, Take::All),
+        "mapfile" | "readarray" => names_after_options(
+            cx,
+            i,
+            &construct,
+            words,
+            MAPFILE_OPTS,
+            Scope::Shell,
+            Take::All,
+        ),
+        "declare" | "typeset" | "local" | "readonly" => {
+            let exported = words.iter().any(|w| {
+                w.static_text()
+                    .is_some_and(|t| t.starts_with('-') && t.contains('x'))
+            });
+            let scope = if exported {
+                Scope::Exported
+            } else {
+                Scope::Shell
+            };
+            if words.len() == 1 && name != "local" {
+                cx.push(
+                    Code::Assignment,
+                    words[0].span,
+                    Some(i),
+                    format!("`{name}` alone prints every variable, secrets included"),
+                );
+                return true;
+            }
+            names_after_options(cx, i, &construct, words, DECLARE_OPTS, scope, Take::All)
+        }
+        "export" => {
+            if words.len() == 1 {
+                cx.push(
+                    Code::Assignment,
+                    words[0].span,
+                    Some(i),
+                    "`export` alone prints the environment, secrets included".into(),
+                );
+                return true;
+            }
+            names_after_options(
+                cx,
+                i,
+                &construct,
+                words,
+                EXPORT_OPTS,
+                Scope::Exported,
+                Take::All,
+            )
+        }
+        "unset" => names_after_options(
+            cx,
+            i,
+            &construct,
+            words,
+            UNSET_OPTS,
+            Scope::Shell,
+            Take::All,
+        ),
+        "getopts" => names_after_options(cx, i, &construct, words, &[], Scope::Shell, Take::Second),
+        "printf" => {
+            if let Some(k) = words.iter().position(|w| w.static_text() == Some("-v")) {
+                if let Some(w) = words.get(k + 1) {
+                    assign_word(cx, i, &construct, w, Scope::Shell);
+                }
+            } else if words
+                .iter()
+                .skip(1)
+                .take_while(|w| w.static_text().is_none_or(|t| t.starts_with('-')))
+                .any(|w| !w.is_static())
+            {
+                cx.push(
+                    Code::DynamicArgument,
+                    words[0].span,
+                    Some(i),
+                    "`printf` has an option known only at run time, which could be `-v`".into(),
+                );
+            }
+            true
+        }
+        "set" => {
+            set_options(cx, i, words);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Which operands of a builtin are names it assigns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Take {
+    /// Every operand (`read a b c`, `declare a=1 b`).
+    All,
+    /// The second operand (`getopts OPTSTRING NAME`).
+    Second,
+}
+
+fn names_after_options(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    construct: &str,
+    words: &[Word],
+    opts: Opts,
+    scope: Scope,
+    take: Take,
+) -> bool {
+    let mut k = 1;
+    let mut operands = 0;
+    let mut options_done = false;
+    while k < words.len() {
+        let w = &words[k];
+        k += 1;
+        let Some(t) = w.static_text() else {
+            cx.push(
+                Code::DynamicArgument,
+                w.span,
+                Some(i),
+                format!(
+                    "{construct} has an argument known only at run time, `{}`",
+                    w.text
+                ),
+            );
+            continue;
+        };
+        if !options_done && t == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && t.len() > 1 && (t.starts_with('-') || t.starts_with('+')) {
+            // A bundle: each letter must be listed; a value option takes the rest or the next word.
+            let mut letters = t[1..].chars();
+            while let Some(c) = letters.next() {
+                let opt = format!("-{c}");
+                match opts.iter().find(|(o, _)| *o == opt) {
+                    Some((o, true)) => {
+                        // The value is the rest of the bundle, or the next word.
+                        let attached: String = letters.by_ref().collect();
+                        if *o == "-a" {
+                            if attached.is_empty() {
+                                if let Some(v) = words.get(k) {
+                                    assign_word(cx, i, construct, v, scope);
+                                }
+                            } else {
+                                assign(cx, Some(i), &attached, w.span, scope, construct);
+                            }
+                        }
+                        if attached.is_empty() {
+                            k += 1;
+                        }
+                        break;
+                    }
+                    Some((_, false)) => {}
+                    None => {
+                        cx.push(
+                            Code::ForbiddenArgument,
+                            w.span,
+                            Some(i),
+                            format!(
+                                "{construct} option `{opt}` is not one cmdguard knows to be safe"
+                            ),
+                        );
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        options_done = true;
+        operands += 1;
+        let is_name = match take {
+            Take::All => true,
+            Take::Second => operands == 2,
+        };
+        if is_name {
+            let name = t
+                .split_once("+=")
+                .or_else(|| t.split_once('='))
+                .map_or(t, |(n, _)| n);
+            assign(cx, Some(i), name, w.span, scope, construct);
+        }
+    }
+    true
+}
+
+fn assign_word(cx: &mut Ctx<'_>, i: usize, construct: &str, w: &Word, scope: Scope) {
+    match w.static_text() {
+        Some(t) => assign(cx, Some(i), t, w.span, scope, construct),
+        None => cx.push(
+            Code::DynamicArgument,
+            w.span,
+            Some(i),
+            format!(
+                "{construct} assigns a variable named only at run time, `{}`",
+                w.text
+            ),
+        ),
+    }
+}
+
+/// `set`: the shell options that only make a script stricter or louder pass; `set` alone prints
+/// every variable, `-a` exports every later assignment and `-k` makes any `NAME=value` word an
+/// assignment, so those and every option not listed ask.
+fn set_options(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
+    const LETTERS: &str = "euxvfC";
+    const LONG: &[&str] = &[
+        "errexit",
+        "nounset",
+        "xtrace",
+        "verbose",
+        "pipefail",
+        "noglob",
+        "noclobber",
+    ];
+    if words.len() == 1 {
+        cx.push(
+            Code::Assignment,
+            words[0].span,
+            Some(i),
+            "`set` alone prints every variable, secrets included".into(),
+        );
+        return;
+    }
+    let mut k = 1;
+    while k < words.len() {
+        let w = &words[k];
+        k += 1;
+        let Some(t) = w.static_text() else {
+            cx.push(
+                Code::DynamicArgument,
+                w.span,
+                Some(i),
+                format!("`set` has an argument known only at run time, `{}`", w.text),
+            );
+            return;
+        };
+        if t == "--" || t == "-" || !(t.starts_with('-') || t.starts_with('+')) {
+            return; // the rest are positional parameters: data
+        }
+        for c in t[1..].chars() {
+            if c == 'o' {
+                let long = words.get(k).and_then(|w| w.static_text());
+                k += 1;
+                if !long.is_some_and(|l| LONG.contains(&l)) {
+                    cx.push(
+                        Code::ForbiddenArgument,
+                        w.span,
+                        Some(i),
+                        format!(
+                            "`set -o {}` is not a shell option cmdguard knows to be safe",
+                            long.unwrap_or("")
+                        ),
+                    );
+                    return;
+                }
+            } else if !LETTERS.contains(c) {
+                cx.push(
+                    Code::ForbiddenArgument,
+                    w.span,
+                    Some(i),
+                    format!("`set` option `-{c}` is not one cmdguard knows to be safe"),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// `test` / `[`: an operator known only at run time (`op=-v; test $op 'a[$(id)]'`, or a glob
+/// such as `-?` matching a file named `-v`) can evaluate a subscript in another operand.
+pub(super) fn runtime_test_operator(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
+    let args: Vec<&Word> = words
+        .iter()
+        .skip(1)
+        .filter(|w| !(w.static_text() == Some("]") && words[0].text == "["))
+        .collect();
+    const BINARY: &[&str] = &[
+        "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
+    ];
+    // The forms whose operator positions are all static.
+    let fixed = match args.as_slice() {
+        [] | [_] => true,
+        [op, _] => op.is_static(),
+        [_, op, _] => op.static_text().is_some_and(|o| BINARY.contains(&o)),
+        _ => false,
+    };
+    if fixed {
+        return;
+    }
+    let Some(dynamic) = args.iter().find(|w| !w.is_static()) else {
+        return;
+    };
+    let risky = args
+        .iter()
+        .filter(|w| !std::ptr::eq(**w, *dynamic))
+        .any(|w| !w.is_static() || w.text.contains('['));
+    if risky {
+        cx.push(
+            Code::Arithmetic,
+            dynamic.span,
+            Some(i),
+            format!(
+                "`{}` is an operator known only at run time: as `-v` it would evaluate an array subscript",
+                dynamic.text
+            ),
+        );
+    }
+}

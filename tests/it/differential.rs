@@ -129,8 +129,9 @@ fn allowed_commands_run_only_allowlisted_programs_and_write_nothing() {
     );
 }
 
-/// Everything wrong with what bash did for a command cmdguard allowed.
-fn violations(analyzer: &Analyzer, seen: &Observation) -> Vec<String> {
+/// Everything wrong with what bash did for a command cmdguard allowed (also used by
+/// `real_programs.rs`, whose programs are real).
+pub(crate) fn violations(analyzer: &Analyzer, seen: &Observation) -> Vec<String> {
     let mut problems = Vec::new();
     if let Some(error) = &seen.error {
         // An allowed command that could not be observed is unchecked, which must not pass.

@@ -15,6 +15,7 @@ mod git_config;
 mod mismatch;
 mod options;
 mod properties;
+mod real_programs;
 mod rules;
 mod sandbox;
 mod seed;

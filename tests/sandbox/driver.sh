@@ -15,6 +15,10 @@
 #   SANDBOX_SHIM_EXIT exit status of every shim
 #   SANDBOX_LENIENT   non-empty: cd/pushd/popd/source never fail
 #   SANDBOX_UNSHARE SANDBOX_STRACE SANDBOX_TIMEOUT_BIN SANDBOX_ENV SANDBOX_CHROOT  absolute paths
+#   SANDBOX_PATH      PATH of the command
+#   SANDBOX_BINDS     real-programs mode: host directories (/usr …) bound read-only at the same
+#                     path in the chroot, so the real programs run; empty in shim mode
+# A command's directory may hold `cwd`: the directory it starts in (default /project).
 set -u
 
 case $1 in
@@ -34,6 +38,13 @@ one)
     "$d/merged" || exit 90
   # /proc lets bash resolve /dev/fd/N (process substitution); it shows only this pid namespace.
   mount -t proc -o nosuid,nodev,noexec proc "$d/merged/proc" || exit 91
+  # Read-only: the real programs run from the host's own directories, and nothing the command
+  # does can change them (writes fail with EROFS instead of landing on the host).
+  for dir in ${SANDBOX_BINDS-}; do
+    mount --bind "$dir" "$d/merged$dir" && mount -o remount,bind,ro "$d/merged$dir" || exit 93
+  done
+  cwd=/project
+  [ -f "$d/cwd" ] && IFS= read -r cwd < "$d/cwd"
   # Limits for everything below. RLIMIT_NPROC binds uid 65534 only (root is exempt), which is
   # what stops a fork bomb; the file size limit also bounds the trace strace writes.
   ulimit -u 512 -f 204800 -v 4194304 -n 1024 -t 20 || exit 92
@@ -46,8 +57,8 @@ one)
     "$SANDBOX_STRACE" -f -qq --seccomp-bpf -xx -s 1048576 -e signal=none \
       -e trace=execve,execveat,clone,clone3,fork,vfork,connect -o "$d/trace" \
     "$SANDBOX_TIMEOUT_BIN" -s KILL "$SANDBOX_TIMEOUT" \
-    "$SANDBOX_ENV" -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/home/nobody \
-      LANG=C BASH_ENV=/.sandbox/env.sh CMDGUARD_SHIM_EXIT="$SANDBOX_SHIM_EXIT" \
+    "$SANDBOX_ENV" -i PATH="$SANDBOX_PATH" HOME=/home/nobody \
+      LANG=C BASH_ENV=/.sandbox/env.sh CMDGUARD_SHIM_EXIT="$SANDBOX_SHIM_EXIT" CMDGUARD_CWD="$cwd" \
       ${SANDBOX_LENIENT:+CMDGUARD_LENIENT=1} \
     "$SANDBOX_CHROOT" --userspec=65534:65534 --groups=65534 "$d/merged" \
       /bin/bash --norc --noprofile -c "$cmd" < /dev/null > "$d/stdout" 2> "$d/stderr"

@@ -3,7 +3,7 @@
 # Runs before the command, inside the chroot as uid 65534. It may only make the run observable
 # (cwd, a not-found hook) and, in lenient mode, keep `cd dir && …` chains going; it must never
 # change what the command itself would execute.
-cd /project || exit 97
+cd "${CMDGUARD_CWD:-/project}" || exit 97
 # bash calls this in the forked child that would have run an unknown command; exec'ing a marker
 # binary makes the attempt visible to strace with its full argv. Exported so that nested
 # `bash -c` children report their unknown commands too.
@@ -17,4 +17,4 @@ if [ -n "${CMDGUARD_LENIENT-}" ]; then
   popd() { builtin popd "$@" > /dev/null 2>&1; return 0; }
   source() { builtin source "$@" 2> /dev/null; return 0; }
 fi
-unset BASH_ENV CMDGUARD_LENIENT
+unset BASH_ENV CMDGUARD_LENIENT CMDGUARD_CWD

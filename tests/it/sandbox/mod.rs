@@ -23,6 +23,15 @@
 //! let seen = sandbox.observe(&["ls; touch x"], sandbox::Mode::SUCCEED);
 //! assert_eq!(seen[0].written, ["/project/x"]);
 //! ```
+//!
+//! # Real-programs mode
+//! [`Sandbox::with_real_programs`] builds a template without shims: the host's `/usr` (and any
+//! of `/bin`, `/lib`… that are real directories rather than links into it) is bound read-only
+//! into the chroot, so bash runs the real git, sed, python… Everything else stays the same:
+//! the same namespaces, the same overlay over a template owned by the command's uid (so its
+//! writes land in the upper dir), the same strace record. The caller adds its own fixture
+//! trees to the template and picks each command's starting directory with
+//! [`Sandbox::observe_in`].
 
 #[cfg(test)]
 mod self_test;
@@ -62,6 +71,12 @@ const BATCH: usize = 16;
 const WORKERS: usize = 2;
 /// Bytes of the command's stderr kept for reports.
 const STDERR_TAIL: usize = 400;
+
+/// PATH of a sandboxed command in shim mode.
+const SHIM_MODE_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+/// PATH of a sandboxed command in real-programs mode: the host's PATH order, then the
+/// template's own `/.sandbox/bin` (which adds only names the host lacks, such as `python`).
+const REAL_MODE_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin:/.sandbox/bin";
 
 const DRIVER_SH: &str = include_str!("../../sandbox/driver.sh");
 const ENV_SH: &str = include_str!("../../sandbox/env.sh");
@@ -170,7 +185,15 @@ pub struct Sandbox {
     driver: PathBuf,
     tools: Tools,
     workers: usize,
+    /// Host directories bound read-only into the chroot (real-programs mode only).
+    binds: Vec<PathBuf>,
+    /// PATH of the command.
+    path_var: &'static str,
 }
+
+/// One command to run and the directory (inside the chroot) it starts in; `None` is
+/// `/project`.
+type Job<'a> = (Option<&'a str>, &'a [u8]);
 
 /// Serialises runs across every sandbox in the process: libtest runs tests in parallel, and two
 /// tests each starting [`WORKERS`] drivers would oversubscribe CI's two cores.
@@ -224,6 +247,28 @@ impl Observation {
 impl Sandbox {
     /// Checks the machine, builds a template and proves the whole chain on a probe command.
     pub fn new() -> Result<Sandbox, SetupError> {
+        let (tools, dir) = Sandbox::prerequisites()?;
+        let template = template::build(dir.path(), &tools, SHIM_C, ENV_SH)?;
+        Sandbox::finish(tools, dir, template, Vec::new(), SHIM_MODE_PATH)
+    }
+
+    /// A sandbox that runs the host's real programs instead of shims (see the module docs).
+    /// `fixtures` adds trees to the template (its argument is the template root, as the
+    /// chroot's `/`); everything it creates is handed to the command's uid afterwards.
+    pub fn with_real_programs(
+        fixtures: &dyn Fn(&Path) -> Result<(), String>,
+    ) -> Result<Sandbox, SetupError> {
+        let (tools, dir) = Sandbox::prerequisites()?;
+        let (template, binds) = template::build_real(dir.path(), &tools, ENV_SH, fixtures)?;
+        Sandbox::finish(tools, dir, template, binds, REAL_MODE_PATH)
+    }
+
+    /// The template's root on the host: where a caller finds its fixtures to analyse them.
+    pub fn template(&self) -> &Path {
+        &self.template
+    }
+
+    fn prerequisites() -> Result<(Tools, TempDir), SetupError> {
         if effective_uid() != Some(0) {
             return Err(SetupError::Missing(
                 "not running as root (needs mount/unshare/chroot)".to_owned(),
@@ -231,7 +276,16 @@ impl Sandbox {
         }
         let tools = Tools::find()?;
         let dir = TempDir::new()?;
-        let template = template::build(dir.path(), &tools, SHIM_C, ENV_SH)?;
+        Ok((tools, dir))
+    }
+
+    fn finish(
+        tools: Tools,
+        dir: TempDir,
+        template: PathBuf,
+        binds: Vec<PathBuf>,
+        path_var: &'static str,
+    ) -> Result<Sandbox, SetupError> {
         let driver = dir.path().join("driver.sh");
         fs::write(&driver, DRIVER_SH)
             .map_err(|e| SetupError::Broken(format!("cannot write driver.sh: {e}")))?;
@@ -246,6 +300,8 @@ impl Sandbox {
             driver,
             tools,
             workers,
+            binds,
+            path_var,
         };
         sandbox.probe()?;
         Ok(sandbox)
@@ -255,7 +311,19 @@ impl Sandbox {
     /// `test` and the reason and returns `None` — unless [`REQUIRE_VAR`] is set, then it panics.
     /// A broken harness always panics.
     pub fn open_or_skip(test: &str) -> Option<Sandbox> {
-        match Sandbox::new() {
+        Sandbox::skip_unless_built(test, Sandbox::new())
+    }
+
+    /// [`Sandbox::with_real_programs`] with the skip rules of [`Sandbox::open_or_skip`].
+    pub fn open_real_or_skip(
+        test: &str,
+        fixtures: &dyn Fn(&Path) -> Result<(), String>,
+    ) -> Option<Sandbox> {
+        Sandbox::skip_unless_built(test, Sandbox::with_real_programs(fixtures))
+    }
+
+    fn skip_unless_built(test: &str, built: Result<Sandbox, SetupError>) -> Option<Sandbox> {
+        match built {
             Ok(sandbox) => Some(sandbox),
             Err(SetupError::Missing(why)) => {
                 if std::env::var_os(REQUIRE_VAR).is_some() {
@@ -278,12 +346,35 @@ impl Sandbox {
     /// Identical commands are run once. A command holding a NUL byte is not run (execve cannot
     /// pass it to `bash -c`); its observation carries an error saying so.
     pub fn observe<C: AsRef<[u8]>>(&self, cmds: &[C], mode: Mode) -> Vec<Observation> {
-        let mut unique: Vec<&[u8]> = cmds.iter().map(AsRef::as_ref).collect();
+        let jobs: Vec<Job<'_>> = cmds.iter().map(|c| (None, c.as_ref())).collect();
+        self.observe_jobs(&jobs, mode)
+    }
+
+    /// [`Sandbox::observe`] for commands that each start in their own directory (a path
+    /// inside the chroot, such as a fixture's `/fx/repo`).
+    pub fn observe_in<D: AsRef<str>, C: AsRef<[u8]>>(
+        &self,
+        jobs: &[(D, C)],
+        mode: Mode,
+    ) -> Vec<Observation> {
+        let jobs: Vec<Job<'_>> = jobs
+            .iter()
+            .map(|(d, c)| (Some(d.as_ref()), c.as_ref()))
+            .collect();
+        self.observe_jobs(&jobs, mode)
+    }
+
+    fn observe_jobs(&self, jobs: &[Job<'_>], mode: Mode) -> Vec<Observation> {
+        let mut unique: Vec<Job<'_>> = jobs.to_vec();
         unique.sort_unstable();
         unique.dedup();
-        let runnable: Vec<&[u8]> = unique.iter().copied().filter(|c| !c.contains(&0)).collect();
+        let runnable: Vec<Job<'_>> = unique
+            .iter()
+            .copied()
+            .filter(|(_, c)| !c.contains(&0))
+            .collect();
 
-        let batches: Vec<&[&[u8]]> = runnable.chunks(BATCH).collect();
+        let batches: Vec<&[Job<'_>]> = runnable.chunks(BATCH).collect();
         let next = AtomicUsize::new(0);
         let results = Mutex::new(Vec::with_capacity(runnable.len()));
         let _serial = RUN_LOCK
@@ -296,24 +387,24 @@ impl Sandbox {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(batch) = batches.get(k) else { break };
                         let seen = self.run_batch(batch, mode);
+                        let keyed = batch.iter().copied().zip(seen);
                         results
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
-                            .extend(seen);
+                            .extend(keyed);
                     }
                 });
             }
         });
-        let by_cmd: std::collections::HashMap<Vec<u8>, Observation> = results
+        let by_job: std::collections::HashMap<Job<'_>, Observation> = results
             .into_inner()
             .unwrap_or_else(|p| p.into_inner())
             .into_iter()
-            .map(|o| (o.cmd.clone(), o))
             .collect();
-        cmds.iter()
-            .map(|c| {
-                let c = c.as_ref();
-                by_cmd.get(c).cloned().unwrap_or_else(|| Observation {
+        jobs.iter()
+            .map(|job| {
+                let c = job.1;
+                by_job.get(job).cloned().unwrap_or_else(|| Observation {
                     cmd: c.to_vec(),
                     error: Some(if c.contains(&0) {
                         "command holds a NUL byte: execve cannot pass it to bash -c".to_owned()
@@ -326,9 +417,9 @@ impl Sandbox {
             .collect()
     }
 
-    /// One driver process over `cmds`; every command gets an observation, an error one if the
+    /// One driver process over `jobs`; every command gets an observation, an error one if the
     /// driver died.
-    fn run_batch(&self, cmds: &[&[u8]], mode: Mode) -> Vec<Observation> {
+    fn run_batch(&self, jobs: &[Job<'_>], mode: Mode) -> Vec<Observation> {
         // Unique per call, so a kept (CMDGUARD_SANDBOX_KEEP) run is never reused.
         static RUNS: AtomicUsize = AtomicUsize::new(0);
         let run = self
@@ -336,21 +427,24 @@ impl Sandbox {
             .path()
             .join(format!("run-{}", RUNS.fetch_add(1, Ordering::Relaxed)));
         let prepared = (|| -> std::io::Result<()> {
-            for (i, cmd) in cmds.iter().enumerate() {
+            for (i, (cwd, cmd)) in jobs.iter().enumerate() {
                 let d = run.join(i.to_string());
                 for sub in ["upper", "work", "merged"] {
                     fs::create_dir_all(d.join(sub))?;
                 }
                 fs::write(d.join("cmd"), cmd)?;
+                if let Some(cwd) = cwd {
+                    fs::write(d.join("cwd"), cwd)?;
+                }
             }
             Ok(())
         })();
         let outcome = prepared.map_err(|e| format!("cannot prepare {}: {e}", run.display()));
-        let outcome = outcome.and_then(|()| self.spawn_driver(&run, cmds.len(), mode));
-        let seen = cmds
+        let outcome = outcome.and_then(|()| self.spawn_driver(&run, jobs.len(), mode));
+        let seen = jobs
             .iter()
             .enumerate()
-            .map(|(i, cmd)| match &outcome {
+            .map(|(i, (_, cmd))| match &outcome {
                 Ok(()) => self.collect(&run.join(i.to_string()), cmd),
                 Err(e) => Observation {
                     cmd: cmd.to_vec(),
@@ -369,6 +463,13 @@ impl Sandbox {
     fn spawn_driver(&self, run: &Path, count: usize, mode: Mode) -> Result<(), String> {
         let log = fs::File::create(run.join("driver.log")).map_err(|e| e.to_string())?;
         let t = &self.tools;
+        // Bind paths come from the template builder: absolute host directories without spaces.
+        let binds: Vec<String> = self
+            .binds
+            .iter()
+            .map(|b| b.to_string_lossy().into_owned())
+            .collect();
+        let binds = binds.join(" ");
         let mut child = Command::new(&t.unshare)
             .args([
                 "--mount",
@@ -397,6 +498,8 @@ impl Sandbox {
             .env("SANDBOX_TIMEOUT_BIN", &t.timeout)
             .env("SANDBOX_ENV", &t.env)
             .env("SANDBOX_CHROOT", &t.chroot)
+            .env("SANDBOX_PATH", self.path_var)
+            .env("SANDBOX_BINDS", binds)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

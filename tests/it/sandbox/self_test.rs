@@ -114,3 +114,70 @@ fn sandbox_reports_what_bash_executed_wrote_and_connected() {
         mismatches.join("\n")
     );
 }
+
+#[test]
+fn real_programs_mode_runs_the_host_programs_and_sees_what_they_do() {
+    let fixtures = |root: &std::path::Path| -> Result<(), String> {
+        let dir = root.join("fx/t");
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join("notes.txt"), "b\na\n").map_err(|e| e.to_string())
+    };
+    let Some(sandbox) = Sandbox::open_real_or_skip(
+        "real_programs_mode_runs_the_host_programs_and_sees_what_they_do",
+        &fixtures,
+    ) else {
+        return;
+    };
+    let table: &[(&str, &[&str])] = &[
+        // The real sort writes its -o file, in the directory the command started in.
+        (
+            "sort -o out.txt notes.txt",
+            &[
+                "exec /usr/bin/sort sort -o out.txt notes.txt",
+                "wrote /fx/t/out.txt",
+            ],
+        ),
+        // The host's /usr is read-only: the attempt runs, nothing lands on the host.
+        ("touch /usr/x", &["exec /usr/bin/touch touch /usr/x"]),
+        // A program's temp file, removed before it exits, leaves no trace.
+        (
+            "t=$(mktemp) && rm \"$t\"",
+            &["exec /usr/bin/mktemp mktemp", "exec /usr/bin/rm rm /tmp/*"],
+        ),
+        // What a program connects to is seen, not only bash's /dev/tcp.
+        (
+            "python3 -c 'import socket; socket.socket().connect((\"127.0.0.1\", 9))'",
+            &[
+                "connect 3, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr(\"127.0.0.1\")}, 16",
+                "exec /usr/bin/python3 python3 -c import socket; socket.socket().connect((\"127.0.0.1\", 9))",
+            ],
+        ),
+    ];
+    let jobs: Vec<(&str, &str)> = table.iter().map(|(c, _)| ("/fx/t", *c)).collect();
+    let mut mismatches = Vec::new();
+    for ((cmd, want), seen) in table.iter().zip(sandbox.observe_in(&jobs, Mode::FAIL)) {
+        let mut want: Vec<String> = want.iter().map(|w| (*w).to_owned()).collect();
+        want.sort();
+        // mktemp's name is random: compare it as a pattern.
+        let got: Vec<String> = summary(&seen)
+            .into_iter()
+            .map(
+                |line| match line.strip_prefix("exec /usr/bin/rm rm /tmp/tmp.") {
+                    Some(_) => "exec /usr/bin/rm rm /tmp/*".to_owned(),
+                    None => line,
+                },
+            )
+            .collect();
+        if got != want {
+            mismatches.push(format!(
+                "{cmd:?}:\n  want {want:?}\n  got  {got:?}\n{}",
+                seen.describe()
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "real-programs sandbox saw something else:\n{}",
+        mismatches.join("\n")
+    );
+}

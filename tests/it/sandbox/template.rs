@@ -5,6 +5,10 @@
 //! `/.sandbox` hooks. It is built once per [`super::Sandbox`] inside that sandbox's temp dir and
 //! only ever used as an overlay lower dir, so no command can change it. It must never copy
 //! anything from the host but bash, its libraries and a list of program *names*.
+//!
+//! The real-programs template ([`build_real`]) copies nothing but `/etc/ld.so.cache` and the
+//! `/etc/alternatives` links: its `/usr` is an empty mount point the driver binds the host's
+//! `/usr` onto, read-only.
 
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, chown, lchown, symlink};
@@ -215,34 +219,7 @@ pub fn build(
     symlink("../../bin/bash", t.join("usr/bin/bash")).map_err(broken("link usr/bin/bash"))?;
     symlink("bash", t.join("bin/sh")).map_err(broken("link bin/sh"))?;
 
-    for (name, minor) in [
-        ("null", "3"),
-        ("zero", "5"),
-        ("random", "8"),
-        ("urandom", "9"),
-    ] {
-        let path = t.join("dev").join(name);
-        let status = Command::new(&tools.mknod)
-            .args(["-m", "666"])
-            .arg(&path)
-            .args(["c", "1", minor])
-            .status()
-            .map_err(broken("run mknod"))?;
-        if !status.success() {
-            return Err(SetupError::Broken(format!(
-                "mknod {} failed",
-                path.display()
-            )));
-        }
-    }
-    for (name, target) in [
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-        ("stderr", "/proc/self/fd/2"),
-    ] {
-        symlink(target, t.join("dev").join(name)).map_err(broken("link /dev entries"))?;
-    }
+    devices(&t, tools)?;
     write(
         &t.join("etc/passwd"),
         "root:x:0:0::/root:/bin/bash\nnobody:x:65534:65534::/home/nobody:/bin/bash\n",
@@ -272,6 +249,127 @@ pub fn build(
     fs::set_permissions(t.join("tmp"), fs::Permissions::from_mode(0o1777))
         .map_err(broken("chmod /tmp"))?;
     Ok(t)
+}
+
+/// Host directories that hold programs and libraries: bound read-only into a real-programs
+/// chroot when they are directories, recreated as the same link when they are links (a merged
+/// `/usr` makes `/bin` a link to `usr/bin`).
+const REAL_ROOT_DIRS: &[&str] = &["usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+/// Builds the real-programs template under `dir/template`: the chroot's skeleton (devices,
+/// `/etc` basics, `/tmp`, a home, the `/.sandbox` hooks, an empty `/project`), then whatever
+/// `fixtures` adds. Returns its path and the host directories the driver must bind into it.
+pub fn build_real(
+    dir: &Path,
+    tools: &Tools,
+    env_sh: &str,
+    fixtures: &dyn Fn(&Path) -> Result<(), String>,
+) -> Result<(PathBuf, Vec<PathBuf>), SetupError> {
+    let t = dir.join("template");
+    for sub in [
+        "dev",
+        "tmp",
+        "project",
+        "etc",
+        "proc",
+        "home/nobody",
+        ".sandbox/bin",
+    ] {
+        mkdir(&t.join(sub))?;
+    }
+    let mut binds = Vec::new();
+    for name in REAL_ROOT_DIRS {
+        let host = Path::new("/").join(name);
+        let Ok(meta) = host.symlink_metadata() else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            let target = fs::read_link(&host).map_err(broken("read a root link"))?;
+            symlink(&target, t.join(name)).map_err(broken("link a root dir"))?;
+        } else if meta.is_dir() {
+            let text = host.to_string_lossy();
+            if text.contains([' ', '\n']) {
+                return Err(SetupError::Missing(format!("cannot bind {text}")));
+            }
+            mkdir(&t.join(name))?;
+            binds.push(host);
+        }
+    }
+    if !binds.iter().any(|b| b == Path::new("/usr")) {
+        return Err(SetupError::Missing("/usr is not a directory".to_owned()));
+    }
+    devices(&t, tools)?;
+    write(
+        &t.join("etc/passwd"),
+        "root:x:0:0::/root:/bin/bash\nnobody:x:65534:65534::/home/nobody:/bin/bash\n",
+    )?;
+    write(&t.join("etc/group"), "root:x:0:\nnogroup:x:65534:\n")?;
+    // The loader cache and the alternatives links (`awk` → gawk, `pager` → less) make the
+    // programs resolve as they do on the host; both are only links and an index.
+    if Path::new("/etc/ld.so.cache").is_file() {
+        copy(Path::new("/etc/ld.so.cache"), &t.join("etc/ld.so.cache"))?;
+    }
+    if let Ok(entries) = fs::read_dir("/etc/alternatives") {
+        mkdir(&t.join("etc/alternatives"))?;
+        for entry in entries.flatten() {
+            if let Ok(target) = fs::read_link(entry.path()) {
+                symlink(&target, t.join("etc/alternatives").join(entry.file_name()))
+                    .map_err(broken("copy /etc/alternatives"))?;
+            }
+        }
+    }
+    write(&t.join(".sandbox/env.sh"), env_sh)?;
+    // bash's not-found hook execs this marker; any program that ignores its arguments will do.
+    symlink("/bin/true", t.join(".sandbox/notfound")).map_err(broken("link the marker"))?;
+    // Allowlist entries spell Python `python`; a host with only `python3` still runs them.
+    let has_python = ["/usr/bin/python", "/usr/local/bin/python"]
+        .iter()
+        .any(|p| Path::new(p).exists());
+    if !has_python && Path::new("/usr/bin/python3").exists() {
+        symlink("/usr/bin/python3", t.join(".sandbox/bin/python"))
+            .map_err(broken("link python"))?;
+    }
+    fixtures(&t).map_err(|e| SetupError::Broken(format!("cannot build the fixtures: {e}")))?;
+    chown_tree(&t, NOBODY)?;
+    for path in [t.join(".sandbox"), t.join(".sandbox/env.sh")] {
+        chown(&path, Some(0), Some(0)).map_err(broken("chown to root"))?;
+    }
+    fs::set_permissions(t.join("tmp"), fs::Permissions::from_mode(0o1777))
+        .map_err(broken("chmod /tmp"))?;
+    Ok((t, binds))
+}
+
+/// `/dev`'s character devices and fd links, as bash and the programs expect them.
+fn devices(t: &Path, tools: &Tools) -> Result<(), SetupError> {
+    for (name, minor) in [
+        ("null", "3"),
+        ("zero", "5"),
+        ("random", "8"),
+        ("urandom", "9"),
+    ] {
+        let path = t.join("dev").join(name);
+        let status = Command::new(&tools.mknod)
+            .args(["-m", "666"])
+            .arg(&path)
+            .args(["c", "1", minor])
+            .status()
+            .map_err(broken("run mknod"))?;
+        if !status.success() {
+            return Err(SetupError::Broken(format!(
+                "mknod {} failed",
+                path.display()
+            )));
+        }
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        symlink(target, t.join("dev").join(name)).map_err(broken("link /dev entries"))?;
+    }
+    Ok(())
 }
 
 /// Every name on the standard system PATH plus [`EXTRA_NAMES`], except the shells (real bash)

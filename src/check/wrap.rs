@@ -298,11 +298,12 @@ pub(super) fn shell(
         {
             has_c |= t.contains('c');
         } else {
-            cx.push(
+            cx.push_rule(
                 Code::Exec,
                 words[k].span,
                 Some(i),
                 format!("`{name}` option `{t}` is not one cmdguard knows"),
+                &sh.name,
             );
             return Some(Match::Shell {
                 shell: sh.rule(),
@@ -325,7 +326,7 @@ pub(super) fn shell(
                 }
                 nested_script(cx, i, script.span, &what, &script.text, name, sh.dialect);
             }
-            Some(script) => cx.push(
+            Some(script) => cx.push_rule(
                 Code::Exec,
                 script.span,
                 Some(i),
@@ -333,12 +334,14 @@ pub(super) fn shell(
                     "`{name} -c` runs `{}`, a script known only at run time",
                     script.text
                 ),
+                &sh.name,
             ),
-            None => cx.push(
+            None => cx.push_rule(
                 Code::Exec,
                 words[0].span,
                 Some(i),
                 format!("`{name} -c` without a script"),
+                &sh.name,
             ),
         }
         return Some(Match::Shell {
@@ -347,7 +350,7 @@ pub(super) fn shell(
         });
     }
     if let Some(op) = words.get(k) {
-        cx.push(
+        cx.push_rule(
             Code::Exec,
             op.span,
             Some(i),
@@ -355,6 +358,7 @@ pub(super) fn shell(
                 "`{name}` runs the script `{}`, which cmdguard cannot see",
                 op.text
             ),
+            &sh.name,
         );
         return Some(Match::Shell {
             shell: sh.rule(),
@@ -379,11 +383,12 @@ pub(super) fn shell(
                 name,
                 sh.dialect,
             ),
-            _ => cx.push(
+            _ => cx.push_rule(
                 Code::Exec,
                 r.span,
                 Some(i),
                 format!("`{name}` runs a here-string known only at run time"),
+                &sh.name,
             ),
         },
         Some(r) => {
@@ -398,19 +403,21 @@ pub(super) fn shell(
                     name,
                     sh.dialect,
                 ),
-                _ => cx.push(
+                _ => cx.push_rule(
                     Code::Exec,
                     r.span,
                     Some(i),
                     format!("`{name}` runs a heredoc whose text is only known at run time"),
+                    &sh.name,
                 ),
             }
         }
-        None => cx.push(
+        None => cx.push_rule(
             Code::Exec,
             words[0].span,
             Some(i),
             format!("`{name}` reads a script from its input, which cmdguard cannot see"),
+            &sh.name,
         ),
     }
     Some(Match::Shell {
@@ -432,7 +439,7 @@ fn nested_script(
 ) {
     let budget = std::time::Duration::from_millis(cx.list.limits.max_parse_ms);
     if let Some(why) = super::dialect::foreign_syntax(script, name, dialect, budget) {
-        cx.push(Code::UnsupportedSyntax, span, Some(i), why);
+        cx.push_rule(Code::UnsupportedSyntax, span, Some(i), why, name);
     }
     cx.nested(i, span, what, script);
 }
@@ -465,21 +472,23 @@ pub(super) fn builtin(
                     .unwrap_or(words[0].span);
                 cx.nested(i, span, "the text run by `eval`", &text.join(" "));
             } else {
-                cx.push(
+                cx.push_rule(
                     Code::Exec,
                     words[0].span,
                     Some(i),
                     "`eval` runs text known only at run time".into(),
+                    name,
                 );
             }
             Some(Match::Builtin(Rule::built_in("eval")))
         }
         "source" | "." => {
-            cx.push(
+            cx.push_rule(
                 Code::Exec,
                 words[0].span,
                 Some(i),
                 format!("`{name}` runs a file's commands, which cmdguard cannot see"),
+                name,
             );
             Some(Match::Builtin(Rule::built_in(name)))
         }
@@ -489,11 +498,12 @@ pub(super) fn builtin(
             } else {
                 Code::Exec
             };
-            cx.push(
+            cx.push_rule(
                 code,
                 words[0].span,
                 Some(i),
                 format!("`{name}` changes how later commands run"),
+                name,
             );
             Some(Match::Builtin(Rule::built_in(name)))
         }

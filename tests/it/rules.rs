@@ -603,6 +603,13 @@ fn findings_name_the_rule_that_produced_them() {
         ("sudo ls", Code::Wrapper, "sudo"),
         ("timeout --frob 5 ls", Code::Wrapper, "timeout"),
         ("xargs --frob ls", Code::Wrapper, "xargs"),
+        // Shells and the builtins that run code name themselves too.
+        ("bash -c \"$x\"", Code::Exec, "bash"),
+        ("sh script.sh", Code::Exec, "sh"),
+        ("sh -c 'ls &>/dev/null'", Code::UnsupportedSyntax, "sh"),
+        ("eval \"$x\"", Code::Exec, "eval"),
+        ("source ./env.sh", Code::Exec, "source"),
+        ("trap 'ls' EXIT", Code::Exec, "trap"),
     ] {
         let a = analyzer.analyze(cmd);
         let f = a.findings.iter().find(|f| f.code == code);

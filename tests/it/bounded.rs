@@ -189,6 +189,8 @@ fn hostile_rows_grow_linearly() {
             seen.push(format!("{small:?} → {large:?} ({r:.1}×)"));
             r < 10.0
         });
+        // The measured growth, for the log (`--nocapture`).
+        eprintln!("growth {row}: {}", seen.join(", "));
         if !linear {
             failures.push(format!("{row}: {}", seen.join(", ")));
         }

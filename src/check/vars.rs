@@ -453,6 +453,18 @@ fn set_options(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
     }
 }
 
+/// Whether a word's source text is one double-quoted string, which bash never splits.
+fn fully_double_quoted(src: &str, w: &Word) -> bool {
+    let raw = src.get(w.span.start..w.span.end).unwrap_or("");
+    let b = raw.as_bytes();
+    let unescaped_quotes = b
+        .iter()
+        .enumerate()
+        .filter(|(k, c)| **c == b'"' && (*k == 0 || b[k - 1] != b'\\'))
+        .count();
+    b.len() >= 2 && b[0] == b'"' && b[b.len() - 1] == b'"' && unescaped_quotes == 2
+}
+
 /// `test` / `[`: an operator known only at run time (`op=-v; test $op 'a[$(id)]'`, or a glob
 /// such as `-?` matching a file named `-v`) can evaluate a subscript in another operand.
 pub(super) fn runtime_test_operator(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
@@ -464,6 +476,23 @@ pub(super) fn runtime_test_operator(cx: &mut Ctx<'_>, i: usize, words: &[Word]) 
     const BINARY: &[&str] = &[
         "=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
     ];
+    // An unquoted expansion or glob can split into several words (`[ $(cat f) ]` with `f`
+    // holding `-v a[$(cmd)]` runs `cmd`): then no position is known.
+    if let Some(w) = args
+        .iter()
+        .find(|w| !w.is_static() && !fully_double_quoted(cx.src, w))
+    {
+        cx.push(
+            Code::Arithmetic,
+            w.span,
+            Some(i),
+            format!(
+                "unquoted `{}` can split into several words, and `-v` with a subscript among them evaluates the subscript",
+                w.text
+            ),
+        );
+        return;
+    }
     // The forms whose operator positions are all static.
     let fixed = match args.as_slice() {
         [] | [_] => true,

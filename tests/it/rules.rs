@@ -276,6 +276,14 @@ fn every_assignment_is_checked_against_an_allowlist_of_names() {
         ("test -? 'a[$(id)]'", Ask, Some(Code::Arithmetic)),
         ("[ \"$a\" = \"$b\" ]", Allow, None),
         ("test -n \"$x\"", Allow, None),
+        ("test -n \"$(git status --porcelain)\"", Allow, None),
+        // An unquoted expansion or glob can split into `-v` and a subscript: a file's content
+        // runs (`[ $(cat f) ]` with f holding `-v a[$(cmd)]`).
+        ("[ $(cat f) ]", Ask, Some(Code::Arithmetic)),
+        ("test $(cat f)", Ask, Some(Code::Arithmetic)),
+        ("[ -z $x ]", Ask, Some(Code::Arithmetic)),
+        ("[ -f *.txt ]", Ask, Some(Code::Arithmetic)),
+        ("[[ -z $x ]]", Allow, None),
         // A function named by a path shadows the program.
         ("/bin/ls() { ls; }; /bin/ls", Ask, Some(Code::FunctionCall)),
     ]);

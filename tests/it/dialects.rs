@@ -65,20 +65,7 @@ const TABLE: &[(&str, Verdict, Option<Code>)] = &[
 
 #[test]
 fn scripts_for_other_shells_pass_only_inside_the_syntax_they_share_with_bash() {
-    let analyzer = Analyzer::default();
-    let mut failures = Vec::new();
-    for (cmd, want, code) in TABLE {
-        let a = analyzer.analyze(cmd);
-        let code_ok = code.is_none_or(|c| a.findings.iter().any(|f| f.code == c));
-        if a.verdict != *want || !code_ok {
-            let got: Vec<_> = a.findings.iter().map(|f| f.message.as_str()).collect();
-            failures.push(format!(
-                "{cmd:?}: want {want} {code:?}, got {} {got:?}",
-                a.verdict
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    crate::rules::check(TABLE);
 }
 
 /// Programs a shell really executed for `script`, by basename, seen with strace.

@@ -7,32 +7,7 @@ use proptest::prelude::*;
 
 use Verdict::{Allow, Ask};
 
-/// Each row: command, verdict, and the code that must explain an ask (`None` for an allow with
-/// no finding above allow).
-fn check(rows: &[(&str, Verdict, Option<Code>)]) {
-    let analyzer = Analyzer::default();
-    let mut failures = Vec::new();
-    for (cmd, want, code) in rows {
-        let a = analyzer.analyze(cmd);
-        let codes: Vec<Code> = a
-            .findings
-            .iter()
-            .filter(|f| f.severity > Allow)
-            .map(|f| f.code)
-            .collect();
-        let code_ok = match code {
-            Some(c) => codes.contains(c),
-            None => codes.is_empty(),
-        };
-        if a.verdict != *want || !code_ok {
-            failures.push(format!(
-                "{cmd:?}: want {want} {code:?}, got {} {codes:?}",
-                a.verdict
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-}
+use crate::rules::check;
 
 #[test]
 fn backslash_newline_after_dollar_in_double_quotes_asks() {

@@ -8,7 +8,9 @@ use cmdguard::{
 
 use Verdict::{Allow, Ask, Deny};
 
-fn check(rows: &[(&str, Verdict, Option<Code>)]) {
+/// Checks each row: the verdict, and the code that must explain it (`None`: no finding above
+/// allow). Shared by the table modules.
+pub(crate) fn check(rows: &[(&str, Verdict, Option<Code>)]) {
     let analyzer = Analyzer::default();
     let mut failures = Vec::new();
     for (cmd, want, code) in rows {

@@ -794,8 +794,9 @@ fn git_format(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: 
             value: Some(v),
             word,
         } = a
-            && (names(name, "--format") || names(name, "--pretty"))
-            && verifies_signatures(v)
+            && (((names(name, "--format") || names(name, "--pretty")) && verifies_signatures(v))
+                // A ref-filter sort key is an atom too: `--sort=signature` verifies.
+                || (names(name, "--sort") && v.to_ascii_lowercase().contains("signature")))
         {
             cx.push_rule(
                 Code::ForbiddenArgument,

@@ -124,8 +124,48 @@ const ZSH_KINDS: &[&str] = &[
     "elif_clause",
     "else_clause",
     "while_statement",
-    "for_statement",
     "do_group",
+];
+
+/// Builtins through which a zsh script could assign a variable — and zsh ties lowercase names
+/// such as `path`, `cdpath` and `fpath` to the variables that say where programs and functions
+/// are found — or change how zsh reads what follows. A zsh script naming one asks.
+const ZSH_ASSIGNING: &[&str] = &[
+    "read",
+    "getopts",
+    "shift",
+    "set",
+    "setopt",
+    "unsetopt",
+    "export",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
+    "integer",
+    "float",
+    "unset",
+    "printf",
+    "print",
+    "vared",
+    "zparseopts",
+    "mapfile",
+    "readarray",
+    "let",
+    "eval",
+    "source",
+    ".",
+    "emulate",
+    "builtin",
+    "command",
+    "noglob",
+    "exec",
+    "alias",
+    "autoload",
+    "zmodload",
+    "functions",
+    "enable",
+    "disable",
 ];
 
 /// Why `script`, run by the shell `name` of `dialect`, is outside the syntax it shares with
@@ -185,6 +225,7 @@ pub(crate) fn foreign_syntax(
                 // `function f` is not POSIX; `f()` is.
                 (_, "function_definition") => !text.starts_with("function"),
                 // A redirection with no command: zsh runs `$NULLCMD` or `$READNULLCMD` (a pager).
+                (Dialect::Zsh, "command_name") => !ZSH_ASSIGNING.contains(&text),
                 (Dialect::Zsh, "redirected_statement") => n
                     .child_by_field_name("body")
                     .is_some_and(|b| b.kind() == "command"),
@@ -360,6 +401,12 @@ mod tests {
             "ls *",
             "cat <<EOF\nx\nEOF",
             "echo ${x:-y}",
+            // `path` is PATH: every way to assign it
+            "for path in /tmp; do ls; done",
+            "read path; ls",
+            "getopts a path -a; ls",
+            "shift path; ls",
+            "typeset path=/tmp",
         ] {
             assert!(foreign(s, Dialect::Zsh), "{s} should be foreign to zsh");
         }

@@ -1,5 +1,5 @@
 //! check/redirect: judges redirections. Only explicit safe forms pass: output to `/dev/null`
-//! or to the command's own `/dev/stdout` / `/dev/stderr`,
+//! or appended to the command's own `/dev/stdout` / `/dev/stderr`,
 //! duplication among descriptors 0–2, input from `/dev/null`, heredocs and here-strings (whose
 //! substitutions are segments of their own). Everything else is a finding naming the target.
 
@@ -41,10 +41,12 @@ pub(super) fn check(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
                         ),
                     );
                 }
-            } else if matches!(r.op, RedirectOp::Write | RedirectOp::Append)
+            } else if r.op == RedirectOp::Append
                 && static_target.is_some_and(|t| STD_STREAMS.contains(&t))
             {
-                // `>/dev/stderr`, `>>/dev/stdout`: output stays on the streams the caller gave.
+                // `>>/dev/stderr`: output stays on the streams the caller gave. Only appending:
+                // Linux reopens the file behind the stream, and `>` would truncate it when the
+                // caller's stderr is a log file (`>&2` is the form that never reopens).
             } else if net {
                 cx.push(
                     Code::Redirect,

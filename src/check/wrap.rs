@@ -40,6 +40,33 @@ pub(super) fn wrapper(
                 );
                 cx.report_at_least(f.in_segment(i).by_rule(&w.name), w.severity);
             }
+            // `env -i`, `env -u PATH`, `exec -c`: the command starts without PATH, and bash
+            // started that way searches a default PATH that ends in `.` (see `[[wrapper]] env`).
+            let clears = |t: &str| match name {
+                "env" => {
+                    matches!(
+                        t,
+                        "-i" | "--ignore-environment" | "-" | "-uPATH" | "--unset=PATH"
+                    ) || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains('i'))
+                }
+                "exec" => t.starts_with('-') && !t.starts_with("--") && t[1..].contains('c'),
+                _ => false,
+            };
+            let unsets_path = words.windows(2).any(|p| {
+                matches!(p[0].static_text(), Some("-u" | "--unset"))
+                    && p[1].static_text() == Some("PATH")
+            }) || words[1..words.len().saturating_sub(u.inner.len()).max(1)]
+                .iter()
+                .any(|w| w.static_text().is_some_and(clears));
+            if unsets_path {
+                cx.push_rule(
+                    Code::Assignment,
+                    words[0].span,
+                    Some(i),
+                    format!("`{name}` starts its command without PATH: a shell started that way searches the current directory"),
+                    &w.name,
+                );
+            }
             for (n, value) in &u.assignments {
                 let construct = format!("`{name}`");
                 super::vars::assign(

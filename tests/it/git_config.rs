@@ -154,6 +154,9 @@ fn keys_not_known_to_be_inert_ask() {
             "log.somefuturecommand",
         ),
         ("[gpg]\n\tformat = ssh\n", "gpg.format"),
+        // A sort key is a ref-filter atom: `signature` runs gpg for `git branch` / `git tag`.
+        ("[branch]\n\tsort = signature\n", "branch.sort"),
+        ("[tag]\n\tsort = signature\n", "tag.sort"),
         ("[core]\n\texcludesFile = /dev/stdin\n", "core.excludesfile"),
     ] {
         asks_in_repo(config, "git log -1", &[key, "inert_keys"]);

@@ -216,6 +216,22 @@ fn every_assignment_is_checked_against_an_allowlist_of_names() {
         ("foo=1 ls", Ask, Some(Code::Assignment)),
         ("env FOO=1 ls", Ask, Some(Code::Assignment)),
         ("env LC_ALL=C ls", Allow, None),
+        // Without PATH, bash searches a default PATH ending in `.` (found by the red team).
+        (
+            "env -i bash -c 'python --version'",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        ("exec -c bash -c 'ls'", Ask, Some(Code::Assignment)),
+        ("env -i rm -rf x", Deny, Some(Code::Denied)),
+        ("env -u PATH bash -c 'ls'", Ask, Some(Code::Assignment)),
+        ("env --unset=PATH ls", Ask, Some(Code::Assignment)),
+        (
+            "zsh -c 'for path in /tmp; do ls; done'",
+            Ask,
+            Some(Code::UnsupportedSyntax),
+        ),
+        ("zsh -c 'read path; ls'", Ask, Some(Code::UnsupportedSyntax)),
         // export / declare -x: exported, so inert names only.
         ("export LC_ALL=C", Allow, None),
         ("export GCONV_PATH=.", Ask, Some(Code::Assignment)),
@@ -316,6 +332,23 @@ fn git_formats_that_verify_signatures_ask_in_every_spelling() {
             Some(Code::ForbiddenArgument),
         ),
         ("git log --format='%%G %h'", Allow, None),
+        // A ref-filter sort key is an atom too (found by the red team).
+        (
+            "git for-each-ref --sort=signature",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git branch --sort=-signature:signer",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        (
+            "git tag -l --sort=signature",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("git for-each-ref --sort=-committerdate", Allow, None),
         ("git log --format='%h %s %+b'", Allow, None),
     ]);
 }
@@ -324,9 +357,13 @@ fn git_formats_that_verify_signatures_ask_in_every_spelling() {
 #[test]
 fn the_standard_streams_by_path_are_not_files() {
     check(&[
-        ("echo error >/dev/stderr", Allow, None),
+        // Appending only: `>` reopens the file behind the stream and truncates it when the
+        // caller's stderr is a log file (found by the red team).
+        ("echo error >>/dev/stderr", Allow, None),
         ("echo out >>/dev/stdout", Allow, None),
-        ("ls 2>/dev/fd/1", Allow, None),
+        ("ls 2>>/dev/fd/1", Allow, None),
+        ("echo error >/dev/stderr", Ask, Some(Code::Redirect)),
+        ("ls 2>/dev/fd/1", Ask, Some(Code::Redirect)),
         ("echo x >/dev/stderrx", Ask, Some(Code::Redirect)),
         ("echo x >/dev/fd/3", Ask, Some(Code::Redirect)),
         ("echo x &>/dev/stderr", Ask, Some(Code::Redirect)),

@@ -69,7 +69,8 @@
 //! 5. **verdict** — the strictest finding ([`Verdict::strictest`]).
 //!
 //! The [`tool`] module is a separate layer on top — a registry that turns functions into tools
-//! an agent can call, with `cmd` going through an [`Analyzer`]. The core never imports it.
+//! an agent can call; the built-in groups to come will run their `cmd` tool through an
+//! [`Analyzer`]. The core never imports it.
 //!
 //! # Where the command runs
 //!

@@ -225,7 +225,11 @@ pub(crate) fn foreign_syntax(
                 // `function f` is not POSIX; `f()` is.
                 (_, "function_definition") => !text.starts_with("function"),
                 // A redirection with no command: zsh runs `$NULLCMD` or `$READNULLCMD` (a pager).
-                (Dialect::Zsh, "command_name") => !ZSH_ASSIGNING.contains(&text),
+                // Quote removal comes before zsh looks a name up: `'read'` is the builtin.
+                (Dialect::Zsh, "command_name") => {
+                    let bare: String = text.chars().filter(|c| !"'\"\\".contains(*c)).collect();
+                    !ZSH_ASSIGNING.contains(&bare.as_str())
+                }
                 (Dialect::Zsh, "redirected_statement") => n
                     .child_by_field_name("body")
                     .is_some_and(|b| b.kind() == "command"),
@@ -407,6 +411,8 @@ mod tests {
             "getopts a path -a; ls",
             "shift path; ls",
             "typeset path=/tmp",
+            "'read' path; ls",
+            "\"re\"ad path; ls",
         ] {
             assert!(foreign(s, Dialect::Zsh), "{s} should be foreign to zsh");
         }

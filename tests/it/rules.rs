@@ -232,6 +232,11 @@ fn every_assignment_is_checked_against_an_allowlist_of_names() {
             Some(Code::UnsupportedSyntax),
         ),
         ("zsh -c 'read path; ls'", Ask, Some(Code::UnsupportedSyntax)),
+        (
+            "zsh -c \"'read' path; ls\"",
+            Ask,
+            Some(Code::UnsupportedSyntax),
+        ),
         // export / declare -x: exported, so inert names only.
         ("export LC_ALL=C", Allow, None),
         ("export GCONV_PATH=.", Ask, Some(Code::Assignment)),

@@ -180,9 +180,9 @@ const DECLARE_OPTS: Opts = &[
 const EXPORT_OPTS: Opts = &[("-n", false)];
 const UNSET_OPTS: Opts = &[("-v", false)];
 
-/// A builtin that assigns variables: checks its options and every name it assigns. Returns
-/// false when `name` is not such a builtin.
-pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) -> bool {
+/// A builtin that assigns variables: checks its options and every name it assigns. Any other
+/// name is left alone.
+pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
     let construct = format!("`{name}`");
     match name {
         "read" => names_after_options(cx, i, &construct, words, READ_OPTS, Scope::Shell, Take::All),
@@ -212,7 +212,7 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) ->
                     Some(i),
                     format!("`{name}` alone prints every variable, secrets included"),
                 );
-                return true;
+                return;
             }
             names_after_options(cx, i, &construct, words, DECLARE_OPTS, scope, Take::All)
         }
@@ -224,7 +224,7 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) ->
                     Some(i),
                     "`export` alone prints the environment, secrets included".into(),
                 );
-                return true;
+                return;
             }
             names_after_options(
                 cx,
@@ -264,13 +264,11 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) ->
                     "`printf` has an option known only at run time, which could be `-v`".into(),
                 );
             }
-            true
         }
         "set" => {
             set_options(cx, i, words);
-            true
         }
-        _ => false,
+        _ => {}
     }
 }
 
@@ -291,7 +289,7 @@ fn names_after_options(
     opts: Opts,
     scope: Scope,
     take: Take,
-) -> bool {
+) {
     let mut k = 1;
     let mut operands = 0;
     let mut options_done = false;
@@ -367,7 +365,6 @@ fn names_after_options(
             assign(cx, Some(i), name, w.span, scope, construct);
         }
     }
-    true
 }
 
 fn assign_word(cx: &mut Ctx<'_>, i: usize, construct: &str, w: &Word, scope: Scope) {

@@ -56,27 +56,18 @@ impl<'a> Walker<'a> {
     /// MISSING nodes (an unclosed `$(`, a missing `fi`) can be anonymous tokens the walker
     /// would take for punctuation: find them all with an iterative cursor walk.
     pub(super) fn missing_nodes(&mut self, root: Node) {
-        let mut cursor = root.walk();
-        loop {
-            let n = cursor.node();
-            if n.is_missing() {
-                self.event(Event::Missing(n.kind().to_string()), span(n));
-            }
-            if n.is_error() {
-                self.error_nodes.push((n.id(), span(n)));
-            }
-            if n.has_error() && cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
+        preorder(
+            root,
+            |n| n.has_error(),
+            |n| {
+                if n.is_missing() {
+                    self.event(Event::Missing(n.kind().to_string()), span(n));
                 }
-                if !cursor.goto_parent() {
-                    return;
+                if n.is_error() {
+                    self.error_nodes.push((n.id(), span(n)));
                 }
-            }
-        }
+            },
+        );
     }
 
     /// Bash removes every backslash-newline before it reads the text, except inside single
@@ -258,40 +249,31 @@ impl<'a> Walker<'a> {
     /// expands it like a double-quoted string, so `$(cmd)` in a translation runs. The source text
     /// does not bound what bash sees, so every `$"…"`, plain text or not, is reported.
     fn translated_strings(&mut self, root: Node) {
-        let mut cursor = root.walk();
-        loop {
-            let n = cursor.node();
-            let dollar_then_string = !n.is_named()
-                && n.kind() == "$"
-                && n.parent().is_some_and(|p| p.kind() != "string")
-                && n.next_sibling()
-                    .is_some_and(|s| s.kind() == "string" && s.start_byte() == n.end_byte());
-            if n.kind() == "translated_string" || dollar_then_string {
-                let end = if dollar_then_string {
-                    n.next_sibling().map_or(n.end_byte(), |s| s.end_byte())
-                } else {
-                    n.end_byte()
-                };
-                self.event(
-                    Event::Unsupported(
-                        "a `$\"…\"` string, which bash translates through a message catalogue"
-                            .into(),
-                    ),
-                    Span::new(n.start_byte(), end),
-                );
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
+        preorder(
+            root,
+            |_| true,
+            |n| {
+                let dollar_then_string = !n.is_named()
+                    && n.kind() == "$"
+                    && n.parent().is_some_and(|p| p.kind() != "string")
+                    && n.next_sibling()
+                        .is_some_and(|s| s.kind() == "string" && s.start_byte() == n.end_byte());
+                if n.kind() == "translated_string" || dollar_then_string {
+                    let end = if dollar_then_string {
+                        n.next_sibling().map_or(n.end_byte(), |s| s.end_byte())
+                    } else {
+                        n.end_byte()
+                    };
+                    self.event(
+                        Event::Unsupported(
+                            "a `$\"…\"` string, which bash translates through a message catalogue"
+                                .into(),
+                        ),
+                        Span::new(n.start_byte(), end),
+                    );
                 }
-                if !cursor.goto_parent() {
-                    return;
-                }
-            }
-        }
+            },
+        );
     }
 
     /// A backslash before a space or tab makes the blank part of a word in bash (`echo \ x`
@@ -396,4 +378,29 @@ fn before_continuations(b: &[u8], p: usize) -> Option<usize> {
 /// Whether the byte at `k` is escaped by an active backslash (`\$` is a dollar sign).
 fn escaped(b: &[u8], k: usize) -> bool {
     k > 0 && b[k - 1] == b'\\' && backslash_is_active(b, k - 1)
+}
+
+/// Visits `root` and its descendants in source order with a cursor (no recursion on the input's
+/// shape), going into a node's children only where `descend` says so.
+fn preorder<'t>(
+    root: Node<'t>,
+    descend: impl Fn(Node<'t>) -> bool,
+    mut visit: impl FnMut(Node<'t>),
+) {
+    let mut cursor = root.walk();
+    loop {
+        let n = cursor.node();
+        visit(n);
+        if descend(n) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
 }

@@ -152,6 +152,9 @@ mod check;
 // Wires the stages and draws the verdict.
 mod analyzer;
 
+// Above the core: a second opinion on `ask` verdicts (the core never imports it).
+pub mod assess;
+
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.
 pub mod tool;

@@ -159,6 +159,10 @@ pub mod assess;
 // imports it.
 pub mod tool;
 
+// `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
+// risk-assessment agent's tools).
+extern crate self as cmdguard;
+
 pub use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
 pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};

@@ -7,6 +7,7 @@
 )]
 
 mod adversarial;
+mod assess;
 mod bounded;
 mod cli;
 mod dialects;

@@ -465,7 +465,8 @@ mod tests {
 
     #[test]
     fn final_answers_parse_strictly() {
-        let cases: &[(&str, Option<(Decision, Option<UnsureKind>)>)] = &[
+        type Parsed = Option<(Decision, Option<UnsureKind>)>;
+        let cases: &[(&str, Parsed)] = &[
             (
                 r#"{"policy":"allow","reason":"reads"}"#,
                 Some((Decision::Allow, None)),

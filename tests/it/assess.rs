@@ -28,7 +28,9 @@ use serde_json::{Value, json};
 // Helpers
 
 fn analysis(command: &str) -> Analysis {
-    Analyzer::default().analyze(command)
+    // One analyser for the whole module: building one compiles the allowlist.
+    static ANALYZER: std::sync::OnceLock<Analyzer> = std::sync::OnceLock::new();
+    ANALYZER.get_or_init(Analyzer::default).analyze(command)
 }
 
 /// A fixed answer, as an assessor.
@@ -705,11 +707,14 @@ impl AsyncChatModel for Played {
     }
 }
 
-fn said(text: &str) -> Result<ChatMessage, ModelError> {
+/// One scripted reply of a model.
+type Reply = Result<ChatMessage, ModelError>;
+
+fn said(text: &str) -> Reply {
     Ok(ChatMessage::text(Role::Assistant, text))
 }
 
-fn calls(calls: &[(&str, Value)]) -> Result<ChatMessage, ModelError> {
+fn calls(calls: &[(&str, Value)]) -> Reply {
     Ok(ChatMessage::calling(
         calls
             .iter()
@@ -783,12 +788,9 @@ fn the_agent_reads_a_file_then_answers() {
 fn the_agent_fails_closed() {
     let loop_forever: Vec<_> = (0..9).map(|_| calls(&[("list_dir", json!({}))])).collect();
     let many_at_once = calls(&vec![("list_dir", json!({})); 9]);
-    let cases: Vec<(
-        &str,
-        Vec<Result<ChatMessage, ModelError>>,
-        Assessment,
-        usize,
-    )> = vec![
+    // (name, the model's replies, the answer, how many times the model was called)
+    type Case = (&'static str, Vec<Reply>, Assessment, usize);
+    let cases: Vec<Case> = vec![
         (
             "nine rounds of tool calls",
             loop_forever,

@@ -94,8 +94,11 @@
 //! - [`AgentAssessor`] is a small agent: a model you supply through [`ChatModel`] gets
 //!   cmdguard's system prompt ([`SYSTEM_PROMPT`]) and four read-only tools confined to the
 //!   working directory and the allowed paths, and must end with a strict JSON answer.
-//! - With the `openai` feature, `OpenAiChat` is a [`ChatModel`] for any OpenAI-compatible
-//!   chat-completions endpoint (`openai-tls` adds https).
+//! - With the `openai` feature (on by default), `OpenAiChat` is a [`ChatModel`] for any
+//!   OpenAI-compatible chat-completions endpoint over http; `openai-tls` adds https.
+//!
+//! The async pieces need no cargo feature: they are plain `std` futures, and no executor comes
+//! with them.
 
 mod agent;
 mod asynchronous;
@@ -119,7 +122,7 @@ pub use agent::{
 pub use asynchronous::{AsyncGuarded, AsyncRiskAssessor, Inline};
 pub use combine::{FirstDecisive, Strictest};
 pub use command::{CommandAssessor, REQUEST_VERSION};
-pub use fs_tools::{Confinement, assessor_tools};
+pub use fs_tools::{Confinement, assessor_tools, looks_secret};
 pub use guard::{Fallible, Guarded, TryRiskAssessor};
 #[cfg(feature = "openai")]
 pub use openai::OpenAiChat;

@@ -258,6 +258,10 @@ pub struct AgentAssessor<M> {
 }
 
 /// The risk-assessment agent over an [`AsyncChatModel`]; see [`AgentAssessor`].
+///
+/// Only the model call is awaited. The tools run inside `poll`: they are bounded reads of local
+/// files (32 KiB per `read_file`, 8 MiB per `grep`), short enough not to need a thread of their
+/// own.
 pub struct AsyncAgentAssessor<M> {
     model: M,
     core: Arc<AgentCore>,

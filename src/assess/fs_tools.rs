@@ -81,9 +81,60 @@ impl Confinement {
         }
     }
 
+    /// Like [`Confinement::resolve`], and also refuses files that usually hold secrets
+    /// (see [`looks_secret`]): what a tool reads goes to the model, often a remote service.
+    pub fn resolve_readable(&self, path: &str) -> Result<PathBuf, String> {
+        let resolved = self.resolve(path)?;
+        if looks_secret(&resolved) {
+            return Err(format!(
+                "{path:?} may hold secrets; it is not shown to the assessor"
+            ));
+        }
+        Ok(resolved)
+    }
+
     fn contains(&self, canonical: &Path) -> bool {
         self.roots.iter().any(|root| canonical.starts_with(root))
     }
+}
+
+/// Whether a path names a file that usually holds secrets: `.env` files, private keys,
+/// credential stores, and anything under `.ssh`, `.gnupg`, `.aws` or `.docker`. Defence in
+/// depth only — the roots are the real bound — so the list is short and errs on refusing.
+pub fn looks_secret(path: &Path) -> bool {
+    const DIRS: &[&str] = &[".ssh", ".gnupg", ".aws", ".docker", ".kube"];
+    const NAMES: &[&str] = &[
+        ".env",
+        ".envrc",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        ".pgpass",
+        ".git-credentials",
+        "credentials",
+        "credentials.json",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+    ];
+    const EXTENSIONS: &[&str] = &["pem", "key", "p12", "pfx", "jks", "keystore"];
+    let in_secret_dir = path.components().any(|part| {
+        DIRS.iter()
+            .any(|dir| part.as_os_str() == std::ffi::OsStr::new(dir))
+    });
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let extension = path
+        .extension()
+        .map(|extension| extension.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    in_secret_dir
+        || NAMES.contains(&name.as_str())
+        || name.starts_with(".env.")
+        || EXTENSIONS.contains(&extension.as_str())
 }
 
 /// The four read-only tools, for a [`ToolBox<Confinement>`](crate::tool::ToolBox).
@@ -210,9 +261,11 @@ fn grep(
     let mut budget = MAX_GREP_TOTAL;
     let mut truncated = false;
     let mut search = |relative: &str, file: &Path| -> Walk {
+        // Secret-looking files are skipped, also when named directly.
         if include
             .as_ref()
             .is_some_and(|glob| !glob.is_match(relative))
+            || looks_secret(file)
         {
             return Walk::Continue;
         }
@@ -388,6 +441,30 @@ mod tests {
         for (pattern, path, expected) in cases {
             let regex = glob_regex(pattern).unwrap();
             assert_eq!(regex.is_match(path), expected, "{pattern} vs {path}");
+        }
+    }
+
+    #[test]
+    fn secret_looking_paths() {
+        let cases = [
+            ("/w/.env", true),
+            ("/w/.env.production", true),
+            ("/w/config/.ENV", true),
+            ("/w/deploy/server.pem", true),
+            ("/w/tls.key", true),
+            ("/home/u/.ssh/config", true),
+            ("/home/u/.aws/config", true),
+            ("/w/.git-credentials", true),
+            ("/w/id_ed25519", true),
+            ("/w/environment.rs", false),
+            ("/w/src/keys.rs", false),
+            ("/w/Makefile", false),
+            ("/w/.envrc", true),
+            ("/w/.envrc.md", false),
+            ("/w/ssh/config", false),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(looks_secret(Path::new(path)), expected, "{path}");
         }
     }
 }

@@ -924,6 +924,11 @@ fn the_tools_see_only_the_working_directory_and_the_allowed_paths() {
     work.write("src/lib.rs", "pub fn hi() {}\n");
     work.write("README.md", "# demo\n");
     allowed.write("cache.txt", "cached\n");
+    work.write(".env", "API_TOKEN=hunter2\n");
+    work.write(
+        "deploy/server.pem",
+        "-----BEGIN PRIVATE KEY-----\nhunter2\n",
+    );
     let secret = outside.write("secret.txt", "token=hunter2\n");
     #[cfg(unix)]
     {
@@ -984,16 +989,17 @@ fn the_tools_see_only_the_working_directory_and_the_allowed_paths() {
     assert_eq!(
         call("list_dir", json!({})),
         Ok(if cfg!(unix) {
-            "README.md\nlink.txt\nlinkdir\nsrc/"
+            ".env\nREADME.md\ndeploy/\nlink.txt\nlinkdir\nsrc/"
         } else {
-            "README.md\nsrc/"
+            ".env\nREADME.md\ndeploy/\nsrc/"
         }
         .to_owned())
     );
     // The walk does not follow links: the secret behind `linkdir` is not found.
     assert_eq!(
         call("glob", json!({"pattern": "**/*.*"})),
-        Ok("README.md\nsrc/lib.rs\nsrc/main.rs".to_owned())
+        // Names are listed, secret-looking or not; only their contents are withheld.
+        Ok(".env\nREADME.md\ndeploy/server.pem\nsrc/lib.rs\nsrc/main.rs".to_owned())
     );
     assert_eq!(
         call("glob", json!({"pattern": "*.rs", "path": "src"})),

@@ -366,4 +366,8 @@ const _: () = {
     shareable::<FirstDecisive>();
     shareable::<Strictest>();
     shareable::<CommandAssessor>();
+    shareable::<Guarded<CommandAssessor>>();
+    shareable::<
+        AgentAssessor<fn(&[ChatMessage], &[serde_json::Value]) -> Result<ChatMessage, ModelError>>,
+    >();
 };

@@ -531,6 +531,22 @@ fn the_programs_answers_are_read_strictly() {
 }
 
 #[test]
+fn arguments_reach_the_program_verbatim_without_a_shell() {
+    let dir = Scratch::new("argv");
+    let path = dir.write(
+        "argv.py",
+        "import json, sys\nsys.stdin.read()\nprint(json.dumps({'decision': 'reject', 'reason': '|'.join(sys.argv[1:])}))\n",
+    );
+    let assessor = CommandAssessor::new("python3")
+        .arg(path.to_string_lossy())
+        .args(["; rm -rf /", "$(id)", "a b"]);
+    assert_eq!(
+        assess(&assessor, "make"),
+        Assessment::reject("; rm -rf /|$(id)|a b")
+    );
+}
+
+#[test]
 fn garbage_output_is_unable_to_assess() {
     let dir = Scratch::new("garbage");
     let assessor = script(&dir, "python3", "print('sure, go ahead!')\n");

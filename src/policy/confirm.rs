@@ -60,7 +60,8 @@ pub enum Source {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[must_use = "read `.choice`: a prompt's answer may be no"]
 pub struct ChoiceOutcome {
-    /// The answer.
+    /// The answer (in JSON, its `choice` tag and fields sit beside `source`).
+    #[serde(flatten)]
     pub choice: Choice,
     /// Who gave it.
     pub source: Source,

@@ -66,6 +66,14 @@ pub use prefix::{GRANTABLE, Prefix, PrefixError};
 pub use record::{DecisionRecord, Outcome, PromptRecord, Route, Timings};
 pub use state::{STATE_VERSION, StateError, StateErrorKind, StateFile};
 
+// One policy serves every thread of an agent runtime.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<Policy>();
+    shareable::<Grants>();
+    shareable::<DecisionRecord>();
+};
+
 /// The unsure kinds auto-confirm never answers: a person must confirm them.
 pub const ALWAYS_ASK: &[UnsureKind] = &[
     // Installs outside the paths the agent may write: changes the machine beyond the project.

@@ -724,3 +724,27 @@ mod compound {
         }
     }
 }
+
+#[test]
+fn the_readme_example_is_the_doctested_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = &readme[readme.find("## Confirmation policy").unwrap()..];
+    let start = section.find("```rust\n").unwrap() + "```rust\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let module = std::fs::read_to_string(root.join("src/policy.rs")).unwrap();
+    let docs: String = module
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            format!(
+                "{}\n",
+                l.trim_start_matches("//!").strip_prefix(' ').unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(
+        docs.contains(&format!("```\n{example}```")),
+        "README example differs from src/policy.rs"
+    );
+}

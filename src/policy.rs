@@ -50,7 +50,7 @@ use std::sync::{PoisonError, RwLock};
 use std::time::Instant;
 
 use crate::assess::{AssessRequest, Assessment, Decision, RiskAssessor, UnsureKind};
-use crate::{Analysis, Analyzer, Verdict};
+use crate::{Analysis, Analyzer, Verdict, Workdir};
 
 mod confirm;
 mod grants;
@@ -181,6 +181,24 @@ impl Policy {
         let analysis = analyzer.analyze(command);
         let analyse_us = record::micros(start.elapsed());
         let mut d = self.decide(&AssessRequest::new(command, &analysis), confirm);
+        d.record.timings.analyse_us = Some(analyse_us);
+        d
+    }
+
+    /// Analyses `command` as it would run in `dir` (timing it) and decides it, the assessor
+    /// seeing the working directory; see [`Policy::decide`].
+    pub fn check_in(
+        &self,
+        analyzer: &Analyzer,
+        command: &str,
+        dir: &Workdir,
+        confirm: &mut dyn Confirm,
+    ) -> Decided {
+        let start = Instant::now();
+        let analysis = analyzer.analyze_in(command, dir);
+        let analyse_us = record::micros(start.elapsed());
+        let request = AssessRequest::new(command, &analysis).in_dir(dir.cwd());
+        let mut d = self.decide(&request, confirm);
         d.record.timings.analyse_us = Some(analyse_us);
         d
     }

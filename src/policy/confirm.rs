@@ -143,10 +143,13 @@ impl<R: BufRead, W: Write> TerminalConfirm<R, W> {
     }
 
     fn show(&mut self, p: &Prompt) -> io::Result<()> {
-        writeln!(self.writer, "{}", p.title)?;
-        writeln!(self.writer, "  $ {}", p.command)?;
-        for line in p.text.lines() {
-            writeln!(self.writer, "  {line}")?;
+        writeln!(self.writer, "{}", printable(&p.title))?;
+        for (i, line) in p.command.split('\n').enumerate() {
+            let lead = if i == 0 { "$" } else { ">" };
+            writeln!(self.writer, "  {lead} {}", printable(line))?;
+        }
+        for line in p.text.split('\n') {
+            writeln!(self.writer, "  {}", printable(line))?;
         }
         Ok(())
     }
@@ -167,6 +170,7 @@ impl<R: BufRead, W: Write> TerminalConfirm<R, W> {
                 path.display()
             ));
         }
+        let options = printable(&options);
         for _ in 0..MAX_TRIES {
             write!(self.writer, "{options}? ")?;
             self.writer.flush()?;
@@ -185,11 +189,41 @@ impl<R: BufRead, W: Write> TerminalConfirm<R, W> {
                     });
                 }
                 ("w", _, Some(path)) => return Ok(Choice::GrantPath { path: path.clone() }),
-                _ => writeln!(self.writer, "  unrecognised answer `{}`", line.trim())?,
+                _ => writeln!(
+                    self.writer,
+                    "  unrecognised answer `{}`",
+                    printable(line.trim())
+                )?,
             }
         }
         Ok(Choice::No)
     }
+}
+
+impl TerminalConfirm<io::StdinLock<'static>, io::Stderr> {
+    /// A confirmer that prompts on stderr and reads stdin.
+    pub fn stdio() -> TerminalConfirm<io::StdinLock<'static>, io::Stderr> {
+        TerminalConfirm::new(io::stdin().lock(), io::stderr())
+    }
+}
+
+/// Invisible characters a command could use to redraw the prompt: escape sequences, carriage
+/// returns, bidirectional overrides and zero-width characters are shown as `\u{…}` escapes.
+pub fn printable(text: &str) -> String {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl<R: BufRead, W: Write> Confirm for TerminalConfirm<R, W> {

@@ -748,3 +748,35 @@ fn the_readme_example_is_the_doctested_one() {
         "README example differs from src/policy.rs"
     );
 }
+
+#[test]
+fn the_terminal_prompt_shows_escape_sequences_instead_of_running_them() {
+    let policy = Policy::new(PolicySettings::default())
+        .with_assessor(fixed(Assessment::unsure_other("runs project code")));
+    let mut t = TerminalConfirm::new(Cursor::new(&b"n\n"[..]), Vec::new());
+    // A carriage return and a cursor-up sequence would redraw the line the person reads.
+    let cmd = "npm test \"\r\x1b[1Agit status\"\nmake\u{202e}";
+    let d = decide(&policy, cmd, &mut t);
+    assert!(!d.outcome.runs());
+    let (_, shown) = t.into_inner();
+    let shown = String::from_utf8(shown).unwrap();
+    assert!(!shown.contains(['\r', '\x1b', '\u{202e}']), "{shown}");
+    insta::assert_snapshot!("terminal_prompt_escaped", shown);
+}
+
+#[test]
+fn check_in_passes_the_working_directory_to_the_assessor() {
+    let dir = scratch("cwd");
+    let seen = std::sync::Arc::new(Mutex::new(None));
+    let s = seen.clone();
+    let policy =
+        Policy::new(PolicySettings::default()).with_assessor(move |r: &AssessRequest<'_>| {
+            *s.lock().unwrap() = r.cwd.map(Path::to_path_buf);
+            Assessment::allow("inside the project")
+        });
+    let workdir = cmdguard::Workdir::new(&dir);
+    let d = policy.check_in(analyzer(), "npm test", &workdir, &mut Scripted::new([]));
+    assert_eq!(d.record.route, Route::AssessorAllow);
+    assert!(d.record.timings.analyse_us.is_some());
+    assert_eq!(seen.lock().unwrap().as_deref(), Some(dir.as_path()));
+}

@@ -159,6 +159,18 @@ impl Policy {
         self.state_error.as_ref()
     }
 
+    /// Replaces the grants in memory with the state file's, picking up what other processes
+    /// (or `cmdguard policy`) granted or removed since. Without a state file it does nothing; on
+    /// an error the grants in memory stay as they are.
+    pub fn reload(&self) -> Result<(), StateError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        let loaded = state.load()?;
+        *self.grants.write().unwrap_or_else(PoisonError::into_inner) = loaded;
+        Ok(())
+    }
+
     /// A copy of the grants so far.
     pub fn grants(&self) -> Grants {
         self.grants

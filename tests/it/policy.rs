@@ -483,6 +483,18 @@ fn grants_persist_in_the_state_file_across_policies() {
     assert!(second.state_error().is_none());
     let d = decide(&second, "cargo test --all", &mut Scripted::new([]));
     assert_eq!(d.record.route, Route::Grant);
+    // What the CLI removes (or another process adds) shows after a reload.
+    let out = cmdguard(&[
+        "policy",
+        "--state",
+        dir.join("nested/state.json").to_str().unwrap(),
+        "remove",
+        "cargo",
+        "test",
+    ]);
+    assert!(out.status.success());
+    second.reload().unwrap();
+    assert_eq!(second.grants(), Grants::default());
     // In memory by default: a fresh policy without a state file starts clean.
     let fresh = Policy::new(PolicySettings::default());
     assert_eq!(fresh.grants(), Grants::default());

@@ -792,3 +792,26 @@ fn check_in_passes_the_working_directory_to_the_assessor() {
     assert!(d.record.timings.analyse_us.is_some());
     assert_eq!(seen.lock().unwrap().as_deref(), Some(dir.as_path()));
 }
+
+#[test]
+fn the_default_state_file_is_under_xdg_state_home_else_home() {
+    let dir = scratch("default");
+    let run = |xdg: Option<&Path>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cmdguard"));
+        c.args(["policy", "add", "make"])
+            .env("HOME", dir.join("home"));
+        match xdg {
+            Some(x) => c.env("XDG_STATE_HOME", x),
+            None => c.env_remove("XDG_STATE_HOME"),
+        };
+        assert!(c.output().unwrap().status.success());
+    };
+    run(Some(&dir.join("xdg")));
+    assert!(dir.join("xdg/cmdguard/state.json").is_file());
+    run(None);
+    assert!(dir.join("home/.local/state/cmdguard/state.json").is_file());
+    // A relative XDG_STATE_HOME is ignored, as the XDG spec says.
+    std::fs::remove_file(dir.join("home/.local/state/cmdguard/state.json")).unwrap();
+    run(Some(Path::new("relative")));
+    assert!(dir.join("home/.local/state/cmdguard/state.json").is_file());
+}

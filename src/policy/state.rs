@@ -153,10 +153,9 @@ impl StateFile {
             .open(&name)
         {
             Ok(f) => f,
-            // Reading a state file in a directory that does not exist yet needs no lock.
-            Err(e) if e.kind() == io::ErrorKind::NotFound && mode == LockMode::Shared => {
-                return Ok(None);
-            }
+            // Writers rename whole files into place, so a reader that cannot create the lock
+            // (no directory yet, a read-only one) still sees the old grants or the new ones.
+            Err(_) if mode == LockMode::Shared => return Ok(None),
             Err(e) => return Err(self.io(e)),
         };
         match mode {

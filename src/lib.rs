@@ -155,6 +155,9 @@ mod analyzer;
 // Above the core: a second opinion on `ask` verdicts (the core never imports it).
 pub mod assess;
 
+// Above the assessor: prompts, grants and the persisted state (the core never imports it).
+pub mod policy;
+
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.
 pub mod tool;

@@ -15,6 +15,7 @@ mod differential;
 mod git_config;
 mod mismatch;
 mod options;
+mod policy;
 mod properties;
 mod real_programs;
 mod rules;

@@ -12,6 +12,7 @@ mod cli;
 mod dialects;
 mod differential;
 mod git_config;
+mod interp;
 mod mismatch;
 mod options;
 mod properties;

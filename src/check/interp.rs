@@ -153,6 +153,9 @@ struct Source {
     at: Span,
     what: String,
     form: Form,
+    /// Bash expands parameters in the text before the interpreter reads it (`"…$HOME…"`, an
+    /// unquoted heredoc): `$HOME` there is the home directory, other `$X` unknown.
+    expanded: bool,
 }
 
 /// How one interpreter's options are read to find its code.
@@ -263,6 +266,7 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                         at: w.span,
                         what: format!("`{program} eval`"),
                         form: Form::Option,
+                        expanded: false,
                     });
                     return out;
                 }
@@ -274,22 +278,27 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
     let opts = options(lang);
     let mut operand = false;
     let push = |out: &mut Vec<Source>, w: &Word, code: &str, opt: &str| {
-        // A word that is not static runs what only run time knows: nothing to read.
-        if !w.is_static() {
+        // A word with a command substitution runs what only run time knows: nothing to read.
+        // Parameters (`"…rm -rf $HOME…"`) are read as written; only denies come out of it.
+        let e = w.expansions;
+        if e.command || e.process || e.arithmetic || e.glob {
             return;
         }
+        let expanded = e.parameter;
         match out.first_mut() {
             // `perl -e A -e B` runs A and B as lines of one program.
             Some(first) => {
                 first.code.push('\n');
                 first.code.push_str(code);
                 first.at = first.at.cover(w.span);
+                first.expanded |= expanded;
             }
             None => out.push(Source {
                 code: code.to_string(),
                 at: w.span,
                 what: format!("`{program} {opt}`"),
                 form: Form::Option,
+                expanded,
             }),
         }
     };
@@ -393,6 +402,7 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                     at: r.span,
                     what: format!("the here-string run by `{program}`"),
                     form: Form::Stdin,
+                    expanded: false,
                 });
             }
         }
@@ -413,6 +423,7 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                     at: r.span,
                     what: format!("the heredoc run by `{program}`"),
                     form: Form::Stdin,
+                    expanded: !r.quoted_heredoc,
                 });
             }
         }
@@ -455,6 +466,10 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call]) {
                 let Some(Some(Value::Text(path))) = value else {
                     continue;
                 };
+                let Some(path) = expand_home(path, src.expanded) else {
+                    continue;
+                };
+                let path = path.as_ref();
                 if let Some(why) = outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
                     cx.push_rule(
                         Code::Denied,
@@ -470,6 +485,22 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call]) {
             }
         }
     }
+}
+
+/// A path as the interpreter sees it once bash has expanded `text`: `$HOME` and `${HOME}` at
+/// the start are the home directory (`~`); `None` when another parameter makes it unknown.
+fn expand_home(text: &str, expanded: bool) -> Option<std::borrow::Cow<'_, str>> {
+    if !expanded {
+        return Some(text.into());
+    }
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = text.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return (!rest.contains('$')).then(|| format!("~{rest}").into());
+        }
+    }
+    (!text.contains('$')).then(|| text.into())
 }
 
 /// The command a spawning call runs, as bash text: one string is a script; several strings, or
@@ -534,7 +565,7 @@ pub(crate) fn outside(path: &str, dirs: Option<&[PathBuf]>) -> Option<&'static s
     }
     let p = Path::new(path);
     if p.is_absolute() {
-        let p = normalize(p)?;
+        let p = normalize(p);
         let inside = dirs.is_some_and(|ds| {
             !ds.is_empty() && ds.iter().all(|d| p.starts_with(d) && p.as_path() != d)
         });
@@ -554,21 +585,20 @@ pub(crate) fn outside(path: &str, dirs: Option<&[PathBuf]>) -> Option<&'static s
     (depth == 0).then_some("the working directory itself")
 }
 
-/// `p` with `.` and `..` resolved lexically; `None` when `..` climbs above the root.
-fn normalize(p: &Path) -> Option<PathBuf> {
+/// `p` with `.` and `..` resolved lexically; `..` at the root stays there, as it does in a
+/// real path.
+fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
             Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
+                out.pop();
             }
             Component::CurDir => {}
             Component::RootDir | Component::Prefix(_) | Component::Normal(_) => out.push(c),
         }
     }
-    Some(out)
+    out
 }
 
 #[cfg(test)]
@@ -619,6 +649,21 @@ mod tests {
         ];
         for (path, dirs, denied) in table {
             assert_eq!(outside(path, *dirs).is_some(), *denied, "{path}");
+        }
+    }
+
+    #[test]
+    fn home_is_expanded_only_where_bash_expands_it() {
+        let table = [
+            ("$HOME", true, Some("~")),
+            ("${HOME}/x", true, Some("~/x")),
+            ("$HOMEDIR/x", true, None),
+            ("$D/build", true, None),
+            ("/etc", true, Some("/etc")),
+            ("$HOME", false, Some("$HOME")),
+        ];
+        for (text, expanded, want) in table {
+            assert_eq!(expand_home(text, expanded).as_deref(), want, "{text}");
         }
     }
 

@@ -79,10 +79,10 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
                     }
                     // A string followed by anything but a separator or the end is part of a
                     // larger expression (`"a" . $b`): not literal.
-                    if !matches!(toks.get(p), Some(Tok::Punct(')' | ';')) | None) {
-                        if let Some(last) = args.last_mut() {
-                            *last = None;
-                        }
+                    if !matches!(toks.get(p), Some(Tok::Punct(')' | ';')) | None)
+                        && let Some(last) = args.last_mut()
+                    {
+                        *last = None;
                     }
                     break;
                 }
@@ -348,7 +348,10 @@ mod tests {
     use super::*;
     use crate::limits::Limits;
 
-    fn calls(code: &str) -> Vec<(String, Vec<Option<Value>>)> {
+    /// A call's first name and its arguments.
+    type Found = (String, Vec<Option<Value>>);
+
+    fn calls(code: &str) -> Vec<Found> {
         let budget = Budget::new(&Limits::default());
         match scan(code, &budget) {
             Scan::Calls(cs) => cs
@@ -365,7 +368,7 @@ mod tests {
 
     #[test]
     fn literal_arguments_are_read_and_the_rest_is_not() {
-        let table: &[(&str, Vec<(String, Vec<Option<Value>>)>)] = &[
+        let table: &[(&str, Vec<Found>)] = &[
             (
                 "system('rm -rf /')",
                 vec![("system".into(), vec![t("rm -rf /")])],

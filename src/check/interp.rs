@@ -84,6 +84,9 @@ pub(crate) enum Scan {
 /// Most spawned commands analysed per one-liner; more are left to the one-liner's `ask`.
 const MAX_SPAWNS: usize = 32;
 
+/// Deepest nesting of `eval("…")` code read inside a one-liner.
+const MAX_EVAL_DEPTH: usize = 4;
+
 /// Judges the code an interpreter command runs. `program` is the command's first word;
 /// segment `i` holds the heredoc or here-string that may feed it. Adds findings only.
 pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
@@ -109,7 +112,7 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
                     src.what
                 ),
             ),
-            Scan::Calls(calls) => judge(cx, i, lang, &src, &calls),
+            Scan::Calls(calls) => judge(cx, i, lang, &src, &calls, 0),
         }
     }
 }
@@ -431,8 +434,9 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
     out
 }
 
-/// Applies the pack's rules to the calls found in one piece of code.
-fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call]) {
+/// Applies the pack's rules to the calls found in one piece of code; `evals` counts the
+/// `eval("…")` levels it sits in.
+fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], evals: usize) {
     let pack = pack::embedded();
     let mut spawns = 0;
     for call in calls {
@@ -456,6 +460,30 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call]) {
                     return;
                 }
                 spawn(cx, i, src, name, rule, &script);
+            }
+            Kind::Eval => {
+                let Some(Some(Value::Text(code))) = call.args.get(rule.argument) else {
+                    continue;
+                };
+                if evals >= MAX_EVAL_DEPTH || !cx.budget.take_bytes(code.len()) {
+                    continue;
+                }
+                let time =
+                    Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
+                // Code that does not parse raises at run time: nothing more runs from it.
+                if let Scan::Calls(inner) = scan(lang, Form::Option, code, cx.budget, time) {
+                    let via = Source {
+                        code: String::new(),
+                        at: src.at,
+                        what: format!(
+                            "the code `{name}` runs (rule `{}`) in {}",
+                            rule.id, src.what
+                        ),
+                        form: src.form,
+                        expanded: src.expanded,
+                    };
+                    judge(cx, i, lang, &via, &inner, evals + 1);
+                }
             }
             Kind::Delete => {
                 let value = if rule.receiver {

@@ -157,8 +157,9 @@ mod imp {
             (Lang::Python, _) => (0, tree_sitter_python::LANGUAGE.into()),
             (Lang::JavaScript, _) => (1, tree_sitter_javascript::LANGUAGE.into()),
             (Lang::Ruby, _) => (2, tree_sitter_ruby::LANGUAGE.into()),
-            (Lang::Php, Form::Option) => (3, tree_sitter_php::LANGUAGE_PHP_ONLY.into()),
-            (Lang::Php, Form::Stdin) => (4, tree_sitter_php::LANGUAGE_PHP.into()),
+            // One PHP grammar, the one with `<?php` tags: code from `-r` is given an opening
+            // tag. The crate's tag-less grammar is then never linked (about 1 MB).
+            (Lang::Php, _) => (3, tree_sitter_php::LANGUAGE_PHP.into()),
             (Lang::Perl, _) => return None,
         })
     }
@@ -202,6 +203,13 @@ mod imp {
         budget: &Budget,
         time: Duration,
     ) -> Scan {
+        let tagged;
+        let code = if (lang, form) == (Lang::Php, Form::Option) {
+            tagged = format!("<?php {code}");
+            tagged.as_str()
+        } else {
+            code
+        };
         let Some(tree) = parse(lang, form, code, time) else {
             return Scan::Unparsed("could not be parsed within the time limit".into());
         };

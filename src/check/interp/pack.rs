@@ -22,6 +22,8 @@ pub(crate) enum Kind {
     Spawn,
     /// Its argument is a path it deletes or overwrites.
     Delete,
+    /// Its argument is more code of the same language (`exec("…")`, `eval "…"`), read in turn.
+    Eval,
 }
 
 /// One compiled rule.
@@ -118,7 +120,7 @@ mod tests {
             Lang::Php,
             Lang::Perl,
         ] {
-            for kind in [Kind::Spawn, Kind::Delete] {
+            for kind in [Kind::Spawn, Kind::Delete, Kind::Eval] {
                 assert!(
                     pack.rules
                         .iter()

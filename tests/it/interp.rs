@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use cmdguard::{Analyzer, Code, Verdict, Workdir};
+use cmdguard::{Analyzer, Verdict};
 use proptest::prelude::*;
 
 /// One analyser for every case: building one verifies the whole allowlist's examples.
@@ -419,7 +419,7 @@ fn a_path_inside_the_working_directory_is_not_denied() {
     std::fs::create_dir_all(&dir).unwrap();
     let inside = dir.join("build");
     let analyzer = &*ANALYZER;
-    let wd = Workdir::new(&dir);
+    let wd = cmdguard::Workdir::new(&dir);
     let cases = [
         (
             format!(
@@ -456,7 +456,7 @@ fn a_deny_names_the_rule_and_the_code_it_came_from() {
     let f = a
         .findings
         .iter()
-        .find(|f| f.code == Code::Denied)
+        .find(|f| f.code == cmdguard::Code::Denied)
         .expect("a deny");
     assert_eq!(f.rule.as_deref(), Some("interpreters.python.delete"));
     assert!(f.message.contains("`shutil.rmtree`"), "{}", f.message);
@@ -469,7 +469,7 @@ fn a_deny_names_the_rule_and_the_code_it_came_from() {
     let f = a
         .findings
         .iter()
-        .find(|f| f.code == Code::Denied)
+        .find(|f| f.code == cmdguard::Code::Denied)
         .expect("a deny");
     assert!(
         f.message.contains("child_process.execSync"),

@@ -472,7 +472,7 @@ fn nested_script(
 }
 
 /// The body of a heredoc redirect: from the line after `<<DELIM` to before the terminator line.
-fn heredoc_body(src: &str, span: Span) -> Option<&str> {
+pub(super) fn heredoc_body(src: &str, span: Span) -> Option<&str> {
     let text = src.get(span.start..span.end)?;
     let nl = text.find('\n')?;
     let body = &text[nl + 1..];

@@ -13,6 +13,7 @@ mod cli;
 mod dialects;
 mod differential;
 mod git_config;
+mod interp;
 mod mismatch;
 mod options;
 mod policy;

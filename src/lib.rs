@@ -155,6 +155,10 @@ mod analyzer;
 // Above the core: a second opinion on `ask` verdicts (the core never imports it).
 pub mod assess;
 
+// Above the core: layered configuration (system, user, trusted project, env, flags) and
+// Claude Code command rules applied per segment. The core never imports it.
+pub mod config;
+
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.
 pub mod tool;

@@ -174,11 +174,7 @@ fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
     let config = sources.load()?;
     for f in &config.files {
         if f.status == config::FileStatus::Changed {
-            eprintln!(
-                "cmdguard: note: {} {}",
-                f.path,
-                f.status.as_str()
-            );
+            eprintln!("cmdguard: note: {} {}", f.path, f.status.as_str());
         }
     }
     Ok(Guard {
@@ -205,7 +201,11 @@ fn config_command(c: ConfigCommand) -> i32 {
             }
             match ConfigSources::discover(&env).load() {
                 Ok(c) => {
-                    let origins = if origin { Origins::Shown } else { Origins::Hidden };
+                    let origins = if origin {
+                        Origins::Shown
+                    } else {
+                        Origins::Hidden
+                    };
                     print!("{}", config::show(&c, origins));
                     0
                 }
@@ -241,7 +241,10 @@ fn trust(dir: Option<&Path>, change: TrustChange) -> i32 {
         eprintln!("cmdguard: cannot tell where the trust store goes; set HOME or XDG_STATE_HOME");
         return EXIT_USAGE;
     };
-    let dir = dir.map_or_else(|| std::env::current_dir().unwrap_or_default(), Path::to_path_buf);
+    let dir = dir.map_or_else(
+        || std::env::current_dir().unwrap_or_default(),
+        Path::to_path_buf,
+    );
     let dir = match dir.canonicalize() {
         Ok(d) if d.is_dir() => d,
         _ => {

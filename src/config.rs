@@ -259,8 +259,11 @@ impl ConfigSources {
         for p in &self.allowlist_add {
             let text = read(p)?;
             m.add_allowlist(Layer::Flags, &text, p, (0, 0))?;
-            m.files
-                .push(LayerFile::new(Layer::Flags, p.display().to_string(), FileStatus::Used));
+            m.files.push(LayerFile::new(
+                Layer::Flags,
+                p.display().to_string(),
+                FileStatus::Used,
+            ));
         }
         // The user's Claude Code rules: the user layer, unless some layer turned them off.
         if let Some(p) = &self.claude_user {
@@ -605,8 +608,11 @@ impl Merger {
     /// A config file that may be absent.
     fn optional_file(&mut self, layer: Layer, path: &Path) -> Result<(), ConfigError> {
         if !path.exists() {
-            self.files
-                .push(LayerFile::new(layer, path.display().to_string(), FileStatus::Absent));
+            self.files.push(LayerFile::new(
+                layer,
+                path.display().to_string(),
+                FileStatus::Absent,
+            ));
             return Ok(());
         }
         let text = read(path)?;
@@ -651,10 +657,22 @@ impl Merger {
         };
         if layer == Layer::Project {
             let refused = [
-                ("auto_confirm", raw.auto_confirm.as_ref().map(|s| s.span().start)),
-                ("state_file", raw.state_file.as_ref().map(|s| s.span().start)),
+                (
+                    "auto_confirm",
+                    raw.auto_confirm.as_ref().map(|s| s.span().start),
+                ),
+                (
+                    "state_file",
+                    raw.state_file.as_ref().map(|s| s.span().start),
+                ),
                 ("assessor", raw.assessor.as_ref().map(|s| s.span().start)),
-                ("claude", raw.claude.as_ref().and_then(|c| c.import.as_ref()).map(|s| s.span().start)),
+                (
+                    "claude",
+                    raw.claude
+                        .as_ref()
+                        .and_then(|c| c.import.as_ref())
+                        .map(|s| s.span().start),
+                ),
             ];
             if let Some((key, Some(offset))) = refused.into_iter().find(|(_, o)| o.is_some()) {
                 return Err(err_at(
@@ -813,7 +831,10 @@ impl Merger {
                 ));
             }
             // Strictest wins across layers: a later layer cannot lower an earlier one's value.
-            let keep = self.severity.get(&code).is_some_and(|s| s.verdict >= verdict);
+            let keep = self
+                .severity
+                .get(&code)
+                .is_some_and(|s| s.verdict >= verdict);
             if !keep {
                 self.severity.insert(
                     code,
@@ -825,7 +846,11 @@ impl Merger {
                 );
             }
         }
-        let tables = [("allow", &peek.allow), ("wrapper", &peek.wrapper), ("shell", &peek.shell)];
+        let tables = [
+            ("allow", &peek.allow),
+            ("wrapper", &peek.wrapper),
+            ("shell", &peek.shell),
+        ];
         for (table, list) in tables {
             for r in list {
                 self.rules.push(RuleSummary {
@@ -939,7 +964,10 @@ fn assessor(a: &file::RawAssessor, text: &str, shown: &str) -> Result<AssessorCo
                     return Err(misplaced(key, "command"));
                 }
             }
-            let command = a.command.as_ref().ok_or_else(|| missing("command", "command"))?;
+            let command = a
+                .command
+                .as_ref()
+                .ok_or_else(|| missing("command", "command"))?;
             if command.get_ref().is_empty() {
                 return Err(err_at(
                     at(command.span().start),
@@ -962,7 +990,10 @@ fn assessor(a: &file::RawAssessor, text: &str, shown: &str) -> Result<AssessorCo
                     return Err(misplaced(key, "agent"));
                 }
             }
-            let base_url = a.base_url.as_ref().ok_or_else(|| missing("base_url", "agent"))?;
+            let base_url = a
+                .base_url
+                .as_ref()
+                .ok_or_else(|| missing("base_url", "agent"))?;
             let model = a.model.as_ref().ok_or_else(|| missing("model", "agent"))?;
             Ok(AssessorConfig::Agent {
                 base_url: base_url.get_ref().clone(),

@@ -51,7 +51,11 @@ pub(crate) fn import(text: &str, path: &Path) -> Result<Imported, ConfigError> {
             line: e.line(),
             column: e.column(),
         };
-        ConfigError::at(at, Some("permissions"), format!("not a Claude Code settings file: {e}"))
+        ConfigError::at(
+            at,
+            Some("permissions"),
+            format!("not a Claude Code settings file: {e}"),
+        )
     })?;
     let mut out = Imported::default();
     let lists = [
@@ -61,7 +65,9 @@ pub(crate) fn import(text: &str, path: &Path) -> Result<Imported, ConfigError> {
     ];
     for (action, list) in lists {
         for entry in list {
-            let Some(inner) = bash_rule(&entry) else { continue };
+            let Some(inner) = bash_rule(&entry) else {
+                continue;
+            };
             let line = line_of(text, &entry);
             let rule_origin = RuleOrigin::File {
                 path: origin.clone(),
@@ -75,7 +81,10 @@ pub(crate) fn import(text: &str, path: &Path) -> Result<Imported, ConfigError> {
                 }
                 Ok(rule) => out.rules.push(rule),
                 Err(e) if action == RuleAction::Allow => {
-                    out.skipped.push(format!("{origin}:{line}: `{entry}` not imported: {}", e.message));
+                    out.skipped.push(format!(
+                        "{origin}:{line}: `{entry}` not imported: {}",
+                        e.message
+                    ));
                 }
                 Err(e) => {
                     let at = Location {

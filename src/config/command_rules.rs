@@ -103,7 +103,11 @@ impl CommandRule {
     /// assert!(r.matches_words(&["git", "diff", "HEAD"]));
     /// assert!(!r.matches_words(&["git", "difftool"]));
     /// ```
-    pub fn parse(text: &str, action: RuleAction, origin: RuleOrigin) -> Result<CommandRule, RuleError> {
+    pub fn parse(
+        text: &str,
+        action: RuleAction,
+        origin: RuleOrigin,
+    ) -> Result<CommandRule, RuleError> {
         let err = |message: &str| RuleError {
             text: text.to_string(),
             message: message.to_string(),
@@ -136,7 +140,9 @@ impl CommandRule {
     pub fn matches_words(&self, words: &[&str]) -> bool {
         match &self.pattern {
             Pattern::Any => true,
-            Pattern::Exact(want) => want.len() == words.len() && want.iter().zip(words).all(|(a, b)| a == b),
+            Pattern::Exact(want) => {
+                want.len() == words.len() && want.iter().zip(words).all(|(a, b)| a == b)
+            }
             Pattern::Prefix(want) => {
                 want.len() <= words.len() && want.iter().zip(words).all(|(a, b)| a == b)
             }
@@ -282,10 +288,17 @@ impl CommandRules {
             covering.push((i, rule));
         }
         let mut k = 0;
-        for f in a.findings.iter_mut().filter(|f| f.severity > Verdict::Allow) {
+        for f in a
+            .findings
+            .iter_mut()
+            .filter(|f| f.severity > Verdict::Allow)
+        {
             let (_, rule) = covering[k];
             k += 1;
-            f.message = format!("{} (allowed by the rule `Bash({})`, {})", f.message, rule.text, rule.origin);
+            f.message = format!(
+                "{} (allowed by the rule `Bash({})`, {})",
+                f.message, rule.text, rule.origin
+            );
             f.severity = Verdict::Allow;
         }
     }
@@ -441,7 +454,9 @@ fn wildcard_matches(glob: &str, text: &str) -> bool {
 fn glob_match(pieces: &[Piece], text: &str) -> bool {
     match pieces.split_first() {
         None => text.is_empty(),
-        Some((Piece::Text(t), rest)) => text.strip_prefix(t.as_str()).is_some_and(|r| glob_match(rest, r)),
+        Some((Piece::Text(t), rest)) => text
+            .strip_prefix(t.as_str())
+            .is_some_and(|r| glob_match(rest, r)),
         Some((Piece::Star, rest)) => {
             if rest.is_empty() {
                 return true;
@@ -483,13 +498,23 @@ mod tests {
             ("git commit -m 'a b'", &["git", "commit", "-m", "a b"], true),
         ];
         for (text, words, want) in table {
-            assert_eq!(rule(text).matches_words(words), *want, "{text} vs {words:?}");
+            assert_eq!(
+                rule(text).matches_words(words),
+                *want,
+                "{text} vs {words:?}"
+            );
         }
     }
 
     #[test]
     fn rules_with_operators_or_expansions_are_refused() {
-        for text in ["echo x && rm y", "ls | sh", "echo $(id)", "echo `id`", "'open"] {
+        for text in [
+            "echo x && rm y",
+            "ls | sh",
+            "echo $(id)",
+            "echo `id`",
+            "'open",
+        ] {
             assert!(
                 CommandRule::parse(text, RuleAction::Allow, RuleOrigin::BuiltIn).is_err(),
                 "{text}"

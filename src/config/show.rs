@@ -23,27 +23,49 @@ pub(super) fn write(c: &Config, f: &mut fmt::Formatter<'_>, origins: Origins) ->
     };
     writeln!(f, "[files]")?;
     for file in &c.files {
-        writeln!(f, "{:<8} {} ({})", file.layer.as_str(), file.path, file.status.as_str())?;
+        writeln!(
+            f,
+            "{:<8} {} ({})",
+            file.layer.as_str(),
+            file.path,
+            file.status.as_str()
+        )?;
     }
     writeln!(f)?;
     writeln!(f, "[settings]")?;
     let Setting { value, origin } = &c.auto_confirm;
     writeln!(f, "auto_confirm = {value}{}", from(origin))?;
     match &c.state_file {
-        Some(s) => writeln!(f, "state_file = {:?}{}", s.value.display().to_string(), from(&s.origin))?,
+        Some(s) => writeln!(
+            f,
+            "state_file = {:?}{}",
+            s.value.display().to_string(),
+            from(&s.origin)
+        )?,
         None => writeln!(f, "state_file = none (grants stay in memory)")?,
     }
     let a = &c.assessor;
     let assessor = match &a.value {
         AssessorConfig::None => "none".to_string(),
-        AssessorConfig::Command { command, timeout_ms, max_output_bytes } => format!(
+        AssessorConfig::Command {
+            command,
+            timeout_ms,
+            max_output_bytes,
+        } => format!(
             "command {command:?}{}{}",
             timeout_ms.map_or_else(String::new, |t| format!(", timeout_ms = {t}")),
             max_output_bytes.map_or_else(String::new, |m| format!(", max_output_bytes = {m}")),
         ),
-        AssessorConfig::Agent { base_url, model, api_key_env, timeout_ms } => format!(
+        AssessorConfig::Agent {
+            base_url,
+            model,
+            api_key_env,
+            timeout_ms,
+        } => format!(
             "agent {model:?} at {base_url:?}{}{}",
-            api_key_env.as_ref().map_or_else(String::new, |e| format!(", api key from ${e}")),
+            api_key_env
+                .as_ref()
+                .map_or_else(String::new, |e| format!(", api key from ${e}")),
             timeout_ms.map_or_else(String::new, |t| format!(", timeout_ms = {t}")),
         ),
     };
@@ -58,12 +80,22 @@ pub(super) fn write(c: &Config, f: &mut fmt::Formatter<'_>, origins: Origins) ->
     }
     writeln!(f)?;
     writeln!(f, "[rules]")?;
-    writeln!(f, "# {} [[allow]] entries in force", c.allowlist.entry_count())?;
+    writeln!(
+        f,
+        "# {} [[allow]] entries in force",
+        c.allowlist.entry_count()
+    )?;
     for r in &c.rules {
         writeln!(f, "{} `{}`{}", r.table, r.id, from(&r.origin))?;
     }
     for r in &c.command_rules.rules {
-        writeln!(f, "{} `Bash({})`{}", r.action.as_str(), r.text, from(&r.origin))?;
+        writeln!(
+            f,
+            "{} `Bash({})`{}",
+            r.action.as_str(),
+            r.text,
+            from(&r.origin)
+        )?;
     }
     if !c.notes.is_empty() {
         writeln!(f)?;

@@ -9,6 +9,7 @@
 mod adversarial;
 mod bounded;
 mod cli;
+mod config;
 mod dialects;
 mod differential;
 mod git_config;

@@ -116,7 +116,7 @@ impl CommandRule {
         let pattern = if trimmed.is_empty() || trimmed == "*" || trimmed == ":*" {
             Pattern::Any
         } else if let Some(prefix) = trimmed.strip_suffix(":*") {
-            let words = split_words(prefix).map_err(|m| err(m))?;
+            let words = split_words(prefix).map_err(err)?;
             if words.is_empty() {
                 Pattern::Any
             } else {
@@ -125,7 +125,7 @@ impl CommandRule {
         } else if has_unescaped_star(trimmed) {
             Pattern::Wildcard(trimmed.to_string())
         } else {
-            let words = split_words(trimmed).map_err(|m| err(m))?;
+            let words = split_words(trimmed).map_err(err)?;
             Pattern::Exact(words)
         };
         Ok(CommandRule {
@@ -271,7 +271,7 @@ impl CommandRules {
 
     /// Lowers the findings allow rules cover, when they cover every finding above `allow`.
     fn cover(&self, a: &mut Analysis, restricted: &[bool]) {
-        let mut covering: Vec<(usize, &CommandRule)> = Vec::new();
+        let mut covering: Vec<&CommandRule> = Vec::new();
         for f in a.findings.iter().filter(|f| f.severity > Verdict::Allow) {
             let Some(i) = f.segment else { return };
             if !COVERABLE.contains(&f.code) || restricted.get(i).copied().unwrap_or(true) {
@@ -285,16 +285,13 @@ impl CommandRules {
             else {
                 return;
             };
-            covering.push((i, rule));
+            covering.push(rule);
         }
-        let mut k = 0;
-        for f in a
+        let above = a
             .findings
             .iter_mut()
-            .filter(|f| f.severity > Verdict::Allow)
-        {
-            let (_, rule) = covering[k];
-            k += 1;
+            .filter(|f| f.severity > Verdict::Allow);
+        for (f, rule) in above.zip(covering) {
             f.message = format!(
                 "{} (allowed by the rule `Bash({})`, {})",
                 f.message, rule.text, rule.origin

@@ -497,11 +497,14 @@ fn rules(list: &[(&str, RuleAction)]) -> CommandRules {
     r
 }
 
+/// Rule texts with what each does.
+type RuleList = &'static [(&'static str, RuleAction)];
+
 /// Claude Code rules applied per segment: (rules, command, verdict).
 #[test]
 fn command_rules_never_allow_more_than_the_analysis_of_each_segment() {
     use RuleAction::{Allow, Ask, Deny};
-    let table: &[(&[(&str, RuleAction)], &str, Verdict)] = &[
+    let table: &[(RuleList, &str, Verdict)] = &[
         // The three forms.
         (&[("npm test", Allow)], "npm test", Verdict::Allow),
         (&[("npm test", Allow)], "npm test --watch", Verdict::Ask),

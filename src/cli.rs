@@ -178,7 +178,7 @@ fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
         }
     }
     Ok(Guard {
-        analyzer: config.analyzer(),
+        analyzer: config.analyzer,
         rules: config.command_rules,
     })
 }

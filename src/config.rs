@@ -442,8 +442,9 @@ impl LayerFile {
 /// The effective configuration: what every layer said, merged.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The compiled allowlist, every layer's tables included, examples verified.
-    pub allowlist: Allowlist,
+    /// An analyser over the compiled allowlist, every layer's tables included, examples
+    /// verified.
+    pub analyzer: Analyzer,
     /// Claude Code rules, applied per segment after the analysis ([`Config::analyze_in`]).
     pub command_rules: CommandRules,
     /// The assessor to use.
@@ -463,21 +464,21 @@ pub struct Config {
 }
 
 impl Config {
-    /// An analyser over the merged allowlist.
-    pub fn analyzer(&self) -> Analyzer {
-        Analyzer::new(self.allowlist.clone())
+    /// The merged allowlist.
+    pub fn allowlist(&self) -> &Allowlist {
+        self.analyzer.allowlist()
     }
 
     /// Analyses `cmd` with the merged allowlist, then applies the command rules.
     pub fn analyze(&self, cmd: &str) -> Analysis {
-        let mut a = self.analyzer().analyze(cmd);
+        let mut a = self.analyzer.analyze(cmd);
         self.command_rules.apply(&mut a);
         a
     }
 
     /// [`Config::analyze`] for a command that runs in `dir`.
     pub fn analyze_in(&self, cmd: &str, dir: &Workdir) -> Analysis {
-        let mut a = self.analyzer().analyze_in(cmd, dir);
+        let mut a = self.analyzer.analyze_in(cmd, dir);
         self.command_rules.apply(&mut a);
         a
     }
@@ -908,7 +909,7 @@ impl Merger {
             },
         };
         Ok(Config {
-            allowlist,
+            analyzer: Analyzer::new(allowlist),
             command_rules: self.command_rules,
             assessor: self.assessor,
             auto_confirm,

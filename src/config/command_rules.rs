@@ -10,7 +10,7 @@
 use std::fmt;
 
 use crate::analyzer::{Analysis, AnalyzedSegment};
-use crate::finding::{Code, Finding, RuleOrigin, Verdict};
+use crate::finding::{Code, Finding, Match, RuleOrigin, Verdict};
 
 /// The finding codes an allow rule may cover, each only on a segment the rule matches. They
 /// all say "cmdguard's allowlist does not know this program" — which is what a user's rule
@@ -177,12 +177,42 @@ impl CommandRule {
         self.matches_words(&words)
     }
 
-    /// True when the rule matches segment `s` as a deny or ask rule: from any word on, so a
-    /// wrapper (`sudo rm -rf x`, `timeout 5 git push`) does not hide the command it runs.
-    /// Matching too much only makes a command stricter.
+    /// True when the rule matches segment `s` as a deny or ask rule. Matching too much only
+    /// makes a command stricter, so it matches more than an allow rule: behind a wrapper or
+    /// an unknown program (`sudo rm -rf x`, `timeout 5 git push`, `nohup git push`) from any
+    /// word on, with a program given as a path also by its file name (`/usr/bin/git push`),
+    /// and a prefix rule as plain text (`curl http://x/:*` denies `curl http://x/y`).
     fn restricts_segment(&self, s: &AnalyzedSegment) -> bool {
         let words: Vec<&str> = s.argv.iter().map(String::as_str).collect();
-        (0..words.len().max(1)).any(|i| self.matches_words(words.get(i..).unwrap_or(&[])))
+        let wrapped = matches!(
+            s.matched,
+            None | Some(Match::Wrapper { .. } | Match::WrapperOnly(_))
+        );
+        let starts = if wrapped { words.len().max(1) } else { 1 };
+        (0..starts).any(|i| {
+            let mut rest: Vec<&str> = words.get(i..).unwrap_or(&[]).to_vec();
+            if self.restricts_words(&rest) {
+                return true;
+            }
+            match rest.first().and_then(|w| w.rsplit_once('/')) {
+                Some((_, name)) if !name.is_empty() => {
+                    rest[0] = name;
+                    self.restricts_words(&rest)
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// [`CommandRule::matches_words`], with a prefix rule read as text with no word boundary.
+    fn restricts_words(&self, words: &[&str]) -> bool {
+        match &self.pattern {
+            Pattern::Prefix(want) => {
+                let want: Vec<&str> = want.iter().map(String::as_str).collect();
+                join_quoted(words).starts_with(&join_quoted(&want)) || self.matches_words(words)
+            }
+            Pattern::Any | Pattern::Exact(_) | Pattern::Wildcard(_) => self.matches_words(words),
+        }
     }
 }
 
@@ -490,7 +520,9 @@ mod tests {
             ("ls*", &["lsof"], true),
             ("git * main", &["git", "push", "origin", "main"], true),
             ("git * main", &["git", "push", "x main"], false),
-            ("echo \\*", &["echo", "*"], false), // the word `*` is quoted when joined
+            // Exact: an escaped star is a literal word.
+            ("echo \\*", &["echo", "*"], true),
+            ("echo \\*", &["echo", "x"], false),
             ("*", &["anything"], true),
             ("git commit -m 'a b'", &["git", "commit", "-m", "a b"], true),
         ];
@@ -500,6 +532,25 @@ mod tests {
                 *want,
                 "{text} vs {words:?}"
             );
+        }
+    }
+
+    #[test]
+    fn deny_rules_see_through_wrappers_paths_and_text_prefixes() {
+        let analyzer = crate::Analyzer::default();
+        let table: &[(&str, &str, bool)] = &[
+            ("git push:*", "timeout 5 git push", true),
+            ("git push:*", "/usr/bin/git push", true),
+            ("git push:*", "nohup git push", true),
+            ("git push:*", "echo git push", false),
+            ("curl http://x/:*", "curl http://x/y", true),
+            ("rm -rf /", "rm -rf /", true),
+        ];
+        for (text, cmd, want) in table {
+            let r = CommandRule::parse(text, RuleAction::Deny, RuleOrigin::BuiltIn).unwrap();
+            let a = analyzer.analyze(cmd);
+            let got = a.segments.iter().any(|s| r.restricts_segment(s));
+            assert_eq!(got, *want, "{text} on {cmd}: {:?}", a.segments);
         }
     }
 

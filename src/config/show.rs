@@ -83,7 +83,7 @@ pub(super) fn write(c: &Config, f: &mut fmt::Formatter<'_>, origins: Origins) ->
     writeln!(
         f,
         "# {} [[allow]] entries in force",
-        c.allowlist.entry_count()
+        c.allowlist().entry_count()
     )?;
     for r in &c.rules {
         writeln!(f, "{} `{}`{}", r.table, r.id, from(&r.origin))?;

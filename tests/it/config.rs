@@ -3,7 +3,7 @@
 //! `config` subcommand. Nothing here reads the real home directory: every path comes from an
 //! `Env` (library) or from environment variables pointing into the fixture (binary).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -192,7 +192,6 @@ fn a_project_config_is_used_only_while_trusted_as_it_was() {
     // So does a new Claude settings file.
     fx.trust_project();
     assert_eq!(verdict(&fx.sources(), "proj-tool2"), Verdict::Allow);
-    fx.write(".claude-not-here", "");
     fx.write(
         "proj/.claude/settings.local.json",
         r#"{"permissions":{"allow":["Bash(npm test)"]}}"#,
@@ -753,5 +752,27 @@ fn allowlist_files_resolve_against_the_config_files_directory() {
         "[allowlist]\nfiles = [\"extra.toml\"]\n",
     );
     assert_eq!(verdict(&fx.sources(), "extra-tool"), Verdict::Allow);
-    let _ = Path::new("");
+}
+
+#[test]
+fn the_readme_config_example_loads() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("## Configuration layers").unwrap()..];
+    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+    let example = &section[start..start + section[start..].find("\n```\n").unwrap()];
+    let fx = Fixture::new();
+    fx.write(
+        "home/.config/cmdguard/extra.toml",
+        "[[allow]]\ncommand = \"extra-tool\"\n",
+    );
+    fx.write("home/.config/cmdguard/config.toml", example);
+    let c = fx.sources().load().unwrap();
+    assert_eq!(c.analyze("cargo test --workspace").verdict, Verdict::Allow);
+    assert_eq!(c.analyze("extra-tool").verdict, Verdict::Allow);
+    assert!(matches!(c.assessor.value, AssessorConfig::Command { .. }));
+    assert_eq!(
+        c.state_file.unwrap().value,
+        fx.path("home/.config/cmdguard/grants.json")
+    );
 }

@@ -22,7 +22,10 @@
 //!     dir.join("cfg/cmdguard/config.toml"),
 //!     "[allowlist]\ninline = '''\n[[allow]]\ncommand = \"cargo check\"\n'''\n",
 //! )?;
-//! let env = Env::new(&dir).var("XDG_CONFIG_HOME", dir.join("cfg")).var("HOME", &dir);
+//! let env = Env::new(&dir)
+//!     .var("HOME", &dir)
+//!     .var("XDG_CONFIG_HOME", dir.join("cfg"))
+//!     .var("CMDGUARD_SYSTEM_CONFIG", dir.join("no-system.toml"));
 //! let config = ConfigSources::discover(&env).load().unwrap();
 //! let a = config.analyze("cargo check -q");
 //! assert_eq!(a.verdict, Verdict::Allow);
@@ -50,6 +53,13 @@ use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, Location};
 use crate::analyzer::{Analysis, Analyzer};
 use crate::finding::{Code, RuleOrigin, Verdict};
 use crate::repo::Workdir;
+
+// A config is loaded once and shared by every thread that checks commands.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<Config>();
+    shareable::<CommandRules>();
+};
 
 /// The system-wide config file.
 pub const SYSTEM_CONFIG: &str = "/etc/cmdguard/config.toml";
@@ -147,6 +157,11 @@ impl Env {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     }
+
+    /// An XDG base directory variable: the XDG spec says a relative value is ignored.
+    fn xdg(&self, name: &str) -> Option<PathBuf> {
+        self.path(name).filter(|p| p.is_absolute())
+    }
 }
 
 /// Where every layer's files are; [`ConfigSources::load`] reads them. Fields are plain paths
@@ -185,10 +200,10 @@ impl ConfigSources {
     pub fn discover(env: &Env) -> ConfigSources {
         let home = env.path("HOME");
         let config_home = env
-            .path("XDG_CONFIG_HOME")
+            .xdg("XDG_CONFIG_HOME")
             .or_else(|| home.as_ref().map(|h| h.join(".config")));
         let state_home = env
-            .path("XDG_STATE_HOME")
+            .xdg("XDG_STATE_HOME")
             .or_else(|| home.as_ref().map(|h| h.join(".local/state")));
         let claude_dir = env
             .path("CLAUDE_CONFIG_DIR")
@@ -783,7 +798,7 @@ impl Merger {
                 .keys()
                 .find(|k| !PROJECT_ALLOWLIST_KEYS.contains(&k.as_str()))
         {
-            let offset = text.find(key.as_str()).unwrap_or(0);
+            let offset = key_offset(&text, key);
             return Err(err_at(
                 location(&text, &shown, offset),
                 Some(key),
@@ -792,7 +807,21 @@ impl Merger {
                 ),
             ));
         }
-        let peek: Peek = toml::from_str(&text).unwrap_or_default();
+        // The builder reads the same tables strictly; were this lenient reading to fail where
+        // the builder does not, the text is still refused rather than merged unchecked.
+        let peek: Peek = match toml::from_str(&text) {
+            Ok(p) => p,
+            Err(e) => {
+                AllowlistBuilder::new()
+                    .add_toml(&text, Some(path))
+                    .compile()?;
+                return Err(err_at(
+                    location(&text, &shown, e.span().map_or(0, |s| s.start)),
+                    None,
+                    e.message().trim_end_matches('\n').to_string(),
+                ));
+            }
+        };
         let origin = |offset: usize| {
             let l = location(&text, &shown, offset);
             RuleOrigin::File {
@@ -1045,6 +1074,19 @@ fn inline_start(text: &str, value: usize) -> usize {
 fn start_padding(text: &str, offset: usize) -> (usize, usize) {
     let (line, column) = line_col(text, offset);
     (line - 1, column - 1)
+}
+
+/// Where top-level `key` is written in `text` (0 when it cannot be told).
+fn key_offset(text: &str, key: &str) -> usize {
+    toml::de::DeTable::parse(text)
+        .ok()
+        .and_then(|t| {
+            t.get_ref()
+                .keys()
+                .find(|k| k.get_ref().as_ref() == key)
+                .map(|k| k.span().start)
+        })
+        .unwrap_or(0)
 }
 
 /// The key an "unknown field `x`" message names.

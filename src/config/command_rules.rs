@@ -136,6 +136,34 @@ impl CommandRule {
         })
     }
 
+    /// A prefix rule from words already split (`["git", "diff"]`): what a "remember this
+    /// command prefix" grant is.
+    ///
+    /// ```
+    /// use cmdguard::config::command_rules::{CommandRule, RuleAction};
+    /// use cmdguard::RuleOrigin;
+    /// let r = CommandRule::prefix(&["cargo", "test"], RuleAction::Allow, RuleOrigin::BuiltIn);
+    /// assert_eq!(r.text, "cargo test:*");
+    /// assert!(r.matches_words(&["cargo", "test", "--workspace"]));
+    /// ```
+    pub fn prefix(words: &[&str], action: RuleAction, origin: RuleOrigin) -> CommandRule {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let shown: Vec<&str> = words.iter().map(String::as_str).collect();
+        let text = format!("{}:*", join_quoted(&shown));
+        // No word would be a prefix of everything: a rule that matches nothing instead.
+        let pattern = if words.is_empty() {
+            Pattern::Exact(words)
+        } else {
+            Pattern::Prefix(words)
+        };
+        CommandRule {
+            text,
+            pattern,
+            action,
+            origin,
+        }
+    }
+
     /// True when the rule matches a command given as its words (the command word first).
     pub fn matches_words(&self, words: &[&str]) -> bool {
         match &self.pattern {
@@ -181,7 +209,8 @@ impl CommandRule {
     /// makes a command stricter, so it matches more than an allow rule: behind a wrapper or
     /// an unknown program (`sudo rm -rf x`, `timeout 5 git push`, `nohup git push`) from any
     /// word on, with a program given as a path also by its file name (`/usr/bin/git push`),
-    /// and a prefix rule as plain text (`curl http://x/:*` denies `curl http://x/y`).
+    /// and a prefix ending in punctuation as plain text (`curl http://x/:*` denies
+    /// `curl http://x/y`).
     fn restricts_segment(&self, s: &AnalyzedSegment) -> bool {
         let words: Vec<&str> = s.argv.iter().map(String::as_str).collect();
         let wrapped = matches!(
@@ -204,12 +233,19 @@ impl CommandRule {
         })
     }
 
-    /// [`CommandRule::matches_words`], with a prefix rule read as text with no word boundary.
+    /// [`CommandRule::matches_words`], with a prefix that ends in punctuation read as text.
     fn restricts_words(&self, words: &[&str]) -> bool {
         match &self.pattern {
+            // `rm:*` keeps its word boundary (`rmdir` is another program), but a prefix
+            // ending in punctuation reads on into the word (`curl http://x/:*`).
             Pattern::Prefix(want) => {
+                let open = want
+                    .last()
+                    .and_then(|w| w.chars().last())
+                    .is_some_and(|c| !c.is_alphanumeric());
                 let want: Vec<&str> = want.iter().map(String::as_str).collect();
-                join_quoted(words).starts_with(&join_quoted(&want)) || self.matches_words(words)
+                self.matches_words(words)
+                    || (open && join_quoted(words).starts_with(&join_quoted(&want)))
             }
             Pattern::Any | Pattern::Exact(_) | Pattern::Wildcard(_) => self.matches_words(words),
         }
@@ -545,6 +581,7 @@ mod tests {
             ("git push:*", "echo git push", false),
             ("curl http://x/:*", "curl http://x/y", true),
             ("rm -rf /", "rm -rf /", true),
+            ("rm:*", "rmdir x", false),
         ];
         for (text, cmd, want) in table {
             let r = CommandRule::parse(text, RuleAction::Deny, RuleOrigin::BuiltIn).unwrap();

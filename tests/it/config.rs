@@ -565,6 +565,18 @@ fn command_rules_never_allow_more_than_the_analysis_of_each_segment() {
         (&[("rm:*", Deny), ("rm:*", Allow)], "rm x", Verdict::Deny),
         // A catch-all deny denies everything.
         (&[("*", Deny)], "ls", Verdict::Deny),
+        // A deny rule by prefix keeps its word boundary; one ending in punctuation reads on.
+        (
+            &[("rm:*", Deny), ("rmdir:*", Allow)],
+            "rmdir x",
+            Verdict::Allow,
+        ),
+        (
+            &[("curl http://x/:*", Deny), ("curl:*", Allow)],
+            "curl http://x/y",
+            Verdict::Deny,
+        ),
+        (&[("curl:*", Allow)], "curl http://x/y", Verdict::Allow),
     ];
     let analyzer = Analyzer::default();
     for (list, cmd, want) in table {
@@ -673,6 +685,19 @@ fn cli_config_errors_exit_78_with_file_line_column_and_key() {
     // The same file as the user layer stops `check` with 78, never a weaker verdict.
     std::fs::copy(&bad, fx.path("home/.config/cmdguard/config.toml")).unwrap();
     assert_eq!(code(&fx.run(&["check", "ls"])), 78);
+    // A rule whose example fails: 78, naming the example's line and the rule.
+    let failing = fx.write(
+        "failing.toml",
+        "[allowlist]\ninline = '''\n[[allow]]\ncommand = \"ls\"\nnot_match = [\"ls -la\"]\n'''\n",
+    );
+    let o = fx.run(&["config", "check", failing.to_str().unwrap()]);
+    assert_eq!(code(&o), 78);
+    let err = fx.redact(&String::from_utf8_lossy(&o.stderr));
+    assert!(
+        err.contains("[ROOT]/failing.toml:5:14: example `ls -la` of rule `ls`"),
+        "{err}"
+    );
+    assert!(err.contains("(key `ls`)"), "{err}");
     let good = fx.write("good.toml", &allowing("x"));
     assert_eq!(
         code(&fx.run(&["config", "check", good.to_str().unwrap()])),

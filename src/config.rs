@@ -7,8 +7,9 @@
 //! Merging never lets one layer allow what another denies: deny rules and allowlist entries
 //! of every layer are unioned (a deny rule of any layer fires whatever any other layer
 //! allows); `[severity]` values merge strictest-wins; `auto_confirm` is on only when some
-//! layer turns it on and none turns it off. A project layer may only add `[[allow]]`,
-//! `[[deny]]` and `[[option_set]]` tables, raise severities and import its Claude Code
+//! layer turns it on and none turns it off. A project layer may only add `[[allow]]` entries
+//! for programs no earlier layer has an entry for, `[[deny]]` and `[[option_set]]` tables
+//! (inline: trust covers the text of its files), raise severities and import its Claude Code
 //! rules; it can never choose the assessor, the state file or auto-confirm (a repository
 //! picking the program that judges its own commands is a bypass). Every path comes from a
 //! [`ConfigSources`], built from an [`Env`], so tests never touch the real home directory.
@@ -41,7 +42,7 @@ pub mod trust;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -743,8 +744,9 @@ impl Merger {
         Ok(())
     }
 
-    /// An `[allowlist] files` entry, resolved against the config file's directory; a project
-    /// may only name files inside the project.
+    /// An `[allowlist] files` entry, resolved against the config file's directory. A project
+    /// may name none: trust covers the contents of `.cmdguard.toml`, not of the files it names,
+    /// so its tables are written inline.
     fn allowlist_path(
         &self,
         layer: Layer,
@@ -753,23 +755,39 @@ impl Merger {
         text: &str,
         shown: &str,
     ) -> Result<PathBuf, ConfigError> {
-        let p = resolve(config, f.get_ref());
         if layer == Layer::Project {
-            let inside = Path::new(f.get_ref())
-                .components()
-                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-            if !inside {
-                return Err(err_at(
-                    location(text, shown, f.span().start),
-                    Some("allowlist.files"),
-                    format!(
-                        "a project config may only name files inside the project; `{}` is not",
-                        f.get_ref()
-                    ),
-                ));
-            }
+            return Err(err_at(
+                location(text, shown, f.span().start),
+                Some("allowlist.files"),
+                format!(
+                    "a project config may not name allowlist files (`{}`): trust covers only the text of .cmdguard.toml, so write the tables in `inline`",
+                    f.get_ref()
+                ),
+            ));
         }
-        Ok(p)
+        Ok(resolve(config, f.get_ref()))
+    }
+
+    /// Refuses a project `[[allow]]` entry for a command an earlier layer (or the embedded
+    /// list) already has an entry for: a project adds programs, it does not loosen the rule
+    /// of one cmdguard already knows (the longest match wins, and among equals the last).
+    fn check_project_entry(&self, words: &[&str]) -> Result<(), String> {
+        let embedded = Allowlist::default();
+        let known_default = embedded
+            .entries
+            .get(words[0])
+            .is_some_and(|list| list.iter().any(|e| e.words == words));
+        let known_layer = self
+            .rules
+            .iter()
+            .any(|r| r.table == "allow" && r.id.split_whitespace().eq(words.iter().copied()));
+        if known_default || known_layer {
+            return Err(format!(
+                "a project config may not redefine `{}`, which an earlier layer already allows on its own terms",
+                words.join(" ")
+            ));
+        }
+        Ok(())
     }
 
     /// One allowlist text of `layer`, written in `path`; `pad` lines and columns go before
@@ -874,6 +892,21 @@ impl Merger {
                         origin: origin(v.span().start),
                     },
                 );
+            }
+        }
+        if layer == Layer::Project {
+            for r in &peek.allow {
+                let words: Vec<&str> = r.command.get_ref().split_whitespace().collect();
+                if words.is_empty() {
+                    continue;
+                }
+                if let Err(message) = self.check_project_entry(&words) {
+                    return Err(err_at(
+                        location(&text, &shown, r.command.span().start),
+                        Some(r.command.get_ref()),
+                        message,
+                    ));
+                }
             }
         }
         let tables = [

@@ -365,11 +365,19 @@ fn a_project_may_not_set_what_would_let_it_judge_itself() {
             12,
             "redirect",
         ),
+        // Trust covers .cmdguard.toml's text, not the files it would name.
         (
-            "[allowlist]\nfiles = [\"../outside.toml\"]\n",
+            "[allowlist]\nfiles = [\"rules.toml\"]\n",
             2,
             10,
             "allowlist.files",
+        ),
+        // A project adds programs; it does not loosen the rule of one cmdguard knows.
+        (
+            "[allowlist]\ninline = '''\n[[allow]]\ncommand = \"git diff\"\n'''\n",
+            4,
+            11,
+            "git diff",
         ),
     ];
     for (text, line, column, key) in table {

@@ -771,8 +771,7 @@ impl Merger {
     /// Refuses a project `[[allow]]` entry for a command an earlier layer (or the embedded
     /// list) already has an entry for: a project adds programs, it does not loosen the rule
     /// of one cmdguard already knows (the longest match wins, and among equals the last).
-    fn check_project_entry(&self, words: &[&str]) -> Result<(), String> {
-        let embedded = Allowlist::default();
+    fn check_project_entry(&self, embedded: &Allowlist, words: &[&str]) -> Result<(), String> {
         let known_default = embedded
             .entries
             .get(words[0])
@@ -894,13 +893,14 @@ impl Merger {
                 );
             }
         }
-        if layer == Layer::Project {
+        if layer == Layer::Project && !peek.allow.is_empty() {
+            let embedded = Allowlist::default();
             for r in &peek.allow {
                 let words: Vec<&str> = r.command.get_ref().split_whitespace().collect();
                 if words.is_empty() {
                     continue;
                 }
-                if let Err(message) = self.check_project_entry(&words) {
+                if let Err(message) = self.check_project_entry(&embedded, &words) {
                     return Err(err_at(
                         location(&text, &shown, r.command.span().start),
                         Some(r.command.get_ref()),

@@ -292,8 +292,9 @@ impl CommandRules {
     /// - a deny rule matching a segment adds a [`Code::Denied`] finding (deny);
     /// - an ask rule matching a segment adds a [`Code::NotAllowlisted`] finding (ask): the
     ///   user's list takes the command out of what may run unasked;
-    /// - when the verdict is `ask`, every finding above `allow` has a [`COVERABLE`] code and
-    ///   belongs to a segment an allow rule matches (and no deny or ask rule does), those
+    /// - when the verdict is `ask`, every finding above `allow` has a [`COVERABLE`] code,
+    ///   points at the command word of its segment, and that segment is matched by an allow
+    ///   rule (and by no deny or ask rule), those
     ///   findings are lowered to `allow`, their message naming the rule. Anything else — one
     ///   finding outside that, a finding of no segment, a deny — leaves the verdict as it is.
     pub fn apply(&self, a: &mut Analysis) {
@@ -344,6 +345,12 @@ impl CommandRules {
                 return;
             }
             let Some(s) = a.segments.get(i) else { return };
+            // The finding must be about the segment's own program: one pointing elsewhere in
+            // it is about a command it runs (`bash -c 'curl x'`, `timeout 5 curl x`), which
+            // the rule does not name.
+            if s.segment.words.first().map(|w| w.span.start) != Some(f.span.start) {
+                return;
+            }
             let Some(rule) = self
                 .rules
                 .iter()
@@ -588,6 +595,45 @@ mod tests {
             let a = analyzer.analyze(cmd);
             let got = a.segments.iter().any(|s| r.restricts_segment(s));
             assert_eq!(got, *want, "{text} on {cmd}: {:?}", a.segments);
+        }
+    }
+
+    #[test]
+    fn nested_scripts_and_wrappers_are_covered_segment_by_segment() {
+        let analyzer = crate::Analyzer::default();
+        let mut rules = CommandRules::default();
+        rules.push(rule("npm test"));
+        let table: &[(&str, Verdict)] = &[
+            // A nested script's findings belong to the segment that runs it, so the rule
+            // (which names `npm`, not `bash`) does not reach them: stricter, never looser.
+            ("bash -c 'npm test'", Verdict::Ask),
+            ("bash -c 'npm install'", Verdict::Ask),
+            ("sh -c 'npm test && npm install'", Verdict::Ask),
+            ("echo $(npm test)", Verdict::Allow),
+            ("echo $(npm install)", Verdict::Ask),
+            ("echo x | xargs npm test", Verdict::Ask),
+            ("timeout 5 npm test", Verdict::Ask),
+            ("eval 'npm test'", Verdict::Ask),
+            ("cat <<EOF\n$(npm install)\nEOF", Verdict::Ask),
+            ("npm test &", Verdict::Ask),
+        ];
+        for (cmd, want) in table {
+            let mut a = analyzer.analyze(cmd);
+            rules.apply(&mut a);
+            assert_eq!(a.verdict, *want, "{cmd}: {:#?}", a.findings);
+        }
+    }
+
+    #[test]
+    fn a_rule_for_a_runner_does_not_cover_what_it_runs() {
+        let analyzer = crate::Analyzer::default();
+        let mut rules = CommandRules::default();
+        rules.push(rule("bash -c:*"));
+        rules.push(rule("timeout:*"));
+        for cmd in ["bash -c 'curl x'", "timeout 5 curl x"] {
+            let mut a = analyzer.analyze(cmd);
+            rules.apply(&mut a);
+            assert_eq!(a.verdict, Verdict::Ask, "{cmd}: {:#?}", a.findings);
         }
     }
 

@@ -475,10 +475,12 @@ fn join_quoted(words: &[&str]) -> String {
     out
 }
 
-/// One piece of a wildcard pattern.
-#[derive(Debug, PartialEq, Eq)]
-enum Piece {
-    Text(String),
+/// One element of a wildcard pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    /// A literal character.
+    Char(char),
+    /// `*`: any text.
     Star,
 }
 
@@ -486,57 +488,52 @@ enum Piece {
 /// literal star, `\\` a backslash; a pattern with one star, at its end after a space, also
 /// matches the text without that space (`ls *` matches `ls`).
 fn wildcard_matches(glob: &str, text: &str) -> bool {
-    let mut pieces = Vec::new();
-    let mut lit = String::new();
+    let mut toks = Vec::new();
     let mut chars = glob.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => match chars.next() {
-                Some(n) => lit.push(n),
-                None => lit.push('\\'),
-            },
-            '*' => {
-                if !lit.is_empty() {
-                    pieces.push(Piece::Text(std::mem::take(&mut lit)));
-                }
-                pieces.push(Piece::Star);
-            }
-            c => lit.push(c),
+            '\\' => toks.push(Tok::Char(chars.next().unwrap_or('\\'))),
+            '*' => toks.push(Tok::Star),
+            c => toks.push(Tok::Char(c)),
         }
     }
-    if !lit.is_empty() {
-        pieces.push(Piece::Text(lit));
-    }
-    let stars = pieces.iter().filter(|p| **p == Piece::Star).count();
+    let stars = toks.iter().filter(|t| **t == Tok::Star).count();
     if stars == 1
-        && pieces.last() == Some(&Piece::Star)
-        && let [.., Piece::Text(before), Piece::Star] = pieces.as_slice()
-        && let Some(head) = before.strip_suffix(' ')
-        && text == head.trim_start()
-        && pieces.len() == 2
+        && let [head @ .., Tok::Char(' '), Tok::Star] = toks.as_slice()
+        && glob_match(head, text)
     {
         return true;
     }
-    glob_match(&pieces, text)
+    glob_match(&toks, text)
 }
 
-/// Classic star matching over pieces; linear backtracking on the last star.
-fn glob_match(pieces: &[Piece], text: &str) -> bool {
-    match pieces.split_first() {
-        None => text.is_empty(),
-        Some((Piece::Text(t), rest)) => text
-            .strip_prefix(t.as_str())
-            .is_some_and(|r| glob_match(rest, r)),
-        Some((Piece::Star, rest)) => {
-            if rest.is_empty() {
-                return true;
+/// Star matching in O(pattern × text): on a mismatch, only the last star is moved on, which
+/// is enough because a later star can absorb anything an earlier one could.
+fn glob_match(toks: &[Tok], text: &str) -> bool {
+    let text: Vec<char> = text.chars().collect();
+    let (mut p, mut t) = (0, 0);
+    let mut last_star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match toks.get(p) {
+            Some(Tok::Char(c)) if *c == text[t] => {
+                p += 1;
+                t += 1;
             }
-            text.char_indices()
-                .map(|(i, _)| i)
-                .chain(std::iter::once(text.len()))
-                .any(|i| glob_match(rest, &text[i..]))
+            Some(Tok::Star) => {
+                last_star = Some((p, t));
+                p += 1;
+            }
+            _ => match last_star {
+                Some((sp, st)) => {
+                    p = sp + 1;
+                    t = st + 1;
+                    last_star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
         }
     }
+    toks[p.min(toks.len())..].iter().all(|t| *t == Tok::Star)
 }
 
 #[cfg(test)]
@@ -635,6 +632,16 @@ mod tests {
             rules.apply(&mut a);
             assert_eq!(a.verdict, Verdict::Ask, "{cmd}: {:#?}", a.findings);
         }
+    }
+
+    #[test]
+    fn many_stars_on_a_long_command_match_in_linear_time() {
+        let glob = "*a*a*a*a*a*a*a*a*a*a*a*a*b";
+        let text = "a".repeat(20_000);
+        let start = std::time::Instant::now();
+        assert!(!wildcard_matches(glob, &text));
+        assert!(wildcard_matches(glob, &format!("{text}b")));
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -809,3 +809,125 @@ fn the_readme_config_example_loads() {
         fx.path("home/.config/cmdguard/grants.json")
     );
 }
+
+mod properties {
+    use cmdguard::config::command_rules::{COVERABLE, CommandRule, CommandRules, RuleAction};
+    use cmdguard::{Analyzer, RuleOrigin, Verdict};
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "npm",
+        "test",
+        "echo",
+        "rm",
+        "-rf",
+        "x",
+        "git",
+        "diff",
+        "curl",
+        "|",
+        "&&",
+        ";",
+        "sh",
+        ">",
+        "out",
+        "$X",
+        "'a b'",
+        "FOO=1",
+        "bash",
+        "-c",
+        "'npm test'",
+        "$(npm",
+        "test)",
+        "*",
+    ];
+    const RULE_WORDS: &[&str] = &[
+        "npm", "test", "echo", "rm", "git", "diff", "curl", "sh", "*", ":*", "x",
+    ];
+
+    fn command() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(WORDS), 1..8).prop_map(|w| w.join(" "))
+    }
+
+    fn rule_text() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(RULE_WORDS), 1..4).prop_map(|w| {
+            let mut s = w.join(" ");
+            if s.contains(":*") {
+                s = s.replace(" :*", ":*");
+            }
+            s
+        })
+    }
+
+    fn rules(texts: &[String], action: RuleAction) -> CommandRules {
+        let mut r = CommandRules::default();
+        for t in texts {
+            if let Ok(rule) = CommandRule::parse(t, action, RuleOrigin::BuiltIn) {
+                r.push(rule);
+            }
+        }
+        r
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        /// Allow rules only ever lower findings with a coverable code, never a deny, and
+        /// never lower the verdict of a command with any other finding above allow.
+        #[test]
+        fn allow_rules_only_lower_coverable_findings(
+            cmd in command(),
+            texts in prop::collection::vec(rule_text(), 0..4),
+        ) {
+            let analyzer = Analyzer::default();
+            let before = analyzer.analyze(&cmd);
+            let mut after = before.clone();
+            rules(&texts, RuleAction::Allow).apply(&mut after);
+            prop_assert_eq!(after.findings.len(), before.findings.len());
+            prop_assert_eq!(after.verdict, Verdict::strictest(after.findings.iter().map(|f| f.severity)));
+            prop_assert!(after.verdict <= before.verdict);
+            if before.verdict == Verdict::Deny {
+                prop_assert_eq!(after.verdict, Verdict::Deny);
+            }
+            let uncoverable = before
+                .findings
+                .iter()
+                .any(|f| f.severity > Verdict::Allow && (!COVERABLE.contains(&f.code) || f.segment.is_none()));
+            if uncoverable {
+                prop_assert_eq!(after.verdict, before.verdict);
+            }
+            for (b, a) in before.findings.iter().zip(&after.findings) {
+                if !COVERABLE.contains(&b.code) {
+                    prop_assert_eq!(a.severity, b.severity);
+                }
+            }
+        }
+
+        /// Deny and ask rules never lower a verdict.
+        #[test]
+        fn deny_and_ask_rules_never_lower_a_verdict(
+            cmd in command(),
+            deny in prop::collection::vec(rule_text(), 0..3),
+            allow in prop::collection::vec(rule_text(), 0..3),
+        ) {
+            let analyzer = Analyzer::default();
+            let before = analyzer.analyze(&cmd);
+            let mut with_deny = before.clone();
+            let mut r = rules(&deny, RuleAction::Deny);
+            r.rules.extend(rules(&allow, RuleAction::Allow).rules);
+            r.apply(&mut with_deny);
+            let mut allow_only = before.clone();
+            rules(&allow, RuleAction::Allow).apply(&mut allow_only);
+            prop_assert!(with_deny.verdict >= allow_only.verdict);
+        }
+
+        /// Reading any rule text never panics, and a rule read never panics matching.
+        #[test]
+        fn any_rule_text_parses_or_errs(text in "\\PC{0,40}", words in prop::collection::vec("\\PC{0,8}", 0..5)) {
+            if let Ok(r) = CommandRule::parse(&text, RuleAction::Allow, RuleOrigin::BuiltIn) {
+                let w: Vec<&str> = words.iter().map(String::as_str).collect();
+                let _ = r.matches_words(&w);
+            }
+        }
+    }
+}

@@ -82,8 +82,7 @@ pub(super) fn write(c: &Config, f: &mut fmt::Formatter<'_>, origins: Origins) ->
     writeln!(f, "[rules]")?;
     writeln!(
         f,
-        "# {} [[allow]] entries in force",
-        c.allowlist().entry_count()
+        "# the default allowlist's rules (`cmdguard default-allowlist`), then these:"
     )?;
     for r in &c.rules {
         writeln!(f, "{} `{}`{}", r.table, r.id, from(&r.origin))?;

@@ -6,7 +6,9 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
-use cmdguard::{AllowlistBuilder, Analysis, Analyzer, ConfigError, Verdict, Workdir};
+use cmdguard::config::command_rules::CommandRules;
+use cmdguard::config::{self, ConfigSources, Env, Layer, Origins};
+use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
@@ -33,6 +35,40 @@ enum Command {
     DefaultAllowlist,
     /// List, add or remove the grants in the persisted state file.
     Policy(PolicyArgs),
+    /// Show, check and trust configuration layers.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigCommand {
+    /// Print the effective configuration: every layer's file, the settings and the rules.
+    Show {
+        /// Follow each value with the file and line it came from.
+        #[arg(long)]
+        origin: bool,
+        /// The directory whose project config to consider (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// Validate a config file; exit 78 with file:line:column and key when it is wrong.
+    Check {
+        /// Check it as a project's `.cmdguard.toml` (the keys a project may set).
+        #[arg(long)]
+        project: bool,
+        /// The config file.
+        file: PathBuf,
+    },
+    /// Trust the project at DIR (default: the current directory) as its config is now.
+    Trust {
+        /// The project directory.
+        dir: Option<PathBuf>,
+    },
+    /// Stop trusting the project at DIR (default: the current directory).
+    Untrust {
+        /// The project directory.
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -53,6 +89,10 @@ struct CheckArgs {
     /// Extend the allowlist with this file (repeatable).
     #[arg(long = "allowlist-add", value_name = "FILE")]
     allowlist_add: Vec<PathBuf>,
+    /// Read no config file (system, user, project, CMDGUARD_CONFIG, Claude Code settings):
+    /// only the built-in default and these flags.
+    #[arg(long)]
+    no_config: bool,
     /// The directory the command will run in (default: the current directory). git commands
     /// are checked against the config of the repository there; with --jsonl a line's own
     /// `"cwd"` field wins.
@@ -100,6 +140,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
             check(args)
         }
+        Command::Config(c) => config_command(c),
     }
 }
 
@@ -283,32 +324,154 @@ fn report_removal(removed: bool, done: &str, missing: &str) -> i32 {
     }
 }
 
-fn analyzer(args: &CheckArgs) -> Result<Analyzer, ConfigError> {
-    if args.allowlist.is_none() && args.allowlist_add.is_empty() {
-        // The embedded list's examples are verified by the test suite, not on every run.
-        return Ok(Analyzer::default());
+/// The analyser and the command rules `check` uses: the layered configuration (or, with
+/// `--no-config`, the built-in default), with the `--allowlist` flags as the last layer.
+struct Guard {
+    analyzer: Analyzer,
+    rules: CommandRules,
+}
+
+impl Guard {
+    fn finish(&self, mut a: Analysis) -> Analysis {
+        self.rules.apply(&mut a);
+        a
     }
-    let mut builder = AllowlistBuilder::new();
-    match &args.allowlist {
-        Some(p) => builder.add_file(p)?,
-        None => builder.add_default(),
+}
+
+fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
+    let mut sources = if args.no_config {
+        ConfigSources::built_in()
+    } else {
+        let env = Env::process();
+        let env = match &args.cwd {
+            Some(dir) => {
+                let cwd = std::env::current_dir().unwrap_or_default().join(dir);
+                env.in_dir(cwd)
+            }
+            None => env,
+        };
+        ConfigSources::discover(&env)
     };
-    for p in &args.allowlist_add {
-        builder.add_file(p)?;
+    sources.allowlist = args.allowlist.clone();
+    sources.allowlist_add = args.allowlist_add.clone();
+    let config = sources.load()?;
+    for f in &config.files {
+        if f.status == config::FileStatus::Changed {
+            eprintln!("cmdguard: note: {} {}", f.path, f.status.as_str());
+        }
     }
-    Ok(Analyzer::new(builder.build()?))
+    Ok(Guard {
+        analyzer: config.analyzer,
+        rules: config.command_rules,
+    })
+}
+
+fn config_error(e: &ConfigError) -> i32 {
+    match std::error::Error::source(e) {
+        Some(cause) => eprintln!("cmdguard: config error: {e}: {cause}"),
+        None => eprintln!("cmdguard: config error: {e}"),
+    }
+    EXIT_CONFIG
+}
+
+/// `cmdguard config …`.
+fn config_command(c: ConfigCommand) -> i32 {
+    match c {
+        ConfigCommand::Show { origin, cwd } => {
+            let mut env = Env::process();
+            if let Some(dir) = cwd {
+                env = env.in_dir(std::env::current_dir().unwrap_or_default().join(dir));
+            }
+            match ConfigSources::discover(&env).load() {
+                Ok(c) => {
+                    let origins = if origin {
+                        Origins::Shown
+                    } else {
+                        Origins::Hidden
+                    };
+                    print!("{}", config::show(&c, origins));
+                    0
+                }
+                Err(e) => config_error(&e),
+            }
+        }
+        ConfigCommand::Check { project, file } => {
+            let layer = if project { Layer::Project } else { Layer::User };
+            match config::check_file(&file, layer) {
+                Ok(()) => {
+                    println!("{}: ok", file.display());
+                    0
+                }
+                Err(e) => config_error(&e),
+            }
+        }
+        ConfigCommand::Trust { dir } => trust(dir.as_deref(), TrustChange::Trust),
+        ConfigCommand::Untrust { dir } => trust(dir.as_deref(), TrustChange::Untrust),
+    }
+}
+
+/// What `config trust` / `untrust` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TrustChange {
+    Trust,
+    Untrust,
+}
+
+fn trust(dir: Option<&Path>, change: TrustChange) -> i32 {
+    let env = Env::process();
+    let sources = ConfigSources::discover(&env);
+    let Some(store_path) = sources.trust_store.clone() else {
+        eprintln!("cmdguard: cannot tell where the trust store goes; set HOME or XDG_STATE_HOME");
+        return EXIT_USAGE;
+    };
+    let dir = dir.map_or_else(
+        || std::env::current_dir().unwrap_or_default(),
+        Path::to_path_buf,
+    );
+    let dir = match dir.canonicalize() {
+        Ok(d) if d.is_dir() => d,
+        _ => {
+            eprintln!("cmdguard: {}: not a directory", dir.display());
+            return EXIT_USAGE;
+        }
+    };
+    let (mut store, note) = config::trust::TrustStore::load(&store_path);
+    if let Some(n) = note {
+        eprintln!("cmdguard: note: {n}");
+    }
+    match change {
+        TrustChange::Trust => {
+            // A project config that would fail to load is not worth trusting.
+            let file = dir.join(config::PROJECT_CONFIG);
+            if file.is_file()
+                && let Err(e) = config::check_file(&file, Layer::Project)
+            {
+                return config_error(&e);
+            }
+            store.trust(&dir);
+            println!("trusted {} as its config files are now", dir.display());
+        }
+        TrustChange::Untrust => {
+            if store.untrust(&dir) {
+                println!("no longer trusted: {}", dir.display());
+            } else {
+                println!("was not trusted: {}", dir.display());
+            }
+        }
+    }
+    match store.save(&store_path) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("cmdguard: cannot write {}: {e}", store_path.display());
+            EXIT_INTERNAL
+        }
+    }
 }
 
 fn check(args: CheckArgs) -> i32 {
-    let analyzer = match analyzer(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            match std::error::Error::source(&e) {
-                Some(cause) => eprintln!("cmdguard: config error: {e}: {cause}"),
-                None => eprintln!("cmdguard: config error: {e}"),
-            }
-            return EXIT_CONFIG;
-        }
+    let guard = match guard(&args) {
+        Ok(g) => g,
+        Err(e) => return config_error(&e),
     };
     let workdir = match workdir(args.cwd.as_deref()) {
         Ok(w) => w,
@@ -317,7 +480,7 @@ fn check(args: CheckArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = if args.jsonl {
-        jsonl(&analyzer, &workdir, &mut out)
+        jsonl(&guard, &workdir, &mut out)
     } else {
         let bytes = if args.stdin {
             if !args.command.is_empty() {
@@ -340,7 +503,7 @@ fn check(args: CheckArgs) -> i32 {
         } else {
             join_os(&args.command)
         };
-        let a = analyzer.analyze_bytes_in(&bytes, &workdir);
+        let a = guard.finish(guard.analyzer.analyze_bytes_in(&bytes, &workdir));
         let written = if args.json {
             serde_json::to_writer(&mut out, &a)
                 .map_err(io::Error::other)
@@ -390,7 +553,8 @@ fn join_os(parts: &[OsString]) -> Vec<u8> {
     out
 }
 
-fn jsonl(analyzer: &Analyzer, workdir: &Workdir, out: &mut impl Write) -> io::Result<Verdict> {
+fn jsonl(guard: &Guard, workdir: &Workdir, out: &mut impl Write) -> io::Result<Verdict> {
+    let analyzer = &guard.analyzer;
     let mut worst = Verdict::Allow;
     let stdin = io::stdin();
     for (n, line) in stdin.lock().split(b'\n').enumerate() {
@@ -399,10 +563,10 @@ fn jsonl(analyzer: &Analyzer, workdir: &Workdir, out: &mut impl Write) -> io::Re
             continue;
         }
         let a = match parse_line(&line) {
-            Ok((cmd, None)) => analyzer.analyze_in(&cmd, workdir),
+            Ok((cmd, None)) => guard.finish(analyzer.analyze_in(&cmd, workdir)),
             Ok((cmd, Some(cwd))) => {
                 let dir = workdir.cwd().join(cwd);
-                analyzer.analyze_in(&cmd, &workdir.clone().in_dir(dir))
+                guard.finish(analyzer.analyze_in(&cmd, &workdir.clone().in_dir(dir)))
             }
             Err(why) => {
                 // A line that is not a command still gets a verdict, and never `allow`.

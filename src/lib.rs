@@ -157,6 +157,9 @@ pub mod assess;
 
 // Above the assessor: prompts, grants and the persisted state (the core never imports it).
 pub mod policy;
+// Above the core: layered configuration (system, user, trusted project, env, flags) and
+// Claude Code command rules applied per segment. The core never imports it.
+pub mod config;
 
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.

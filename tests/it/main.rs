@@ -10,6 +10,7 @@ mod adversarial;
 mod assess;
 mod bounded;
 mod cli;
+mod config;
 mod dialects;
 mod differential;
 mod git_config;

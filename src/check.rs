@@ -382,13 +382,28 @@ impl Ctx<'_> {
             .map(|p| p.harmless.as_slice())
             .unwrap_or(&[]);
         let mut skipped = 0;
-        for w in &words[1..] {
+        // `git -C DIR`: the directories git changes to, in order; its repository is checked.
+        let mut chdirs: Vec<&Word> = Vec::new();
+        let mut k = 1;
+        while let Some(w) = words.get(k) {
+            k += 1;
             // One past the longest entry: `describe` and the global-option message read it.
             if keys.len() > longest {
                 break;
             }
             match w.static_text() {
                 Some(t) if keys.len() == 1 && harmless.iter().any(|h| h == t) => skipped += 1,
+                Some("-C") if keys.len() == 1 && name == "git" => match words.get(k) {
+                    Some(dir) if git::chdir_operand(self, i, dir) => {
+                        chdirs.push(dir);
+                        skipped += 2;
+                        k += 1;
+                    }
+                    _ => {
+                        keys.push("-C");
+                        break;
+                    }
+                },
                 Some(t) => keys.push(t),
                 None => break,
             }
@@ -397,8 +412,10 @@ impl Ctx<'_> {
             let entry = entry.clone();
             let rest = &words[entry.words.len() + skipped..];
             self.entry_rules(i, &entry, rest, words, span);
-            if name == "git" {
-                git::check_repository(self, i, first.span);
+            match name {
+                "git" => git::check_repository(self, i, first.span, &chdirs),
+                "cargo" | "rustc" => git::check_toolchain_file(self, i, first.span, name),
+                _ => {}
             }
             return Some(Match::Entry(entry.rule()));
         }

@@ -20,7 +20,7 @@ mod sed_script;
 mod vars;
 mod wrap;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
 use crate::budget::Budget;
@@ -84,6 +84,9 @@ pub(crate) struct Ctx<'a> {
     /// `cd` commands checked but not yet in effect: segments inside their words (`cd $(…)`)
     /// run before them. Each with the end of its segment.
     pub pending_cd: Vec<(usize, Vec<Word>)>,
+    /// The command's own counters (check/vars.rs `own_counter`), judged once per name: from
+    /// where on each surely holds an integer, or `None` when it is not one.
+    pub counters: HashMap<String, Option<usize>>,
 }
 
 /// The programs that fetch from the network, for the download-to-interpreter rule.
@@ -124,6 +127,7 @@ pub(crate) fn check(
         extra_segments: Vec::new(),
         place: scope.place,
         pending_cd: Vec::new(),
+        counters: HashMap::new(),
     };
     for (event, span) in &script.events {
         cx.event(event, *span);
@@ -190,6 +194,9 @@ impl Ctx<'_> {
     }
 
     fn event(&mut self, event: &Event, span: Span) {
+        if *event == Event::Arithmetic && vars::own_counter(self, span) {
+            return;
+        }
         let snippet = || self.snippet(span);
         let (code, message) = match event {
             Event::Background => (
@@ -508,16 +515,25 @@ impl Ctx<'_> {
             };
             match mode {
                 ArgsMode::Inert => {}
-                ArgsMode::Files if w.expansions.substitution() => self.push_rule(
+                // A substitution's output names files like a parameter's value does when it
+                // stays one word (`"$(pwd)"`) or can only be an operand (past `--`). Unquoted
+                // before `--`, bash splits and globs output cmdguard never sees into any
+                // number of words; that asks (the seed corpus: `cat $(echo f)`).
+                ArgsMode::Files
+                    if w.expansions.substitution()
+                        && !(k >= operands_from || vars::fully_double_quoted(self.src, w)) =>
+                {
+                    self.push_rule(
                     Code::SubstitutedArgument,
                     w.span,
                     Some(i),
                     format!(
-                        "the output of `{}` becomes arguments of `{}`",
+                        "the output of `{}` becomes arguments of `{}`: unquoted, it can split into any words, options included (quote it, or put it after `--`)",
                         w.text, entry.name
                     ),
                     &entry.name,
-                ),
+                    )
+                }
                 ArgsMode::Files => {}
                 ArgsMode::Restricted => self.push_rule(
                     Code::DynamicArgument,

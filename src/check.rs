@@ -498,13 +498,20 @@ impl Ctx<'_> {
             {
                 continue;
             }
+            // `cd "$HOME"` goes where `cd ~` goes (check/git.rs follows it there).
+            if entry.name == "cd" && vars::home_relative(w).is_some() {
+                continue;
+            }
             // Past `--` (or an options-first program's first operand) a run-time word can only
-            // be an operand: unless a checker reads operands as a script, or the entry counts or
-            // shapes its operands (an unquoted word or a glob can become several), it names
-            // files.
+            // be an operand, and so can a glob that cannot expand to an option: unless a checker
+            // reads operands as a script, the first operand is a program (`jq`'s filter can
+            // print the environment), or the entry counts or shapes its operands (an unquoted
+            // word or a glob can become several), it names files.
+            let operand_only = k >= operands_from || glob_without_options(self, w);
             let mode = match entry.args {
                 ArgsMode::Restricted
-                    if k >= operands_from
+                    if operand_only
+                        && !PROGRAM_OPERAND.contains(&entry.name.as_str())
                         && entry.checker.is_none()
                         && entry.operand_pattern.is_none()
                         && entry.max_operands.is_none() =>
@@ -693,6 +700,27 @@ impl Ctx<'_> {
             }
             self.extra_segments.push((seg, matched));
         }
+    }
+}
+
+/// Entries whose first operand is a program in a language that reads more than the files it
+/// is given (`jq`'s `env` / `$ENV`): a run-time word asks there even past `--`.
+const PROGRAM_OPERAND: &[&str] = &["jq"];
+
+/// A word only pathname expansion changes (no parameter, no substitution, so no splitting)
+/// that cannot become an option: it starts with a literal other than `-` and glob characters
+/// (`./*`, `src/*.rs`), or every entry of the working directory is known not to start with
+/// `-` (`*`; see check/git.rs `no_dash_entries`, and its note on files created later). When
+/// nothing matches, bash passes the pattern itself, which does not start with `-` either.
+fn glob_without_options(cx: &Ctx<'_>, w: &Word) -> bool {
+    let e = w.expansions;
+    if !e.glob || e.parameter || e.command || e.process || e.arithmetic {
+        return false;
+    }
+    match w.text.bytes().next() {
+        None | Some(b'-') => false,
+        Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'/' | b'_') => true,
+        Some(_) => git::no_dash_entries(cx),
     }
 }
 

@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::check::Ctx;
+use crate::check::{Ctx, vars};
 use crate::finding::{Code, Span};
 use crate::repo::{self, Cache, Hazard, ScanRules, Workdir};
 use crate::segment::{Nest, Segment, SegmentKind, Word};
@@ -102,9 +102,24 @@ impl Place {
                 }
             };
         };
-        let Some(text) = target.static_text() else {
-            self.unknown(format!("`cd {}`", target.text));
-            return false;
+        let home_text;
+        let text = match (target.static_text(), vars::home_relative(target)) {
+            (Some(t), _) => t,
+            // `cd "$HOME/x"` is `cd ~/x`.
+            (None, Some(rest)) => match self.workdir.home() {
+                Some(home) => {
+                    home_text = format!("{}{rest}", home.display());
+                    home_text.as_str()
+                }
+                None => {
+                    self.unknown(format!("`cd {}` to an unknown home directory", target.text));
+                    return false;
+                }
+            },
+            (None, None) => {
+                self.unknown(format!("`cd {}`", target.text));
+                return false;
+            }
         };
         if text == "-" {
             self.unknown("`cd -`".into());
@@ -469,4 +484,53 @@ pub(crate) fn check_toolchain_file(cx: &mut Ctx<'_>, i: usize, span: Span, progr
     for m in messages {
         cx.push(Code::RepoConfig, span, Some(i), m);
     }
+}
+
+/// Whether the static path `w` names an existing regular file or directory from every
+/// directory the command may run in (symlinks followed, as `open` follows them). `false`
+/// without a working directory, after a `cd` to a run-time directory, or for a `~` path.
+pub(crate) fn exists_everywhere(cx: &Ctx<'_>, w: &Word) -> bool {
+    let Some(place) = cx.place.as_deref() else {
+        return false;
+    };
+    let Some(text) = w.static_text() else {
+        return false;
+    };
+    if place.unknown.is_some() || text.is_empty() || text.starts_with('~') {
+        return false;
+    }
+    place.dirs.iter().all(|d| {
+        std::fs::metadata(d.join(text)).is_ok_and(|m| m.is_file() || m.is_dir())
+    })
+}
+
+/// Most directory entries read to prove that a glob cannot expand to an option.
+const MAX_GLOB_ENTRIES: usize = 10_000;
+
+/// Whether no entry of any directory the command may run in starts with `-`: then a glob whose
+/// first path component holds the pattern (`*`, `?.txt`) expands to no option. `false` without
+/// a working directory, after a `cd` to a run-time directory, or past `MAX_GLOB_ENTRIES`.
+/// A file created between this check and the run (time of check, time of use) is not seen:
+/// the analysis reads the directory as it is when asked, like the repository config.
+pub(crate) fn no_dash_entries(cx: &Ctx<'_>) -> bool {
+    let Some(place) = cx.place.as_deref() else {
+        return false;
+    };
+    if place.unknown.is_some() {
+        return false;
+    }
+    place.dirs.iter().all(|d| {
+        let Ok(entries) = std::fs::read_dir(d) else {
+            return false;
+        };
+        let mut n = 0;
+        for e in entries {
+            n += 1;
+            let Ok(e) = e else { return false };
+            if n > MAX_GLOB_ENTRIES || e.file_name().as_encoded_bytes().starts_with(b"-") {
+                return false;
+            }
+        }
+        true
+    })
 }

@@ -710,3 +710,22 @@ fn clean_prefix(cx: &Ctx<'_>, at: usize) -> bool {
             matches!(c, ' ' | '\t' | '\n' | ';') || top.iter().any(|s| s.start <= k && k < s.end)
         })
 }
+
+/// `$HOME`, `${HOME}` or either followed by a static `/path`, quoted or not: what comes after
+/// the home directory (`""` or `/path`). `HOME` is the user's own: the command cannot have
+/// changed it, since assigning `HOME` asks. Unquoted, a home with spaces splits into words
+/// and `cd` fails with "too many arguments".
+pub(crate) fn home_relative(w: &Word) -> Option<&str> {
+    let e = w.expansions;
+    if !e.parameter || e.command || e.process || e.arithmetic || e.glob {
+        return None;
+    }
+    let rest = w
+        .text
+        .strip_prefix("${HOME}")
+        .or_else(|| w.text.strip_prefix("$HOME"))?;
+    let plain = rest.is_empty()
+        || (rest.starts_with('/') && !rest.contains(['$', '`', '~', '\\']));
+    // `$HOME_DIR` is another variable: the name must end where `HOME` does.
+    plain.then_some(rest)
+}

@@ -376,6 +376,19 @@ fn chdir_targets(place: &Place, chdirs: &[&Word]) -> Result<Vec<PathBuf>, String
 pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span, chdirs: &[&Word]) {
     let list = cx.list;
     let Some(place) = cx.place.as_deref_mut() else {
+        // `git -C DIR` names a repository on purpose: without a working directory cmdguard
+        // reads none, so it cannot check that one.
+        if let Some(dir) = chdirs.first() {
+            cx.push(
+                Code::RepoConfig,
+                span,
+                Some(i),
+                format!(
+                    "`git -C {}` runs git in another repository, and without a working directory cmdguard reads no repository config",
+                    dir.text
+                ),
+            );
+        }
         return;
     };
     let mut messages = Vec::new();
@@ -499,9 +512,10 @@ pub(crate) fn exists_everywhere(cx: &Ctx<'_>, w: &Word) -> bool {
     if place.unknown.is_some() || text.is_empty() || text.starts_with('~') {
         return false;
     }
-    place.dirs.iter().all(|d| {
-        std::fs::metadata(d.join(text)).is_ok_and(|m| m.is_file() || m.is_dir())
-    })
+    place
+        .dirs
+        .iter()
+        .all(|d| std::fs::metadata(d.join(text)).is_ok_and(|m| m.is_file() || m.is_dir()))
 }
 
 /// Most directory entries read to prove that a glob cannot expand to an option.

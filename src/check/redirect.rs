@@ -1,5 +1,5 @@
 //! check/redirect: judges redirections. Only explicit safe forms pass: output to `/dev/null`
-//! or to the command's own `/dev/stdout` / `/dev/stderr` (from descriptors 1 and 2),
+//! or appended to the command's own `/dev/stdout` / `/dev/stderr`,
 //! duplication among descriptors 0–2, input from `/dev/null`, heredocs and here-strings (whose
 //! substitutions are segments of their own). Everything else is a finding naming the target.
 
@@ -41,19 +41,12 @@ pub(super) fn check(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
                         ),
                     );
                 }
-            } else if matches!(
-                r.op,
-                RedirectOp::Write | RedirectOp::Append | RedirectOp::Clobber
-            ) && matches!(r.fd, None | Some(1) | Some(2))
+            } else if r.op == RedirectOp::Append
                 && static_target.is_some_and(|t| STD_STREAMS.contains(&t))
             {
-                // `>/dev/stderr`, `2>/dev/stdout`, `>>/dev/fd/2`: output stays on the streams
-                // the caller gave the command. Linux reopens the file behind the stream, so when
-                // the caller connected it to a regular file `>` truncates that file (even one
-                // the caller opened for appending): the one incidental write, listed in the
-                // README's threat model. It can only empty the file the caller chose for this
-                // command's own output; no other file is named. Other descriptors (`3>`) and
-                // `&>` ask.
+                // `>>/dev/stderr`: output stays on the streams the caller gave. Only appending:
+                // Linux reopens the file behind the stream, and `>` would truncate it when the
+                // caller's stderr is a log file (`>&2` is the form that never reopens).
             } else if net {
                 cx.push(
                     Code::Redirect,

@@ -561,9 +561,7 @@ pub(super) fn own_counter(cx: &mut Ctx<'_>, span: Span) -> bool {
         // is only written.
         Some(rhs) => {
             rhs.bytes().all(|b| {
-                b.is_ascii_lowercase()
-                    || b.is_ascii_digit()
-                    || b" _+-*/%()<>=!&|^~?:".contains(&b)
+                b.is_ascii_lowercase() || b.is_ascii_digit() || b" _+-*/%()<>=!&|^~?:".contains(&b)
             }) && identifiers(rhs).all(|n| {
                 n.bytes().next().is_some_and(|b| b.is_ascii_digit())
                     || counter_from(cx, n).is_some_and(|from| from <= span.start)
@@ -702,13 +700,9 @@ fn clean_prefix(cx: &Ctx<'_>, at: usize) -> bool {
         .filter(|s| s.nesting.is_empty() && s.span.end <= at)
         .map(|s| s.span)
         .collect();
-    cx.src
-        .get(..at)
-        .unwrap_or("")
-        .char_indices()
-        .all(|(k, c)| {
-            matches!(c, ' ' | '\t' | '\n' | ';') || top.iter().any(|s| s.start <= k && k < s.end)
-        })
+    cx.src.get(..at).unwrap_or("").char_indices().all(|(k, c)| {
+        matches!(c, ' ' | '\t' | '\n' | ';') || top.iter().any(|s| s.start <= k && k < s.end)
+    })
 }
 
 /// `$HOME`, `${HOME}` or either followed by a static `/path`, quoted or not: what comes after
@@ -724,8 +718,7 @@ pub(crate) fn home_relative(w: &Word) -> Option<&str> {
         .text
         .strip_prefix("${HOME}")
         .or_else(|| w.text.strip_prefix("$HOME"))?;
-    let plain = rest.is_empty()
-        || (rest.starts_with('/') && !rest.contains(['$', '`', '~', '\\']));
+    let plain = rest.is_empty() || (rest.starts_with('/') && !rest.contains(['$', '`', '~', '\\']));
     // `$HOME_DIR` is another variable: the name must end where `HOME` does.
     plain.then_some(rest)
 }

@@ -14,6 +14,7 @@ mod differential;
 mod git_config;
 mod mismatch;
 mod options;
+mod precision;
 mod properties;
 mod real_programs;
 mod rules;

@@ -546,7 +546,7 @@ pub(super) fn own_counter(cx: &mut Ctx<'_>, span: Span) -> bool {
         return false;
     };
     let (name, rhs) = match text.split_once('=') {
-        Some((n, r)) => (n, Some(r)),
+        Some((n, r)) => (n.trim(), Some(r)),
         None => {
             let bare = text
                 .strip_prefix("${")
@@ -670,7 +670,8 @@ fn first_initialisation(cx: &Ctx<'_>, name: &str) -> Option<usize> {
         .filter(|s| {
             cx.src.get(s.start..s.end).is_some_and(|t| {
                 t.split_once('=').is_some_and(|(n, v)| {
-                    n == name && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())
+                    let v = v.trim();
+                    n.trim() == name && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())
                 })
             }) && for_header_start(cx.src, s.start).is_some_and(|f| clean_prefix(cx, f))
         })

@@ -237,6 +237,7 @@ fn counter_arithmetic_on_the_commands_own_integers_passes() {
         ("ls; n=0; ((n++))", Allow, None),
         ("n=-3 && echo $((n))", Allow, None),
         ("x=2; for ((i=0;i<x;i++)); do :; done", Allow, None),
+        ("for (( i = 0; i < 3; i++ )); do echo $i; done", Allow, None),
         // The value the command inherited would be evaluated: never assigned, assigned after,
         // or assigned where it may not run (a condition, a subshell, a pipeline, a loop).
         ("echo $((i+1))", Ask, Some(Code::Arithmetic)),

@@ -509,3 +509,62 @@ fn flock_passes_on_an_existing_lock_file_with_an_allowed_command() {
         ],
     );
 }
+
+/// Run by real bash with every variable the rows use exported as `a[$(touch MARK)]`: a row
+/// cmdguard allows never evaluates that inherited value, and the rows that ask do (so the
+/// attack is real and the test can fail).
+#[test]
+fn allowed_counters_never_evaluate_an_inherited_value_in_real_bash() {
+    let Ok(bash) = which_bash() else {
+        return;
+    };
+    // Each command, and whether bash runs it without evaluating the inherited value.
+    let rows: &[(&str, bool)] = &[
+        ("i=0; i=$((i+1)); echo $i", true),
+        ("for ((i=0;i<3;i++)); do echo $((i*2)); done", true),
+        ("n=0; ((n++)); ((n+=2)); echo $n", true),
+        ("a=1; b=$((a*2)); echo $((a+b))", true),
+        ("ls >/dev/null; n=0; ((n++))", true),
+        ("echo $((i+1))", false),
+        ("false && i=0; echo $((i))", false),
+        ("echo $((i)); i=0", false),
+        ("(i=0); echo $((i))", false),
+        ("i=0 ls >/dev/null; echo $((i))", false),
+        ("f(){ echo $((i)); }; i=0; f", true),
+    ];
+    let s = Scratch::new();
+    let analyzer = Analyzer::default();
+    let mut failures = Vec::new();
+    for (k, (cmd, safe)) in rows.iter().enumerate() {
+        let mark = s.path().join(format!("pwned{k}"));
+        let payload = format!("a[$(touch {})]", mark.display());
+        let out = std::process::Command::new(&bash)
+            .args(["-c", cmd])
+            .current_dir(s.path())
+            .envs(["i", "n", "a", "b"].map(|v| (v, payload.as_str())))
+            .output()
+            .unwrap();
+        let ran = mark.exists();
+        if ran == *safe {
+            failures.push(format!(
+                "{cmd:?}: the table says safe={safe}, bash ran the payload: {ran} ({out:?})"
+            ));
+        }
+        // A row bash runs safely may still ask (`f` is called after `i=0`, but its use comes
+        // first in the text); a row that runs the payload never passes.
+        if ran && analyzer.analyze(cmd).verdict == Allow {
+            failures.push(format!("{cmd:?} is allowed but bash ran the payload"));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// bash from `PATH`, when it is installed.
+fn which_bash() -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("bash"))
+        .find(|p| p.is_file())
+        .ok_or(())
+}

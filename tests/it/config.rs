@@ -555,7 +555,7 @@ fn command_rules_never_allow_more_than_the_analysis_of_each_segment() {
         ),
         (
             &[("npm test", Allow)],
-            "bash -c 'npm test; id'",
+            "bash -c 'npm test; touch pwned'",
             Verdict::Ask,
         ),
         // Quoting: words are compared after quote removal, and a word is never several.

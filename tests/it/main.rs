@@ -18,6 +18,7 @@ mod interp;
 mod mismatch;
 mod options;
 mod policy;
+mod precision;
 mod properties;
 mod real_programs;
 mod rules;

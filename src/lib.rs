@@ -159,7 +159,9 @@ pub mod assess;
 // imports it.
 pub mod tool;
 
-pub use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST};
+pub use crate::allowlist::{
+    Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST, DEFAULT_PACKS, ENGINE_PACKS, Pack,
+};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
 pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};
 pub use crate::limits::Limits;

@@ -332,6 +332,7 @@ pub(super) fn shell(
                 format!("`{name}` option `{t}` is not one cmdguard knows"),
                 &sh.name,
             );
+            super::deny::shell_script_past_options(cx, i, words);
             return Some(Match::Shell {
                 shell: sh.rule(),
                 dash_c: false,
@@ -472,7 +473,7 @@ fn nested_script(
 }
 
 /// The body of a heredoc redirect: from the line after `<<DELIM` to before the terminator line.
-fn heredoc_body(src: &str, span: Span) -> Option<&str> {
+pub(super) fn heredoc_body(src: &str, span: Span) -> Option<&str> {
     let text = src.get(span.start..span.end)?;
     let nl = text.find('\n')?;
     let body = &text[nl + 1..];

@@ -559,10 +559,22 @@ impl AllowlistBuilder {
     /// needs at start-up (a test verifies its examples).
     pub(crate) fn compile(&self) -> Result<Allowlist, ConfigError> {
         let mut list = Allowlist::empty();
+        // The embedded packs' examples go through the embedded allowlist's wrappers and shells
+        // (`sudo rm -f /*`); under a replacement allowlist they prove nothing about the packs.
+        let default_list = self
+            .sources
+            .iter()
+            .any(|s| s.kind == SourceKind::Allowlist && s.origin == EMBEDDED);
         for source in &self.sources {
             match source.kind {
                 SourceKind::Allowlist => compile_source(&mut list, source)?,
-                SourceKind::Pack => compile_pack(&mut list, source)?,
+                SourceKind::Pack => {
+                    let examples = list.examples.len();
+                    compile_pack(&mut list, source)?;
+                    if !default_list && source.origin.starts_with(EMBEDDED) {
+                        list.examples.truncate(examples);
+                    }
+                }
             }
         }
         apply_pack_toggles(&mut list)?;

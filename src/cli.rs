@@ -51,6 +51,9 @@ struct CheckArgs {
     /// Extend the allowlist with this file (repeatable).
     #[arg(long = "allowlist-add", value_name = "FILE")]
     allowlist_add: Vec<PathBuf>,
+    /// Add this deny pack (a `[pack]` table and `[[deny]]` rules; repeatable).
+    #[arg(long = "pack", value_name = "FILE")]
+    pack: Vec<PathBuf>,
     /// The directory the command will run in (default: the current directory). git commands
     /// are checked against the config of the repository there; with --jsonl a line's own
     /// `"cwd"` field wins.
@@ -101,17 +104,21 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 fn analyzer(args: &CheckArgs) -> Result<Analyzer, ConfigError> {
-    if args.allowlist.is_none() && args.allowlist_add.is_empty() {
+    if args.allowlist.is_none() && args.allowlist_add.is_empty() && args.pack.is_empty() {
         // The embedded list's examples are verified by the test suite, not on every run.
         return Ok(Analyzer::default());
     }
     let mut builder = AllowlistBuilder::new();
     match &args.allowlist {
-        Some(p) => builder.add_file(p)?,
+        // A replacement allowlist keeps the default deny packs; `[packs] disable` turns them off.
+        Some(p) => builder.add_file(p)?.add_default_packs(),
         None => builder.add_default(),
     };
     for p in &args.allowlist_add {
         builder.add_file(p)?;
+    }
+    for p in &args.pack {
+        builder.add_pack_file(p)?;
     }
     Ok(Analyzer::new(builder.build()?))
 }

@@ -315,59 +315,51 @@ pub(super) fn fallback(cx: &mut Ctx<'_>, i: usize, at: Span, text: &str) {
 }
 
 /// Fallback over a whole unparseable command: the rules' raw-text patterns, and the rules over
-/// the commands a brace-built command word spells.
+/// the plain commands in the text (see [`plain_commands`]).
 pub(crate) fn fallback_text<'l>(list: &'l Allowlist, text: &str) -> Vec<&'l DenyRule> {
-    let braced = brace_commands(text);
+    // bash removes a backslash-newline before it splits words (`git re\⏎set --hard`).
+    let joined = text.replace("\\\n", "");
+    let plain = plain_commands(&joined);
     list.deny
         .iter()
         .filter(|r| {
             r.fallback.as_ref().is_some_and(|re| re.is_match(text))
-                || braced.iter().any(|words| rule_matches(list, r, words))
+                || plain.iter().any(|words| rule_matches(list, r, words))
         })
         .collect()
 }
 
-/// Most brace-built command words read from one unparseable text.
-const MAX_BRACE_COMMANDS: usize = 16;
+/// Most plain commands read from one unparseable text.
+const MAX_PLAIN_COMMANDS: usize = 64;
 
-/// `{rm,-rf,/}`: bash brace-expands a word in command position into the program and its
-/// arguments, which the parser takes for a group that never closes. Each such word (simple
-/// comma lists only), with the plain words after it up to the next operator, as the words
-/// bash would run.
-fn brace_commands(text: &str) -> Vec<Vec<Word>> {
+/// The commands of a text the parser could not read, split at operators, that are nothing but
+/// plain words — no quotes, expansions or escapes — as the words bash would run. A first word
+/// that is a comma list in braces (`{rm,-rf,/}`) is brace-expanded, as bash does; the parser
+/// takes it for a group that never closes.
+fn plain_commands(text: &str) -> Vec<Vec<Word>> {
     let mut out = Vec::new();
-    for (at, _) in text.match_indices('{') {
-        let before = text[..at].trim_end_matches([' ', '\t']);
-        let command_position = before.is_empty()
-            || before.ends_with([';', '&', '|', '(', '\n', '`', '!'])
-            || before.ends_with("sudo")
-            || before.ends_with("then")
-            || before.ends_with("do");
-        if !command_position {
-            continue;
-        }
-        let end = text[at..]
-            .find(['\n', ';', '&', '|', ')', '`'])
-            .map_or(text.len(), |e| at + e);
-        let mut parts = text[at..end].split_whitespace();
-        let Some(inner) = parts
-            .next()
-            .and_then(|h| h.strip_prefix('{'))
-            .and_then(|h| h.strip_suffix('}'))
-        else {
+    for piece in text.split([';', '&', '|', '(', ')', '\n', '`']) {
+        let mut tokens = piece.split_whitespace();
+        let Some(head) = tokens.next() else {
             continue;
         };
-        if !inner.contains(',') || inner.contains(['{', '}', '\'', '"', '$', '`', '\\']) {
+        let mut words: Vec<Word> = match head.strip_prefix('{').and_then(|h| h.strip_suffix('}')) {
+            Some(inner) if inner.contains(',') => inner
+                .split(',')
+                .filter(|p| !p.is_empty())
+                .map(|t| static_word(t, Span::default()))
+                .collect(),
+            _ => vec![static_word(head, Span::default())],
+        };
+        words.extend(tokens.map(|t| static_word(t, Span::default())));
+        let plain = words
+            .iter()
+            .all(|w| !w.text.contains(['{', '}', '\'', '"', '$', '`', '\\', '*', '?', '[']));
+        if !plain {
             continue;
         }
-        let words: Vec<Word> = inner
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .chain(parts)
-            .map(|t| static_word(t, Span::default()))
-            .collect();
         out.push(words);
-        if out.len() >= MAX_BRACE_COMMANDS {
+        if out.len() >= MAX_PLAIN_COMMANDS {
             break;
         }
     }

@@ -59,12 +59,6 @@ const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
         Verdict::Ask,
         "arithmetic on a variable is not tracked",
     ),
-    // FIXME: brace expansion in command position is a parse error for tree-sitter.
-    (
-        "{rm,-rf,x}",
-        Verdict::Ask,
-        "tree-sitter cannot parse a brace-expanded command word",
-    ),
     // tree-sitter-bash misreads these heredocs; failing closed is the intended outcome.
     (
         "cat <<\"E\"OF\n$(id)\nEOF",

@@ -14,6 +14,7 @@ mod differential;
 mod git_config;
 mod mismatch;
 mod options;
+mod packs;
 mod properties;
 mod real_programs;
 mod rules;

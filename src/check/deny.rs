@@ -823,3 +823,109 @@ fn runs_one_of(words: &[Word], set: &[&str]) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(text: &str, expansions: Expansions) -> Word {
+        Word {
+            text: text.to_string(),
+            span: Span::default(),
+            expansions,
+            quoted: false,
+        }
+    }
+
+    #[test]
+    fn program_names_drop_directories_and_windows_suffixes() {
+        for (written, name) in [
+            ("rm", "rm"),
+            ("/bin/rm", "rm"),
+            ("./rm", "rm"),
+            ("rm.exe", "rm"),
+            ("GIT.EXE", "git"),
+            ("C:/Program Files/Git/bin/git.exe", "git"),
+            ("C:\\Git\\bin\\Git.Exe", "git"),
+            (".exe", ".exe"),
+            ("Makefile", "Makefile"),
+            ("é.exe", "é"),
+        ] {
+            assert_eq!(program_name(written), name, "{written}");
+        }
+    }
+
+    #[test]
+    fn only_a_whole_default_expansion_has_a_default() {
+        let p = Expansions::PARAMETER;
+        for (text, default) in [
+            ("${X:--delete}", Some("-delete")),
+            ("${X-\"-delete\"}", Some("-delete")),
+            ("\"${X:=--hard}\"", Some("--hard")),
+            ("${X=-f}", Some("-f")),
+            ("${X:+-delete}", None),
+            ("${X:-$Y}", None),
+            ("${X:-a b}", None),
+            ("${X:-}", None),
+            ("a${X:--delete}", None),
+            ("${1:--delete}", Some("-delete")),
+            ("$X", None),
+        ] {
+            assert_eq!(default_of(&word(text, p)), default, "{text}");
+        }
+        assert_eq!(default_of(&word("${X:--delete}", Expansions::NONE)), None);
+    }
+
+    #[test]
+    fn the_replacement_of_an_s_command_is_read_back_from_its_flag() {
+        for (script, command) in [
+            ("s/x/rm -rf \\//e", Some("rm -rf /")),
+            ("s|a|ls|ge", Some("ls")),
+            ("1s/.*/id/2e", Some("id")),
+            ("e", None),
+        ] {
+            let flag = script.rfind('e').unwrap();
+            assert_eq!(
+                substitute_replacement(script, flag).as_deref(),
+                command,
+                "{script}"
+            );
+        }
+    }
+
+    #[test]
+    fn plain_commands_are_split_at_operators_and_brace_lists_expand() {
+        let texts = |t: &str| -> Vec<Vec<String>> {
+            plain_commands(t)
+                .into_iter()
+                .map(|ws| ws.into_iter().map(|w| w.text).collect())
+                .collect()
+        };
+        assert_eq!(texts("{rm,-rf,/}"), [["rm", "-rf", "/"]]);
+        assert_eq!(
+            texts("ls; {git,reset,--hard} x"),
+            [vec!["ls"], vec!["git", "reset", "--hard", "x"]]
+        );
+        // Anything quoted or expanded is not plain.
+        assert!(
+            texts("echo 'a; b'")
+                .iter()
+                .all(|c| c[0] == "echo" || c[0] == "b'")
+        );
+        assert!(texts("rm -rf \"$x\"").is_empty());
+        assert!(texts("{a,{b,c}}").is_empty());
+    }
+
+    proptest::proptest! {
+        /// No text makes the fallback readers panic, and what they produce is plain words.
+        #[test]
+        fn fallback_readers_take_any_text(s in "[ -~\\n]{0,60}") {
+            for words in plain_commands(&s) {
+                proptest::prop_assert!(words.iter().all(|w| !w.text.is_empty() && w.is_static()));
+            }
+            for at in 0..s.len() {
+                let _ = substitute_replacement(&s, at);
+            }
+        }
+    }
+}

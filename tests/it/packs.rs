@@ -777,3 +777,46 @@ fn the_cli_adds_packs_with_dash_dash_pack() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Single-quotes `s` for bash.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The readers that reach nested commands (`watch`, sed's `e`, a shell past options it does
+/// not follow) nest analyses; the script-depth and work limits bound them on a test thread's
+/// stack, and a denied command still denies however deep it is written.
+#[test]
+fn nesting_through_the_deny_readers_is_bounded() {
+    let mut watch = "rm -rf /".to_string();
+    let mut sed = "rm -rf /".to_string();
+    let mut shell = "rm -rf /".to_string();
+    for _ in 0..12 {
+        watch = format!("watch {}", quote(&watch));
+        sed = format!("sed -n {} f", quote(&format!("1e {sed}")));
+        shell = format!("bash --rcfile x -c {}", quote(&shell));
+    }
+    let inputs = [
+        format!("{}rm -rf /", "watch ".repeat(300)),
+        format!("{}rm -rf /", "watch -x ".repeat(300)),
+        watch,
+        sed,
+        shell,
+    ];
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let analyzer = Analyzer::default();
+            for cmd in &inputs {
+                let start = std::time::Instant::now();
+                let a = analyzer.analyze(cmd);
+                assert!(a.verdict >= Ask, "{cmd}");
+                assert!(start.elapsed().as_secs() < 5, "{cmd}");
+            }
+            // Shallow enough to be read through: denied.
+            assert_eq!(analyzer.analyze("watch watch 'rm -rf /'").verdict, Deny);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

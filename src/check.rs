@@ -13,6 +13,7 @@ mod awk_program;
 mod deny;
 mod dialect;
 mod git;
+mod interp;
 mod redirect;
 mod script_text;
 mod sed;
@@ -350,6 +351,9 @@ impl Ctx<'_> {
             );
             return None;
         };
+        // Interpreter one-liners (`python -c`, `node -e`, heredocs) deny what their code
+        // would destroy, whatever path names the interpreter (`/opt/py/bin/python3`).
+        interp::check(self, i, text, words);
         let name = self.resolve(i, first, text)?;
         // A function may be named by a path too (`/bin/ls() { …; }; /bin/ls`).
         if self.functions.contains(name) || self.functions.contains(text) {

@@ -31,6 +31,8 @@ enum Command {
     Check(CheckArgs),
     /// Print the embedded default allowlist.
     DefaultAllowlist,
+    /// List, add or remove the grants in the persisted state file.
+    Policy(PolicyArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -85,6 +87,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             print!("{}", cmdguard::DEFAULT_ALLOWLIST);
             0
         }
+        Command::Policy(args) => policy(args),
         Command::Check(args) => {
             // clap takes an unknown `--flag` as the start of the command; without `--` it is
             // far more likely a mistyped option than a command starting with `-`.
@@ -100,6 +103,186 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
             check(args)
         }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+struct PolicyArgs {
+    /// The state file [default: $XDG_STATE_HOME/cmdguard/state.json, else
+    /// ~/.local/state/cmdguard/state.json].
+    #[arg(long, value_name = "FILE", global = true)]
+    state: Option<PathBuf>,
+    #[command(subcommand)]
+    action: PolicyAction,
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyAction {
+    /// Print the granted command prefixes, one per line.
+    List,
+    /// Grant a command prefix, one argument per word: `cmdguard policy add npm test`.
+    Add {
+        /// The words of the prefix.
+        #[arg(required = true, value_name = "WORD", allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// Remove a granted command prefix (exit status 1 when it was not granted).
+    Remove {
+        /// The words of the prefix.
+        #[arg(required = true, value_name = "WORD", allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// List, add or remove the paths file tools may write under.
+    Paths {
+        #[command(subcommand)]
+        action: PathsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum PathsAction {
+    /// Print the granted write paths, one per line.
+    List,
+    /// Grant writes under a path (made absolute against the current directory).
+    Add {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Remove a granted write path (exit status 1 when it was not granted).
+    Remove {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// `cmdguard policy …`: the grants in the state file.
+fn policy(args: PolicyArgs) -> i32 {
+    use cmdguard::policy::{Prefix, StateFile};
+
+    let Some(path) = args.state.or_else(StateFile::default_path) else {
+        eprintln!(
+            "cmdguard: cannot tell where the state file is (no $XDG_STATE_HOME or $HOME); pass --state FILE"
+        );
+        return EXIT_CONFIG;
+    };
+    let file = StateFile::new(path);
+    let prefix = |words: Vec<String>| {
+        if let Some(w) = words.iter().find(|w| w.chars().any(char::is_whitespace)) {
+            return Err(format!(
+                "`{w}` holds a space; give each word of the prefix as its own argument"
+            ));
+        }
+        Prefix::new(words).map_err(|e| e.to_string())
+    };
+    let absolute = |p: PathBuf| -> Result<PathBuf, String> {
+        let p = if p.is_absolute() {
+            p
+        } else {
+            std::env::current_dir()
+                .map_err(|e| {
+                    format!("cannot tell the current directory ({e}); give an absolute path")
+                })?
+                .join(p)
+        };
+        cmdguard::policy::normal_path(&p).map_err(|e| e.to_string())
+    };
+    let result = match args.action {
+        PolicyAction::List => file.load().map(|g| {
+            for p in g.commands {
+                println!("{p}");
+            }
+            0
+        }),
+        PolicyAction::Add { words } => match prefix(words) {
+            Err(e) => return policy_usage(&e),
+            Ok(p) => file.update(|g| g.add_command(p.clone())).map(|(_, added)| {
+                report_change(
+                    added,
+                    &format!("added `{p}`"),
+                    &format!("`{p}` was already granted"),
+                )
+            }),
+        },
+        PolicyAction::Remove { words } => match prefix(words) {
+            Err(e) => return policy_usage(&e),
+            Ok(p) => file.update(|g| g.remove_command(&p)).map(|(_, removed)| {
+                report_removal(
+                    removed,
+                    &format!("removed `{p}`"),
+                    &format!("`{p}` was not granted"),
+                )
+            }),
+        },
+        PolicyAction::Paths { action } => match action {
+            PathsAction::List => file.load().map(|g| {
+                for p in g.write_paths {
+                    println!("{}", p.display());
+                }
+                0
+            }),
+            PathsAction::Add { path } => match absolute(path) {
+                Err(e) => return policy_usage(&e),
+                Ok(p) => {
+                    file.update(|g| g.add_write_path(&p).unwrap_or(false))
+                        .map(|(_, added)| {
+                            let shown = p.display();
+                            report_change(
+                                added,
+                                &format!("added `{shown}`"),
+                                &format!("`{shown}` was already granted"),
+                            )
+                        })
+                }
+            },
+            PathsAction::Remove { path } => match absolute(path) {
+                Err(e) => return policy_usage(&e),
+                Ok(p) => file
+                    .update(|g| g.remove_write_path(&p).unwrap_or(false))
+                    .map(|(_, removed)| {
+                        let shown = p.display();
+                        report_removal(
+                            removed,
+                            &format!("removed `{shown}`"),
+                            &format!("`{shown}` was not granted"),
+                        )
+                    }),
+            },
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cmdguard: {e}");
+            match e.kind {
+                cmdguard::policy::StateErrorKind::Io(_) => EXIT_INTERNAL,
+                cmdguard::policy::StateErrorKind::Corrupt(_)
+                | cmdguard::policy::StateErrorKind::Version(_) => EXIT_CONFIG,
+            }
+        }
+    }
+}
+
+fn policy_usage(why: &str) -> i32 {
+    eprintln!(
+        "cmdguard: {why}\n\nUsage: cmdguard policy [--state FILE] <list|add|remove|paths> [ARGS]..."
+    );
+    EXIT_USAGE
+}
+
+/// Prints what an add did; adding what is already there is not an error.
+fn report_change(changed: bool, done: &str, already: &str) -> i32 {
+    println!("{}", if changed { done } else { already });
+    0
+}
+
+/// Prints what a removal did; exit status 1 when there was nothing to remove.
+fn report_removal(removed: bool, done: &str, missing: &str) -> i32 {
+    if removed {
+        println!("{done}");
+        0
+    } else {
+        eprintln!("cmdguard: {missing}");
+        1
     }
 }
 

@@ -27,6 +27,12 @@ impl Ctx<'_> {
     }
 }
 
+/// Strips a directory from a program path (`/bin/rm`, `./rm`); [`program_name`] also strips
+/// Windows spellings.
+pub(crate) fn basename(s: &str) -> &str {
+    s.rsplit('/').next().unwrap_or(s)
+}
+
 /// The name deny rules compare a program word by: without its directory (`/bin/rm`, `./rm`,
 /// `C:\Git\bin\git.exe`) and without a Windows `.exe` suffix, lower-cased when it had one
 /// (Windows finds `GIT.EXE` for `git`).

@@ -50,6 +50,12 @@ impl Place {
         }
     }
 
+    /// The directories the commands may run in; `None` once a `cd` led somewhere only known
+    /// at run time.
+    pub(crate) fn dirs(&self) -> Option<&[PathBuf]> {
+        self.unknown.is_none().then_some(self.dirs.as_slice())
+    }
+
     fn unknown(&mut self, why: String) {
         self.unknown.get_or_insert(why);
     }

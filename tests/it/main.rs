@@ -7,14 +7,17 @@
 )]
 
 mod adversarial;
+mod assess;
 mod bounded;
 mod cli;
 mod dialects;
 mod differential;
 mod git_config;
+mod interp;
 mod mismatch;
 mod options;
 mod packs;
+mod policy;
 mod properties;
 mod real_programs;
 mod rules;

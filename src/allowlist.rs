@@ -23,14 +23,38 @@ use regex::Regex;
 pub(crate) use self::key::KeyPattern;
 use self::options::{OptionTable, Parser};
 use self::toml::{
-    RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawShell, RawStyle,
-    RawWrapper,
+    RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawPackFile, RawPacks,
+    RawShell, RawStyle, RawWrapper,
 };
 use crate::finding::{Code, Finding, Rule, RuleOrigin, Verdict};
 use crate::limits::Limits;
 
 /// The default allowlist, embedded in the binary.
 pub const DEFAULT_ALLOWLIST: &str = include_str!("../allowlist.toml");
+
+/// The default deny packs, embedded in the binary: each a file name under `packs/` and its
+/// text (a `[pack]` header and `[[deny]]` rules). [`AllowlistBuilder::add_default`] adds them.
+pub const DEFAULT_PACKS: &[(&str, &str)] = &[
+    (
+        "core.filesystem.toml",
+        include_str!("../packs/core.filesystem.toml"),
+    ),
+    ("core.git.toml", include_str!("../packs/core.git.toml")),
+    ("system.toml", include_str!("../packs/system.toml")),
+    ("containers.toml", include_str!("../packs/containers.toml")),
+    ("kubernetes.toml", include_str!("../packs/kubernetes.toml")),
+    ("databases.toml", include_str!("../packs/databases.toml")),
+    ("cloud.toml", include_str!("../packs/cloud.toml")),
+    (
+        "package_managers.toml",
+        include_str!("../packs/package_managers.toml"),
+    ),
+];
+
+/// Packs whose rules are code rather than `[[deny]]` tables, on by default: `[packs]` may name
+/// them, and the code consults [`Allowlist::pack_enabled`] (`interpreters`: interpreter
+/// one-liners that delete or run denied commands).
+pub const ENGINE_PACKS: &[&str] = &["interpreters"];
 
 /// The compiled rules cmdguard checks commands against: [`Allowlist::default`] (the embedded
 /// `allowlist.toml`), or what an [`AllowlistBuilder`] built from files and texts, its examples
@@ -63,6 +87,37 @@ pub struct Allowlist {
     pub(crate) shells: HashMap<String, Shell>,
     pub(crate) deny: Vec<DenyRule>,
     pub(crate) examples: Vec<Example>,
+    pub(crate) packs: Vec<Pack>,
+    /// `[packs]` entries, applied once every source is compiled (a pack may come later).
+    pub(crate) pack_toggles: Vec<PackToggle>,
+}
+
+/// A deny pack: a named group of deny rules that can be turned on and off as one.
+///
+/// ```
+/// let list = cmdguard::Allowlist::default();
+/// let git = list.packs().iter().find(|p| p.id == "core.git").unwrap();
+/// assert!(git.enabled);
+/// assert!(list.pack_enabled("core.git"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pack {
+    /// The id rules are qualified with (`core.git`) and `[packs]` names.
+    pub id: String,
+    /// What the pack denies.
+    pub description: String,
+    /// Where the pack's `[pack]` header is written ([`RuleOrigin::BuiltIn`] for engine packs).
+    pub origin: RuleOrigin,
+    /// Whether its rules apply, after `[packs]`.
+    pub enabled: bool,
+}
+
+/// One `enable` / `disable` entry of a `[packs]` table.
+#[derive(Debug, Clone)]
+pub(crate) struct PackToggle {
+    id: String,
+    enable: bool,
+    at: Location,
 }
 
 /// A `match` / `not_match` example to verify once the allowlist is complete.
@@ -72,6 +127,8 @@ pub(crate) struct Example {
     pub kind: ExampleKind,
     pub rule: String,
     pub at: Location,
+    /// The pack of the rule the example belongs to: a disabled pack's examples are not run.
+    pub pack: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,11 +307,20 @@ pub(crate) enum Dialect {
 /// One compiled `[[deny]]` rule.
 #[derive(Debug, Clone)]
 pub(crate) struct DenyRule {
+    /// Pack-qualified for a pack's rules (`core.git/git-clean-force`).
     pub id: String,
     pub reason: String,
+    pub origin: RuleOrigin,
+    /// The pack it belongs to; `None` for a `[[deny]]` table in an allowlist file.
+    pub pack: Option<String>,
     pub command: Option<Vec<String>>,
     pub any_option: Vec<String>,
     pub all_options: Vec<Vec<String>>,
+    pub no_option: Vec<String>,
+    pub min_operands: Option<usize>,
+    pub operand_after_double_dash: bool,
+    pub value_of: Vec<String>,
+    pub any_value: Vec<Regex>,
     pub spec: OptionSpec,
     pub any_operand: Vec<Regex>,
     pub redirect_target: Vec<Regex>,
@@ -267,6 +333,8 @@ pub(crate) struct DenyRule {
 pub(crate) enum Builtin {
     ForkBomb,
     DownloadToInterpreter,
+    DestructiveSql,
+    XargsDelete,
 }
 
 /// A problem in an allowlist file: where it is and what is wrong.
@@ -379,6 +447,16 @@ pub struct AllowlistBuilder {
 struct Source {
     text: Cow<'static, str>,
     origin: String,
+    kind: SourceKind,
+}
+
+/// What a source holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceKind {
+    /// An allowlist file (`allowlist.toml`'s format).
+    Allowlist,
+    /// A deny pack (`[pack]` and `[[deny]]`).
+    Pack,
 }
 
 impl AllowlistBuilder {
@@ -387,13 +465,71 @@ impl AllowlistBuilder {
         AllowlistBuilder::default()
     }
 
-    /// Adds the embedded default allowlist ([`DEFAULT_ALLOWLIST`]).
+    /// Adds the embedded default allowlist ([`DEFAULT_ALLOWLIST`]) and the default deny packs
+    /// ([`DEFAULT_PACKS`]).
     pub fn add_default(&mut self) -> &mut AllowlistBuilder {
         self.sources.push(Source {
             text: Cow::Borrowed(DEFAULT_ALLOWLIST),
             origin: EMBEDDED.to_string(),
+            kind: SourceKind::Allowlist,
+        });
+        self.add_default_packs()
+    }
+
+    /// Adds the default deny packs ([`DEFAULT_PACKS`]) alone: for an allowlist that replaces
+    /// the default one but keeps its deny rules.
+    pub fn add_default_packs(&mut self) -> &mut AllowlistBuilder {
+        for (file, text) in DEFAULT_PACKS {
+            self.sources.push(Source {
+                text: Cow::Borrowed(text),
+                origin: format!("{EMBEDDED}/packs/{file}"),
+                kind: SourceKind::Pack,
+            });
+        }
+        self
+    }
+
+    /// Adds a deny pack's TOML text: a `[pack]` table with its `id`, and `[[deny]]` rules,
+    /// whose ids the pack's id qualifies. `origin` names the file as in
+    /// [`AllowlistBuilder::add_toml`].
+    ///
+    /// ```
+    /// use cmdguard::{AllowlistBuilder, Analyzer, Verdict};
+    /// let pack = r#"
+    /// [pack]
+    /// id = "acme"
+    /// description = "our own release tool"
+    ///
+    /// [[deny]]
+    /// id = "release-delete"
+    /// reason = "deletes a published release"
+    /// command = "acme-release delete"
+    /// match = ["acme-release delete v1.2"]
+    /// "#;
+    /// let list = AllowlistBuilder::new().add_default().add_pack(pack, None).build()?;
+    /// let a = Analyzer::new(list).analyze("acme-release delete v1.2");
+    /// assert_eq!(a.verdict, Verdict::Deny);
+    /// assert_eq!(a.findings[0].rule.as_deref(), Some("acme/release-delete"));
+    /// # Ok::<(), cmdguard::ConfigError>(())
+    /// ```
+    pub fn add_pack(&mut self, text: &str, origin: Option<&Path>) -> &mut AllowlistBuilder {
+        self.sources.push(Source {
+            text: Cow::Owned(text.to_string()),
+            origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
+            kind: SourceKind::Pack,
         });
         self
+    }
+
+    /// Reads a deny pack file and adds its text (see [`AllowlistBuilder::add_pack`]).
+    pub fn add_pack_file(&mut self, path: &Path) -> Result<&mut AllowlistBuilder, ConfigError> {
+        let text = read(path, "cannot read the deny pack")?;
+        self.sources.push(Source {
+            text: Cow::Owned(text),
+            origin: path.display().to_string(),
+            kind: SourceKind::Pack,
+        });
+        Ok(self)
     }
 
     /// Adds TOML text. `origin` names the file in error messages and rule origins
@@ -402,23 +538,18 @@ impl AllowlistBuilder {
         self.sources.push(Source {
             text: Cow::Owned(text.to_string()),
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
+            kind: SourceKind::Allowlist,
         });
         self
     }
 
     /// Reads an allowlist file and adds its text.
     pub fn add_file(&mut self, path: &Path) -> Result<&mut AllowlistBuilder, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let at = Location {
-                origin: path.display().to_string(),
-                line: 0,
-                column: 0,
-            };
-            ConfigError::at(at, None, "cannot read the allowlist".into()).caused_by(e)
-        })?;
+        let text = read(path, "cannot read the allowlist")?;
         self.sources.push(Source {
             text: Cow::Owned(text),
             origin: path.display().to_string(),
+            kind: SourceKind::Allowlist,
         });
         Ok(self)
     }
@@ -428,11 +559,39 @@ impl AllowlistBuilder {
     /// needs at start-up (a test verifies its examples).
     pub(crate) fn compile(&self) -> Result<Allowlist, ConfigError> {
         let mut list = Allowlist::empty();
+        // The embedded packs' examples go through the embedded allowlist's wrappers and shells
+        // (`sudo rm -f /*`); under a replacement allowlist they prove nothing about the packs.
+        let default_list = self
+            .sources
+            .iter()
+            .any(|s| s.kind == SourceKind::Allowlist && s.origin == EMBEDDED);
         for source in &self.sources {
-            compile_source(&mut list, source)?;
+            match source.kind {
+                SourceKind::Allowlist => compile_source(&mut list, source)?,
+                SourceKind::Pack => {
+                    let examples = list.examples.len();
+                    compile_pack(&mut list, source)?;
+                    if !default_list && source.origin.starts_with(EMBEDDED) {
+                        list.examples.truncate(examples);
+                    }
+                }
+            }
         }
+        apply_pack_toggles(&mut list)?;
         Ok(list)
     }
+}
+
+/// A file's text; `what` says what could not be read.
+fn read(path: &Path, what: &str) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        let at = Location {
+            origin: path.display().to_string(),
+            line: 0,
+            column: 0,
+        };
+        ConfigError::at(at, None, what.to_string()).caused_by(e)
+    })
 }
 
 /// The name the embedded default allowlist goes by in errors and rule origins.
@@ -473,7 +632,57 @@ impl Allowlist {
             shells: HashMap::new(),
             deny: Vec::new(),
             examples: Vec::new(),
+            packs: ENGINE_PACKS
+                .iter()
+                .map(|id| Pack {
+                    id: id.to_string(),
+                    description: String::new(),
+                    origin: RuleOrigin::BuiltIn,
+                    enabled: true,
+                })
+                .collect(),
+            pack_toggles: Vec::new(),
         }
+    }
+
+    /// The deny packs known to this allowlist, on or off, in the order they were added.
+    pub fn packs(&self) -> &[Pack] {
+        &self.packs
+    }
+
+    /// True when the pack `id` is known and on: its rules apply. An unknown id is off.
+    ///
+    /// ```
+    /// use cmdguard::AllowlistBuilder;
+    /// let list = AllowlistBuilder::new()
+    ///     .add_default()
+    ///     .add_toml("[packs]\ndisable = [\"databases\"]\n", None)
+    ///     .build()?;
+    /// assert!(!list.pack_enabled("databases"));
+    /// assert!(list.pack_enabled("core.git"));
+    /// assert!(list.pack_enabled("interpreters"));
+    /// assert!(!list.pack_enabled("no-such-pack"));
+    /// # Ok::<(), cmdguard::ConfigError>(())
+    /// ```
+    pub fn pack_enabled(&self, id: &str) -> bool {
+        self.packs.iter().any(|p| p.id == id && p.enabled)
+    }
+
+    /// The deny rule with id `id` (pack-qualified for a pack's rules, as [`Finding::rule`]
+    /// names it) and where it is written.
+    ///
+    /// ```
+    /// use cmdguard::RuleOrigin;
+    /// let list = cmdguard::Allowlist::default();
+    /// let rule = list.deny_rule("core.git/git-reset-hard").unwrap();
+    /// let RuleOrigin::File { path, .. } = &rule.origin else { panic!() };
+    /// assert_eq!(path, "<embedded>/packs/core.git.toml");
+    /// ```
+    pub fn deny_rule(&self, id: &str) -> Option<Rule> {
+        self.deny.iter().find(|r| r.id == id).map(|r| Rule {
+            id: r.id.clone(),
+            origin: r.origin.clone(),
+        })
     }
 
     /// A builder to collect allowlist files into an [`Allowlist`].
@@ -635,9 +844,114 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
         list.shells.insert(shell.name.clone(), shell);
     }
     for d in raw.deny {
-        list.deny.push(compile_deny(&cx, d, &mut examples)?);
+        list.deny.push(compile_deny(&cx, d, None, &mut examples)?);
+    }
+    if let Some(packs) = raw.packs {
+        compile_pack_toggles(list, &cx, packs);
     }
     list.examples.extend(examples);
+    Ok(())
+}
+
+/// Compiles a deny pack: its header, then its rules with their ids qualified by the pack's.
+fn compile_pack(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
+    let cx = Text {
+        text: &source.text,
+        origin: &source.origin,
+    };
+    let raw: RawPackFile = ::toml::from_str(&source.text).map_err(|e| {
+        let at = cx.at(e.span().unwrap_or(0..0));
+        ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
+    })?;
+    let id = raw.pack.id.get_ref();
+    let valid = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b));
+    if !valid {
+        return Err(cx.err(
+            raw.pack.id.span(),
+            "id",
+            format!("pack id `{id}` must be lowercase letters, digits, `.`, `_` or `-`"),
+        ));
+    }
+    if list.packs.iter().any(|p| &p.id == id) {
+        return Err(cx.err(
+            raw.pack.id.span(),
+            "id",
+            format!("pack `{id}` is defined twice; give this pack another id"),
+        ));
+    }
+    for p in raw.program {
+        if !p.harmless.is_empty() {
+            return Err(cx.err(
+                p.name.span(),
+                "harmless",
+                format!(
+                    "pack `{id}` declares harmless options for `{}`; only an allowlist may",
+                    p.name.get_ref()
+                ),
+            ));
+        }
+        // Added to what the allowlist says, never replacing it.
+        let known = list.programs.entry(p.name.into_inner()).or_default();
+        known.flags.extend(p.flags);
+        known.value_options.extend(p.value_options);
+    }
+    list.packs.push(Pack {
+        id: id.clone(),
+        description: raw.pack.description,
+        origin: cx.at(raw.pack.id.span()).rule_origin(),
+        enabled: raw.pack.enabled,
+    });
+    let mut examples = Vec::new();
+    for d in raw.deny {
+        list.deny
+            .push(compile_deny(&cx, d, Some(id.as_str()), &mut examples)?);
+    }
+    list.examples.extend(examples);
+    Ok(())
+}
+
+/// `[packs]`: recorded here, applied by [`apply_pack_toggles`] once every pack is known.
+fn compile_pack_toggles(list: &mut Allowlist, cx: &Text<'_>, packs: RawPacks) {
+    let RawPacks { enable, disable } = packs;
+    let toggles = enable
+        .into_iter()
+        .map(|p| (p, true))
+        .chain(disable.into_iter().map(|p| (p, false)));
+    for (p, on) in toggles {
+        list.pack_toggles.push(PackToggle {
+            at: cx.at(p.span()),
+            id: p.into_inner(),
+            enable: on,
+        });
+    }
+}
+
+/// Turns packs on and off as `[packs]` tables say, in order, then drops the rules and
+/// examples of the packs that are off. An unknown pack id is an error.
+fn apply_pack_toggles(list: &mut Allowlist) -> Result<(), ConfigError> {
+    for t in std::mem::take(&mut list.pack_toggles) {
+        let Some(pack) = list.packs.iter_mut().find(|p| p.id == t.id) else {
+            let known: Vec<&str> = list.packs.iter().map(|p| p.id.as_str()).collect();
+            let key = if t.enable { "enable" } else { "disable" };
+            let message = format!(
+                "unknown pack `{}` in `[packs] {key}`; known packs: {}",
+                t.id,
+                known.join(", ")
+            );
+            return Err(ConfigError::at(t.at, Some(key), message));
+        };
+        pack.enabled = t.enable;
+    }
+    let packs = &list.packs;
+    let on = |pack: &Option<String>| {
+        pack.as_deref()
+            .is_none_or(|id| packs.iter().any(|p| p.id == id && p.enabled))
+    };
+    list.deny.retain(|r| on(&r.pack));
+    list.examples.retain(|e| on(&e.pack));
     Ok(())
 }
 
@@ -670,6 +984,7 @@ impl Text<'_> {
                 command: m.into_inner(),
                 kind,
                 rule: rule.to_string(),
+                pack: None,
             });
         }
     }
@@ -851,13 +1166,18 @@ fn compile_shell(cx: &Text<'_>, s: RawShell, examples: &mut Vec<Example>) -> She
     }
 }
 
-/// `[[deny]]`: regexes are compiled once here; a rule must say what it matches.
+/// `[[deny]]`: regexes are compiled once here; a rule must say what it matches. A pack's rule
+/// gets an id qualified by the pack's (`core.git/git-reset-hard`).
 fn compile_deny(
     cx: &Text<'_>,
     d: RawDeny,
+    pack: Option<&str>,
     examples: &mut Vec<Example>,
 ) -> Result<DenyRule, ConfigError> {
-    let id = d.id.get_ref().clone();
+    let id = match pack {
+        Some(p) => format!("{p}/{}", d.id.get_ref()),
+        None => d.id.get_ref().clone(),
+    };
     let regexes = |list: &[String], key: &str| -> Result<Vec<Regex>, ConfigError> {
         list.iter()
             .map(|r| {
@@ -872,6 +1192,14 @@ fn compile_deny(
             .collect()
     };
     let any_operand = regexes(&d.any_operand, "any_operand")?;
+    let any_value = regexes(&d.any_value, "any_value")?;
+    if any_value.is_empty() != d.value_of.is_empty() {
+        return Err(cx.err(
+            d.id.span(),
+            "value_of",
+            format!("deny rule `{id}` needs both `value_of` and `any_value`, or neither"),
+        ));
+    }
     let redirect_target = regexes(&d.redirect_target, "redirect_target")?;
     let fallback = match &d.fallback_regex {
         Some(r) => regexes(std::slice::from_ref(r), "fallback_regex")?.pop(),
@@ -880,6 +1208,8 @@ fn compile_deny(
     let builtin = d.builtin.map(|b| match b {
         RawBuiltin::ForkBomb => Builtin::ForkBomb,
         RawBuiltin::DownloadToInterpreter => Builtin::DownloadToInterpreter,
+        RawBuiltin::DestructiveSql => Builtin::DestructiveSql,
+        RawBuiltin::XargsDelete => Builtin::XargsDelete,
     });
     if d.command.is_none() && builtin.is_none() && redirect_target.is_empty() {
         return Err(cx.err(
@@ -888,17 +1218,29 @@ fn compile_deny(
             format!("deny rule `{id}` needs `command`, `builtin` or `redirect_target`"),
         ));
     }
+    let first = examples.len();
     cx.examples(&id, d.matches, ExampleKind::Denied, examples);
     cx.examples(&id, d.not_match, ExampleKind::NotDenied, examples);
+    for e in &mut examples[first..] {
+        e.pack = pack.map(str::to_string);
+    }
     Ok(DenyRule {
+        origin: cx.at(d.id.span()).rule_origin(),
+        pack: pack.map(str::to_string),
         id,
         reason: d.reason,
         command: d.command.map(|c| split_command(c.get_ref())),
         any_option: d.any_option,
         all_options: d.all_options,
+        no_option: d.no_option,
+        min_operands: d.min_operands,
+        operand_after_double_dash: d.operand_after_double_dash,
+        value_of: d.value_of.clone(),
+        any_value,
         spec: OptionSpec {
             style: d.style.into(),
-            value_options: d.value_options,
+            // An option whose value a rule reads takes one.
+            value_options: d.value_options.into_iter().chain(d.value_of).collect(),
         },
         any_operand,
         redirect_target,

@@ -93,6 +93,9 @@ struct CheckArgs {
     /// only the built-in default and these flags.
     #[arg(long)]
     no_config: bool,
+    /// Add this deny pack (a `[pack]` table and `[[deny]]` rules; repeatable).
+    #[arg(long = "pack", value_name = "FILE")]
+    pack: Vec<PathBuf>,
     /// The directory the command will run in (default: the current directory). git commands
     /// are checked against the config of the repository there; with --jsonl a line's own
     /// `"cwd"` field wins.
@@ -354,6 +357,7 @@ fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
     };
     sources.allowlist = args.allowlist.clone();
     sources.allowlist_add = args.allowlist_add.clone();
+    sources.packs = args.pack.clone();
     let config = sources.load()?;
     for f in &config.files {
         if f.status == config::FileStatus::Changed {

@@ -187,6 +187,8 @@ pub struct ConfigSources {
     pub allowlist: Option<PathBuf>,
     /// `--allowlist-add FILE`, in order.
     pub allowlist_add: Vec<PathBuf>,
+    /// `--pack FILE`: user deny packs, in order.
+    pub packs: Vec<PathBuf>,
 }
 
 impl ConfigSources {
@@ -222,6 +224,7 @@ impl ConfigSources {
             env_config: env.path("CMDGUARD_CONFIG"),
             allowlist: None,
             allowlist_add: Vec::new(),
+            packs: Vec::new(),
         }
     }
 
@@ -281,6 +284,7 @@ impl ConfigSources {
                 FileStatus::Used,
             ));
         }
+        m.packs = self.packs.clone();
         // The user's Claude Code rules: the user layer, unless some layer turned them off.
         if let Some(p) = &self.claude_user {
             if m.claude_import {
@@ -518,6 +522,8 @@ pub fn check_file(path: &Path, layer: Layer) -> Result<(), ConfigError> {
 struct Merger {
     /// Every layer's allowlist texts, in order, with the file each is written in.
     sources: Vec<(String, PathBuf)>,
+    /// `--pack FILE`s, added after every layer's text.
+    packs: Vec<PathBuf>,
     replaced_default: bool,
     severity: BTreeMap<Code, SeveritySetting>,
     rules: Vec<RuleSummary>,
@@ -537,6 +543,7 @@ impl Default for Merger {
     fn default() -> Merger {
         Merger {
             sources: Vec::new(),
+            packs: Vec::new(),
             replaced_default: false,
             severity: BTreeMap::new(),
             rules: Vec::new(),
@@ -936,12 +943,17 @@ impl Merger {
 
     /// The merged configuration; the allowlist compiled and its examples verified.
     fn finish(self) -> Result<Config, ConfigError> {
-        let allowlist = if self.sources.is_empty() && self.severity.is_empty() {
+        let allowlist = if self.sources.is_empty() && self.severity.is_empty() && self.packs.is_empty()
+        {
             // The embedded list's examples are verified by the test suite, not on every run.
             Allowlist::default()
         } else {
             let mut builder = AllowlistBuilder::new();
-            if !self.replaced_default {
+            if self.replaced_default {
+                // A replacement allowlist keeps the default deny packs; `[packs] disable` turns
+                // them off.
+                builder.add_default_packs();
+            } else {
                 builder.add_default();
             }
             // The layers' texts, then the merged severities last, since a later `[severity]`
@@ -954,6 +966,9 @@ impl Merger {
                 builder.add_toml(text, Some(path));
             }
             builder.add_toml(&merged, Some(Path::new("<merged severity>")));
+            for p in &self.packs {
+                builder.add_pack_file(p)?;
+            }
             builder.build()?
         };
         let auto_confirm = match (&self.auto_confirm_on, &self.auto_confirm_off) {

@@ -169,7 +169,9 @@ pub mod tool;
 // risk-assessment agent's tools).
 extern crate self as cmdguard;
 
-pub use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST};
+pub use crate::allowlist::{
+    Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST, DEFAULT_PACKS, ENGINE_PACKS, Pack,
+};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
 pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};
 pub use crate::limits::Limits;

@@ -31,6 +31,51 @@ pub(crate) struct RawConfig {
     pub shell: Vec<RawShell>,
     #[serde(default)]
     pub deny: Vec<RawDeny>,
+    /// `[packs]`: which deny packs are on.
+    pub packs: Option<RawPacks>,
+}
+
+/// `[packs]`: turns deny packs on and off by id (`disable = ["databases"]`).
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPacks {
+    /// Packs to turn on (those a pack file marks `enabled = false`).
+    #[serde(default)]
+    pub enable: Vec<Spanned<String>>,
+    /// Packs to turn off.
+    #[serde(default)]
+    pub disable: Vec<Spanned<String>>,
+}
+
+/// A deny pack file: a `[pack]` header and its `[[deny]]` rules.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPackFile {
+    pub pack: RawPackHeader,
+    /// Global options of the programs the pack's rules name, so rules see past them
+    /// (`kubectl -n x delete ns y`); only `flags` and `value_options` are allowed here.
+    #[serde(default)]
+    pub program: Vec<RawProgram>,
+    #[serde(default)]
+    pub deny: Vec<RawDeny>,
+}
+
+/// `[pack]`: the pack's id and what it covers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPackHeader {
+    /// The id rule ids are qualified with (`core.git` → `core.git/git-clean-force`).
+    pub id: Spanned<String>,
+    /// What the pack denies, in a sentence.
+    #[serde(default)]
+    pub description: String,
+    /// Whether the pack is on unless `[packs]` says otherwise (default: on).
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// `[env]`: which variables a command may assign.
@@ -135,6 +180,11 @@ pub(crate) enum RawBuiltin {
     ForkBomb,
     /// A download piped into an interpreter: `curl … | sh`.
     DownloadToInterpreter,
+    /// SQL that destroys data (`DROP TABLE`, `TRUNCATE`, `DELETE FROM t` without `WHERE`)
+    /// given to a database client (`psql -c`, `mysql -e`, `sqlite3 DB SQL`, a heredoc).
+    DestructiveSql,
+    /// `xargs rm`: deletes every path its input lists (`find . | xargs rm`).
+    XargsDelete,
 }
 
 /// `[[allow]]`: one allowlist entry.
@@ -254,6 +304,20 @@ pub(crate) struct RawDeny {
     /// Every group has one option present.
     #[serde(default)]
     pub all_options: Vec<Vec<String>>,
+    /// None of these options present (`find -delete` with no `-name` or other filter).
+    #[serde(default)]
+    pub no_option: Vec<String>,
+    /// Fewest operands the command must have (`git checkout REF PATH`, not `git checkout REF`).
+    pub min_operands: Option<usize>,
+    /// An operand after `--` (`git checkout -- PATH`).
+    #[serde(default)]
+    pub operand_after_double_dash: bool,
+    /// Options whose value `any_value` is matched against (`pytest --basetemp=DIR`).
+    #[serde(default)]
+    pub value_of: Vec<String>,
+    /// Regexes over the values of the `value_of` options; one must match.
+    #[serde(default)]
+    pub any_value: Vec<String>,
     /// Options that take a value, so their values are not read as operands or options.
     #[serde(default)]
     pub value_options: Vec<String>,

@@ -2,13 +2,22 @@
 //! commands, nested scripts), to redirection targets, to structural patterns (fork bombs,
 //! downloads piped into interpreters) and, only when a command cannot be fully parsed, to its raw
 //! text. A word that merely mentions a destructive command is not denied, but an unquoted one asks.
+//!
+//! Deny rules see what bash would run, so they also look through what hides a command from the
+//! other stages: `watch`'s shell string, GNU sed's `e`, a shell option cmdguard does not follow
+//! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
+//! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
 
+mod sql;
+
+use std::borrow::Cow;
 use std::collections::HashSet;
 
+use super::sed_script::{SedDialect, check_sed_script};
 use super::{Arg, Ctx, DOWNLOADERS, INTERPRETERS, Origin, inside, names, parse_args};
 use crate::allowlist::{Allowlist, Builtin, DenyRule};
 use crate::finding::{Code, Span};
-use crate::segment::{Event, Joiner, Nest, Redirect, Segment, Word};
+use crate::segment::{Event, Expansions, Joiner, Nest, Redirect, RedirectOp, Segment, Word};
 
 impl Ctx<'_> {
     /// Reports a matched deny rule.
@@ -18,12 +27,28 @@ impl Ctx<'_> {
     }
 }
 
-/// Strips a directory from a program path: deny rules see through `/bin/rm` and `./rm` alike.
+/// Strips a directory from a program path (`/bin/rm`, `./rm`); [`program_name`] also strips
+/// Windows spellings.
 pub(crate) fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
 }
 
-fn first_word_matches(pattern: &str, name: &str) -> bool {
+/// The name deny rules compare a program word by: without its directory (`/bin/rm`, `./rm`,
+/// `C:\Git\bin\git.exe`) and without a Windows `.exe` suffix, lower-cased when it had one
+/// (Windows finds `GIT.EXE` for `git`).
+pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
+    let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
+    let n = base.len();
+    match base.get(n.saturating_sub(4)..) {
+        Some(ext) if n > 4 && ext.eq_ignore_ascii_case(".exe") => {
+            Cow::Owned(base[..n - 4].to_ascii_lowercase())
+        }
+        _ => Cow::Borrowed(base),
+    }
+}
+
+/// A rule's command word against a word: equal, or for a pattern ending in `*` a prefix.
+fn word_matches(pattern: &str, name: &str) -> bool {
     match pattern.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix),
         None => pattern == name,
@@ -59,16 +84,16 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     let Some(first) = words.first().and_then(|w| w.static_text()) else {
         return false;
     };
-    let name = basename(first);
-    if !cmd.first().is_some_and(|p| first_word_matches(p, name)) {
+    let name = program_name(first);
+    if !cmd.first().is_some_and(|p| word_matches(p, &name)) {
         return false;
     }
     let mut rest = &words[1..];
     if cmd.len() > 1 {
-        rest = skip_globals(list, name, rest);
+        rest = skip_globals(list, &name, rest);
         for want in &cmd[1..] {
             match rest.first().and_then(|w| w.static_text()) {
-                Some(t) if t == want => rest = &rest[1..],
+                Some(t) if word_matches(want, t) => rest = &rest[1..],
                 _ => return false,
             }
         }
@@ -84,6 +109,50 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     }
     if !rule.all_options.iter().all(|g| has(g)) {
         return false;
+    }
+    if has(&rule.no_option) {
+        return false;
+    }
+    // A run-time word may be an operand: counted as one, since a rule that matches denies.
+    let operand_words = || {
+        parsed.iter().filter_map(|a| match a {
+            Arg::Operand { word, .. } | Arg::Dynamic { word } => Some(*word),
+            Arg::Opt { .. } | Arg::Refused { .. } => None,
+        })
+    };
+    if rule
+        .min_operands
+        .is_some_and(|n| operand_words().count() < n)
+    {
+        return false;
+    }
+    if rule.operand_after_double_dash {
+        let Some(dd) = rest.iter().position(|w| w.static_text() == Some("--")) else {
+            return false;
+        };
+        if !operand_words().any(|w| w > dd) {
+            return false;
+        }
+    }
+    if !rule.value_of.is_empty() {
+        let named = |n: &str| rule.value_of.iter().any(|o| names(n, o));
+        let bad = |v: &str| rule.any_value.iter().any(|r| r.is_match(v));
+        let hit = parsed.iter().any(|a| match a {
+            Arg::Opt {
+                name,
+                value: Some(v),
+                ..
+            } => named(name) && bad(v),
+            // `--basetemp=$HOME`: a run-time word, matched on its source text.
+            Arg::Dynamic { word } => rest[*word]
+                .text
+                .split_once('=')
+                .is_some_and(|(n, v)| n.starts_with("--") && named(n) && bad(v)),
+            Arg::Opt { .. } | Arg::Operand { .. } | Arg::Refused { .. } => false,
+        });
+        if !hit {
+            return false;
+        }
     }
     if !rule.any_operand.is_empty() {
         let hit = parsed.iter().any(|a| match a {
@@ -108,10 +177,29 @@ const MAX_MENTIONS: usize = 16;
 /// Deny rules on one command, then the mention check on its unquoted arguments.
 pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], origin: Origin<'_>) {
     let list = cx.list;
+    let defaults = with_defaults(words);
     for rule in &list.deny {
-        if rule_matches(list, rule, words) {
+        let hit = match rule.builtin {
+            None => {
+                rule_matches(list, rule, words)
+                    || defaults
+                        .as_deref()
+                        .is_some_and(|d| rule_matches(list, rule, d))
+            }
+            Some(Builtin::DestructiveSql) => destructive_sql(cx, i, words),
+            Some(Builtin::XargsDelete) => xargs_deletes(words),
+            Some(Builtin::ForkBomb | Builtin::DownloadToInterpreter) => false,
+        };
+        if hit {
             cx.deny(rule, span, Some(i));
         }
+    }
+    if words
+        .first()
+        .and_then(|w| w.static_text())
+        .is_some_and(|t| program_name(t) == "watch")
+    {
+        watch(cx, i, span, words);
     }
     if matches!(origin, Origin::Tail) {
         return;
@@ -127,12 +215,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         let Some(t) = tail[0].static_text().filter(|_| !tail[0].quoted) else {
             continue;
         };
-        let name = basename(t);
+        let name = program_name(t);
         let named = list.deny.iter().any(|r| {
             r.command
                 .as_ref()
                 .and_then(|c| c.first())
-                .is_some_and(|p| first_word_matches(p, name))
+                .is_some_and(|p| word_matches(p, &name))
         });
         if !named {
             continue;
@@ -232,12 +320,436 @@ pub(super) fn fallback(cx: &mut Ctx<'_>, i: usize, at: Span, text: &str) {
     }
 }
 
-/// Fallback over a whole unparseable command.
+/// Fallback over a whole unparseable command: the rules' raw-text patterns, and the rules over
+/// the plain commands in the text (see [`plain_commands`]).
 pub(crate) fn fallback_text<'l>(list: &'l Allowlist, text: &str) -> Vec<&'l DenyRule> {
+    // bash removes a backslash-newline before it splits words (`git re\⏎set --hard`).
+    let joined = text.replace("\\\n", "");
+    let plain = plain_commands(&joined);
     list.deny
         .iter()
-        .filter(|r| r.fallback.as_ref().is_some_and(|re| re.is_match(text)))
+        .filter(|r| {
+            r.fallback.as_ref().is_some_and(|re| re.is_match(text))
+                || plain.iter().any(|words| rule_matches(list, r, words))
+        })
         .collect()
+}
+
+/// Most plain commands read from one unparseable text.
+const MAX_PLAIN_COMMANDS: usize = 64;
+
+/// The commands of a text the parser could not read, split at operators, that are nothing but
+/// plain words — no quotes, expansions or escapes — as the words bash would run. A first word
+/// that is a comma list in braces (`{rm,-rf,/}`) is brace-expanded, as bash does; the parser
+/// takes it for a group that never closes.
+fn plain_commands(text: &str) -> Vec<Vec<Word>> {
+    let mut out = Vec::new();
+    for piece in text.split([';', '&', '|', '(', ')', '\n', '`']) {
+        let mut tokens = piece.split_whitespace();
+        let Some(head) = tokens.next() else {
+            continue;
+        };
+        let mut words: Vec<Word> = match head.strip_prefix('{').and_then(|h| h.strip_suffix('}')) {
+            Some(inner) if inner.contains(',') => inner
+                .split(',')
+                .filter(|p| !p.is_empty())
+                .map(|t| static_word(t, Span::default()))
+                .collect(),
+            _ => vec![static_word(head, Span::default())],
+        };
+        words.extend(tokens.map(|t| static_word(t, Span::default())));
+        let plain = words.iter().all(|w| {
+            !w.text
+                .contains(['{', '}', '\'', '"', '$', '`', '\\', '*', '?', '['])
+        });
+        if !plain {
+            continue;
+        }
+        out.push(words);
+        if out.len() >= MAX_PLAIN_COMMANDS {
+            break;
+        }
+    }
+    out
+}
+
+fn static_word(text: &str, span: Span) -> Word {
+    Word {
+        text: text.to_string(),
+        span,
+        expansions: Expansions::NONE,
+        quoted: false,
+    }
+}
+
+/// `find . ${X:--delete}`: a word that is nothing but a default expansion (`${X:-w}`,
+/// `${X-w}`, `${X:=w}`, `${X=w}`) can be its default. The words with every such word
+/// replaced by its default, when there is one and it is static text.
+fn with_defaults(words: &[Word]) -> Option<Vec<Word>> {
+    if words.iter().all(|w| w.is_static()) {
+        return None;
+    }
+    let mut changed = false;
+    let mut out = Vec::with_capacity(words.len());
+    for w in words {
+        match default_of(w) {
+            Some(d) => {
+                changed = true;
+                out.push(static_word(d, w.span));
+            }
+            None => out.push(w.clone()),
+        }
+    }
+    changed.then_some(out)
+}
+
+/// The static default of a word that is only `${NAME:-default}` (possibly in double quotes).
+fn default_of(w: &Word) -> Option<&str> {
+    if w.is_static() {
+        return None;
+    }
+    let t = w.text.as_str();
+    let t = t
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(t);
+    let inner = t.strip_prefix("${")?.strip_suffix('}')?;
+    let name = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|&n| n > 0)?;
+    let op = &inner[name..];
+    let d = [":-", ":=", "-", "="]
+        .iter()
+        .find_map(|o| op.strip_prefix(o))?;
+    // One level of quotes around the default (`${X-"-delete"}`); anything else that bash
+    // would expand or split makes it unknown.
+    let d = ['"', '\'']
+        .iter()
+        .find_map(|q| d.strip_prefix(*q).and_then(|d| d.strip_suffix(*q)))
+        .unwrap_or(d);
+    let plain = !d.is_empty()
+        && !d.contains([
+            '$', '`', '\\', '"', '\'', '{', '}', ' ', '\t', '\n', '*', '?', '[',
+        ]);
+    plain.then_some(d)
+}
+
+/// `watch CMD…` joins its arguments into a string that `sh -c` runs (`watch -x` runs them as
+/// they are): that command is analysed like a nested script, so deny rules apply to it.
+fn watch(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut k = 1;
+    let mut exec = false;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        exec |= matches!(t, "-x" | "--exec");
+        let takes_value = matches!(t, "-n" | "--interval" | "-q" | "--equexit");
+        k += if takes_value { 2 } else { 1 };
+    }
+    let inner = words.get(k..).unwrap_or(&[]);
+    if inner.is_empty() || !inner.iter().all(Word::is_static) {
+        return;
+    }
+    if exec {
+        cx.command(i, span, inner, Origin::Wrapped);
+        return;
+    }
+    let script: Vec<&str> = inner.iter().map(|w| w.text.as_str()).collect();
+    cx.nested(i, span, "the command `watch` runs", &script.join(" "));
+}
+
+/// `bash --rcfile F -c SCRIPT`: an option cmdguard does not follow stops a shell's analysis
+/// (it asks), but the script after `-c` is still read so that a denied command in it denies.
+pub(super) fn shell_script_past_options(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
+    let mut k = 1;
+    let mut dash_c = false;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" || t == "-" {
+            k += 1;
+            break;
+        }
+        if !(t.starts_with('-') || t.starts_with('+')) {
+            break;
+        }
+        if matches!(t, "--rcfile" | "--init-file" | "-o" | "+o" | "-O" | "+O") {
+            k += 2;
+            continue;
+        }
+        dash_c |= !t.starts_with("--") && t[1..].contains('c');
+        k += 1;
+    }
+    if !dash_c {
+        return;
+    }
+    if let Some(script) = words.get(k).filter(|w| w.is_static()) {
+        let what = "the script after `-c`";
+        cx.nested(i, script.span, what, &script.text);
+    }
+}
+
+/// Most `e` commands read from one sed script.
+const MAX_SED_EXECS: usize = 8;
+
+/// GNU sed's `e COMMAND` and the `e` flag of `s` run a command: where its text is static it is
+/// analysed as a nested script, so deny rules apply to it (`sed -n '1e rm -rf /' f`).
+pub(super) fn sed_exec(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str, dialect: SedDialect) {
+    let mut from = 0;
+    for _ in 0..MAX_SED_EXECS {
+        let Some(rest) = script.get(from..) else {
+            return;
+        };
+        let Err(problem) = check_sed_script(rest, dialect) else {
+            return;
+        };
+        let at = from + problem.offset;
+        let command = if problem.reason.starts_with("sed command `e`") {
+            let line = &script[at + 1..];
+            Some(
+                line[..line.find('\n').unwrap_or(line.len())]
+                    .trim()
+                    .to_string(),
+            )
+        } else if problem.reason.contains("flag `e`") {
+            substitute_replacement(script, at)
+        } else {
+            return;
+        };
+        if let Some(c) = command.filter(|c| !c.is_empty()) {
+            cx.nested(i, span, "the command sed's `e` runs", &c);
+        }
+        match script[at..].find('\n') {
+            Some(nl) => from = at + nl + 1,
+            None => return,
+        }
+    }
+}
+
+/// The replacement of the `s` command whose `e` flag is at `flag`: the text between the last
+/// two unescaped delimiters before the flags, with escaped delimiters unescaped.
+fn substitute_replacement(script: &str, flag: usize) -> Option<String> {
+    let b = script.as_bytes();
+    let mut end = flag;
+    while end > 0 && b"gpiImM0123456789".contains(&b[end - 1]) {
+        end -= 1;
+    }
+    let close = end.checked_sub(1)?;
+    let delim = b[close];
+    let escaped = |k: usize| b[..k].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+    let open = (0..close).rev().find(|&k| b[k] == delim && !escaped(k))?;
+    let text = script.get(open + 1..close)?;
+    let d = char::from(delim);
+    Some(text.replace(&format!("\\{d}"), &d.to_string()))
+}
+
+/// Programs that delete the paths they are given.
+const DELETERS: &[&str] = &["rm", "unlink", "shred"];
+
+/// xargs's options that take the next word as their value.
+const XARGS_VALUE_OPTIONS: &[&str] = &[
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "-I",
+    "-L",
+    "--max-lines",
+    "-n",
+    "--max-args",
+    "-P",
+    "--max-procs",
+    "-s",
+    "--max-chars",
+    "--process-slot-var",
+];
+
+/// `xargs rm`, `xargs -0 sudo rm -f`: the paths deleted are whatever the input lists.
+fn xargs_deletes(words: &[Word]) -> bool {
+    let Some(first) = words.first().and_then(|w| w.static_text()) else {
+        return false;
+    };
+    if program_name(first) != "xargs" {
+        return false;
+    }
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        k += if XARGS_VALUE_OPTIONS.contains(&t) {
+            2
+        } else {
+            1
+        };
+    }
+    runs_one_of(words.get(k..).unwrap_or(&[]), DELETERS)
+}
+
+/// Database clients and the options whose value is SQL (or, for mongosh, JavaScript).
+const SQL_CLIENTS: &[(&str, &[&str])] = &[
+    ("psql", &["-c", "--command"]),
+    ("mysql", &["-e", "--execute"]),
+    ("mariadb", &["-e", "--execute"]),
+    ("clickhouse-client", &["-q", "--query"]),
+    ("sqlite3", &["-cmd"]),
+    ("sqlite", &["-cmd"]),
+    ("duckdb", &["-c", "-cmd"]),
+    ("mongosh", &["--eval"]),
+    ("mongo", &["--eval"]),
+];
+
+/// sqlite3's options that take a value that is not SQL.
+const SQLITE_VALUE_OPTIONS: &[&str] = &[
+    "-init",
+    "-separator",
+    "-newline",
+    "-nullvalue",
+    "-vfs",
+    "-mmap",
+    "-pagecache",
+    "-lookaside",
+    "-heap",
+    "-maxsize",
+    "-A",
+];
+
+/// True when a database client (run directly, or by `docker exec` / `kubectl exec`) is given
+/// SQL that destroys data: in an option, as sqlite3's operands, or in a heredoc or here-string.
+fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
+    let Some(k) = client_at(words) else {
+        return false;
+    };
+    let name = program_name(&words[k].text);
+    let Some((client, sql_options)) = SQL_CLIENTS.iter().find(|(c, _)| *c == name) else {
+        return false;
+    };
+    let args = &words[k + 1..];
+    let mut texts: Vec<&str> = Vec::new();
+    let mut operands = 0;
+    let mut j = 0;
+    while j < args.len() {
+        let Some(t) = args[j].static_text() else {
+            j += 1;
+            continue;
+        };
+        let (opt, attached) = match t.split_once('=') {
+            Some((o, v)) if t.starts_with("--") => (o, Some(v)),
+            _ => (t, None),
+        };
+        if sql_options.contains(&opt) {
+            match attached {
+                Some(v) => texts.push(v),
+                None => texts.extend(args.get(j + 1).and_then(|w| w.static_text())),
+            }
+            j += if attached.is_some() { 1 } else { 2 };
+            continue;
+        }
+        // `-cDROP …`: a short SQL option with its value attached.
+        if let Some(v) = sql_options
+            .iter()
+            .filter(|o| o.len() == 2)
+            .find_map(|o| t.strip_prefix(o))
+            .filter(|v| !v.is_empty())
+        {
+            texts.push(v);
+            j += 1;
+            continue;
+        }
+        let sqlite = matches!(*client, "sqlite3" | "sqlite" | "duckdb");
+        if sqlite && SQLITE_VALUE_OPTIONS.contains(&t) {
+            j += 2;
+            continue;
+        }
+        if !t.starts_with('-') {
+            // sqlite3 DB SQL…: every operand after the database is SQL.
+            if sqlite && operands > 0 {
+                texts.push(t);
+            }
+            operands += 1;
+        }
+        j += 1;
+    }
+    // A heredoc or here-string is the client's input (through any wrapper before it), and so
+    // is what `echo` or `printf` pipes into it.
+    let src = cx.src;
+    let segments = &cx.script.segments;
+    let piped = i
+        .checked_sub(1)
+        .and_then(|p| segments.get(p))
+        .filter(|p| {
+            p.joiner == Some(Joiner::Pipe)
+                && segments.get(i).is_some_and(|s| s.nesting == p.nesting)
+        })
+        .filter(|p| {
+            p.words
+                .first()
+                .and_then(|w| w.static_text())
+                .is_some_and(|t| matches!(&*program_name(t), "echo" | "printf"))
+        });
+    let echoed: Vec<&str> = piped
+        .map(|p| {
+            p.words[1..]
+                .iter()
+                .filter_map(|w| w.static_text())
+                .collect()
+        })
+        .unwrap_or_default();
+    let echoed = echoed.join(" ");
+    if !echoed.is_empty() {
+        texts.push(&echoed);
+    }
+    if let Some(seg) = segments.get(i) {
+        for r in &seg.redirects {
+            if !matches!(r.fd, None | Some(0)) {
+                continue;
+            }
+            match r.op {
+                RedirectOp::Heredoc => texts.extend(super::wrap::heredoc_body(src, r.span)),
+                RedirectOp::Herestring => {
+                    texts.extend(r.target.as_ref().map(|t| t.text.as_str()));
+                }
+                _ => {}
+            }
+        }
+    }
+    let js = matches!(*client, "mongosh" | "mongo");
+    texts.iter().any(|t| {
+        if js {
+            sql::js_destroys(t)
+        } else {
+            sql::destroys(t)
+        }
+    })
+}
+
+/// Where the database client is among `words`: the program itself, or the command that
+/// `docker exec`, `podman exec` or `kubectl exec` runs.
+fn client_at(words: &[Word]) -> Option<usize> {
+    let is_client = |w: &Word| {
+        w.static_text()
+            .is_some_and(|t| SQL_CLIENTS.iter().any(|(c, _)| program_name(t) == *c))
+    };
+    if words.first().is_some_and(is_client) {
+        return Some(0);
+    }
+    let first = words.first()?.static_text()?;
+    if !matches!(
+        &*program_name(first),
+        "docker" | "podman" | "kubectl" | "oc"
+    ) {
+        return None;
+    }
+    let exec = words.iter().position(|w| w.static_text() == Some("exec"))?;
+    (exec + 1..words.len()).find(|&k| is_client(&words[k]))
 }
 
 /// Rules over several segments at once.
@@ -246,7 +758,8 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
     let script = cx.script;
     for rule in &list.deny {
         match rule.builtin {
-            None => {}
+            // Rules over one command's words: see `command`.
+            None | Some(Builtin::DestructiveSql | Builtin::XargsDelete) => {}
             Some(Builtin::ForkBomb) => {
                 // One pass over the segments with the defined names at hand, not one per
                 // definition (thousands of `f(){ :; };` took time quadratic in the line).
@@ -306,13 +819,119 @@ fn runs_one_of(words: &[Word], set: &[&str]) -> bool {
         let Some(t) = w.static_text() else {
             return false;
         };
-        let b = basename(t);
-        if set.contains(&b) {
+        let b = program_name(t);
+        if set.contains(&b.as_ref()) {
             return true;
         }
-        if !(LEADS.contains(&b) || t.starts_with('-') || t.contains('=')) {
+        if !(LEADS.contains(&b.as_ref()) || t.starts_with('-') || t.contains('=')) {
             return false;
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(text: &str, expansions: Expansions) -> Word {
+        Word {
+            text: text.to_string(),
+            span: Span::default(),
+            expansions,
+            quoted: false,
+        }
+    }
+
+    #[test]
+    fn program_names_drop_directories_and_windows_suffixes() {
+        for (written, name) in [
+            ("rm", "rm"),
+            ("/bin/rm", "rm"),
+            ("./rm", "rm"),
+            ("rm.exe", "rm"),
+            ("GIT.EXE", "git"),
+            ("C:/Program Files/Git/bin/git.exe", "git"),
+            ("C:\\Git\\bin\\Git.Exe", "git"),
+            (".exe", ".exe"),
+            ("Makefile", "Makefile"),
+            ("é.exe", "é"),
+        ] {
+            assert_eq!(program_name(written), name, "{written}");
+        }
+    }
+
+    #[test]
+    fn only_a_whole_default_expansion_has_a_default() {
+        let p = Expansions::PARAMETER;
+        for (text, default) in [
+            ("${X:--delete}", Some("-delete")),
+            ("${X-\"-delete\"}", Some("-delete")),
+            ("\"${X:=--hard}\"", Some("--hard")),
+            ("${X=-f}", Some("-f")),
+            ("${X:+-delete}", None),
+            ("${X:-$Y}", None),
+            ("${X:-a b}", None),
+            ("${X:-}", None),
+            ("a${X:--delete}", None),
+            ("${1:--delete}", Some("-delete")),
+            ("$X", None),
+        ] {
+            assert_eq!(default_of(&word(text, p)), default, "{text}");
+        }
+        assert_eq!(default_of(&word("${X:--delete}", Expansions::NONE)), None);
+    }
+
+    #[test]
+    fn the_replacement_of_an_s_command_is_read_back_from_its_flag() {
+        for (script, command) in [
+            ("s/x/rm -rf \\//e", Some("rm -rf /")),
+            ("s|a|ls|ge", Some("ls")),
+            ("1s/.*/id/2e", Some("id")),
+            ("e", None),
+        ] {
+            let flag = script.rfind('e').unwrap();
+            assert_eq!(
+                substitute_replacement(script, flag).as_deref(),
+                command,
+                "{script}"
+            );
+        }
+    }
+
+    #[test]
+    fn plain_commands_are_split_at_operators_and_brace_lists_expand() {
+        let texts = |t: &str| -> Vec<Vec<String>> {
+            plain_commands(t)
+                .into_iter()
+                .map(|ws| ws.into_iter().map(|w| w.text).collect())
+                .collect()
+        };
+        assert_eq!(texts("{rm,-rf,/}"), [["rm", "-rf", "/"]]);
+        assert_eq!(
+            texts("ls; {git,reset,--hard} x"),
+            [vec!["ls"], vec!["git", "reset", "--hard", "x"]]
+        );
+        // Anything quoted or expanded is not plain.
+        assert!(
+            texts("echo 'a; b'")
+                .iter()
+                .all(|c| c[0] == "echo" || c[0] == "b'")
+        );
+        assert!(texts("rm -rf \"$x\"").is_empty());
+        assert!(texts("{a,{b,c}}").is_empty());
+    }
+
+    proptest::proptest! {
+        /// No text makes the fallback readers panic, and what they produce is plain words.
+        #[test]
+        fn fallback_readers_take_any_text(s in "[ -~\\n]{0,60}") {
+            for words in plain_commands(&s) {
+                proptest::prop_assert!(words.iter().all(|w| !w.text.is_empty() && w.is_static()));
+            }
+            for at in 0..s.len() {
+                let _ = substitute_replacement(&s, at);
+            }
+        }
+    }
 }

@@ -46,6 +46,7 @@ pub(super) fn check_args(
                 format!("sed script: {}", p.reason),
                 &entry.name,
             );
+            super::deny::sed_exec(cx, i, span, script, dialect);
         }
     }
 }

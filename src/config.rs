@@ -943,34 +943,34 @@ impl Merger {
 
     /// The merged configuration; the allowlist compiled and its examples verified.
     fn finish(self) -> Result<Config, ConfigError> {
-        let allowlist = if self.sources.is_empty() && self.severity.is_empty() && self.packs.is_empty()
-        {
-            // The embedded list's examples are verified by the test suite, not on every run.
-            Allowlist::default()
-        } else {
-            let mut builder = AllowlistBuilder::new();
-            if self.replaced_default {
-                // A replacement allowlist keeps the default deny packs; `[packs] disable` turns
-                // them off.
-                builder.add_default_packs();
+        let allowlist =
+            if self.sources.is_empty() && self.severity.is_empty() && self.packs.is_empty() {
+                // The embedded list's examples are verified by the test suite, not on every run.
+                Allowlist::default()
             } else {
-                builder.add_default();
-            }
-            // The layers' texts, then the merged severities last, since a later `[severity]`
-            // table replaces an earlier one's values in the builder.
-            let mut merged = String::from("[severity]\n");
-            for s in self.severity.values() {
-                merged.push_str(&format!("{} = \"{}\"\n", s.code, s.verdict));
-            }
-            for (text, path) in &self.sources {
-                builder.add_toml(text, Some(path));
-            }
-            builder.add_toml(&merged, Some(Path::new("<merged severity>")));
-            for p in &self.packs {
-                builder.add_pack_file(p)?;
-            }
-            builder.build()?
-        };
+                let mut builder = AllowlistBuilder::new();
+                if self.replaced_default {
+                    // A replacement allowlist keeps the default deny packs; `[packs] disable` turns
+                    // them off.
+                    builder.add_default_packs();
+                } else {
+                    builder.add_default();
+                }
+                // The layers' texts, then the merged severities last, since a later `[severity]`
+                // table replaces an earlier one's values in the builder.
+                let mut merged = String::from("[severity]\n");
+                for s in self.severity.values() {
+                    merged.push_str(&format!("{} = \"{}\"\n", s.code, s.verdict));
+                }
+                for (text, path) in &self.sources {
+                    builder.add_toml(text, Some(path));
+                }
+                builder.add_toml(&merged, Some(Path::new("<merged severity>")));
+                for p in &self.packs {
+                    builder.add_pack_file(p)?;
+                }
+                builder.build()?
+            };
         let auto_confirm = match (&self.auto_confirm_on, &self.auto_confirm_off) {
             (Some(on), None) => Setting {
                 value: true,

@@ -578,8 +578,18 @@ fn packs_turn_off_and_on_in_the_allowlist() {
             ("psql -c 'DROP TABLE t'", None),
             ("dropdb app", None),
             ("git reset --hard", Some("core.git/git-reset-hard")),
+            // The interpreter engine is off with its pack: the one-liner only asks.
+            ("perl -e 'system(\"rm -rf /\")'", None),
         ],
     );
+    assert_eq!(
+        analyzer.analyze("perl -e 'system(\"rm -rf /\")'").verdict,
+        cmdguard::Verdict::Ask
+    );
+    denies(&[(
+        "perl -e 'system(\"rm -rf /\")'",
+        Some("core.filesystem/rm-recursive"),
+    )]);
     // A later file turns it back on.
     let list = AllowlistBuilder::new()
         .add_default()

@@ -87,7 +87,8 @@ fn every_seed_case_gets_its_expected_verdict() {
     let seed = cases();
     for (cmd, _) in ESCALATED {
         assert!(
-            seed.iter().any(|c| c.cmd == *cmd && c.expect == Verdict::Ask),
+            seed.iter()
+                .any(|c| c.cmd == *cmd && c.expect == Verdict::Ask),
             "{cmd:?} is listed as escalated but is not an `ask` seed case"
         );
     }

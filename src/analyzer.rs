@@ -160,14 +160,35 @@ impl Analyzer {
                     .get(&f.code)
                     .is_some_and(|v| *v > f.code.default_severity())
             };
+            // Deny beats allow across files: a site's `[[deny]]` of `make` makes the embedded
+            // `make --version` example deny, and that is the site's choice, not an error in
+            // either file. Only a deny rule written in another, user-supplied file counts.
+            let foreign_deny = |f: &Finding| {
+                f.code == Code::Denied
+                    && f.rule
+                        .as_deref()
+                        .and_then(|id| self.list.deny_rule(id))
+                        .is_some_and(|r| match r.origin {
+                            RuleOrigin::File { path, .. } => {
+                                path != ex.at.origin && !path.starts_with("<embedded>")
+                            }
+                            RuleOrigin::BuiltIn => false,
+                        })
+            };
             let ok = match ex.kind {
                 ExampleKind::Allowed => a
                     .findings
                     .iter()
-                    .all(|f| f.severity == Verdict::Allow || raised(f)),
+                    .all(|f| f.severity == Verdict::Allow || raised(f) || foreign_deny(f)),
                 ExampleKind::NotAllowed => a.verdict != Verdict::Allow,
                 ExampleKind::Denied => a.verdict == Verdict::Deny,
-                ExampleKind::NotDenied => a.verdict != Verdict::Deny,
+                ExampleKind::NotDenied => {
+                    a.verdict != Verdict::Deny
+                        || a.findings
+                            .iter()
+                            .filter(|f| f.severity == Verdict::Deny)
+                            .all(foreign_deny)
+                }
             };
             if !ok {
                 let want = match ex.kind {

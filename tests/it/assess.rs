@@ -463,7 +463,7 @@ fn the_program_gets_the_documented_request_on_stdin() {
             "verdict": "ask",
             "findings": [{
                 "code": "not_allowlisted",
-                "message": "`npm` is not in the allowlist",
+                "message": "`npm install` is not in the allowlist",
                 "severity": "ask",
             }],
             "segments": [{"argv": ["npm", "install", "left-pad"]}, {"argv": ["ls"]}],

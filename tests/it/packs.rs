@@ -830,3 +830,28 @@ fn nesting_through_the_deny_readers_is_bounded() {
         .join()
         .unwrap();
 }
+
+#[test]
+fn a_user_deny_may_cover_an_embedded_allow_example_but_its_own_examples_still_count() {
+    // `make --version` is an embedded allow example; a site that denies `make` overrides it.
+    let list = AllowlistBuilder::new()
+        .add_default()
+        .add_toml(
+            "[[deny]]\nid = \"no-make\"\nreason = \"site policy\"\ncommand = \"make\"\nmatch = [\"make all\"]\n",
+            Some(Path::new("site.toml")),
+        )
+        .build()
+        .unwrap();
+    let analyzer = Analyzer::new(list);
+    assert_eq!(analyzer.analyze("make --version").verdict, Verdict::Deny);
+    // The same file's own example that contradicts its rule is still an error.
+    let e = AllowlistBuilder::new()
+        .add_default()
+        .add_toml(
+            "[[deny]]\nid = \"no-make\"\nreason = \"site policy\"\ncommand = \"make\"\nnot_match = [\"make all\"]\n",
+            Some(Path::new("site.toml")),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (5, Some("no-make")));
+}

@@ -152,8 +152,9 @@ impl Analyzer {
     fn verify_examples(&self) -> Result<(), ConfigError> {
         for ex in &self.list.examples {
             let a = self.analyze(&ex.command);
-            // A stricter profile may raise a code's severity; an `allowed` example that only
-            // asks because of such a raised code still shows the rule itself is right.
+            // A stricter profile may raise a code's severity; an `allowed` (or `not denied`)
+            // example that only asks (or denies) because of such a raised code still shows the
+            // rule itself is right.
             let raised = |f: &Finding| {
                 self.list
                     .severity
@@ -187,7 +188,7 @@ impl Analyzer {
                         || a.findings
                             .iter()
                             .filter(|f| f.severity == Verdict::Deny)
-                            .all(foreign_deny)
+                            .all(|f| raised(f) || foreign_deny(f))
                 }
             };
             if !ok {

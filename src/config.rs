@@ -35,7 +35,6 @@
 //! ```
 
 mod claude;
-pub mod command_rules;
 mod file;
 pub mod trust;
 
@@ -47,12 +46,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use self::command_rules::CommandRules;
 use self::file::{RawAssessorKind, RawFile};
 use self::trust::{PROJECT_FILES, Trust, TrustStore};
 use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, Location};
 use crate::analyzer::{Analysis, Analyzer};
 use crate::finding::{Code, RuleOrigin, Verdict};
+use crate::policy::rules::CommandRules;
 use crate::repo::Workdir;
 
 // A config is loaded once and shared by every thread that checks commands.

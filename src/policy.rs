@@ -56,14 +56,16 @@ mod confirm;
 mod grants;
 pub mod prefix;
 mod record;
+pub mod rules;
 mod state;
 
 pub use confirm::{
     Choice, ChoiceOutcome, Confirm, Prompt, Source, TITLE_CONFIRM, TITLE_DANGEROUS, TerminalConfirm,
 };
 pub use grants::{Grants, PathError, normal_path};
-pub use prefix::{GRANTABLE, Prefix, PrefixError};
+pub use prefix::{Prefix, PrefixError};
 pub use record::{DecisionRecord, Outcome, PromptRecord, Route, Timings};
+pub use rules::{COVERABLE, CommandRule, CommandRules, Pattern, RuleAction, RuleError};
 pub use state::{STATE_VERSION, StateError, StateErrorKind, StateFile};
 
 // One policy serves every thread of an agent runtime.

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cmdguard::config::command_rules::{CommandRule, CommandRules, RuleAction};
 use cmdguard::config::{AssessorConfig, ConfigSources, Env, FileStatus, Layer};
+use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
 use cmdguard::{Analyzer, ConfigError, RuleOrigin, Verdict};
 
 /// A home directory, a system config path, a state directory and a project, all under one
@@ -811,7 +811,7 @@ fn the_readme_config_example_loads() {
 }
 
 mod properties {
-    use cmdguard::config::command_rules::{COVERABLE, CommandRule, CommandRules, RuleAction};
+    use cmdguard::policy::rules::{COVERABLE, CommandRule, CommandRules, RuleAction};
     use cmdguard::{Analyzer, RuleOrigin, Verdict};
     use proptest::prelude::*;
 

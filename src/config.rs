@@ -34,6 +34,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod build;
 mod claude;
 mod file;
 pub mod trust;
@@ -1135,6 +1136,7 @@ impl fmt::Display for Config {
 }
 
 mod show;
+pub use self::build::{ConfiguredAssessor, DEFAULT_AGENT_TIMEOUT, DEFAULT_COMMAND_TIMEOUT};
 pub use self::show::Origins;
 
 /// `cmdguard config show --origin`: [`Config`] with every value's file and line.

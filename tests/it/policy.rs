@@ -8,12 +8,13 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cmdguard::Analyzer;
 use cmdguard::assess::{AssessRequest, Assessment, Decision, UnsureKind};
+use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
 use cmdguard::policy::{
     Choice, ChoiceOutcome, Confirm, Decided, Grants, Outcome, Policy, PolicySettings, Prefix,
     Prompt, Route, Source, StateFile, TerminalConfirm, prefix,
 };
+use cmdguard::{Analyzer, RuleOrigin, Verdict};
 
 fn analyzer() -> &'static Analyzer {
     static A: std::sync::OnceLock<Analyzer> = std::sync::OnceLock::new();
@@ -373,7 +374,29 @@ fn a_prefix_grant_never_allows_more_than_the_analysis_of_each_segment() {
     ];
     for &(granted, cmd, want) in table {
         assert_eq!(covered(granted, cmd), want, "{granted:?} covering `{cmd}`");
+        // One matcher: the same grants written as Claude Code prefix rules cover the same.
+        assert_eq!(
+            covered_by_rules(granted, cmd),
+            want,
+            "{granted:?} as rules on `{cmd}`"
+        );
     }
+}
+
+/// Whether allow rules `w1 w2:*`, one per grant, take `cmd` from `ask` to `allow`.
+fn covered_by_rules(granted: &[&[&str]], cmd: &str) -> bool {
+    let mut rules = CommandRules::default();
+    for words in granted {
+        rules.push(CommandRule::prefix(
+            words,
+            RuleAction::Allow,
+            RuleOrigin::BuiltIn,
+        ));
+    }
+    let mut a = analyzer().analyze(cmd);
+    let before = a.verdict;
+    rules.apply(&mut a);
+    before == Verdict::Ask && a.verdict == Verdict::Allow
 }
 
 #[test]

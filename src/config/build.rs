@@ -2,6 +2,27 @@
 //! assessor (`[assessor]`) and the confirmation [`Policy`] (`auto_confirm`, `state_file`). It
 //! reads no file and decides no command; what it builds fails closed through [`Guarded`].
 //!
+//! An agent runtime, from the layered config to a command that runs or is refused:
+//!
+//! ```no_run
+//! use cmdguard::config::{ConfigSources, Env};
+//! use cmdguard::policy::{Outcome, TerminalConfirm};
+//!
+//! let config = ConfigSources::discover(&Env::process()).load()?; // every layer, merged
+//! let policy = config.policy()?; // [assessor] built and guarded, auto_confirm, state_file
+//! let mut person = TerminalConfirm::stdio();
+//! // analyser (allowlist + Claude Code rules) → assessor → prompt or grant → decision record
+//! let decided = config.check(&policy, "npm install left-pad", &mut person);
+//! match &decided.outcome {
+//!     Outcome::Run => { /* run it */ }
+//!     Outcome::Refused { message } => eprintln!("{message}"), // tell the agent why
+//! }
+//! println!("{}", serde_json::to_string(&decided.record)?); // the audit log's line
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The same, runnable, with a config file in a temporary directory:
+//!
 //! ```
 //! use cmdguard::config::{ConfigSources, Env};
 //! use cmdguard::policy::{Choice, ChoiceOutcome, Prompt};

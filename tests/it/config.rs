@@ -832,6 +832,29 @@ fn the_readme_config_example_loads() {
     );
 }
 
+#[test]
+fn the_readme_runtime_example_is_the_doctested_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = &readme[readme.find("## Configuration layers").unwrap()..];
+    let start = section.find("```rust\n").unwrap() + "```rust\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let module = std::fs::read_to_string(root.join("src/config/build.rs")).unwrap();
+    let docs: String = module
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            let l = l.trim_start_matches("//!");
+            format!("{}\n", l.strip_prefix(' ').unwrap_or(l))
+        })
+        .filter(|l| !l.starts_with("# "))
+        .collect();
+    assert!(
+        docs.contains(&format!("```no_run\n{example}```")),
+        "README example differs from src/config/build.rs"
+    );
+}
+
 mod properties {
     use cmdguard::policy::rules::{COVERABLE, CommandRule, CommandRules, RuleAction};
     use cmdguard::{Analyzer, RuleOrigin, Verdict};

@@ -240,3 +240,35 @@ impl Config {
         ConfigError::at(at, Some("assessor.kind"), message.to_string())
     }
 }
+
+#[cfg(all(test, not(feature = "openai")))]
+mod tests {
+    use crate::config::{AssessorConfig, Config, Setting};
+    use crate::finding::RuleOrigin;
+
+    /// Without the `openai` feature an agent assessor is a config error at the file and line
+    /// that chose it, never a policy that silently has no assessor.
+    #[test]
+    fn an_agent_assessor_without_the_openai_feature_is_a_config_error() {
+        let mut config: Config = crate::config::ConfigSources::default().load().unwrap();
+        config.assessor = Setting {
+            value: AssessorConfig::Agent {
+                base_url: "http://127.0.0.1:9/v1".into(),
+                model: "m".into(),
+                api_key_env: None,
+                timeout_ms: None,
+            },
+            origin: RuleOrigin::File {
+                path: "/etc/cmdguard/config.toml".into(),
+                line: 3,
+            },
+        };
+        let e = config.policy().unwrap_err();
+        assert_eq!(
+            (e.origin.as_str(), e.line),
+            ("/etc/cmdguard/config.toml", 3)
+        );
+        assert_eq!(e.key.as_deref(), Some("assessor.kind"));
+        assert!(e.message.contains("`openai` feature"), "{e}");
+    }
+}

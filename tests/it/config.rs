@@ -834,24 +834,10 @@ fn the_readme_config_example_loads() {
 
 #[test]
 fn the_readme_runtime_example_is_the_doctested_one() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let section = &readme[readme.find("## Configuration layers").unwrap()..];
-    let start = section.find("```rust\n").unwrap() + "```rust\n".len();
-    let example = &section[start..start + section[start..].find("```").unwrap()];
-    let module = std::fs::read_to_string(root.join("src/config/build.rs")).unwrap();
-    let docs: String = module
-        .lines()
-        .take_while(|l| l.starts_with("//!"))
-        .map(|l| {
-            let l = l.trim_start_matches("//!");
-            format!("{}\n", l.strip_prefix(' ').unwrap_or(l))
-        })
-        .filter(|l| !l.starts_with("# "))
-        .collect();
-    assert!(
-        docs.contains(&format!("```no_run\n{example}```")),
-        "README example differs from src/config/build.rs"
+    crate::policy::assert_readme_example_is_doctested(
+        "## Configuration layers",
+        "src/config/build.rs",
+        "```no_run",
     );
 }
 
@@ -1006,11 +992,16 @@ esac
 
     /// A user config naming the judge script as its command assessor, plus `extra`.
     fn with_judge(fx: &Fixture, extra: &str) -> Config {
+        with_judge_timeout(fx, extra, 3000)
+    }
+
+    /// [`with_judge`] with the assessor's `timeout_ms`.
+    fn with_judge_timeout(fx: &Fixture, extra: &str, timeout_ms: u64) -> Config {
         let script = fx.write("home/judge.sh", JUDGE);
         fx.write(
             "home/.config/cmdguard/config.toml",
             &format!(
-                "{extra}[assessor]\nkind = \"command\"\ncommand = [\"/bin/sh\", {:?}]\ntimeout_ms = 3000\n",
+                "{extra}[assessor]\nkind = \"command\"\ncommand = [\"/bin/sh\", {:?}]\ntimeout_ms = {timeout_ms}\n",
                 script.display().to_string()
             ),
         );
@@ -1143,15 +1134,7 @@ esac
     #[test]
     fn a_command_assessor_past_its_configured_timeout_is_unable_to_assess() {
         let fx = Fixture::new();
-        let script = fx.write("home/judge.sh", JUDGE);
-        fx.write(
-            "home/.config/cmdguard/config.toml",
-            &format!(
-                "[assessor]\nkind = \"command\"\ncommand = [\"/bin/sh\", {:?}]\ntimeout_ms = 200\n",
-                script.display().to_string()
-            ),
-        );
-        let config = fx.sources().load().unwrap();
+        let config = with_judge_timeout(&fx, "", 200);
         let policy = config.policy().unwrap();
         let start = Instant::now();
         let (d, prompts) = decide(&config, &policy, "sleepy --long", Choice::No);

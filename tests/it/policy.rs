@@ -762,25 +762,30 @@ mod compound {
 
 #[test]
 fn the_readme_example_is_the_doctested_one() {
+    assert_readme_example_is_doctested("## Confirmation policy", "src/policy.rs", "```");
+}
+
+/// The first ```` ```rust ```` block of the README section headed `section` stands, fenced by
+/// `fence`, in the `//!` docs of `module` (lines hidden with `# ` left out).
+pub(crate) fn assert_readme_example_is_doctested(section: &str, module: &str, fence: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let section = &readme[readme.find("## Confirmation policy").unwrap()..];
+    let section = &readme[readme.find(section).unwrap()..];
     let start = section.find("```rust\n").unwrap() + "```rust\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
-    let module = std::fs::read_to_string(root.join("src/policy.rs")).unwrap();
-    let docs: String = module
+    let text = std::fs::read_to_string(root.join(module)).unwrap();
+    let docs: String = text
         .lines()
         .take_while(|l| l.starts_with("//!"))
         .map(|l| {
-            format!(
-                "{}\n",
-                l.trim_start_matches("//!").strip_prefix(' ').unwrap_or("")
-            )
+            let l = l.trim_start_matches("//!");
+            format!("{}\n", l.strip_prefix(' ').unwrap_or(l))
         })
+        .filter(|l| !l.starts_with("# "))
         .collect();
     assert!(
-        docs.contains(&format!("```\n{example}```")),
-        "README example differs from src/policy.rs"
+        docs.contains(&format!("{fence}\n{example}```")),
+        "README example differs from {module}"
     );
 }
 

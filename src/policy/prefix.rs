@@ -80,6 +80,7 @@ impl Prefix {
     /// The grant as a rule: an allow rule of [`Pattern::Prefix`](super::rules::Pattern)
     /// over these words (`npm test:*`).
     pub fn rule(&self) -> CommandRule {
+        // The origin is not shown: a grant's record names the prefix itself (`granted_by`).
         let words: Vec<&str> = self.0.iter().map(String::as_str).collect();
         CommandRule::prefix(&words, RuleAction::Allow, RuleOrigin::BuiltIn)
     }

@@ -6,8 +6,8 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
-use cmdguard::config::command_rules::CommandRules;
 use cmdguard::config::{self, ConfigSources, Env, Layer, Origins};
+use cmdguard::policy::rules::CommandRules;
 use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
 /// Exit status for a usage error (BSD sysexits EX_USAGE).

@@ -13,6 +13,8 @@
 //! rules; it can never choose the assessor, the state file or auto-confirm (a repository
 //! picking the program that judges its own commands is a bypass). Every path comes from a
 //! [`ConfigSources`], built from an [`Env`], so tests never touch the real home directory.
+//! [`Config::policy`] builds the confirmation policy and its assessor from the merged values,
+//! and [`Config::check`] runs a command through all of it.
 //!
 //! ```
 //! use cmdguard::config::{ConfigSources, Env};
@@ -34,8 +36,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod build;
 mod claude;
-pub mod command_rules;
 mod file;
 pub mod trust;
 
@@ -47,12 +49,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use self::command_rules::CommandRules;
 use self::file::{RawAssessorKind, RawFile};
 use self::trust::{PROJECT_FILES, Trust, TrustStore};
 use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, Location};
 use crate::analyzer::{Analysis, Analyzer};
 use crate::finding::{Code, RuleOrigin, Verdict};
+use crate::policy::rules::CommandRules;
 use crate::repo::Workdir;
 
 // A config is loaded once and shared by every thread that checks commands.
@@ -359,8 +361,8 @@ pub struct Setting<T> {
     pub origin: RuleOrigin,
 }
 
-/// Which assessor decides the `ask` verdicts, with the settings it needs. Plain data: the
-/// runtime (or the lead's wiring) builds the assessor from it.
+/// Which assessor decides the `ask` verdicts, with the settings it needs. Plain data:
+/// [`Config::build_assessor`] (and [`Config::policy`]) build the assessor from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AssessorConfig {
     /// No assessor: every `ask` goes to a person.
@@ -369,7 +371,7 @@ pub enum AssessorConfig {
     Command {
         /// The program and its arguments.
         command: Vec<String>,
-        /// How long to wait, when set.
+        /// How long the program may take (default 30 s); it is killed after.
         timeout_ms: Option<u64>,
         /// The most stdout bytes read, when set.
         max_output_bytes: Option<usize>,
@@ -382,7 +384,7 @@ pub enum AssessorConfig {
         model: String,
         /// The environment variable holding the API key.
         api_key_env: Option<String>,
-        /// How long to wait, when set.
+        /// How long the whole assessment, and each model call, may take (default 60 s).
         timeout_ms: Option<u64>,
     },
 }
@@ -1151,6 +1153,7 @@ impl fmt::Display for Config {
 }
 
 mod show;
+pub use self::build::{ConfiguredAssessor, DEFAULT_AGENT_TIMEOUT, DEFAULT_COMMAND_TIMEOUT};
 pub use self::show::Origins;
 
 /// `cmdguard config show --origin`: [`Config`] with every value's file and line.

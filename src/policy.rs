@@ -56,14 +56,16 @@ mod confirm;
 mod grants;
 pub mod prefix;
 mod record;
+pub mod rules;
 mod state;
 
 pub use confirm::{
     Choice, ChoiceOutcome, Confirm, Prompt, Source, TITLE_CONFIRM, TITLE_DANGEROUS, TerminalConfirm,
 };
 pub use grants::{Grants, PathError, normal_path};
-pub use prefix::{GRANTABLE, Prefix, PrefixError};
+pub use prefix::{Prefix, PrefixError};
 pub use record::{DecisionRecord, Outcome, PromptRecord, Route, Timings};
+pub use rules::{COVERABLE, CommandRule, CommandRules, Pattern, RuleAction, RuleError};
 pub use state::{STATE_VERSION, StateError, StateErrorKind, StateFile};
 
 // One policy serves every thread of an agent runtime.
@@ -189,12 +191,7 @@ impl Policy {
 
     /// Analyses `command` (timing it) and decides it; see [`Policy::decide`].
     pub fn check(&self, analyzer: &Analyzer, command: &str, confirm: &mut dyn Confirm) -> Decided {
-        let start = Instant::now();
-        let analysis = analyzer.analyze(command);
-        let analyse_us = record::micros(start.elapsed());
-        let mut d = self.decide(&AssessRequest::new(command, &analysis), confirm);
-        d.record.timings.analyse_us = Some(analyse_us);
-        d
+        self.check_by(command, None, || analyzer.analyze(command), confirm)
     }
 
     /// Analyses `command` as it would run in `dir` (timing it) and decides it, the assessor
@@ -206,10 +203,31 @@ impl Policy {
         dir: &Workdir,
         confirm: &mut dyn Confirm,
     ) -> Decided {
+        self.check_by(
+            command,
+            Some(dir),
+            || analyzer.analyze_in(command, dir),
+            confirm,
+        )
+    }
+
+    /// Analyses `command` with `analyse` (timing it) and decides it, the assessor seeing
+    /// `dir` when given: the one path [`Policy::check`], [`Policy::check_in`] and
+    /// [`Config::check`](crate::config::Config::check) take.
+    pub fn check_by(
+        &self,
+        command: &str,
+        dir: Option<&Workdir>,
+        analyse: impl FnOnce() -> Analysis,
+        confirm: &mut dyn Confirm,
+    ) -> Decided {
         let start = Instant::now();
-        let analysis = analyzer.analyze_in(command, dir);
+        let analysis = analyse();
         let analyse_us = record::micros(start.elapsed());
-        let request = AssessRequest::new(command, &analysis).in_dir(dir.cwd());
+        let mut request = AssessRequest::new(command, &analysis);
+        if let Some(dir) = dir {
+            request = request.in_dir(dir.cwd());
+        }
         let mut d = self.decide(&request, confirm);
         d.record.timings.analyse_us = Some(analyse_us);
         d

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::allowlist::{ConfigError, Location};
-use crate::config::command_rules::{CommandRule, CommandRules, Pattern, RuleAction};
 use crate::finding::RuleOrigin;
+use crate::policy::rules::{CommandRule, CommandRules, Pattern, RuleAction};
 
 /// The part of a Claude Code settings file cmdguard reads; every other key is ignored, as
 /// the file belongs to Claude Code.

@@ -1,24 +1,18 @@
-//! policy/prefix: command-prefix grants and the one rule for what a grant may cover.
+//! policy/prefix: command-prefix grants, as users give them and the state file keeps them.
 //!
-//! A grant stands in for a missing allowlist entry and nothing more: it never overrides what an
-//! entry forbids, never covers a finding that belongs to no segment (a redirect, an operator,
-//! a substitution's effect) and never turns a `deny` into a run. Everything here answers "not
-//! covered" unless each condition is proven.
+//! A grant is a prefix rule ([`Prefix::rule`]) and is matched by the one per-segment matcher in
+//! `policy/rules.rs`, the same that applies Claude Code's rules: it stands in for a missing
+//! allowlist entry and nothing more — it never overrides what an entry forbids, never covers
+//! a finding that belongs to no segment (a redirect, an operator, a substitution's effect) and
+//! never turns a `deny` into a run. Everything here answers "not covered" unless each
+//! condition is proven.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Analysis, AnalyzedSegment, Code, Verdict};
-
-/// The finding codes a prefix grant may cover, each for the segment the finding belongs to
-/// and only when no allowlist rule matched that segment. Every other code keeps its prompt.
-pub const GRANTABLE: &[Code] = &[
-    // No entry names the program: exactly the gap a user's "allow, and remember" fills.
-    Code::NotAllowlisted,
-    // The program is given as a path (`./gradlew`): the grant names that path token for token.
-    Code::UnusualPath,
-];
+use super::rules::{CommandRule, RuleAction, covering_rules};
+use crate::{Analysis, AnalyzedSegment, RuleOrigin, Verdict};
 
 /// A token-prefix of a command, as a user granted it: `["npm", "test"]` covers
 /// `npm test --watch`, never `npm testx` or `npm` alone. Never empty, no token empty.
@@ -83,13 +77,20 @@ impl Prefix {
         argv.len() >= self.0.len() && self.0.iter().zip(argv).all(|(p, a)| p == a.as_ref())
     }
 
+    /// The grant as a rule: an allow rule of [`Pattern::Prefix`](super::rules::Pattern)
+    /// over these words (`npm test:*`).
+    pub fn rule(&self) -> CommandRule {
+        // The origin is not shown: a grant's record names the prefix itself (`granted_by`).
+        let words: Vec<&str> = self.0.iter().map(String::as_str).collect();
+        CommandRule::prefix(&words, RuleAction::Allow, RuleOrigin::BuiltIn)
+    }
+
     /// True when this prefix may stand in for an allowlist entry for `segment`: its words
     /// start the segment's argv, none of those words is only known at run time, and no rule
-    /// matched the segment (a grant never overrides what a rule forbids).
+    /// matched the segment (a grant never overrides what a rule forbids). See
+    /// [`CommandRule::allows_segment`].
     pub fn matches_segment(&self, segment: &AnalyzedSegment) -> bool {
-        segment.matched.is_none()
-            && self.matches(&segment.argv)
-            && segment.dynamic.iter().all(|&i| i >= self.0.len())
+        self.rule().allows_segment(segment)
     }
 }
 
@@ -127,28 +128,21 @@ impl fmt::Display for Prefix {
 
 /// The first of `prefixes` that covers every reason `analysis` is not allowed, or `None`.
 ///
-/// Covered means: the verdict is not `deny`; every finding above `allow` is an `ask` whose
-/// code is in [`GRANTABLE`] and that belongs to a segment one of the prefixes matches
-/// ([`Prefix::matches_segment`]). A finding without a segment is never covered. The returned
-/// prefix is the one that covered the first such finding (several may share the work).
+/// Covered means what [`covering_rules`] says for the prefixes as rules: the verdict is not
+/// `deny`; every finding above `allow` is an `ask` whose code is in
+/// [`COVERABLE`](super::rules::COVERABLE), that no rule produced, that points at the command
+/// word of a segment one of the prefixes matches ([`Prefix::matches_segment`]). A finding
+/// without a segment is never covered. The returned prefix is the one that covered the first
+/// such finding (several may share the work).
 pub fn covering<'p>(analysis: &Analysis, prefixes: &'p [Prefix]) -> Option<&'p Prefix> {
     if analysis.verdict >= Verdict::Deny {
         return None;
     }
-    let mut first = None;
-    for f in analysis
-        .findings
-        .iter()
-        .filter(|f| f.severity > Verdict::Allow)
-    {
-        if f.severity != Verdict::Ask || !GRANTABLE.contains(&f.code) {
-            return None;
-        }
-        let segment = f.segment.and_then(|i| analysis.segments.get(i))?;
-        let by = prefixes.iter().find(|p| p.matches_segment(segment))?;
-        first.get_or_insert(by);
-    }
-    first
+    let rules: Vec<CommandRule> = prefixes.iter().map(Prefix::rule).collect();
+    // Grants come with no deny or ask rules: no segment is restricted.
+    let unrestricted = vec![false; analysis.segments.len()];
+    let by = covering_rules(analysis, &rules, &unrestricted)?;
+    prefixes.get(*by.first()?)
 }
 
 /// The prefix to offer for "allow, and remember": the program and, when the next word is a

@@ -1083,7 +1083,7 @@ fn without_a_working_directory_the_tools_refuse_relative_paths() {
 // OpenAiChat against an HTTP stub on loopback
 
 #[cfg(feature = "openai")]
-mod openai {
+pub(crate) mod openai {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpListener;
 
@@ -1092,7 +1092,7 @@ mod openai {
     use super::*;
 
     /// What the stub does with one request.
-    enum Play {
+    pub(crate) enum Play {
         /// Answers with this status and body.
         Answer(u16, String),
         /// Waits, then answers 200 with this body.
@@ -1101,20 +1101,20 @@ mod openai {
 
     /// One request the stub received.
     #[derive(Debug)]
-    struct Received {
-        request_line: String,
-        authorization: Option<String>,
-        body: Value,
+    pub(crate) struct Received {
+        pub(crate) request_line: String,
+        pub(crate) authorization: Option<String>,
+        pub(crate) body: Value,
     }
 
     /// A chat-completions server on 127.0.0.1 that plays `script`, one entry per connection.
-    struct Stub {
-        base_url: String,
-        received: Arc<Mutex<Vec<Received>>>,
+    pub(crate) struct Stub {
+        pub(crate) base_url: String,
+        pub(crate) received: Arc<Mutex<Vec<Received>>>,
     }
 
     impl Stub {
-        fn start(script: Vec<Play>) -> Stub {
+        pub(crate) fn start(script: Vec<Play>) -> Stub {
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
             let received = Arc::new(Mutex::new(Vec::new()));
@@ -1184,7 +1184,7 @@ mod openai {
         .to_string()
     }
 
-    fn answer(content: &str) -> Play {
+    pub(crate) fn answer(content: &str) -> Play {
         Play::Answer(
             200,
             completion(json!({"role": "assistant", "content": content})),

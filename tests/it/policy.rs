@@ -8,12 +8,13 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cmdguard::Analyzer;
 use cmdguard::assess::{AssessRequest, Assessment, Decision, UnsureKind};
+use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
 use cmdguard::policy::{
     Choice, ChoiceOutcome, Confirm, Decided, Grants, Outcome, Policy, PolicySettings, Prefix,
     Prompt, Route, Source, StateFile, TerminalConfirm, prefix,
 };
+use cmdguard::{Analyzer, RuleOrigin, Verdict};
 
 fn analyzer() -> &'static Analyzer {
     static A: std::sync::OnceLock<Analyzer> = std::sync::OnceLock::new();
@@ -373,7 +374,29 @@ fn a_prefix_grant_never_allows_more_than_the_analysis_of_each_segment() {
     ];
     for &(granted, cmd, want) in table {
         assert_eq!(covered(granted, cmd), want, "{granted:?} covering `{cmd}`");
+        // One matcher: the same grants written as Claude Code prefix rules cover the same.
+        assert_eq!(
+            covered_by_rules(granted, cmd),
+            want,
+            "{granted:?} as rules on `{cmd}`"
+        );
     }
+}
+
+/// Whether allow rules `w1 w2:*`, one per grant, take `cmd` from `ask` to `allow`.
+fn covered_by_rules(granted: &[&[&str]], cmd: &str) -> bool {
+    let mut rules = CommandRules::default();
+    for words in granted {
+        rules.push(CommandRule::prefix(
+            words,
+            RuleAction::Allow,
+            RuleOrigin::BuiltIn,
+        ));
+    }
+    let mut a = analyzer().analyze(cmd);
+    let before = a.verdict;
+    rules.apply(&mut a);
+    before == Verdict::Ask && a.verdict == Verdict::Allow
 }
 
 #[test]
@@ -739,25 +762,30 @@ mod compound {
 
 #[test]
 fn the_readme_example_is_the_doctested_one() {
+    assert_readme_example_is_doctested("## Confirmation policy", "src/policy.rs", "```");
+}
+
+/// The first ```` ```rust ```` block of the README section headed `section` stands, fenced by
+/// `fence`, in the `//!` docs of `module` (lines hidden with `# ` left out).
+pub(crate) fn assert_readme_example_is_doctested(section: &str, module: &str, fence: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let section = &readme[readme.find("## Confirmation policy").unwrap()..];
+    let section = &readme[readme.find(section).unwrap()..];
     let start = section.find("```rust\n").unwrap() + "```rust\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
-    let module = std::fs::read_to_string(root.join("src/policy.rs")).unwrap();
-    let docs: String = module
+    let text = std::fs::read_to_string(root.join(module)).unwrap();
+    let docs: String = text
         .lines()
         .take_while(|l| l.starts_with("//!"))
         .map(|l| {
-            format!(
-                "{}\n",
-                l.trim_start_matches("//!").strip_prefix(' ').unwrap_or("")
-            )
+            let l = l.trim_start_matches("//!");
+            format!("{}\n", l.strip_prefix(' ').unwrap_or(l))
         })
+        .filter(|l| !l.starts_with("# "))
         .collect();
     assert!(
-        docs.contains(&format!("```\n{example}```")),
-        "README example differs from src/policy.rs"
+        docs.contains(&format!("{fence}\n{example}```")),
+        "README example differs from {module}"
     );
 }
 

@@ -1,9 +1,12 @@
-//! config/command_rules: command-prefix rules in Claude Code's `Bash(…)` spellings — exact
-//! (`npm test`), legacy prefix (`git diff:*`) and wildcard (`npm run test *`) — matched one
+//! policy/rules: the one per-segment command-rule matcher — Claude Code's `Bash(…)` spellings
+//! (exact `npm test`, legacy prefix `git diff:*`, wildcard `npm run test *`) and a user's
+//! "allow, and remember" grants, which are prefix rules ([`super::Prefix::rule`]) — matched one
 //! segment at a time against an [`Analysis`].
 //!
-//! It never widens what the analysis saw: an allow rule only lowers findings whose code is in
-//! [`COVERABLE`] and that belong to a segment the rule matches; a deny or ask rule only adds
+//! It never widens what the analysis saw: an allow rule (or grant) only stands in for a
+//! missing allowlist entry — it covers findings whose code is in [`COVERABLE`], that belong to
+//! a segment the rule matches and no allowlist rule matched, that no rule produced and that
+//! point at the segment's own program ([`covering_rules`]); a deny or ask rule only adds
 //! findings. A command's text is never matched as a whole, so `Bash(echo *)` cannot reach the
 //! `rm` of `echo x && rm -rf y`.
 
@@ -12,17 +15,20 @@ use std::fmt;
 use crate::analyzer::{Analysis, AnalyzedSegment};
 use crate::finding::{Code, Finding, Match, RuleOrigin, Verdict};
 
-/// The finding codes an allow rule may cover, each only on a segment the rule matches. They
-/// all say "cmdguard's allowlist does not know this program" — which is what a user's rule
-/// answers. Everything else (a redirection, an assignment, a forbidden option, a run-time
-/// word, a substitution, a wrapper, a deny rule) still stands.
+/// The finding codes an allow rule or a grant may cover, each only on a segment the rule
+/// matches. They say "cmdguard's allowlist does not know this program" — which is what a
+/// user's rule answers. Everything else (a redirection, an assignment, a forbidden option, a
+/// run-time word, a substitution, a wrapper, a deny rule) still stands.
+///
+/// `system_path` is not here although Claude Code rules once covered it: it is `allow` unless
+/// a `[severity]` table raises it, and a user who raised it asked for every program given by
+/// its system path to be confirmed — a rule or grant naming the program must not undo that
+/// (of the two tables this crate had, the stricter one wins).
 pub const COVERABLE: &[Code] = &[
     // No `[[allow]]` entry matched the program: the rule is the user's entry for it.
     Code::NotAllowlisted,
-    // The program is a path (`./gradlew`): rules match that word literally.
+    // The program is given as a path (`./gradlew`): rules match that word literally.
     Code::UnusualPath,
-    // `/usr/bin/x`: allowed by default; a stricter profile may raise it.
-    Code::SystemPath,
 ];
 
 /// What a rule does when it matches a segment: Claude Code's `allow`, `ask` and `deny` lists.
@@ -96,7 +102,7 @@ impl CommandRule {
     /// Reads a rule's text (what Claude Code writes inside `Bash(…)`).
     ///
     /// ```
-    /// use cmdguard::config::command_rules::{CommandRule, Pattern, RuleAction};
+    /// use cmdguard::policy::rules::{CommandRule, Pattern, RuleAction};
     /// use cmdguard::RuleOrigin;
     /// let r = CommandRule::parse("git diff:*", RuleAction::Allow, RuleOrigin::BuiltIn).unwrap();
     /// assert_eq!(r.pattern, Pattern::Prefix(vec!["git".into(), "diff".into()]));
@@ -140,7 +146,7 @@ impl CommandRule {
     /// command prefix" grant is.
     ///
     /// ```
-    /// use cmdguard::config::command_rules::{CommandRule, RuleAction};
+    /// use cmdguard::policy::rules::{CommandRule, RuleAction};
     /// use cmdguard::RuleOrigin;
     /// let r = CommandRule::prefix(&["cargo", "test"], RuleAction::Allow, RuleOrigin::BuiltIn);
     /// assert_eq!(r.text, "cargo test:*");
@@ -178,11 +184,13 @@ impl CommandRule {
         }
     }
 
-    /// True when the rule matches segment `s` as an allow rule: from its command word, and
-    /// with every word the rule spells out known before the command runs (`npm test $X` is
+    /// True when the rule may stand in for an allowlist entry for segment `s`: no allowlist
+    /// rule, wrapper or shell matched the segment (a rule never overrides what an entry
+    /// forbids, nor looks inside what a wrapper runs), the rule matches from the command word,
+    /// and every word the rule spells out is known before the command runs (`npm test $X` is
     /// not `npm test`).
-    fn allows_segment(&self, s: &AnalyzedSegment) -> bool {
-        if s.argv.is_empty() {
+    pub fn allows_segment(&self, s: &AnalyzedSegment) -> bool {
+        if s.argv.is_empty() || s.matched.is_some() {
             return false;
         }
         let literal_words = match &self.pattern {
@@ -255,7 +263,7 @@ impl CommandRule {
 /// A set of rules, applied together to an analysis.
 ///
 /// ```
-/// use cmdguard::config::command_rules::{CommandRule, CommandRules, RuleAction};
+/// use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
 /// use cmdguard::{Analyzer, RuleOrigin, Verdict};
 /// let mut rules = CommandRules::default();
 /// rules.push(CommandRule::parse("echo *", RuleAction::Allow, RuleOrigin::BuiltIn).unwrap());
@@ -338,33 +346,15 @@ impl CommandRules {
 
     /// Lowers the findings allow rules cover, when they cover every finding above `allow`.
     fn cover(&self, a: &mut Analysis, restricted: &[bool]) {
-        let mut covering: Vec<&CommandRule> = Vec::new();
-        for f in a.findings.iter().filter(|f| f.severity > Verdict::Allow) {
-            let Some(i) = f.segment else { return };
-            if !COVERABLE.contains(&f.code) || restricted.get(i).copied().unwrap_or(true) {
-                return;
-            }
-            let Some(s) = a.segments.get(i) else { return };
-            // The finding must be about the segment's own program: one pointing elsewhere in
-            // it is about a command it runs (`bash -c 'curl x'`, `timeout 5 curl x`), which
-            // the rule does not name.
-            if s.segment.words.first().map(|w| w.span.start) != Some(f.span.start) {
-                return;
-            }
-            let Some(rule) = self
-                .rules
-                .iter()
-                .find(|r| r.action == RuleAction::Allow && r.allows_segment(s))
-            else {
-                return;
-            };
-            covering.push(rule);
-        }
+        let Some(covering) = covering_rules(a, &self.rules, restricted) else {
+            return;
+        };
         let above = a
             .findings
             .iter_mut()
             .filter(|f| f.severity > Verdict::Allow);
-        for (f, rule) in above.zip(covering) {
+        for (f, i) in above.zip(covering) {
+            let rule = &self.rules[i];
             f.message = format!(
                 "{} (allowed by the rule `Bash({})`, {})",
                 f.message, rule.text, rule.origin
@@ -372,6 +362,46 @@ impl CommandRules {
             f.severity = Verdict::Allow;
         }
     }
+}
+
+/// For each finding of `a` above `allow`, in order, the index into `rules` of the first allow
+/// rule that covers it; `None` unless every such finding is covered. The one soundness rule
+/// for Claude Code allow rules and grants alike. A finding is covered only when:
+///
+/// - it asks (a `deny` is never covered) and its code is in [`COVERABLE`];
+/// - it belongs to a segment that is not `restricted` (matched by a deny or ask rule);
+/// - no rule produced it (an ask rule's finding, a wrapper with nothing to run);
+/// - it points at the segment's own command word: one pointing elsewhere is about a command
+///   the segment runs (`bash -c 'curl x'`, `timeout 5 curl x`), which the rule does not name;
+/// - an allow rule [allows the segment](CommandRule::allows_segment).
+///
+/// A finding of no segment (an operator, a redirect, a substitution's effect) is never
+/// covered. A segment index past `restricted` counts as restricted.
+pub fn covering_rules(
+    a: &Analysis,
+    rules: &[CommandRule],
+    restricted: &[bool],
+) -> Option<Vec<usize>> {
+    let mut covering = Vec::new();
+    for f in a.findings.iter().filter(|f| f.severity > Verdict::Allow) {
+        let i = f.segment?;
+        if f.severity != Verdict::Ask
+            || !COVERABLE.contains(&f.code)
+            || f.rule.is_some()
+            || restricted.get(i).copied().unwrap_or(true)
+        {
+            return None;
+        }
+        let s = a.segments.get(i)?;
+        if s.segment.words.first().map(|w| w.span.start) != Some(f.span.start) {
+            return None;
+        }
+        let by = rules
+            .iter()
+            .position(|r| r.action == RuleAction::Allow && r.allows_segment(s))?;
+        covering.push(by);
+    }
+    Some(covering)
 }
 
 /// True when `s` holds a `*` not escaped by a backslash.

@@ -665,13 +665,13 @@ mod tests {
     }
 
     #[test]
-    fn many_stars_on_a_long_command_match_in_linear_time() {
+    fn many_stars_on_a_long_command_match_without_backtracking() {
+        // A backtracking matcher needs about 20,000^12 steps here and never finishes; the
+        // linear one answers at once. (No timing assertion: a hang is the failure.)
         let glob = "*a*a*a*a*a*a*a*a*a*a*a*a*b";
         let text = "a".repeat(20_000);
-        let start = std::time::Instant::now();
         assert!(!wildcard_matches(glob, &text));
         assert!(wildcard_matches(glob, &format!("{text}b")));
-        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

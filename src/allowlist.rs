@@ -707,29 +707,30 @@ fn compile_sensitive(
     cx: &Text<'_>,
     raw: RawSensitive,
 ) -> Result<(), ConfigError> {
-    let globs = |list: Vec<Spanned<String>>, key: &str| -> Result<Vec<(String, Glob)>, ConfigError> {
-        let mut v = Vec::new();
-        for p in list {
-            let text = if key.ends_with("vars") {
-                p.get_ref().to_ascii_uppercase()
-            } else {
-                p.get_ref().clone()
-            };
-            let compiled = if key.ends_with("vars") {
-                sensitive::parse(&text).map(|toks| {
-                    vec![Glob {
-                        toks,
-                        dot_rule: false,
-                    }]
-                })
-            } else {
-                Glob::config(&text)
+    let globs =
+        |list: Vec<Spanned<String>>, key: &str| -> Result<Vec<(String, Glob)>, ConfigError> {
+            let mut v = Vec::new();
+            for p in list {
+                let text = if key.ends_with("vars") {
+                    p.get_ref().to_ascii_uppercase()
+                } else {
+                    p.get_ref().clone()
+                };
+                let compiled = if key.ends_with("vars") {
+                    sensitive::parse(&text).map(|toks| {
+                        vec![Glob {
+                            toks,
+                            dot_rule: false,
+                        }]
+                    })
+                } else {
+                    Glob::config(&text)
+                }
+                .map_err(|e| cx.err(p.span(), key, format!("invalid pattern: {e}")))?;
+                v.extend(compiled.into_iter().map(|g| (p.get_ref().clone(), g)));
             }
-            .map_err(|e| cx.err(p.span(), key, format!("invalid pattern: {e}")))?;
-            v.extend(compiled.into_iter().map(|g| (p.get_ref().clone(), g)));
-        }
-        Ok(v)
-    };
+            Ok(v)
+        };
     out.paths.extend(globs(raw.paths, "paths")?);
     let strip = |v: Vec<(String, Glob)>| v.into_iter().map(|(_, g)| g);
     out.allow_paths
@@ -838,7 +839,9 @@ fn compile_entry(
         options,
         min_operands: e.min_operands,
         operand_pattern,
-        reads_operands: e.reads_operands.unwrap_or(true),
+        // Inert arguments are only printed or compared; any other entry's operands may be
+        // files it reads (fail closed).
+        reads_operands: e.reads_operands.unwrap_or(args != ArgsMode::Inert),
     })
 }
 

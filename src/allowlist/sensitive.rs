@@ -213,9 +213,10 @@ impl Tok {
         matches!(self, Tok::Star | Tok::Any)
     }
 
-    /// Whether a wildcard of a shell glob: bound by the leading-dot rule.
+    /// Whether a wildcard of a shell glob, bound by the leading-dot rule (a run-time value,
+    /// `Any`, is not).
     fn wild(&self) -> bool {
-        !matches!(self, Tok::Lit(_))
+        matches!(self, Tok::One | Tok::Star | Tok::Class { .. })
     }
 }
 
@@ -395,7 +396,13 @@ mod tests {
         ] {
             let hit = cfg(b).iter().any(|g| contained(&word(a), g))
                 || contained(&word(a), &Glob::literal(b))
-                || contained(&word(a), &Glob { toks: parse(b).unwrap(), dot_rule: false });
+                || contained(
+                    &word(a),
+                    &Glob {
+                        toks: parse(b).unwrap(),
+                        dot_rule: false,
+                    },
+                );
             assert_eq!(hit, expected, "{a} ⊆ {b}");
         }
     }

@@ -22,7 +22,10 @@ const SCRIPT_FIRST: &[(&str, &[&str])] = &[
     ("grep", &["-e", "--regexp", "-f", "--file"]),
     ("egrep", &["-e", "--regexp", "-f", "--file"]),
     ("fgrep", &["-e", "--regexp", "-f", "--file"]),
-    ("rg", &["-e", "--regexp", "-f", "--file", "--files", "--type-list"]),
+    (
+        "rg",
+        &["-e", "--regexp", "-f", "--file", "--files", "--type-list"],
+    ),
     ("git grep", &["-e", "-f"]),
     ("jq", &[]),
     ("awk", &["-f", "--file"]),
@@ -90,9 +93,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         .iter()
         .find(|(p, _)| *p == name)
         .is_some_and(|(_, given)| {
-            !parsed.iter().any(|a| {
-                matches!(a, Arg::Opt { name: o, .. } if given.iter().any(|g| names(o, g)))
-            })
+            !parsed
+                .iter()
+                .any(|a| matches!(a, Arg::Opt { name: o, .. } if given.iter().any(|g| names(o, g))))
         });
     let mut first = script_first;
     let mut roots: Vec<&Word> = Vec::new();
@@ -185,7 +188,9 @@ pub(super) fn input(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) -> bool 
         );
         return true;
     }
-    !cands.is_empty() && cands.iter().all(|c| inside(cx, c, &base))
+    // `..` leaves the directory the analysis assumes when it knows none.
+    let up = target.text.split('/').any(|p| p == "..");
+    !cands.is_empty() && cands.iter().all(|c| inside(cx, c, &base, up))
 }
 
 /// Secret-looking variables a segment expands into its words, assignments or redirections
@@ -210,8 +215,7 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
         }
     }
     for r in &seg.redirects {
-        if matches!(r.op, RedirectOp::Heredoc | RedirectOp::HeredocStripTabs) && !r.quoted_heredoc
-        {
+        if matches!(r.op, RedirectOp::Heredoc | RedirectOp::HeredocStripTabs) && !r.quoted_heredoc {
             let body = cx.src.get(r.span.start..r.span.end).unwrap_or("");
             for n in expanded_names(body) {
                 found.push((r.span, n));
@@ -258,7 +262,8 @@ pub(super) fn awk_program(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str,
 fn ps(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
     for w in rest {
         let Some(t) = w.static_text() else { continue };
-        let bsd = !t.starts_with('-') && t.chars().all(|c| c.is_ascii_alphabetic()) && t.contains('e');
+        let bsd =
+            !t.starts_with('-') && t.chars().all(|c| c.is_ascii_alphabetic()) && t.contains('e');
         let unix = t.starts_with('-') && !t.starts_with("--") && t.contains('E');
         if bsd || unix {
             cx.push_rule(
@@ -369,24 +374,46 @@ fn base(cx: &Ctx<'_>) -> Base {
 
 /// The first sensitive pattern any candidate reaches, with the candidate as shown.
 fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(String, String)> {
+    let sensitive = &cx.list.sensitive;
     cands.iter().find_map(|c| {
-        cx.list
-            .sensitive
-            .reaches(&c.glob, anchored_only)
-            .map(|p| (p.to_string(), show(&c.glob)))
+        let hit = if c.glob.toks.iter().any(wild) {
+            // A glob no directory listing expanded: it asks when it can reach a place the table
+            // fixes (`~/.ssh/*`, `/proc/*/environ`), and against patterns at any depth only
+            // when its own text names a secret (`*.pem`, `.env*`), not when a wildcard could
+            // spell one (`*.rs` could be `id_rsa.rs`), or every glob would ask.
+            let named = Glob {
+                toks: c.glob.toks.iter().filter(|t| !wild(t)).cloned().collect(),
+                dot_rule: false,
+            };
+            sensitive.reaches(&c.glob, true).or_else(|| {
+                (!anchored_only)
+                    .then(|| sensitive.reaches(&named, false))
+                    .flatten()
+            })
+        } else {
+            sensitive.reaches(&c.glob, anchored_only)
+        };
+        hit.map(|p| (p.to_string(), show(&c.glob)))
     })
+}
+
+fn wild(t: &Tok) -> bool {
+    matches!(t, Tok::One | Tok::Star | Tok::Class { .. })
 }
 
 /// Whether a candidate lies inside the working directory (or, with none known, is a relative
 /// path that does not climb out with `..`).
-fn inside(cx: &Ctx<'_>, c: &Candidate, base: &Base) -> bool {
+fn inside(cx: &Ctx<'_>, c: &Candidate, base: &Base, up: bool) -> bool {
     let Some(lit) = &c.literal else { return false };
     match &base.dirs {
-        None => lit.starts_with("./"),
+        None => lit.starts_with("./") && !up,
         Some(dirs) => {
             let place = cx.place.as_deref();
             let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d) && p != d);
-            let path = Path::new(lit);
+            let Some(abs) = absolute(lit, base) else {
+                return false;
+            };
+            let path = Path::new(&abs);
             under(path)
                 && match place.and_then(|p| p.physical(path)) {
                     // A symlink inside may lead out: the file it reaches must be inside too.
@@ -443,15 +470,14 @@ fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
                     for _ in 0..up {
                         d.pop();
                     }
-                    let prefix: Vec<char> = d.to_string_lossy().trim_end_matches('/').chars().collect();
+                    let prefix: Vec<char> =
+                        d.to_string_lossy().trim_end_matches('/').chars().collect();
                     push(join(&prefix, &comps));
                 }
             }
-            None if up > 0 => {
-                let mut t = vec![Tok::Any];
-                t.extend(join(&['/'], &comps));
-                push(t);
-            }
+            // With no working directory, a relative path is taken to be in the project, even
+            // after `..`: only patterns at any depth (`.env`, `*.pem`) can match it. The CLI
+            // always has one.
             None => push(join(&['.'], &comps)),
         },
     }
@@ -752,7 +778,10 @@ fn expansion_end(chars: &[char], k: usize) -> usize {
         Some('(') => close('(', ')', k + 1),
         Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
             let mut e = k + 1;
-            while chars.get(e).is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_') {
+            while chars
+                .get(e)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
                 e += 1;
             }
             e
@@ -785,8 +814,7 @@ fn expanded_names(text: &str) -> Vec<String> {
             s += 1;
         }
         let name = &text[start..s];
-        let tests_only = braced
-            && (text[s..].starts_with(":+") || text[s..].starts_with('+'));
+        let tests_only = braced && (text[s..].starts_with(":+") || text[s..].starts_with('+'));
         if !name.is_empty() && !name.as_bytes()[0].is_ascii_digit() && !tests_only {
             out.push(name.to_string());
         }

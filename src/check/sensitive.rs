@@ -14,7 +14,7 @@ use super::{Arg, Ctx, names};
 use crate::allowlist::Entry;
 use crate::allowlist::sensitive::{Glob, Tok, class, intersects};
 use crate::finding::{Code, Span};
-use crate::segment::{Redirect, RedirectOp, Segment, SegmentKind, Word};
+use crate::segment::{Joiner, Redirect, RedirectOp, Segment, SegmentKind, Word};
 
 /// Programs whose first operand is a pattern or a script, not a file, unless an option gives
 /// it (`grep -e PAT`, `sed -e SCRIPT`).
@@ -132,7 +132,10 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         }
     }
     let recursive = match name {
-        "rg" => true,
+        // `rg --files` lists the files it would search, and reads none of them.
+        "rg" => !parsed.iter().any(|a| {
+            matches!(a, Arg::Opt { name: o, .. } if names(o, "--files") || names(o, "--type-list"))
+        }),
         "grep" | "egrep" | "fgrep" | "diff" => parsed.iter().any(|a| match a {
             Arg::Opt { name: o, value, .. } => {
                 RECURSIVE.iter().any(|r| names(o, r))
@@ -149,7 +152,13 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             expansions: Default::default(),
             quoted: false,
         };
-        if roots.is_empty() {
+        // With no path, grep -r searches the working directory; rg searches it too unless its
+        // input is a pipe, which it then reads instead.
+        let piped = i
+            .checked_sub(1)
+            .and_then(|p| cx.script.segments.get(p))
+            .is_some_and(|p| p.joiner == Some(Joiner::Pipe));
+        if roots.is_empty() && !(name == "rg" && piped) {
             search(cx, i, &here, name);
         }
         for w in roots {

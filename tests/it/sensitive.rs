@@ -152,6 +152,8 @@ fn recursive_searches_that_can_reach_a_secret_ask() {
         ("rg token src", Allow, None),
         ("grep -r x /usr/share/doc", Allow, None),
         ("find ~ -name '*.pem'", Allow, None),
+        // Listing is not reading.
+        ("rg --files ~", Allow, None),
     ]);
 }
 
@@ -344,6 +346,9 @@ fn symlinks_and_globs_resolve_in_the_working_directory() {
             ("grep -r x ..", Ask, READ),
             ("rg x", Allow, None),
             ("cd .. && rg x", Ask, READ),
+            // With its input a pipe, rg reads that instead of the working directory.
+            ("cd .. && rg --files | rg x", Allow, None),
+            ("cd .. && grep -r x", Ask, READ),
             ("wc -l < notes.txt", Allow, None),
             ("wc -l < src/main.rs", Allow, None),
             ("wc -l < ../other/key.pem", Ask, READ),

@@ -407,6 +407,25 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// For a literal path, "some path matches both" and "every path matches the pattern"
+        /// are the same question: the two algorithms must agree, and a path always matches
+        /// its own escaped form.
+        #[test]
+        fn intersection_and_containment_agree_on_literal_paths(
+            path in "[ab./]{0,8}",
+            pattern in "[ab./*?]{1,6}",
+        ) {
+            let lit = Glob::literal(&path);
+            for g in Glob::config(&pattern).unwrap() {
+                proptest::prop_assert_eq!(intersects(&lit, &g), contained(&lit, &g), "{} vs {}", path, pattern);
+            }
+            let escaped: String = path.chars().flat_map(|c| ['\\', c]).collect();
+            let own = Glob { toks: parse(&escaped).unwrap(), dot_rule: false };
+            proptest::prop_assert!(intersects(&lit, &own) && contained(&lit, &own));
+        }
+    }
+
     #[test]
     fn bad_patterns_are_errors() {
         for p in ["", "[abc", "x\\", "~user/x"] {

@@ -103,6 +103,11 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         match a {
             Arg::Operand { word, .. } | Arg::Dynamic { word } => {
                 let w = &rest[*word];
+                // `<(…)` is a pipe from a command checked as a segment of its own.
+                if w.expansions.process {
+                    first = false;
+                    continue;
+                }
                 if std::mem::take(&mut first) {
                     if name == "jq" {
                         jq_filter(cx, i, w);
@@ -267,6 +272,20 @@ pub(super) fn awk_program(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str,
     }
 }
 
+/// Files a sed script reads with `r FILE` / `R FILE`, which run to the end of the line: the
+/// rest of the line after every `r` and `R` counts as a file name. That over-approximates
+/// (`s/for/x/` yields `/x/`), which only matters when the tail names a sensitive path.
+pub(super) fn sed_script(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str) {
+    for line in script.lines() {
+        for (k, _) in line.match_indices(['r', 'R']) {
+            let file = line[k + 1..].trim();
+            if !file.is_empty() {
+                read_text(cx, i, span, file, "sed");
+            }
+        }
+    }
+}
+
 /// `ps e`, `ps eww`, `ps auxe` (BSD `e`) and `ps -E` print other processes' environments.
 fn ps(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
     for w in rest {
@@ -289,11 +308,12 @@ fn ps(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
 /// `jq -n env`, `$ENV`, `env.TOKEN`: jq's view of the environment. A field named `env`
 /// (`.env`) is data.
 fn jq_filter(cx: &mut Ctx<'_>, i: usize, w: &Word) {
-    let text = w.text.as_str();
+    // A run-time filter is a dynamic argument of jq already.
+    let Some(text) = w.static_text() else { return };
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut hit = text.contains("$ENV");
     let mut at = 0;
-    let mut hit = text.contains("$ENV") || !w.is_static();
     while !hit && let Some(k) = text[at..].find("env") {
         let s = at + k;
         let e = s + 3;
@@ -301,10 +321,6 @@ fn jq_filter(cx: &mut Ctx<'_>, i: usize, w: &Word) {
         hit = !before.is_some_and(|c| ident(c) || c == b'.' || c == b'$')
             && !b.get(e).is_some_and(|&c| ident(c));
         at = e;
-    }
-    if hit && !w.is_static() {
-        // A run-time filter is already a dynamic argument; nothing to add.
-        return;
     }
     if hit {
         cx.push_rule(

@@ -58,6 +58,8 @@ fn operands_of_readers_that_name_secrets_ask() {
         ("timeout 5 cat ~/.ssh/id_rsa", Ask, READ),
         ("cat /root/.ssh/id_rsa", Ask, READ),
         ("cat /home/alice/.aws/credentials", Ask, READ),
+        ("sed 'r ~/.ssh/id_rsa' notes.txt", Ask, READ),
+        ("sed '1R .env' notes.txt", Ask, READ),
     ]);
 }
 
@@ -84,6 +86,9 @@ fn near_misses_stay_allowed() {
         ("find . -name '*.pem'", Allow, None),
         ("wc -l src/*.rs", Allow, None),
         ("cat *.md", Allow, None),
+        ("sed 's/for/bar/' notes.txt", Allow, None),
+        ("sed 'r header.txt' notes.txt", Allow, None),
+        ("diff <(sort a) b", Allow, None),
     ]);
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one fuzz target for a while, carrying on past findings, which land in artifacts/<target>/.
-# Usage: fuzz/run.sh <analyze|grammar|allowlist> [seconds]   (needs nightly and cargo-fuzz)
+# Usage: fuzz/run.sh <analyze|grammar|allowlist|interp> [seconds]   (needs nightly and cargo-fuzz)
 # Set CMDGUARD_FUZZ_ALLOWS=FILE to log the allowed commands for the differential test.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -13,6 +13,7 @@ mod awk_program;
 mod deny;
 mod dialect;
 mod git;
+mod interp;
 mod redirect;
 mod script_text;
 mod sed;
@@ -21,7 +22,7 @@ mod sensitive;
 mod vars;
 mod wrap;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::allowlist::{Allowlist, ArgsMode, Checker, Entry};
 use crate::budget::Budget;
@@ -85,6 +86,9 @@ pub(crate) struct Ctx<'a> {
     /// `cd` commands checked but not yet in effect: segments inside their words (`cd $(…)`)
     /// run before them. Each with the end of its segment.
     pub pending_cd: Vec<(usize, Vec<Word>)>,
+    /// The command's own counters (check/vars.rs `own_counter`), judged once per name: from
+    /// where on each surely holds an integer, or `None` when it is not one.
+    pub counters: HashMap<String, Option<usize>>,
 }
 
 /// The programs that fetch from the network, for the download-to-interpreter rule.
@@ -125,6 +129,7 @@ pub(crate) fn check(
         extra_segments: Vec::new(),
         place: scope.place,
         pending_cd: Vec::new(),
+        counters: HashMap::new(),
     };
     for (event, span) in &script.events {
         cx.event(event, *span);
@@ -191,6 +196,9 @@ impl Ctx<'_> {
     }
 
     fn event(&mut self, event: &Event, span: Span) {
+        if *event == Event::Arithmetic && vars::own_counter(self, span) {
+            return;
+        }
         let snippet = || self.snippet(span);
         let (code, message) = match event {
             Event::Background => (
@@ -352,6 +360,9 @@ impl Ctx<'_> {
             );
             return None;
         };
+        // Interpreter one-liners (`python -c`, `node -e`, heredocs) deny what their code
+        // would destroy, whatever path names the interpreter (`/opt/py/bin/python3`).
+        interp::check(self, i, text, words);
         let name = self.resolve(i, first, text)?;
         // A function may be named by a path too (`/bin/ls() { …; }; /bin/ls`).
         if self.functions.contains(name) || self.functions.contains(text) {
@@ -384,13 +395,28 @@ impl Ctx<'_> {
             .map(|p| p.harmless.as_slice())
             .unwrap_or(&[]);
         let mut skipped = 0;
-        for w in &words[1..] {
+        // `git -C DIR`: the directories git changes to, in order; its repository is checked.
+        let mut chdirs: Vec<&Word> = Vec::new();
+        let mut k = 1;
+        while let Some(w) = words.get(k) {
+            k += 1;
             // One past the longest entry: `describe` and the global-option message read it.
             if keys.len() > longest {
                 break;
             }
             match w.static_text() {
                 Some(t) if keys.len() == 1 && harmless.iter().any(|h| h == t) => skipped += 1,
+                Some("-C") if keys.len() == 1 && name == "git" => match words.get(k) {
+                    Some(dir) if git::chdir_operand(self, i, dir) => {
+                        chdirs.push(dir);
+                        skipped += 2;
+                        k += 1;
+                    }
+                    _ => {
+                        keys.push("-C");
+                        break;
+                    }
+                },
                 Some(t) => keys.push(t),
                 None => break,
             }
@@ -399,8 +425,10 @@ impl Ctx<'_> {
             let entry = entry.clone();
             let rest = &words[entry.words.len() + skipped..];
             self.entry_rules(i, &entry, rest, words, span);
-            if name == "git" {
-                git::check_repository(self, i, first.span);
+            match name {
+                "git" => git::check_repository(self, i, first.span, &chdirs),
+                "cargo" | "rustc" => git::check_toolchain_file(self, i, first.span, name),
+                _ => {}
             }
             return Some(Match::Entry(entry.rule()));
         }
@@ -476,13 +504,20 @@ impl Ctx<'_> {
             {
                 continue;
             }
+            // `cd "$HOME"` goes where `cd ~` goes (check/git.rs follows it there).
+            if entry.name == "cd" && vars::home_relative(w).is_some() {
+                continue;
+            }
             // Past `--` (or an options-first program's first operand) a run-time word can only
-            // be an operand: unless a checker reads operands as a script, or the entry counts or
-            // shapes its operands (an unquoted word or a glob can become several), it names
-            // files.
+            // be an operand, and so can a glob that cannot expand to an option: unless a checker
+            // reads operands as a script, the first operand is a program (`jq`'s filter can
+            // print the environment), or the entry counts or shapes its operands (an unquoted
+            // word or a glob can become several), it names files.
+            let operand_only = k >= operands_from || glob_without_options(self, w);
             let mode = match entry.args {
                 ArgsMode::Restricted
-                    if k >= operands_from
+                    if operand_only
+                        && !PROGRAM_OPERAND.contains(&entry.name.as_str())
                         && entry.checker.is_none()
                         && entry.operand_pattern.is_none()
                         && entry.max_operands.is_none() =>
@@ -493,16 +528,25 @@ impl Ctx<'_> {
             };
             match mode {
                 ArgsMode::Inert => {}
-                ArgsMode::Files if w.expansions.substitution() => self.push_rule(
+                // A substitution's output names files like a parameter's value does when it
+                // stays one word (`"$(pwd)"`) or can only be an operand (past `--`). Unquoted
+                // before `--`, bash splits and globs output cmdguard never sees into any
+                // number of words; that asks (the seed corpus: `cat $(echo f)`).
+                ArgsMode::Files
+                    if w.expansions.substitution()
+                        && !(k >= operands_from || vars::fully_double_quoted(self.src, w)) =>
+                {
+                    self.push_rule(
                     Code::SubstitutedArgument,
                     w.span,
                     Some(i),
                     format!(
-                        "the output of `{}` becomes arguments of `{}`",
+                        "the output of `{}` becomes arguments of `{}`: unquoted, it can split into any words, options included (quote it, or put it after `--`)",
                         w.text, entry.name
                     ),
                     &entry.name,
-                ),
+                    )
+                }
                 ArgsMode::Files => {}
                 ArgsMode::Restricted => self.push_rule(
                     Code::DynamicArgument,
@@ -663,6 +707,27 @@ impl Ctx<'_> {
             }
             self.extra_segments.push((seg, matched));
         }
+    }
+}
+
+/// Entries whose first operand is a program in a language that reads more than the files it
+/// is given (`jq`'s `env` / `$ENV`): a run-time word asks there even past `--`.
+const PROGRAM_OPERAND: &[&str] = &["jq"];
+
+/// A word only pathname expansion changes (no parameter, no substitution, so no splitting)
+/// that cannot become an option: it starts with a literal other than `-` and glob characters
+/// (`./*`, `src/*.rs`), or every entry of the working directory is known not to start with
+/// `-` (`*`; see check/git.rs `no_dash_entries`, and its note on files created later). When
+/// nothing matches, bash passes the pattern itself, which does not start with `-` either.
+fn glob_without_options(cx: &Ctx<'_>, w: &Word) -> bool {
+    let e = w.expansions;
+    if !e.glob || e.parameter || e.command || e.process || e.arithmetic {
+        return false;
+    }
+    match w.text.bytes().next() {
+        None | Some(b'-') => false,
+        Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'/' | b'_') => true,
+        Some(_) => git::no_dash_entries(cx),
     }
 }
 

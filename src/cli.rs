@@ -6,7 +6,9 @@ use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
-use cmdguard::{AllowlistBuilder, Analysis, Analyzer, ConfigError, Verdict, Workdir};
+use cmdguard::config::command_rules::CommandRules;
+use cmdguard::config::{self, ConfigSources, Env, Layer, Origins};
+use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
@@ -31,6 +33,42 @@ enum Command {
     Check(CheckArgs),
     /// Print the embedded default allowlist.
     DefaultAllowlist,
+    /// List, add or remove the grants in the persisted state file.
+    Policy(PolicyArgs),
+    /// Show, check and trust configuration layers.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigCommand {
+    /// Print the effective configuration: every layer's file, the settings and the rules.
+    Show {
+        /// Follow each value with the file and line it came from.
+        #[arg(long)]
+        origin: bool,
+        /// The directory whose project config to consider (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// Validate a config file; exit 78 with file:line:column and key when it is wrong.
+    Check {
+        /// Check it as a project's `.cmdguard.toml` (the keys a project may set).
+        #[arg(long)]
+        project: bool,
+        /// The config file.
+        file: PathBuf,
+    },
+    /// Trust the project at DIR (default: the current directory) as its config is now.
+    Trust {
+        /// The project directory.
+        dir: Option<PathBuf>,
+    },
+    /// Stop trusting the project at DIR (default: the current directory).
+    Untrust {
+        /// The project directory.
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -51,6 +89,10 @@ struct CheckArgs {
     /// Extend the allowlist with this file (repeatable).
     #[arg(long = "allowlist-add", value_name = "FILE")]
     allowlist_add: Vec<PathBuf>,
+    /// Read no config file (system, user, project, CMDGUARD_CONFIG, Claude Code settings):
+    /// only the built-in default and these flags.
+    #[arg(long)]
+    no_config: bool,
     /// The directory the command will run in (default: the current directory). git commands
     /// are checked against the config of the repository there; with --jsonl a line's own
     /// `"cwd"` field wins.
@@ -82,6 +124,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             print!("{}", cmdguard::DEFAULT_ALLOWLIST);
             0
         }
+        Command::Policy(args) => policy(args),
         Command::Check(args) => {
             // clap takes an unknown `--flag` as the start of the command; without `--` it is
             // far more likely a mistyped option than a command starting with `-`.
@@ -97,35 +140,338 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             }
             check(args)
         }
+        Command::Config(c) => config_command(c),
     }
 }
 
-fn analyzer(args: &CheckArgs) -> Result<Analyzer, ConfigError> {
-    if args.allowlist.is_none() && args.allowlist_add.is_empty() {
-        // The embedded list's examples are verified by the test suite, not on every run.
-        return Ok(Analyzer::default());
-    }
-    let mut builder = AllowlistBuilder::new();
-    match &args.allowlist {
-        Some(p) => builder.add_file(p)?,
-        None => builder.add_default(),
+#[derive(Debug, clap::Args)]
+struct PolicyArgs {
+    /// The state file [default: $XDG_STATE_HOME/cmdguard/state.json, else
+    /// ~/.local/state/cmdguard/state.json].
+    #[arg(long, value_name = "FILE", global = true)]
+    state: Option<PathBuf>,
+    #[command(subcommand)]
+    action: PolicyAction,
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyAction {
+    /// Print the granted command prefixes, one per line.
+    List,
+    /// Grant a command prefix, one argument per word: `cmdguard policy add npm test`.
+    Add {
+        /// The words of the prefix.
+        #[arg(required = true, value_name = "WORD", allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// Remove a granted command prefix (exit status 1 when it was not granted).
+    Remove {
+        /// The words of the prefix.
+        #[arg(required = true, value_name = "WORD", allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// List, add or remove the paths file tools may write under.
+    Paths {
+        #[command(subcommand)]
+        action: PathsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum PathsAction {
+    /// Print the granted write paths, one per line.
+    List,
+    /// Grant writes under a path (made absolute against the current directory).
+    Add {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Remove a granted write path (exit status 1 when it was not granted).
+    Remove {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// `cmdguard policy …`: the grants in the state file.
+fn policy(args: PolicyArgs) -> i32 {
+    use cmdguard::policy::{Prefix, StateFile};
+
+    let Some(path) = args.state.or_else(StateFile::default_path) else {
+        eprintln!(
+            "cmdguard: cannot tell where the state file is (no $XDG_STATE_HOME or $HOME); pass --state FILE"
+        );
+        return EXIT_CONFIG;
     };
-    for p in &args.allowlist_add {
-        builder.add_file(p)?;
+    let file = StateFile::new(path);
+    let prefix = |words: Vec<String>| {
+        if let Some(w) = words.iter().find(|w| w.chars().any(char::is_whitespace)) {
+            return Err(format!(
+                "`{w}` holds a space; give each word of the prefix as its own argument"
+            ));
+        }
+        Prefix::new(words).map_err(|e| e.to_string())
+    };
+    let absolute = |p: PathBuf| -> Result<PathBuf, String> {
+        let p = if p.is_absolute() {
+            p
+        } else {
+            std::env::current_dir()
+                .map_err(|e| {
+                    format!("cannot tell the current directory ({e}); give an absolute path")
+                })?
+                .join(p)
+        };
+        cmdguard::policy::normal_path(&p).map_err(|e| e.to_string())
+    };
+    let result = match args.action {
+        PolicyAction::List => file.load().map(|g| {
+            for p in g.commands {
+                println!("{p}");
+            }
+            0
+        }),
+        PolicyAction::Add { words } => match prefix(words) {
+            Err(e) => return policy_usage(&e),
+            Ok(p) => file.update(|g| g.add_command(p.clone())).map(|(_, added)| {
+                report_change(
+                    added,
+                    &format!("added `{p}`"),
+                    &format!("`{p}` was already granted"),
+                )
+            }),
+        },
+        PolicyAction::Remove { words } => match prefix(words) {
+            Err(e) => return policy_usage(&e),
+            Ok(p) => file.update(|g| g.remove_command(&p)).map(|(_, removed)| {
+                report_removal(
+                    removed,
+                    &format!("removed `{p}`"),
+                    &format!("`{p}` was not granted"),
+                )
+            }),
+        },
+        PolicyAction::Paths { action } => match action {
+            PathsAction::List => file.load().map(|g| {
+                for p in g.write_paths {
+                    println!("{}", p.display());
+                }
+                0
+            }),
+            PathsAction::Add { path } => match absolute(path) {
+                Err(e) => return policy_usage(&e),
+                Ok(p) => {
+                    file.update(|g| g.add_write_path(&p).unwrap_or(false))
+                        .map(|(_, added)| {
+                            let shown = p.display();
+                            report_change(
+                                added,
+                                &format!("added `{shown}`"),
+                                &format!("`{shown}` was already granted"),
+                            )
+                        })
+                }
+            },
+            PathsAction::Remove { path } => match absolute(path) {
+                Err(e) => return policy_usage(&e),
+                Ok(p) => file
+                    .update(|g| g.remove_write_path(&p).unwrap_or(false))
+                    .map(|(_, removed)| {
+                        let shown = p.display();
+                        report_removal(
+                            removed,
+                            &format!("removed `{shown}`"),
+                            &format!("`{shown}` was not granted"),
+                        )
+                    }),
+            },
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cmdguard: {e}");
+            match e.kind {
+                cmdguard::policy::StateErrorKind::Io(_) => EXIT_INTERNAL,
+                cmdguard::policy::StateErrorKind::Corrupt(_)
+                | cmdguard::policy::StateErrorKind::Version(_) => EXIT_CONFIG,
+            }
+        }
     }
-    Ok(Analyzer::new(builder.build()?))
+}
+
+fn policy_usage(why: &str) -> i32 {
+    eprintln!(
+        "cmdguard: {why}\n\nUsage: cmdguard policy [--state FILE] <list|add|remove|paths> [ARGS]..."
+    );
+    EXIT_USAGE
+}
+
+/// Prints what an add did; adding what is already there is not an error.
+fn report_change(changed: bool, done: &str, already: &str) -> i32 {
+    println!("{}", if changed { done } else { already });
+    0
+}
+
+/// Prints what a removal did; exit status 1 when there was nothing to remove.
+fn report_removal(removed: bool, done: &str, missing: &str) -> i32 {
+    if removed {
+        println!("{done}");
+        0
+    } else {
+        eprintln!("cmdguard: {missing}");
+        1
+    }
+}
+
+/// The analyser and the command rules `check` uses: the layered configuration (or, with
+/// `--no-config`, the built-in default), with the `--allowlist` flags as the last layer.
+struct Guard {
+    analyzer: Analyzer,
+    rules: CommandRules,
+}
+
+impl Guard {
+    fn finish(&self, mut a: Analysis) -> Analysis {
+        self.rules.apply(&mut a);
+        a
+    }
+}
+
+fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
+    let mut sources = if args.no_config {
+        ConfigSources::built_in()
+    } else {
+        let env = Env::process();
+        let env = match &args.cwd {
+            Some(dir) => {
+                let cwd = std::env::current_dir().unwrap_or_default().join(dir);
+                env.in_dir(cwd)
+            }
+            None => env,
+        };
+        ConfigSources::discover(&env)
+    };
+    sources.allowlist = args.allowlist.clone();
+    sources.allowlist_add = args.allowlist_add.clone();
+    let config = sources.load()?;
+    for f in &config.files {
+        if f.status == config::FileStatus::Changed {
+            eprintln!("cmdguard: note: {} {}", f.path, f.status.as_str());
+        }
+    }
+    Ok(Guard {
+        analyzer: config.analyzer,
+        rules: config.command_rules,
+    })
+}
+
+fn config_error(e: &ConfigError) -> i32 {
+    match std::error::Error::source(e) {
+        Some(cause) => eprintln!("cmdguard: config error: {e}: {cause}"),
+        None => eprintln!("cmdguard: config error: {e}"),
+    }
+    EXIT_CONFIG
+}
+
+/// `cmdguard config …`.
+fn config_command(c: ConfigCommand) -> i32 {
+    match c {
+        ConfigCommand::Show { origin, cwd } => {
+            let mut env = Env::process();
+            if let Some(dir) = cwd {
+                env = env.in_dir(std::env::current_dir().unwrap_or_default().join(dir));
+            }
+            match ConfigSources::discover(&env).load() {
+                Ok(c) => {
+                    let origins = if origin {
+                        Origins::Shown
+                    } else {
+                        Origins::Hidden
+                    };
+                    print!("{}", config::show(&c, origins));
+                    0
+                }
+                Err(e) => config_error(&e),
+            }
+        }
+        ConfigCommand::Check { project, file } => {
+            let layer = if project { Layer::Project } else { Layer::User };
+            match config::check_file(&file, layer) {
+                Ok(()) => {
+                    println!("{}: ok", file.display());
+                    0
+                }
+                Err(e) => config_error(&e),
+            }
+        }
+        ConfigCommand::Trust { dir } => trust(dir.as_deref(), TrustChange::Trust),
+        ConfigCommand::Untrust { dir } => trust(dir.as_deref(), TrustChange::Untrust),
+    }
+}
+
+/// What `config trust` / `untrust` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TrustChange {
+    Trust,
+    Untrust,
+}
+
+fn trust(dir: Option<&Path>, change: TrustChange) -> i32 {
+    let env = Env::process();
+    let sources = ConfigSources::discover(&env);
+    let Some(store_path) = sources.trust_store.clone() else {
+        eprintln!("cmdguard: cannot tell where the trust store goes; set HOME or XDG_STATE_HOME");
+        return EXIT_USAGE;
+    };
+    let dir = dir.map_or_else(
+        || std::env::current_dir().unwrap_or_default(),
+        Path::to_path_buf,
+    );
+    let dir = match dir.canonicalize() {
+        Ok(d) if d.is_dir() => d,
+        _ => {
+            eprintln!("cmdguard: {}: not a directory", dir.display());
+            return EXIT_USAGE;
+        }
+    };
+    let (mut store, note) = config::trust::TrustStore::load(&store_path);
+    if let Some(n) = note {
+        eprintln!("cmdguard: note: {n}");
+    }
+    match change {
+        TrustChange::Trust => {
+            // A project config that would fail to load is not worth trusting.
+            let file = dir.join(config::PROJECT_CONFIG);
+            if file.is_file()
+                && let Err(e) = config::check_file(&file, Layer::Project)
+            {
+                return config_error(&e);
+            }
+            store.trust(&dir);
+            println!("trusted {} as its config files are now", dir.display());
+        }
+        TrustChange::Untrust => {
+            if store.untrust(&dir) {
+                println!("no longer trusted: {}", dir.display());
+            } else {
+                println!("was not trusted: {}", dir.display());
+            }
+        }
+    }
+    match store.save(&store_path) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("cmdguard: cannot write {}: {e}", store_path.display());
+            EXIT_INTERNAL
+        }
+    }
 }
 
 fn check(args: CheckArgs) -> i32 {
-    let analyzer = match analyzer(&args) {
-        Ok(a) => a,
-        Err(e) => {
-            match std::error::Error::source(&e) {
-                Some(cause) => eprintln!("cmdguard: config error: {e}: {cause}"),
-                None => eprintln!("cmdguard: config error: {e}"),
-            }
-            return EXIT_CONFIG;
-        }
+    let guard = match guard(&args) {
+        Ok(g) => g,
+        Err(e) => return config_error(&e),
     };
     let workdir = match workdir(args.cwd.as_deref()) {
         Ok(w) => w,
@@ -134,7 +480,7 @@ fn check(args: CheckArgs) -> i32 {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = if args.jsonl {
-        jsonl(&analyzer, &workdir, &mut out)
+        jsonl(&guard, &workdir, &mut out)
     } else {
         let bytes = if args.stdin {
             if !args.command.is_empty() {
@@ -157,7 +503,7 @@ fn check(args: CheckArgs) -> i32 {
         } else {
             join_os(&args.command)
         };
-        let a = analyzer.analyze_bytes_in(&bytes, &workdir);
+        let a = guard.finish(guard.analyzer.analyze_bytes_in(&bytes, &workdir));
         let written = if args.json {
             serde_json::to_writer(&mut out, &a)
                 .map_err(io::Error::other)
@@ -207,7 +553,8 @@ fn join_os(parts: &[OsString]) -> Vec<u8> {
     out
 }
 
-fn jsonl(analyzer: &Analyzer, workdir: &Workdir, out: &mut impl Write) -> io::Result<Verdict> {
+fn jsonl(guard: &Guard, workdir: &Workdir, out: &mut impl Write) -> io::Result<Verdict> {
+    let analyzer = &guard.analyzer;
     let mut worst = Verdict::Allow;
     let stdin = io::stdin();
     for (n, line) in stdin.lock().split(b'\n').enumerate() {
@@ -216,10 +563,10 @@ fn jsonl(analyzer: &Analyzer, workdir: &Workdir, out: &mut impl Write) -> io::Re
             continue;
         }
         let a = match parse_line(&line) {
-            Ok((cmd, None)) => analyzer.analyze_in(&cmd, workdir),
+            Ok((cmd, None)) => guard.finish(analyzer.analyze_in(&cmd, workdir)),
             Ok((cmd, Some(cwd))) => {
                 let dir = workdir.cwd().join(cwd);
-                analyzer.analyze_in(&cmd, &workdir.clone().in_dir(dir))
+                guard.finish(analyzer.analyze_in(&cmd, &workdir.clone().in_dir(dir)))
             }
             Err(why) => {
                 // A line that is not a command still gets a verdict, and never `allow`.

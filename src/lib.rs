@@ -155,9 +155,19 @@ mod analyzer;
 // Above the core: a second opinion on `ask` verdicts (the core never imports it).
 pub mod assess;
 
+// Above the assessor: prompts, grants and the persisted state (the core never imports it).
+pub mod policy;
+// Above the core: layered configuration (system, user, trusted project, env, flags) and
+// Claude Code command rules applied per segment. The core never imports it.
+pub mod config;
+
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.
 pub mod tool;
+
+// `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
+// risk-assessment agent's tools).
+extern crate self as cmdguard;
 
 pub use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST};
 pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};

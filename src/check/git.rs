@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::check::Ctx;
+use crate::check::{Ctx, vars};
 use crate::finding::{Code, Span};
 use crate::repo::{self, Cache, Hazard, ScanRules, Workdir};
 use crate::segment::{Nest, Segment, SegmentKind, Word};
@@ -50,8 +50,8 @@ impl Place {
         }
     }
 
-    /// The directories the next command may run in, `None` when one is only known at run time
-    /// (for `check/sensitive.rs`, which resolves relative paths against them).
+    /// The directories the commands may run in; `None` once a `cd` led somewhere only known
+    /// at run time.
     pub(crate) fn dirs(&self) -> Option<&[PathBuf]> {
         self.unknown.is_none().then_some(self.dirs.as_slice())
     }
@@ -123,9 +123,24 @@ impl Place {
                 }
             };
         };
-        let Some(text) = target.static_text() else {
-            self.unknown(format!("`cd {}`", target.text));
-            return false;
+        let home_text;
+        let text = match (target.static_text(), vars::home_relative(target)) {
+            (Some(t), _) => t,
+            // `cd "$HOME/x"` is `cd ~/x`.
+            (None, Some(rest)) => match self.workdir.home() {
+                Some(home) => {
+                    home_text = format!("{}{rest}", home.display());
+                    home_text.as_str()
+                }
+                None => {
+                    self.unknown(format!("`cd {}` to an unknown home directory", target.text));
+                    return false;
+                }
+            },
+            (None, None) => {
+                self.unknown(format!("`cd {}`", target.text));
+                return false;
+            }
         };
         if text == "-" {
             self.unknown("`cd -`".into());
@@ -318,13 +333,95 @@ pub(crate) fn chdir(cx: &mut Ctx<'_>, dir: &Word) {
     }
 }
 
-/// An allowed git command: asks when a repository it may run in makes git run programs.
-pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
+/// The operand of `git -C`: whether it is one. A run-time directory is one too, reported here
+/// as a dynamic argument (its repository cannot be read), so the command asks for that reason
+/// and not as an unknown global option.
+pub(crate) fn chdir_operand(cx: &mut Ctx<'_>, i: usize, dir: &Word) -> bool {
+    if !dir.is_static() {
+        cx.push(
+            Code::DynamicArgument,
+            dir.span,
+            Some(i),
+            format!(
+                "`git -C {}` runs git in a directory known only at run time, whose repository cmdguard cannot read",
+                dir.text
+            ),
+        );
+    }
+    true
+}
+
+/// Where `git -C A -C B …` runs from each of `dirs`: git changes directory with chdir(2), one
+/// `-C` after the other, each relative to the last; no `CDPATH`, and `..` resolved
+/// physically. An empty operand changes nothing. A directory that does not exist makes git
+/// fail before it reads anything, so it leads nowhere. `Err` says why a target is unknown.
+fn chdir_targets(place: &Place, chdirs: &[&Word]) -> Result<Vec<PathBuf>, String> {
+    let mut dirs = place.dirs.clone();
+    for w in chdirs {
+        let Some(text) = w.static_text() else {
+            return Err(format!("`git -C {}`", w.text));
+        };
+        if text.is_empty() {
+            continue;
+        }
+        // bash expands a leading `~`, and one after `=` or `:`; only the plain forms are read.
+        let text = match text.strip_prefix('~') {
+            Some(_) if w.quoted => return Err(format!("`git -C {text}`, partly quoted")),
+            Some(rest) => match place.workdir.home() {
+                Some(home) if rest.is_empty() || rest.starts_with('/') => {
+                    format!("{}{rest}", home.display())
+                }
+                _ => return Err(format!("`git -C {text}`")),
+            },
+            None if text.contains('~') => return Err(format!("`git -C {text}`")),
+            None => text.to_string(),
+        };
+        let mut next = Vec::new();
+        for d in &dirs {
+            for t in repo::cd_targets(&place.cache, &d.join(&text), true) {
+                if !next.contains(&t) {
+                    next.push(t);
+                }
+            }
+        }
+        if next.len() > MAX_DIRS {
+            return Err(format!("more than {MAX_DIRS} directories"));
+        }
+        dirs = next;
+    }
+    Ok(dirs)
+}
+
+/// An allowed git command: asks when a repository it may run in (after its `-C` options,
+/// `chdirs`) makes git run programs.
+pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span, chdirs: &[&Word]) {
     let list = cx.list;
     let Some(place) = cx.place.as_deref_mut() else {
+        // `git -C DIR` names a repository on purpose: without a working directory cmdguard
+        // reads none, so it cannot check that one.
+        if let Some(dir) = chdirs.first() {
+            cx.push(
+                Code::RepoConfig,
+                span,
+                Some(i),
+                format!(
+                    "`git -C {}` runs git in another repository, and without a working directory cmdguard reads no repository config",
+                    dir.text
+                ),
+            );
+        }
         return;
     };
     let mut messages = Vec::new();
+    let dirs = match chdir_targets(place, chdirs) {
+        Ok(dirs) => dirs,
+        Err(why) => {
+            messages.push(format!(
+                "git runs after {why}, in a directory known only at run time, whose repository config cmdguard cannot read"
+            ));
+            Vec::new()
+        }
+    };
     for var in place.workdir.git_env() {
         messages.push(format!(
             "the command inherits `{var}`, which makes git read a repository or config other than the one on disk here"
@@ -349,7 +446,7 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
     };
     let mut seen: HashSet<String> = messages.iter().cloned().collect();
     let mut more = 0usize;
-    for dir in place.dirs.clone() {
+    for dir in dirs {
         if !cx.budget.ok() {
             break;
         }
@@ -382,4 +479,93 @@ pub(crate) fn check_repository(cx: &mut Ctx<'_>, i: usize, span: Span) {
     for m in messages {
         cx.push(Code::RepoConfig, span, Some(i), m);
     }
+}
+
+/// The toolchain files rustup reads to pick the program behind its `cargo` / `rustc` proxies.
+const TOOLCHAIN_FILES: &[&str] = &["rust-toolchain", "rust-toolchain.toml"];
+
+/// Most directories walked up from one directory looking for a toolchain file.
+const MAX_TOOLCHAIN_DEPTH: usize = 64;
+
+/// An allowed `cargo` / `rustc` version probe: rustup's proxy picks the toolchain from a
+/// `rust-toolchain(.toml)` in the directory or any above it, and that file's `path` key (or a
+/// toolchain name rustup installs on the spot) runs a program the allowlist never saw. Asks
+/// when a directory the command may run in has one, or is known only at run time. Without a
+/// working directory nothing is read, as for git's config (the README's limits).
+pub(crate) fn check_toolchain_file(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str) {
+    let Some(place) = cx.place.as_deref_mut() else {
+        return;
+    };
+    let mut messages = Vec::new();
+    if let Some(why) = &place.unknown {
+        messages.push(format!(
+            "`{program}` runs after {why}, in a directory known only at run time, where a `rust-toolchain` file may pick the program rustup runs"
+        ));
+    }
+    for dir in &place.dirs {
+        let found = dir
+            .ancestors()
+            .take(MAX_TOOLCHAIN_DEPTH)
+            .flat_map(|d| TOOLCHAIN_FILES.iter().map(move |f| d.join(f)))
+            .find(|p| p.symlink_metadata().is_ok());
+        if let Some(file) = found {
+            messages.push(format!(
+                "`{}` picks the toolchain rustup runs for `{program}`, and can name any program",
+                file.display()
+            ));
+        }
+    }
+    for m in messages {
+        cx.push(Code::RepoConfig, span, Some(i), m);
+    }
+}
+
+/// Whether the static path `w` names an existing regular file or directory from every
+/// directory the command may run in (symlinks followed, as `open` follows them). `false`
+/// without a working directory, after a `cd` to a run-time directory, or for a `~` path.
+pub(crate) fn exists_everywhere(cx: &Ctx<'_>, w: &Word) -> bool {
+    let Some(place) = cx.place.as_deref() else {
+        return false;
+    };
+    let Some(text) = w.static_text() else {
+        return false;
+    };
+    if place.unknown.is_some() || text.is_empty() || text.starts_with('~') {
+        return false;
+    }
+    place
+        .dirs
+        .iter()
+        .all(|d| std::fs::metadata(d.join(text)).is_ok_and(|m| m.is_file() || m.is_dir()))
+}
+
+/// Most directory entries read to prove that a glob cannot expand to an option.
+const MAX_GLOB_ENTRIES: usize = 10_000;
+
+/// Whether no entry of any directory the command may run in starts with `-`: then a glob whose
+/// first path component holds the pattern (`*`, `?.txt`) expands to no option. `false` without
+/// a working directory, after a `cd` to a run-time directory, or past `MAX_GLOB_ENTRIES`.
+/// A file created between this check and the run (time of check, time of use) is not seen:
+/// the analysis reads the directory as it is when asked, like the repository config.
+pub(crate) fn no_dash_entries(cx: &Ctx<'_>) -> bool {
+    let Some(place) = cx.place.as_deref() else {
+        return false;
+    };
+    if place.unknown.is_some() {
+        return false;
+    }
+    place.dirs.iter().all(|d| {
+        let Ok(entries) = std::fs::read_dir(d) else {
+            return false;
+        };
+        let mut n = 0;
+        for e in entries {
+            n += 1;
+            let Ok(e) = e else { return false };
+            if n > MAX_GLOB_ENTRIES || e.file_name().as_encoded_bytes().starts_with(b"-") {
+                return false;
+            }
+        }
+        true
+    })
 }

@@ -451,7 +451,7 @@ fn set_options(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
 }
 
 /// Whether a word's source text is one double-quoted string, which bash never splits.
-fn fully_double_quoted(src: &str, w: &Word) -> bool {
+pub(super) fn fully_double_quoted(src: &str, w: &Word) -> bool {
     let raw = src.get(w.span.start..w.span.end).unwrap_or("");
     let b = raw.as_bytes();
     let unescaped_quotes = b
@@ -518,4 +518,208 @@ pub(super) fn runtime_test_operator(cx: &mut Ctx<'_>, i: usize, words: &[Word]) 
             ),
         );
     }
+}
+
+/// Longest script whose counters are tracked; past it every arithmetic on a variable asks,
+/// which keeps the scans below (each a pass over the text) bounded.
+const MAX_COUNTER_SCRIPT: usize = 4096;
+
+/// Counter arithmetic on the command's own variables: whether the arithmetic event at `span`
+/// (a variable bash evaluates, `i`, `$i`, or a `for ((i=0;…))` initialisation) can only see an
+/// integer. Bash evaluates a variable's value as an expression, and `a[$(cmd)]` in a value runs
+/// `cmd`; an integer runs nothing. A name passes when
+/// - it is a lowercase shell variable (bash's own specials, `RANDOM`, `SECONDS`…, are
+///   uppercase);
+/// - every place the script names it is arithmetic (whose assignments store integers), an
+///   expansion `$i` / `${i}` that only reads it, or a plain assignment of an integer literal or
+///   of one `$((…))`: anything else (`read i`, `for i in`, `i+=x`, `printf -v i`, a quoted `i`
+///   an `eval` may run, even a harmless `grep -i`) asks;
+/// - before it is evaluated, an assignment of that kind has run for sure: a top-level
+///   `i=0` (or `for ((i=0;…))`) that only plain top-level commands joined by `;` or newlines
+///   precede, so the value the command inherited is never evaluated.
+pub(super) fn own_counter(cx: &mut Ctx<'_>, span: Span) -> bool {
+    let src = cx.src;
+    if src.len() > MAX_COUNTER_SCRIPT {
+        return false;
+    }
+    let Some(text) = src.get(span.start..span.end) else {
+        return false;
+    };
+    let (name, rhs) = match text.split_once('=') {
+        Some((n, r)) => (n.trim(), Some(r)),
+        None => {
+            let bare = text
+                .strip_prefix("${")
+                .and_then(|t| t.strip_suffix('}'))
+                .or_else(|| text.strip_prefix('$'))
+                .unwrap_or(text);
+            (bare, None)
+        }
+    };
+    match rhs {
+        // `i=…` inside arithmetic (a for loop's initialisation): the value is read, the name
+        // is only written.
+        Some(rhs) => {
+            rhs.bytes().all(|b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || b" _+-*/%()<>=!&|^~?:".contains(&b)
+            }) && identifiers(rhs).all(|n| {
+                n.bytes().next().is_some_and(|b| b.is_ascii_digit())
+                    || counter_from(cx, n).is_some_and(|from| from <= span.start)
+            }) && counter_from(cx, name).is_some()
+        }
+        None => counter_from(cx, name).is_some_and(|from| from <= span.start),
+    }
+}
+
+/// Whether `name` is one of the command's counters, and from where on it surely holds an
+/// integer (`usize::MAX`: nowhere), computed once per name.
+fn counter_from(cx: &mut Ctx<'_>, name: &str) -> Option<usize> {
+    if let Some(known) = cx.counters.get(name) {
+        return *known;
+    }
+    // `_` is bash's last argument of the previous command: set without being named.
+    let local = name.bytes().next().is_some_and(|b| b.is_ascii_lowercase()) && is_local_name(name);
+    let known = (local && only_counter_uses(cx, name))
+        .then(|| first_initialisation(cx, name).unwrap_or(usize::MAX));
+    cx.counters.insert(name.to_string(), known);
+    known
+}
+
+/// The runs of `[A-Za-z0-9_]` in `text`.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|s| !s.is_empty())
+}
+
+/// Where `name` appears in the source as a whole identifier.
+fn occurrences<'s>(src: &'s str, name: &'s str) -> impl Iterator<Item = usize> + 's {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    src.match_indices(name).map(|(k, _)| k).filter(move |&k| {
+        let b = src.as_bytes();
+        (k == 0 || !ident(b[k - 1])) && b.get(k + name.len()).is_none_or(|&c| !ident(c))
+    })
+}
+
+/// The spans of the script's arithmetic events.
+fn arithmetic_spans<'a>(cx: &'a Ctx<'_>) -> impl Iterator<Item = Span> + 'a {
+    cx.script.events.iter().filter_map(|(e, s)| match e {
+        crate::segment::Event::Arithmetic => Some(*s),
+        _ => None,
+    })
+}
+
+/// A value that is an integer whatever the environment holds: a literal, or one `$((…))`
+/// (whose own arithmetic is judged where it is).
+fn integer_value(w: &Word) -> bool {
+    match w.static_text() {
+        Some(t) => {
+            let t = t.strip_prefix('-').unwrap_or(t);
+            !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => {
+            let e = w.expansions;
+            e.arithmetic
+                && !(e.parameter || e.command || e.process || e.glob)
+                && w.text.starts_with("$((")
+                && w.text.ends_with("))")
+                && w.text.matches("$((").count() == 1
+        }
+    }
+}
+
+/// Every place `name` appears in the script only reads it or stores an integer in it.
+fn only_counter_uses(cx: &Ctx<'_>, name: &str) -> bool {
+    let src = cx.src;
+    occurrences(src, name).all(|k| {
+        let in_arith = arithmetic_spans(cx).any(|s| s.start <= k && k < s.end);
+        let before = &src[..k];
+        let after = &src[k + name.len()..];
+        let read = before.ends_with('$') || (before.ends_with("${") && after.starts_with('}'));
+        let assigned = cx.script.segments.iter().any(|seg| {
+            seg.assignments
+                .iter()
+                .any(|a| a.span.start == k && !a.subscript && integer_value(&a.value))
+        });
+        in_arith || read || assigned
+    })
+}
+
+/// Where the first assignment of an integer to `name` that surely runs before anything after
+/// it ends: see [`own_counter`].
+fn first_initialisation(cx: &Ctx<'_>, name: &str) -> Option<usize> {
+    use crate::segment::{Joiner, SegmentKind};
+    let plain = cx
+        .script
+        .segments
+        .iter()
+        .filter(|seg| {
+            seg.kind == SegmentKind::Assignments
+                && seg.nesting.is_empty()
+                && matches!(
+                    seg.joiner,
+                    None | Some(Joiner::Semicolon | Joiner::Newline | Joiner::And | Joiner::Or)
+                )
+                && seg
+                    .assignments
+                    .iter()
+                    .any(|a| a.name == name && !a.subscript && integer_value(&a.value))
+                && clean_prefix(cx, seg.span.start)
+        })
+        .map(|seg| seg.span.end);
+    let for_init = arithmetic_spans(cx)
+        .filter(|s| {
+            cx.src.get(s.start..s.end).is_some_and(|t| {
+                t.split_once('=').is_some_and(|(n, v)| {
+                    let v = v.trim();
+                    n.trim() == name && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())
+                })
+            }) && for_header_start(cx.src, s.start).is_some_and(|f| clean_prefix(cx, f))
+        })
+        .map(|s| s.end);
+    plain.chain(for_init).min()
+}
+
+/// Where the `for` keyword is when `at` is the first thing inside `for ((`.
+fn for_header_start(src: &str, at: usize) -> Option<usize> {
+    let before = src.get(..at)?.trim_end();
+    let before = before.strip_suffix("((")?.trim_end();
+    let head = before.strip_suffix("for")?;
+    let starts_word = head
+        .chars()
+        .next_back()
+        .is_none_or(|c| c.is_whitespace() || c == ';');
+    starts_word.then_some(head.len())
+}
+
+/// Whether only plain top-level commands joined by `;` or newlines come before `at`: then
+/// whatever starts at `at` runs whenever anything after it does.
+fn clean_prefix(cx: &Ctx<'_>, at: usize) -> bool {
+    let top: Vec<Span> = cx
+        .script
+        .segments
+        .iter()
+        .filter(|s| s.nesting.is_empty() && s.span.end <= at)
+        .map(|s| s.span)
+        .collect();
+    cx.src.get(..at).unwrap_or("").char_indices().all(|(k, c)| {
+        matches!(c, ' ' | '\t' | '\n' | ';') || top.iter().any(|s| s.start <= k && k < s.end)
+    })
+}
+
+/// `$HOME`, `${HOME}` or either followed by a static `/path`, quoted or not: what comes after
+/// the home directory (`""` or `/path`). `HOME` is the user's own: the command cannot have
+/// changed it, since assigning `HOME` asks. Unquoted, a home with spaces splits into words
+/// and `cd` fails with "too many arguments".
+pub(crate) fn home_relative(w: &Word) -> Option<&str> {
+    let e = w.expansions;
+    if !e.parameter || e.command || e.process || e.arithmetic || e.glob {
+        return None;
+    }
+    let rest = w
+        .text
+        .strip_prefix("${HOME}")
+        .or_else(|| w.text.strip_prefix("$HOME"))?;
+    let plain = rest.is_empty() || (rest.starts_with('/') && !rest.contains(['$', '`', '~', '\\']));
+    // `$HOME_DIR` is another variable: the name must end where `HOME` does.
+    plain.then_some(rest)
 }

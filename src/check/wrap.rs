@@ -32,7 +32,14 @@ pub(super) fn wrapper(
             Some(Match::WrapperOnly(w.rule()))
         }
         Ok(u) => {
-            if w.severity > Verdict::Allow {
+            // `flock FILE CMD` creates FILE when it is missing; on a lock file that exists (a
+            // regular file or directory in every directory the command may run in) it only
+            // opens and locks it. Between this check and the run the file may go away, and
+            // flock then creates an empty one: the README's threat model lists that.
+            let lock_exists = name == "flock"
+                && u.operands.len() == 1
+                && super::git::exists_everywhere(cx, &u.operands[0]);
+            if w.severity > Verdict::Allow && !lock_exists {
                 let f = Finding::new(
                     Code::Wrapper,
                     words[0].span,
@@ -122,6 +129,8 @@ struct Unwrapped<'w> {
     assignments: Vec<(String, Word)>,
     /// Directories the inner command runs in (`env -C DIR`).
     chdir: Vec<Word>,
+    /// The wrapper's own leading operands (`timeout`'s duration, `flock`'s lock file).
+    operands: Vec<Word>,
 }
 
 fn synthetic(text: &str, span: Span) -> Word {
@@ -147,6 +156,7 @@ fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
     let mut split: Option<Vec<Word>> = None;
     let mut chdir = Vec::new();
     let mut replace = Vec::new();
+    let mut own_operands = Vec::new();
     let mut value_of = |opt: &str, value: Option<Word>| {
         if w.chdir_options.iter().any(|c| c == opt) {
             // A missing value is the wrapper's own usage error; nothing runs.
@@ -245,6 +255,7 @@ fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
         }
         if operands > 0 {
             operands -= 1;
+            own_operands.push(word.clone());
             i += 1;
             if operands == 0 && words.get(i).and_then(Word::static_text) == Some("--") {
                 // `timeout 5 -- ls`: timeout and taskset stop at their operand and run `--`
@@ -278,6 +289,7 @@ fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
         inner,
         assignments,
         chdir,
+        operands: own_operands,
     })
 }
 
@@ -472,7 +484,7 @@ fn nested_script(
 }
 
 /// The body of a heredoc redirect: from the line after `<<DELIM` to before the terminator line.
-fn heredoc_body(src: &str, span: Span) -> Option<&str> {
+pub(super) fn heredoc_body(src: &str, span: Span) -> Option<&str> {
     let text = src.get(span.start..span.end)?;
     let nl = text.find('\n')?;
     let body = &text[nl + 1..];

@@ -53,12 +53,6 @@ pub fn cases() -> Vec<(String, Vec<u8>, Verdict, String)> {
 /// today, asserted so that a fix shows up as a failure here, and why it is not fixed yet.
 /// Every entry is a usability miss (`ask` where `allow`/`deny` is right), never a false allow.
 const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
-    // FIXME: static values assigned earlier in the same command could be tracked.
-    (
-        "x=4; echo $((x * 2))",
-        Verdict::Ask,
-        "arithmetic on a variable is not tracked",
-    ),
     // FIXME: brace expansion in command position is a parse error for tree-sitter.
     (
         "{rm,-rf,x}",
@@ -67,27 +61,27 @@ const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
     ),
     // tree-sitter-bash misreads these heredocs; failing closed is the intended outcome.
     (
-        "cat <<\"E\"OF\n$(id)\nEOF",
+        "cat <<\"E\"OF\n$(nc)\nEOF",
         Verdict::Ask,
         "tree-sitter splits a partly quoted delimiter",
     ),
     (
-        "cat <<EOF\n\\$(id) and \\`id\\`\nEOF",
+        "cat <<EOF\n\\$(nc) and \\`nc\\`\nEOF",
         Verdict::Ask,
         "tree-sitter fails on escaped substitutions in a body",
     ),
     (
-        "cat <<-'EOF'\n\t$(id)\n\tEOF",
+        "cat <<-'EOF'\n\t$(nc)\n\tEOF",
         Verdict::Ask,
         "`<<-` asks by design (seed corpus)",
     ),
     (
-        "cat <<'EOF'\nx\n  EOF\nid\nEOF",
+        "cat <<'EOF'\nx\n  EOF\nnc\nEOF",
         Verdict::Ask,
         "tree-sitter ends a heredoc at an indented terminator",
     ),
     (
-        "cat <<'EOF'\nEOF \n$(id)\nid\nEOF",
+        "cat <<'EOF'\nEOF \n$(nc)\nnc\nEOF",
         Verdict::Ask,
         "tree-sitter ends a heredoc at a terminator with a trailing space",
     ),
@@ -97,7 +91,7 @@ const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
         "brace expansion limit (1,024 words)",
     ),
     (
-        "echo \\$HOME \\$(id)",
+        "echo \\$HOME \\$(nc)",
         Verdict::Ask,
         "tree-sitter fails on an escaped `$(`",
     ),
@@ -107,7 +101,7 @@ const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
         "a backslash-newline inside a word asks by design",
     ),
     (
-        "ls -la # \u{a0}; id",
+        "ls -la # \u{a0}; nc",
         Verdict::Ask,
         "look-alike spaces ask wherever they are, comments included",
     ),

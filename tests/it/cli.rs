@@ -4,8 +4,22 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+/// The binary, with no config file of this machine in reach: an empty home, state and system
+/// config, and no `CMDGUARD_CONFIG`, so the results are the built-in default's.
+fn isolated() -> Command {
+    let home = std::env::temp_dir().join(format!("cmdguard-cli-home-{}", std::process::id()));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cmdguard"));
+    c.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("CLAUDE_CONFIG_DIR", home.join("claude"))
+        .env("CMDGUARD_SYSTEM_CONFIG", home.join("etc/config.toml"))
+        .env_remove("CMDGUARD_CONFIG");
+    c
+}
+
 fn cmdguard(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+    let mut child = isolated()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -92,7 +106,7 @@ fn jsonl_writes_one_verdict_per_line_and_exits_with_the_strictest() {
 #[test]
 fn non_utf8_arguments_ask_with_a_reason() {
     use std::os::unix::ffi::OsStrExt;
-    let o = Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+    let o = isolated()
         .arg("check")
         .arg("--json")
         .arg(std::ffi::OsStr::from_bytes(b"ls \xff"))
@@ -202,7 +216,7 @@ fn git_commands_are_checked_against_the_repository_of_cwd() {
             .contains("core.fsmonitor")
     );
     // The process's own directory is the default.
-    let o = Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+    let o = isolated()
         .args(["check", "git log"])
         .current_dir(&repo)
         .output()

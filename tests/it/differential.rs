@@ -132,6 +132,17 @@ fn allowed_commands_run_only_allowlisted_programs_and_write_nothing() {
 /// Everything wrong with what bash did for a command cmdguard allowed (also used by
 /// `real_programs.rs`, whose programs are real).
 pub(crate) fn violations(analyzer: &Analyzer, seen: &Observation) -> Vec<String> {
+    violations_in(analyzer, seen, None)
+}
+
+/// [`violations`], judging each program run as cmdguard judges it in `workdir` (the directory
+/// the command ran in), when there is one: what `git -C DIR` or `flock FILE` may do depends on
+/// what is there.
+pub(crate) fn violations_in(
+    analyzer: &Analyzer,
+    seen: &Observation,
+    workdir: Option<&cmdguard::Workdir>,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if let Some(error) = &seen.error {
         // An allowed command that could not be observed is unchecked, which must not pass.
@@ -176,7 +187,10 @@ pub(crate) fn violations(analyzer: &Analyzer, seen: &Observation) -> Vec<String>
             continue;
         }
         let as_command = shell_command(program, args);
-        let a = analyzer.analyze(&as_command);
+        let a = match workdir {
+            Some(w) => analyzer.analyze_in(&as_command, w),
+            None => analyzer.analyze(&as_command),
+        };
         // Re-quoting loses how the words were written: an argument that was quoted in the
         // original (`grep "mkfs"`) reads as an unquoted mention here. Mentions judge the text,
         // not what runs, so they do not count against what bash executed.

@@ -444,8 +444,14 @@ fn cdpath_is_searched_like_bash_does() {
 fn git_options_that_pick_another_repository_are_refused() {
     let s = Scratch::new();
     s.repo("good", CLEAN);
+    // `git -C DIR` is checked against DIR's repository instead (issue 10 §7; more in
+    // tests/it/precision.rs).
+    s.repo("evil", "[core]\n\tfsmonitor = touch pwned\n");
+    asks_naming(
+        &analyze_in("git -C ../evil status", &s.path().join("good")),
+        &["core.fsmonitor"],
+    );
     for cmd in [
-        "git -C /tmp status",
         "git --git-dir=/tmp/x/.git log",
         "git --work-tree=/tmp status",
         "GIT_DIR=/tmp/x git log",

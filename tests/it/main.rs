@@ -7,13 +7,18 @@
 )]
 
 mod adversarial;
+mod assess;
 mod bounded;
 mod cli;
+mod config;
 mod dialects;
 mod differential;
 mod git_config;
+mod interp;
 mod mismatch;
 mod options;
+mod policy;
+mod precision;
 mod properties;
 mod real_programs;
 mod rules;

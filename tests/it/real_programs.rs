@@ -126,6 +126,33 @@ const SCRIPTS: &[&str] = &[
     "noglob ls",
 ];
 
+/// Issue 10 §7's precision forms, run in fixtures where their shape matters: `git -C` into
+/// hostile repositories (cmdguard must ask, or git must run nothing), globs, counters,
+/// substitutions as operands, `flock` on an existing file. Always analysed and, when allowed,
+/// always run.
+const PRECISION: &[(&str, &str)] = &[
+    ("plain", "git -C ../repo status"),
+    ("plain", "git -C ../repo log --oneline -1"),
+    ("plain", "git -C ../fsmonitor status"),
+    ("plain", "git -C ../pager log -1"),
+    ("repo", "git -C .. -C pagerlog log -1"),
+    ("repo", "git -C ../external diff HEAD"),
+    ("plain", "file ./*"),
+    ("plain", "file -- *"),
+    ("plain", "file *"),
+    ("plain", "for ((i=0;i<3;i++)); do echo $((i*2)); done"),
+    ("plain", "n=0; ((n++)); ((n+=2)); echo $n"),
+    ("plain", "ls -la \"$(pwd)\""),
+    ("plain", "wc -l -- $(ls)"),
+    ("repo", "wc -l -- $(git ls-files)"),
+    ("repo", "cat \"$(git rev-parse --show-toplevel)/notes.txt\""),
+    ("plain", "id -un"),
+    ("plain", "echo hi >>/dev/stderr"),
+    ("plain", "flock notes.txt ls"),
+    ("plain", "flock -n notes.txt git --version"),
+    ("plain", "flock new.lock ls"),
+];
+
 /// Fixtures: name, what it is for. Built by [`build_fixtures`] under `/fx/NAME`.
 const FIXTURES: &[(&str, &str)] = &[
     ("plain", "a directory with a few files, no repository"),
@@ -231,6 +258,13 @@ fn allowed_commands_run_by_the_real_programs_stay_inside_the_allowlist() {
         rng.shuffle(&mut cases);
         cases.truncate(SAMPLE_ANALYSED);
     }
+    for (fixture, cmd) in PRECISION {
+        cases.push(Case {
+            fixture,
+            cmd: (*cmd).to_owned(),
+            entry: "precision".to_owned(),
+        });
+    }
     // Known violations always run: they are the regression corpus.
     for k in &known {
         if let (Some(cmd), Some(fixture)) = (&k.cmd, &k.fixture)
@@ -259,9 +293,11 @@ fn allowed_commands_run_by_the_real_programs_stay_inside_the_allowlist() {
     let allowed_total = allowed.len();
     if !full {
         let (mut listed, mut rest): (Vec<Case>, Vec<Case>) = allowed.into_iter().partition(|c| {
-            known.iter().any(|k| {
-                k.cmd.as_deref() == Some(c.cmd.as_str()) && k.fixture.as_deref() == Some(c.fixture)
-            })
+            PRECISION.contains(&(c.fixture, c.cmd.as_str()))
+                || known.iter().any(|k| {
+                    k.cmd.as_deref() == Some(c.cmd.as_str())
+                        && k.fixture.as_deref() == Some(c.fixture)
+                })
         });
         rng.shuffle(&mut rest);
         rest.truncate(SAMPLE_RUN);
@@ -299,7 +335,8 @@ fn allowed_commands_run_by_the_real_programs_stay_inside_the_allowlist() {
     let mut timed_out = 0;
     for (case, seen) in allowed.iter().zip(seen) {
         timed_out += usize::from(seen.timed_out);
-        for problem in problems(&analyzer, &seen, &incidental) {
+        let dir = Workdir::new(template.join("fx").join(case.fixture));
+        for problem in problems(&analyzer, &seen, &dir, &incidental) {
             found.push((case.clone(), problem, seen.clone()));
         }
     }
@@ -365,7 +402,12 @@ fn allowed_commands_run_by_the_real_programs_stay_inside_the_allowlist() {
 }
 
 /// Everything wrong with what the programs did, less the incidental writes.
-fn problems(analyzer: &Analyzer, seen: &Observation, incidental: &[Regex]) -> Vec<String> {
+fn problems(
+    analyzer: &Analyzer,
+    seen: &Observation,
+    workdir: &Workdir,
+    incidental: &[Regex],
+) -> Vec<String> {
     // `/.sandbox/bin` only supplies names the host lacks (`python`): judge such an exec as the
     // system program it stands in for, not as an unusual path.
     let mut seen = seen.clone();
@@ -374,7 +416,7 @@ fn problems(analyzer: &Analyzer, seen: &Observation, incidental: &[Regex]) -> Ve
             exec.path = [b"/usr/bin/".as_slice(), name].concat();
         }
     }
-    differential::violations(analyzer, &seen)
+    differential::violations_in(analyzer, &seen, Some(workdir))
         .into_iter()
         .filter(|p| {
             let Some(path) = p.strip_prefix("bash wrote ") else {

@@ -1,0 +1,717 @@
+//! check/interp: interpreter one-liners — the code after `python -c`, `node -e`, `ruby -e`,
+//! `perl -e`, `php -r`, `deno eval`, or in a heredoc or here-string fed to one of them. The code
+//! is parsed with its language's grammar (Perl with a small scanner); calls the `interpreters`
+//! pack names are judged: a literal command a spawning call runs goes back through the whole
+//! analyser as bash, and only its *deny* findings come out; a deleting call with a literal path
+//! outside the working directory, or a home or system path, is denied.
+//!
+//! It only ever adds denies: a one-liner asks already, because no interpreter is allowlisted.
+//! Code it cannot parse adds an `ask` finding; code it cannot follow (a variable, an
+//! interpolated string, `getattr`) adds nothing. It never allows anything.
+
+mod code;
+mod pack;
+mod perl;
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::{Ctx, Scope};
+use crate::budget::Budget;
+use crate::finding::{Code, Span, Verdict};
+use crate::segment::{RedirectOp, Segment, Word};
+
+use self::code::Form;
+use self::pack::{Kind, Rule};
+
+/// A language whose one-liners cmdguard reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Lang {
+    /// `python`, `python3`, `python3.11`, `pypy3`.
+    Python,
+    /// `node`, `nodejs`, `deno`, `bun`.
+    JavaScript,
+    /// `ruby`.
+    Ruby,
+    /// `php`.
+    Php,
+    /// `perl`.
+    Perl,
+}
+
+impl Lang {
+    fn name(self) -> &'static str {
+        match self {
+            Lang::Python => "Python",
+            Lang::JavaScript => "JavaScript",
+            Lang::Ruby => "Ruby",
+            Lang::Php => "PHP",
+            Lang::Perl => "Perl",
+        }
+    }
+}
+
+/// A literal argument value, as far as the code lets it be known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Value {
+    /// A string (or a path built from strings; `~` stands for the home directory).
+    Text(String),
+    /// A list of strings: the words of a command.
+    Words(Vec<String>),
+}
+
+/// One call found in the code: the names it may stand for (after imports and aliases), its
+/// positional arguments, and those of the call its method was called on (`Path(p).unlink()`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Call {
+    pub names: Vec<String>,
+    pub args: Vec<Option<Value>>,
+    pub receiver: Vec<Option<Value>>,
+}
+
+/// What reading the code gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// The code parsed; these are its calls, in source order.
+    Calls(Vec<Call>),
+    /// The code did not parse (or its grammar is not built in): why, for a person.
+    Unparsed(String),
+}
+
+/// Most spawned commands analysed per one-liner; more are left to the one-liner's `ask`.
+const MAX_SPAWNS: usize = 32;
+
+/// Deepest nesting of `eval("…")` code read inside a one-liner.
+const MAX_EVAL_DEPTH: usize = 4;
+
+/// Judges the code an interpreter command runs. `program` is the command's first word;
+/// segment `i` holds the heredoc or here-string that may feed it. Adds findings only.
+pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
+    let Some(lang) = language(super::deny::basename(program)) else {
+        return;
+    };
+    let segment = cx.script.segments.get(i);
+    let sources = sources(lang, words, segment, cx.src);
+    for src in sources {
+        if !cx.budget.take_bytes(src.code.len()) {
+            // The analyser reports the spent budget; the one-liner asks.
+            return;
+        }
+        let time = Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
+        match scan(lang, src.form, &src.code, cx.budget, time) {
+            Scan::Unparsed(why) => cx.push(
+                Code::Exec,
+                src.at,
+                Some(i),
+                format!(
+                    "the {} code of {} {why}, so cmdguard cannot tell what it runs",
+                    lang.name(),
+                    src.what
+                ),
+            ),
+            Scan::Calls(calls) => judge(cx, i, lang, &src, &calls, 0),
+        }
+    }
+}
+
+/// Reads `code` as `lang`. Bounded by `budget` and `time`; never panics.
+pub(crate) fn scan(lang: Lang, form: Form, code: &str, budget: &Budget, time: Duration) -> Scan {
+    match lang {
+        Lang::Perl => perl::scan(code, budget),
+        Lang::Python | Lang::JavaScript | Lang::Ruby | Lang::Php => {
+            code::scan(lang, form, code, budget, time)
+        }
+    }
+}
+
+/// The language of a program name: versioned names included (`python3.11`, `ruby3.2`).
+pub(crate) fn language(name: &str) -> Option<Lang> {
+    // A Windows spelling runs the same interpreter.
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    let versioned = |stem: &str| {
+        name.strip_prefix(stem)
+            .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+    };
+    if versioned("python") || versioned("pypy") {
+        Some(Lang::Python)
+    } else if matches!(name, "node" | "nodejs" | "deno" | "bun") {
+        Some(Lang::JavaScript)
+    } else if versioned("ruby") {
+        Some(Lang::Ruby)
+    } else if versioned("perl") {
+        Some(Lang::Perl)
+    } else if versioned("php") {
+        Some(Lang::Php)
+    } else {
+        None
+    }
+}
+
+/// Code an interpreter command runs, with where it is in the command.
+struct Source {
+    code: String,
+    at: Span,
+    what: String,
+    form: Form,
+    /// Bash expands parameters in the text before the interpreter reads it (`"…$HOME…"`, an
+    /// unquoted heredoc): `$HOME` there is the home directory, other `$X` unknown.
+    expanded: bool,
+}
+
+/// How one interpreter's options are read to find its code.
+struct Options {
+    /// Short options whose value is code (`-c`, `-e`).
+    code_short: &'static [u8],
+    /// Long options whose value is code (`--eval`).
+    code_long: &'static [&'static str],
+    /// Short options that take a value: the rest of the word, or the next word when empty.
+    value_short: &'static [u8],
+    /// Short options whose value can only be attached (`-i.bak`): they end the word, and
+    /// never take the next one.
+    attached_short: &'static [u8],
+    /// Short options followed by optional digits only (`perl -l0`, `-0777`): `-le` is `-l -e`.
+    digits_short: &'static [u8],
+    /// Long options that take the next word as their value unless written `--opt=value`.
+    value_long: &'static [&'static str],
+    /// Options after which the next operand is a module or file, not code (`python -m`).
+    stop_short: &'static [u8],
+}
+
+fn options(lang: Lang) -> Options {
+    match lang {
+        Lang::Python => Options {
+            code_short: b"c",
+            code_long: &[],
+            value_short: b"WXQ",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &["--check-hash-based-pycs"],
+            stop_short: b"m",
+        },
+        Lang::JavaScript => Options {
+            code_short: b"ep",
+            code_long: &["--eval", "--print"],
+            value_short: b"rC",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "--conditions",
+                "--input-type",
+                "--env-file",
+                "--preload",
+                "--title",
+                "--ext",
+                "--config",
+            ],
+            stop_short: b"",
+        },
+        Lang::Ruby => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"rICEF",
+            attached_short: b"ixKW",
+            digits_short: b"0T",
+            value_long: &["--encoding", "--external-encoding", "--internal-encoding"],
+            stop_short: b"",
+        },
+        Lang::Perl => Options {
+            code_short: b"eE",
+            code_long: &[],
+            value_short: b"IMm",
+            attached_short: b"ixCDF",
+            digits_short: b"0l",
+            value_long: &[],
+            stop_short: b"",
+        },
+        Lang::Php => Options {
+            code_short: b"rBRE",
+            code_long: &[
+                "--run",
+                "--process-begin",
+                "--process-code",
+                "--process-end",
+            ],
+            value_short: b"dcz",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &["--define", "--php-ini", "--zend-extension"],
+            stop_short: b"fF",
+        },
+    }
+}
+
+/// Finds the code a command runs: option values (`-c CODE`, `-eCODE`, several `-e` joined by
+/// newlines), `deno eval CODE`, or, with no script operand, a heredoc or here-string on stdin.
+/// Only static words count: a run-time value leaves the command to its `ask`.
+fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> Vec<Source> {
+    let program = words.first().map(|w| w.text.as_str()).unwrap_or("");
+    let mut out = Vec::new();
+    let mut k = 1;
+    if super::deny::basename(program).starts_with("deno") {
+        // `deno eval [OPTIONS] CODE`: the first operand after the subcommand is the code.
+        if words.get(1).and_then(Word::static_text) != Some("eval") {
+            return out;
+        }
+        k = 2;
+        while let Some(w) = words.get(k) {
+            match w.static_text() {
+                Some(t) if t.starts_with('-') => k += 1,
+                Some(t) => {
+                    out.push(Source {
+                        code: t.to_string(),
+                        at: w.span,
+                        what: format!("`{program} eval`"),
+                        form: Form::Option,
+                        expanded: false,
+                    });
+                    return out;
+                }
+                None => return out,
+            }
+        }
+        return out;
+    }
+    let opts = options(lang);
+    let mut operand = false;
+    let push = |out: &mut Vec<Source>, w: &Word, code: &str, opt: &str| {
+        // A word with a command substitution runs what only run time knows: nothing to read.
+        // Parameters (`"…rm -rf $HOME…"`) are read as written; only denies come out of it.
+        let e = w.expansions;
+        if e.command || e.process || e.arithmetic || e.glob {
+            return;
+        }
+        let expanded = e.parameter;
+        match out.first_mut() {
+            // `perl -e A -e B` runs A and B as lines of one program.
+            Some(first) => {
+                first.code.push('\n');
+                first.code.push_str(code);
+                first.at = first.at.cover(w.span);
+                first.expanded |= expanded;
+            }
+            None => out.push(Source {
+                code: code.to_string(),
+                at: w.span,
+                what: format!("`{program} {opt}`"),
+                form: Form::Option,
+                expanded,
+            }),
+        }
+    };
+    while let Some(w) = words.get(k) {
+        let Some(t) = w.static_text() else {
+            // A run-time option could be anything, code included: nothing certain to read.
+            return out;
+        };
+        if t == "--" || t == "-" || !t.starts_with('-') {
+            operand = t != "-";
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let name = format!("--{name}");
+            if opts.code_long.contains(&name.as_str()) {
+                match attached {
+                    Some(v) => push(&mut out, w, v, &name),
+                    None => match words.get(k + 1) {
+                        Some(next) => {
+                            push(&mut out, next, &next.text, &name);
+                            k += 1;
+                        }
+                        None => return out,
+                    },
+                }
+            } else if attached.is_none() && opts.value_long.contains(&name.as_str()) {
+                k += 1;
+            }
+            k += 1;
+            continue;
+        }
+        let bytes = t.as_bytes();
+        let mut p = 1;
+        let mut next_taken = false;
+        let mut stop = false;
+        while p < bytes.len() {
+            let c = bytes[p];
+            let rest = &t[p + 1..];
+            if opts.code_short.contains(&c) {
+                let opt = format!("-{}", c as char);
+                if rest.is_empty() {
+                    match words.get(k + 1) {
+                        Some(next) => push(&mut out, next, &next.text, &opt),
+                        None => return out,
+                    }
+                    next_taken = true;
+                } else {
+                    push(&mut out, w, rest, &opt);
+                }
+                break;
+            }
+            if opts.value_short.contains(&c) {
+                next_taken = rest.is_empty();
+                break;
+            }
+            if opts.attached_short.contains(&c) {
+                break;
+            }
+            if opts.digits_short.contains(&c) {
+                p += 1;
+                while p < bytes.len() && bytes[p].is_ascii_digit() {
+                    p += 1;
+                }
+                continue;
+            }
+            if opts.stop_short.contains(&c) {
+                stop = true;
+                break;
+            }
+            p += 1;
+        }
+        if stop {
+            return out;
+        }
+        k += if next_taken { 2 } else { 1 };
+    }
+    // Python stops reading options at `-c` and node at `-e`: later words are the program's
+    // arguments. Whatever the interpreter, code given by option is all it runs.
+    if !out.is_empty() || operand {
+        return out;
+    }
+    // No code and no script file: the interpreter reads its program from stdin.
+    let Some(seg) = segment else { return out };
+    let Some(r) = seg.redirects.iter().find(|r| {
+        matches!(
+            r.op,
+            RedirectOp::Heredoc | RedirectOp::HeredocStripTabs | RedirectOp::Herestring
+        ) && matches!(r.fd, None | Some(0))
+    }) else {
+        return out;
+    };
+    match r.op {
+        RedirectOp::Herestring => {
+            if let Some(t) = r.target.as_ref().and_then(Word::static_text) {
+                out.push(Source {
+                    code: t.to_string(),
+                    at: r.span,
+                    what: format!("the here-string run by `{program}`"),
+                    form: Form::Stdin,
+                    expanded: false,
+                });
+            }
+        }
+        _ => {
+            // An unquoted heredoc's `$x` and `\` are bash's before they are the program's; the
+            // text as written is read all the same, since only denies come out of it.
+            if let Some(body) = super::wrap::heredoc_body(src, r.span) {
+                let code = if r.op == RedirectOp::HeredocStripTabs {
+                    body.lines()
+                        .map(|l| l.trim_start_matches('\t'))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                } else {
+                    body.to_string()
+                };
+                out.push(Source {
+                    code,
+                    at: r.span,
+                    what: format!("the heredoc run by `{program}`"),
+                    form: Form::Stdin,
+                    expanded: !r.quoted_heredoc,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Applies the pack's rules to the calls found in one piece of code; `evals` counts the
+/// `eval("…")` levels it sits in.
+fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], evals: usize) {
+    let pack = pack::embedded();
+    let mut spawns = 0;
+    for call in calls {
+        if !cx.budget.ok() {
+            return;
+        }
+        let Some((name, rule)) = call
+            .names
+            .iter()
+            .find_map(|n| pack.lookup(lang, n).next().map(|r| (n, r)))
+        else {
+            continue;
+        };
+        match rule.kind {
+            Kind::Spawn => {
+                let Some(script) = command_text(&call.args, rule.argument) else {
+                    continue;
+                };
+                spawns += 1;
+                if spawns > MAX_SPAWNS {
+                    return;
+                }
+                spawn(cx, i, src, name, rule, &script);
+            }
+            Kind::Eval => {
+                let Some(Some(Value::Text(code))) = call.args.get(rule.argument) else {
+                    continue;
+                };
+                if evals >= MAX_EVAL_DEPTH || !cx.budget.take_bytes(code.len()) {
+                    continue;
+                }
+                let time =
+                    Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
+                // Code that does not parse raises at run time: nothing more runs from it.
+                if let Scan::Calls(inner) = scan(lang, Form::Option, code, cx.budget, time) {
+                    let via = Source {
+                        code: String::new(),
+                        at: src.at,
+                        what: format!(
+                            "the code `{name}` runs (rule `{}`) in {}",
+                            rule.id, src.what
+                        ),
+                        form: src.form,
+                        expanded: src.expanded,
+                    };
+                    judge(cx, i, lang, &via, &inner, evals + 1);
+                }
+            }
+            Kind::Delete => {
+                let value = if rule.receiver {
+                    call.receiver.first()
+                } else {
+                    call.args.get(rule.argument)
+                };
+                let Some(Some(Value::Text(path))) = value else {
+                    continue;
+                };
+                let Some(path) = expand_home(path, src.expanded) else {
+                    continue;
+                };
+                let path = path.as_ref();
+                if let Some(why) = outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
+                    cx.push_rule(
+                        Code::Denied,
+                        src.at,
+                        Some(i),
+                        format!(
+                            "{}: `{name}` in {} deletes `{path}`, {why} (rule `{}`)",
+                            rule.reason, src.what, rule.id
+                        ),
+                        &rule.id,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A path as the interpreter sees it once bash has expanded `text`: `$HOME` and `${HOME}` at
+/// the start are the home directory (`~`); `None` when another parameter makes it unknown.
+fn expand_home(text: &str, expanded: bool) -> Option<std::borrow::Cow<'_, str>> {
+    if !expanded {
+        return Some(text.into());
+    }
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = text.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return (!rest.contains('$')).then(|| format!("~{rest}").into());
+        }
+    }
+    (!text.contains('$')).then(|| text.into())
+}
+
+/// The command a spawning call runs, as bash text: one string is a script; several strings, or
+/// a list, are the words of one command (each quoted). `None` when nothing literal is there.
+fn command_text(args: &[Option<Value>], from: usize) -> Option<String> {
+    let literal: Vec<&Value> = args.get(from..)?.iter().map_while(Option::as_ref).collect();
+    match literal.as_slice() {
+        [] => None,
+        [Value::Text(script)] => Some(script.clone()),
+        values => {
+            let mut words: Vec<String> = Vec::new();
+            for v in values {
+                match v {
+                    Value::Text(t) => words.push(quote(t)),
+                    Value::Words(ws) => words.extend(ws.iter().map(|w| quote(w))),
+                }
+            }
+            (!words.is_empty()).then(|| words.join(" "))
+        }
+    }
+}
+
+/// `s` as one bash word.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Analyses the command a call spawns as bash; only its deny findings are kept (the one-liner
+/// asks already).
+fn spawn(cx: &mut Ctx<'_>, i: usize, src: &Source, name: &str, rule: &Rule, script: &str) {
+    let what = format!("the command `{name}` runs in {}", src.what);
+    if cx.depth + 1 > cx.list.limits.max_script_depth {
+        // Too deep to analyse: the raw-text rules still deny what they recognise.
+        super::deny::fallback(cx, i, src.at, script);
+        return;
+    }
+    let scope = Scope {
+        depth: cx.depth + 1,
+        place: cx.place.as_deref_mut(),
+        budget: cx.budget,
+    };
+    let inner = cx.nested.analyze_nested(script, scope);
+    for mut f in inner.findings {
+        if f.severity < Verdict::Deny {
+            continue;
+        }
+        f.message = format!("in {what} (rule `{}`): {}", rule.id, f.message);
+        f.span = src.at;
+        cx.findings.push(f.in_segment(Some(i)));
+    }
+}
+
+/// Why deleting `path` reaches beyond the working directory, or `None` when it stays inside.
+/// `dirs` are the directories the command may run in, when known: an absolute path counts as
+/// inside only when it lies strictly below every one of them.
+pub(crate) fn outside(path: &str, dirs: Option<&[PathBuf]>) -> Option<&'static str> {
+    if path.is_empty() {
+        return None;
+    }
+    if path.starts_with('~') {
+        return Some("a path in a home directory");
+    }
+    let p = Path::new(path);
+    if p.is_absolute() {
+        let p = normalize(p);
+        let inside = dirs.is_some_and(|ds| {
+            !ds.is_empty() && ds.iter().all(|d| p.starts_with(d) && p.as_path() != d)
+        });
+        return (!inside).then_some("a path outside the working directory");
+    }
+    let mut depth: usize = 0;
+    for c in p.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return Some("a path that leaves the working directory"),
+            },
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    (depth == 0).then_some("the working directory itself")
+}
+
+/// `p` with `.` and `..` resolved lexically; `..` at the root stays there, as it does in a
+/// real path.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) | Component::Normal(_) => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpreter_names_and_their_versions_are_recognised() {
+        let table = [
+            ("python", Some(Lang::Python)),
+            ("python3.11", Some(Lang::Python)),
+            ("pypy3", Some(Lang::Python)),
+            ("python3-config", None),
+            ("node", Some(Lang::JavaScript)),
+            ("bun", Some(Lang::JavaScript)),
+            ("ruby3.2", Some(Lang::Ruby)),
+            ("perl5.36", Some(Lang::Perl)),
+            ("perldoc", None),
+            ("php8.2", Some(Lang::Php)),
+            ("phpunit", None),
+            ("python.exe", Some(Lang::Python)),
+        ];
+        for (name, want) in table {
+            assert_eq!(language(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn paths_outside_the_working_directory_are_told_apart() {
+        let cwd = [PathBuf::from("/work/p")];
+        let table: &[(&str, Option<&[PathBuf]>, bool)] = &[
+            ("build", None, false),
+            ("./out/a.txt", None, false),
+            ("a/../b", None, false),
+            (".", None, true),
+            ("a/../..", None, true),
+            ("../x", None, true),
+            ("~", None, true),
+            ("~/.ssh", None, true),
+            ("/", None, true),
+            ("/tmp/x", None, true),
+            ("/work/p/build", Some(&cwd), false),
+            ("/work/p/../q", Some(&cwd), true),
+            ("/work/p", Some(&cwd), true),
+            ("/work", Some(&cwd), true),
+            ("/../..", Some(&cwd), true),
+            ("", None, false),
+        ];
+        for (path, dirs, denied) in table {
+            assert_eq!(outside(path, *dirs).is_some(), *denied, "{path}");
+        }
+    }
+
+    #[test]
+    fn home_is_expanded_only_where_bash_expands_it() {
+        let table = [
+            ("$HOME", true, Some("~")),
+            ("${HOME}/x", true, Some("~/x")),
+            ("$HOMEDIR/x", true, None),
+            ("$D/build", true, None),
+            ("/etc", true, Some("/etc")),
+            ("$HOME", false, Some("$HOME")),
+        ];
+        for (text, expanded, want) in table {
+            assert_eq!(expand_home(text, expanded).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn spawned_commands_become_bash_text() {
+        let t = |s: &str| Some(Value::Text(s.to_string()));
+        let ws = |w: &[&str]| Some(Value::Words(w.iter().map(|s| s.to_string()).collect()));
+        assert_eq!(
+            command_text(&[t("rm -rf /")], 0).as_deref(),
+            Some("rm -rf /")
+        );
+        assert_eq!(
+            command_text(&[t("rm"), ws(&["-rf", "it's"]), None], 0).as_deref(),
+            Some(r"'rm' '-rf' 'it'\''s'")
+        );
+        assert_eq!(command_text(&[None, t("x")], 0), None);
+        assert_eq!(
+            command_text(&[t("p"), ws(&["ls"])], 1).as_deref(),
+            Some("'ls'")
+        );
+        assert_eq!(command_text(&[], 3), None);
+    }
+}

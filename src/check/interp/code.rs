@@ -1,0 +1,945 @@
+//! check/interp/code: reads Python, JavaScript, Ruby and PHP one-liners with their tree-sitter
+//! grammars and lists the calls in them, with whatever arguments are literal. It never decides
+//! anything: names go to the pack, commands back to the analyser.
+//!
+//! Fail closed: code with a syntax error is `Unparsed` (its interpreter would not run it, and
+//! cmdguard does not guess what a recovered tree means); a value that is not a literal, or is
+//! built in a way not listed here, is `None`. Expressions are followed to a bounded depth, so a
+//! long chain of `+` cannot exhaust the stack.
+
+use std::time::Duration;
+
+use super::{Lang, Scan};
+use crate::budget::Budget;
+
+/// How the code reached the interpreter: PHP reads code from an option as bare PHP, but a
+/// program on stdin only between `<?php` tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// `-c CODE`, `-e CODE`, `-r CODE`.
+    Option,
+    /// A heredoc or here-string.
+    Stdin,
+}
+
+/// Lists the calls in `code`. Parsing is bounded by `time`, walking by `budget`.
+#[cfg(feature = "interpreters")]
+pub(crate) fn scan(lang: Lang, form: Form, code: &str, budget: &Budget, time: Duration) -> Scan {
+    imp::scan(lang, form, code, budget, time)
+}
+
+/// Without the `interpreters` feature no grammar is built in: the one-liner keeps its `ask`.
+#[cfg(not(feature = "interpreters"))]
+pub(crate) fn scan(_: Lang, _: Form, _: &str, _: &Budget, _: Duration) -> Scan {
+    Scan::Unparsed("is not read (cmdguard was built without its `interpreters` feature)".into())
+}
+
+/// Decodes the backslash escapes common to the languages read here (`\n`, `\\`, `\x41`,
+/// `\u{41}`, `\u0041`). An escape it does not know keeps its backslash, as Python does.
+pub(crate) fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let hex = |n: usize, chars: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+            let mut v = 0u32;
+            for _ in 0..n {
+                match chars.peek().and_then(|c| c.to_digit(16)) {
+                    Some(d) => {
+                        v = v * 16 + d;
+                        chars.next();
+                    }
+                    None => break,
+                }
+            }
+            char::from_u32(v)
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '0' => out.push('\0'),
+            'a' => out.push('\u{7}'),
+            'e' => out.push('\u{1b}'),
+            '\\' | '\'' | '"' | '`' | '$' | '/' | ' ' => out.push(e),
+            '\n' => {}
+            'x' => out.extend(hex(2, &mut chars)),
+            'u' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.extend(hex(6, &mut chars));
+                if chars.peek() == Some(&'}') {
+                    chars.next();
+                }
+            }
+            'u' => out.extend(hex(4, &mut chars)),
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(feature = "interpreters")]
+mod imp {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::ops::ControlFlow;
+    use std::time::{Duration, Instant};
+
+    use tree_sitter::{Language, Node, ParseOptions, Parser, Tree};
+
+    use super::super::{Call, Lang, Scan, Value};
+    use super::{Form, unescape};
+    use crate::budget::Budget;
+
+    /// How deep an expression (a callee chain, a `+` chain, a list) is followed.
+    const MAX_DEPTH: usize = 48;
+
+    /// Calls that stand for the home directory, by language.
+    const HOME: &[&str] = &[
+        "pathlib.Path.home",
+        "pathlib.PosixPath.home",
+        "os.homedir",
+        "Dir.home",
+        "Etc.getpwuid().dir",
+    ];
+
+    /// Calls whose value is the path given as their first argument (as far as inside or
+    /// outside the working directory goes).
+    const SAME_PATH: &[&str] = &[
+        "os.path.expanduser",
+        "os.path.abspath",
+        "os.path.normpath",
+        "os.path.realpath",
+        "os.fspath",
+        "str",
+        "pathlib.Path",
+        "pathlib.PosixPath",
+        "String",
+        "path.normalize",
+        "File.expand_path",
+        "File.absolute_path",
+        "Pathname.new",
+        "realpath",
+    ];
+
+    /// Calls that join paths.
+    const JOIN: &[&str] = &[
+        "os.path.join",
+        "path.join",
+        "path.resolve",
+        "path.posix.join",
+        "File.join",
+    ];
+
+    /// Calls that read an environment variable (its name is the first argument).
+    const GETENV: &[&str] = &["os.getenv", "os.environ.get", "ENV.fetch", "getenv"];
+
+    /// Values that stand for the environment, read with a subscript.
+    const ENVIRON: &[&str] = &["os.environ", "process.env", "ENV"];
+
+    thread_local! {
+        // One parser per grammar per thread: `Parser::parse` needs `&mut`.
+        static PARSERS: RefCell<Vec<(usize, Parser)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    fn grammar(lang: Lang, form: Form) -> Option<(usize, Language)> {
+        Some(match (lang, form) {
+            (Lang::Python, _) => (0, tree_sitter_python::LANGUAGE.into()),
+            (Lang::JavaScript, _) => (1, tree_sitter_javascript::LANGUAGE.into()),
+            (Lang::Ruby, _) => (2, tree_sitter_ruby::LANGUAGE.into()),
+            // One PHP grammar, the one with `<?php` tags: code from `-r` is given an opening
+            // tag. The crate's tag-less grammar is then never linked (about 1 MB).
+            (Lang::Php, _) => (3, tree_sitter_php::LANGUAGE_PHP.into()),
+            (Lang::Perl, _) => return None,
+        })
+    }
+
+    fn parse(lang: Lang, form: Form, code: &str, time: Duration) -> Option<Tree> {
+        let (slot, language) = grammar(lang, form)?;
+        PARSERS.with(|cell| {
+            let mut parsers = cell.try_borrow_mut().ok()?;
+            if !parsers.iter().any(|(s, _)| *s == slot) {
+                let mut p = Parser::new();
+                p.set_language(&language).ok()?;
+                parsers.push((slot, p));
+            }
+            let (_, parser) = parsers.iter_mut().find(|(s, _)| *s == slot)?;
+            let start = Instant::now();
+            let mut progress = |_: &tree_sitter::ParseState| {
+                if start.elapsed() > time {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            let bytes = code.as_bytes();
+            let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or(&[]);
+            let tree = parser.parse_with_options(
+                &mut read,
+                None,
+                Some(ParseOptions::new().progress_callback(&mut progress)),
+            );
+            if tree.is_none() {
+                parser.reset();
+            }
+            tree
+        })
+    }
+
+    pub(super) fn scan(
+        lang: Lang,
+        form: Form,
+        code: &str,
+        budget: &Budget,
+        time: Duration,
+    ) -> Scan {
+        let tagged;
+        let code = if (lang, form) == (Lang::Php, Form::Option) {
+            tagged = format!("<?php {code}");
+            tagged.as_str()
+        } else {
+            code
+        };
+        let Some(tree) = parse(lang, form, code, time) else {
+            return Scan::Unparsed("could not be parsed within the time limit".into());
+        };
+        let root = tree.root_node();
+        if root.has_error() {
+            return Scan::Unparsed("does not parse".into());
+        }
+        let mut r = Reader {
+            lang,
+            src: code,
+            aliases: HashMap::new(),
+            includes: Vec::new(),
+        };
+        // Two passes: imports and aliases anywhere in the code name what calls stand for.
+        let mut nodes = Vec::new();
+        let mut cursor = root.walk();
+        'walk: loop {
+            if !budget.ok() {
+                return Scan::Unparsed("is too large to read within the work budget".into());
+            }
+            nodes.push(cursor.node());
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+        for n in &nodes {
+            r.bind(*n);
+        }
+        let mut calls = Vec::new();
+        for n in &nodes {
+            if !budget.ok() {
+                return Scan::Unparsed("is too large to read within the work budget".into());
+            }
+            calls.extend(r.call(*n));
+        }
+        Scan::Calls(calls)
+    }
+
+    struct Reader<'s> {
+        lang: Lang,
+        src: &'s str,
+        /// Local names and what they stand for: `s` → `shutil`, `system` → `os.system`.
+        aliases: HashMap<String, String>,
+        /// Modules whose names are usable bare (`from os import *`, Ruby's `include FileUtils`).
+        includes: Vec<String>,
+    }
+
+    impl<'s> Reader<'s> {
+        fn text(&self, n: Node<'_>) -> &'s str {
+            self.src.get(n.byte_range()).unwrap_or("")
+        }
+
+        fn field<'t>(&self, n: Node<'t>, name: &str) -> Option<Node<'t>> {
+            n.child_by_field_name(name)
+        }
+
+        fn named<'t>(&self, n: Node<'t>) -> Vec<Node<'t>> {
+            let mut c = n.walk();
+            n.named_children(&mut c).collect()
+        }
+
+        /// Records what an import or a plain alias binds.
+        fn bind(&mut self, n: Node<'_>) {
+            match (self.lang, n.kind()) {
+                (Lang::Python, "import_statement") => {
+                    let mut c = n.walk();
+                    for name in n.children_by_field_name("name", &mut c) {
+                        if name.kind() == "aliased_import"
+                            && let (Some(m), Some(a)) =
+                                (self.field(name, "name"), self.field(name, "alias"))
+                        {
+                            self.aliases
+                                .insert(self.text(a).to_string(), self.text(m).to_string());
+                        }
+                    }
+                }
+                (Lang::Python, "import_from_statement") => {
+                    let Some(module) = self.field(n, "module_name") else {
+                        return;
+                    };
+                    if module.kind() != "dotted_name" {
+                        return; // a relative import names the project's own modules
+                    }
+                    let module = self.text(module).to_string();
+                    let mut c = n.walk();
+                    for name in n.children_by_field_name("name", &mut c) {
+                        let (local, full) = match name.kind() {
+                            "dotted_name" => (self.text(name), self.text(name)),
+                            "aliased_import" => {
+                                match (self.field(name, "name"), self.field(name, "alias")) {
+                                    (Some(m), Some(a)) => (self.text(a), self.text(m)),
+                                    _ => continue,
+                                }
+                            }
+                            _ => continue,
+                        };
+                        self.aliases
+                            .insert(local.to_string(), format!("{module}.{full}"));
+                    }
+                    if self.named(n).iter().any(|c| c.kind() == "wildcard_import") {
+                        self.includes.push(module);
+                    }
+                }
+                (Lang::Python, "assignment") => {
+                    if let (Some(l), Some(r)) = (self.field(n, "left"), self.field(n, "right"))
+                        && l.kind() == "identifier"
+                        && let Some(full) = self.dotted(r, 0)
+                    {
+                        self.aliases.insert(self.text(l).to_string(), full);
+                    }
+                }
+                (Lang::JavaScript, "variable_declarator") => {
+                    let (Some(name), Some(value)) = (self.field(n, "name"), self.field(n, "value"))
+                    else {
+                        return;
+                    };
+                    let Some(full) = self.dotted(value, 0) else {
+                        return;
+                    };
+                    match name.kind() {
+                        "identifier" => {
+                            self.aliases.insert(self.text(name).to_string(), full);
+                        }
+                        "object_pattern" => {
+                            for p in self.named(name) {
+                                match p.kind() {
+                                    "shorthand_property_identifier_pattern" => {
+                                        let local = self.text(p).to_string();
+                                        self.aliases
+                                            .insert(local.clone(), format!("{full}.{local}"));
+                                    }
+                                    "pair_pattern" => {
+                                        if let (Some(k), Some(v)) =
+                                            (self.field(p, "key"), self.field(p, "value"))
+                                            && v.kind() == "identifier"
+                                        {
+                                            self.aliases.insert(
+                                                self.text(v).to_string(),
+                                                format!("{full}.{}", self.text(k)),
+                                            );
+                                        }
+                                    }
+                                    _ => {}
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                (Lang::JavaScript, "import_statement") => {
+                    let Some(Value::Text(module)) =
+                        self.field(n, "source").and_then(|s| self.value(s, 0))
+                    else {
+                        return;
+                    };
+                    let module = js_module(&module);
+                    for clause in self.named(n) {
+                        if clause.kind() != "import_clause" {
+                            continue;
+                        }
+                        for part in self.named(clause) {
+                            match part.kind() {
+                                "identifier" => {
+                                    self.aliases
+                                        .insert(self.text(part).to_string(), module.clone());
+                                }
+                                "namespace_import" => {
+                                    for id in self.named(part) {
+                                        self.aliases
+                                            .insert(self.text(id).to_string(), module.clone());
+                                    }
+                                }
+                                "named_imports" => {
+                                    for spec in self.named(part) {
+                                        let Some(name) = self.field(spec, "name") else {
+                                            continue;
+                                        };
+                                        let local = self.field(spec, "alias").unwrap_or(name);
+                                        self.aliases.insert(
+                                            self.text(local).to_string(),
+                                            format!("{module}.{}", self.text(name)),
+                                        );
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                (Lang::Ruby, "call") => {
+                    if self.field(n, "receiver").is_none()
+                        && self
+                            .field(n, "method")
+                            .is_some_and(|m| matches!(self.text(m), "include" | "extend"))
+                        && let Some(args) = self.field(n, "arguments")
+                    {
+                        for a in self.named(args) {
+                            if matches!(a.kind(), "constant" | "scope_resolution") {
+                                let m = self.text(a).trim_start_matches("::").to_string();
+                                self.includes.push(m);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        /// The dotted name an expression stands for: `s.rmtree` → `shutil.rmtree`,
+        /// `require('fs').rmSync` → `fs.rmSync`, `Path(p).unlink` → `pathlib.Path().unlink`.
+        fn dotted(&self, n: Node<'_>, depth: usize) -> Option<String> {
+            if depth > MAX_DEPTH {
+                return None;
+            }
+            let d = depth + 1;
+            match (self.lang, n.kind()) {
+                (Lang::Python | Lang::JavaScript, "identifier") => {
+                    let t = self.text(n);
+                    Some(
+                        self.aliases
+                            .get(t)
+                            .cloned()
+                            .unwrap_or_else(|| t.to_string()),
+                    )
+                }
+                (Lang::Python, "attribute") => Some(format!(
+                    "{}.{}",
+                    self.dotted(self.field(n, "object")?, d)?,
+                    self.text(self.field(n, "attribute")?)
+                )),
+                (Lang::JavaScript, "member_expression") => Some(format!(
+                    "{}.{}",
+                    self.dotted(self.field(n, "object")?, d)?,
+                    self.text(self.field(n, "property")?)
+                )),
+                (Lang::Python, "call")
+                | (Lang::JavaScript, "call_expression" | "new_expression") => {
+                    let f = self
+                        .field(n, "function")
+                        .or_else(|| self.field(n, "constructor"))?;
+                    let name = self.dotted(f, d)?;
+                    // `__import__('os')`, `require('fs')`: the module itself.
+                    let loads = match self.lang {
+                        Lang::Python => {
+                            matches!(name.as_str(), "__import__" | "importlib.import_module")
+                        }
+                        _ => name == "require" || name.ends_with(".require"),
+                    };
+                    if loads {
+                        let arg = self.args(n, d).into_iter().next().flatten();
+                        return match arg {
+                            Some(Value::Text(m)) if self.lang == Lang::JavaScript => {
+                                Some(js_module(&m))
+                            }
+                            Some(Value::Text(m)) => Some(m),
+                            _ => None,
+                        };
+                    }
+                    Some(format!("{name}()"))
+                }
+                (Lang::Ruby, "constant" | "identifier") => Some(self.text(n).to_string()),
+                (Lang::Ruby, "scope_resolution") => {
+                    Some(self.text(n).trim_start_matches("::").to_string())
+                }
+                (Lang::Ruby, "call") => {
+                    let method = self.text(self.field(n, "method")?);
+                    match self.field(n, "receiver") {
+                        Some(r) => Some(format!("{}.{method}()", self.dotted(r, d)?)),
+                        None => Some(format!("{method}()")),
+                    }
+                }
+                (_, "parenthesized_expression" | "await_expression") => {
+                    self.named(n).first().and_then(|c| self.dotted(*c, d))
+                }
+                _ => None,
+            }
+        }
+
+        /// The call at `n`, when `n` is one.
+        fn call(&self, n: Node<'_>) -> Option<Call> {
+            match (self.lang, n.kind()) {
+                (Lang::Python, "call")
+                | (Lang::JavaScript, "call_expression" | "new_expression") => {
+                    let f = self
+                        .field(n, "function")
+                        .or_else(|| self.field(n, "constructor"))?;
+                    let name = self.dotted(f, 0)?;
+                    let mut names = vec![name.clone()];
+                    if f.kind() == "identifier" && !self.aliases.contains_key(self.text(f)) {
+                        names.extend(self.includes.iter().map(|m| format!("{m}.{name}")));
+                    }
+                    // `X(p).m()`: the arguments of `X(…)`.
+                    let receiver = self
+                        .field(f, "object")
+                        .filter(|o| {
+                            matches!(o.kind(), "call" | "call_expression" | "new_expression")
+                        })
+                        .map(|o| self.args(o, 0))
+                        .unwrap_or_default();
+                    Some(Call {
+                        names,
+                        args: self.args(n, 0),
+                        receiver,
+                    })
+                }
+                (Lang::Ruby, "call") => {
+                    let method = self.text(self.field(n, "method")?);
+                    let (names, receiver) = match self.field(n, "receiver") {
+                        Some(r) => {
+                            let receiver = if r.kind() == "call" {
+                                self.args(r, 0)
+                            } else {
+                                Vec::new()
+                            };
+                            (vec![format!("{}.{method}", self.dotted(r, 0)?)], receiver)
+                        }
+                        None => {
+                            let mut names = vec![method.to_string()];
+                            names.extend(self.includes.iter().map(|m| format!("{m}.{method}")));
+                            (names, Vec::new())
+                        }
+                    };
+                    Some(Call {
+                        names,
+                        args: self.args(n, 0),
+                        receiver,
+                    })
+                }
+                (Lang::Php, "function_call_expression") => {
+                    let f = self.field(n, "function")?;
+                    if !matches!(f.kind(), "name" | "qualified_name") {
+                        return None;
+                    }
+                    // PHP function names are case-insensitive; `\system` is the global one.
+                    let name = self.text(f).trim_start_matches('\\').to_ascii_lowercase();
+                    Some(Call {
+                        names: vec![name],
+                        args: self.args(n, 0),
+                        receiver: Vec::new(),
+                    })
+                }
+                (Lang::Ruby, "subshell") | (Lang::Php, "shell_command_expression") => Some(Call {
+                    names: vec!["`".to_string()],
+                    args: vec![self.literal(n)],
+                    receiver: Vec::new(),
+                }),
+                _ => None,
+            }
+        }
+
+        /// Positional arguments; the first one that is not plain (a splat, a keyword in
+        /// Ruby or PHP) ends them.
+        fn args(&self, call: Node<'_>, depth: usize) -> Vec<Option<Value>> {
+            let Some(list) = self.field(call, "arguments") else {
+                return Vec::new();
+            };
+            let mut out = Vec::new();
+            for a in self.named(list) {
+                match a.kind() {
+                    // Python's keyword arguments come after the positional ones.
+                    "keyword_argument" | "comment" => continue,
+                    "list_splat"
+                    | "dictionary_splat"
+                    | "spread_element"
+                    | "splat_argument"
+                    | "hash_splat_argument"
+                    | "block_argument"
+                    | "pair"
+                    | "variadic_unpacking" => {
+                        break;
+                    }
+                    "argument" => {
+                        // PHP wraps each argument; a named one (`name: …`) ends them.
+                        if self.field(a, "name").is_some() {
+                            break;
+                        }
+                        out.push(self.named(a).last().and_then(|v| self.value(*v, depth + 1)));
+                    }
+                    _ => out.push(self.value(a, depth + 1)),
+                }
+            }
+            out
+        }
+
+        /// A string node's text when every part of it is literal.
+        fn literal(&self, n: Node<'_>) -> Option<Value> {
+            let raw = self.lang == Lang::Python
+                && n.child(0).is_some_and(|s| {
+                    s.kind() == "string_start" && self.text(s).contains(['r', 'R'])
+                });
+            // Single-quoted Ruby and PHP strings know only `\\` and `\'`.
+            let single =
+                matches!(self.lang, Lang::Ruby | Lang::Php) && self.text(n).starts_with('\'');
+            let mut out = String::new();
+            for part in self.named(n) {
+                let t = self.text(part);
+                match part.kind() {
+                    "string_start" | "string_end" => {}
+                    "string_content" | "string_fragment" | "string_value" => {
+                        if raw {
+                            out.push_str(t);
+                        } else if single {
+                            out.push_str(&t.replace("\\\\", "\\").replace("\\'", "'"));
+                        } else {
+                            out.push_str(&unescape(t));
+                        }
+                    }
+                    "escape_sequence" => out.push_str(&unescape(t)),
+                    _ => return None,
+                }
+            }
+            Some(Value::Text(out))
+        }
+
+        /// The literal value of an expression, when it has one.
+        fn value(&self, n: Node<'_>, depth: usize) -> Option<Value> {
+            if depth > MAX_DEPTH {
+                return None;
+            }
+            let d = depth + 1;
+            match n.kind() {
+                "string" | "template_string" | "encapsed_string" => self.literal(n),
+                "concatenated_string" | "chained_string" => {
+                    let mut s = String::new();
+                    for p in self.named(n) {
+                        s.push_str(&text(self.value(p, d)?)?);
+                    }
+                    Some(Value::Text(s))
+                }
+                "binary_operator" | "binary_expression" | "binary" => {
+                    let op = self.text(self.field(n, "operator")?);
+                    let l = text(self.value(self.field(n, "left")?, d)?)?;
+                    let r = text(self.value(self.field(n, "right")?, d)?)?;
+                    match op {
+                        "+" | "." => Some(Value::Text(l + &r)),
+                        // `Path.home() / 'x'`
+                        "/" if self.lang == Lang::Python => Some(Value::Text(join(&[l, r]))),
+                        _ => None,
+                    }
+                }
+                "list" | "tuple" | "array" | "array_creation_expression" | "string_array" => {
+                    let mut ws = Vec::new();
+                    for p in self.named(n) {
+                        let v = match p.kind() {
+                            "bare_string" => Some(Value::Text(self.text(p).to_string())),
+                            "array_element_initializer" => {
+                                self.named(p).last().and_then(|v| self.value(*v, d))
+                            }
+                            _ => self.value(p, d),
+                        };
+                        ws.push(text(v?)?);
+                    }
+                    Some(Value::Words(ws))
+                }
+                "parenthesized_expression" | "parenthesized_statements" => {
+                    self.named(n).first().and_then(|c| self.value(*c, d))
+                }
+                "subscript" | "subscript_expression" | "element_reference" => {
+                    let object = self.field(n, "value").or_else(|| self.field(n, "object"))?;
+                    let key = self
+                        .field(n, "subscript")
+                        .or_else(|| self.field(n, "index"))
+                        .or_else(|| self.named(n).get(1).copied())?;
+                    self.environ(object, key, d)
+                }
+                "member_expression" => {
+                    let name = self.dotted(n, d)?;
+                    (name == "process.env.HOME").then(|| Value::Text("~".into()))
+                }
+                "call" | "call_expression" | "function_call_expression" => self.call_value(n, d),
+                _ => None,
+            }
+        }
+
+        /// `os.environ['HOME']`, `process.env["HOME"]`, `ENV['HOME']`: the home directory.
+        fn environ(&self, object: Node<'_>, key: Node<'_>, d: usize) -> Option<Value> {
+            let name = self.dotted(object, d)?;
+            let key = text(self.value(key, d)?)?;
+            (ENVIRON.contains(&name.as_str()) && key == "HOME").then(|| Value::Text("~".into()))
+        }
+
+        /// The value of a call that builds a path from literals, or names the home directory.
+        fn call_value(&self, n: Node<'_>, d: usize) -> Option<Value> {
+            let call = self.call(n)?;
+            let name = call.names.first()?.as_str();
+            let arg = |k: usize| call.args.get(k).cloned().flatten().and_then(text);
+            if HOME.contains(&name) {
+                return Some(Value::Text("~".into()));
+            }
+            if GETENV.contains(&name) {
+                return (arg(0)? == "HOME").then(|| Value::Text("~".into()));
+            }
+            if SAME_PATH.contains(&name) {
+                return arg(0).map(Value::Text);
+            }
+            if JOIN.contains(&name) {
+                let parts: Option<Vec<String>> = (0..call.args.len()).map(arg).collect();
+                return Some(Value::Text(join(&parts?)));
+            }
+            // `Path('~/x').expanduser()`, `Pathname.new(p).expand_path`.
+            if [
+                "().expanduser",
+                "().resolve",
+                "().absolute",
+                "().expand_path",
+            ]
+            .iter()
+            .any(|m| name.ends_with(m))
+            {
+                return call.receiver.first().cloned().flatten();
+            }
+            let _ = d;
+            None
+        }
+    }
+
+    /// A Node module name without its `node:` scheme.
+    fn js_module(m: &str) -> String {
+        m.strip_prefix("node:").unwrap_or(m).to_string()
+    }
+
+    fn text(v: Value) -> Option<String> {
+        match v {
+            Value::Text(t) => Some(t),
+            Value::Words(_) => None,
+        }
+    }
+
+    /// Joins path parts as the languages do: an absolute part starts over.
+    fn join(parts: &[String]) -> String {
+        let mut out = String::new();
+        for p in parts {
+            if p.starts_with('/') || out.is_empty() {
+                out = p.clone();
+            } else {
+                if !out.ends_with('/') {
+                    out.push('/');
+                }
+                out.push_str(p);
+            }
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Every node kind and field this reader compares against exists in its grammar.
+        #[test]
+        fn the_node_kinds_read_exist_in_the_grammars() {
+            let kinds: &[(Lang, Form, &[&str])] = &[
+                (
+                    Lang::Python,
+                    Form::Option,
+                    &[
+                        "import_statement",
+                        "import_from_statement",
+                        "aliased_import",
+                        "dotted_name",
+                        "wildcard_import",
+                        "assignment",
+                        "identifier",
+                        "attribute",
+                        "call",
+                        "keyword_argument",
+                        "list_splat",
+                        "dictionary_splat",
+                        "string",
+                        "string_start",
+                        "string_content",
+                        "string_end",
+                        "escape_sequence",
+                        "concatenated_string",
+                        "binary_operator",
+                        "list",
+                        "tuple",
+                        "subscript",
+                        "parenthesized_expression",
+                        "comment",
+                    ],
+                ),
+                (
+                    Lang::JavaScript,
+                    Form::Option,
+                    &[
+                        "variable_declarator",
+                        "object_pattern",
+                        "shorthand_property_identifier_pattern",
+                        "pair_pattern",
+                        "import_statement",
+                        "import_clause",
+                        "namespace_import",
+                        "named_imports",
+                        "identifier",
+                        "member_expression",
+                        "call_expression",
+                        "new_expression",
+                        "await_expression",
+                        "spread_element",
+                        "string",
+                        "template_string",
+                        "string_fragment",
+                        "escape_sequence",
+                        "binary_expression",
+                        "array",
+                        "subscript_expression",
+                        "parenthesized_expression",
+                    ],
+                ),
+                (
+                    Lang::Ruby,
+                    Form::Option,
+                    &[
+                        "call",
+                        "constant",
+                        "identifier",
+                        "scope_resolution",
+                        "subshell",
+                        "splat_argument",
+                        "hash_splat_argument",
+                        "block_argument",
+                        "pair",
+                        "string",
+                        "string_content",
+                        "escape_sequence",
+                        "chained_string",
+                        "binary",
+                        "array",
+                        "string_array",
+                        "bare_string",
+                        "element_reference",
+                        "parenthesized_statements",
+                    ],
+                ),
+                (
+                    Lang::Php,
+                    Form::Option,
+                    &[
+                        "function_call_expression",
+                        "name",
+                        "qualified_name",
+                        "shell_command_expression",
+                        "argument",
+                        "variadic_unpacking",
+                        "string",
+                        "encapsed_string",
+                        "string_content",
+                        "escape_sequence",
+                        "binary_expression",
+                        "array_creation_expression",
+                        "array_element_initializer",
+                        "parenthesized_expression",
+                    ],
+                ),
+            ];
+            for (lang, form, names) in kinds {
+                let (_, language) = grammar(*lang, *form).expect("grammar");
+                for k in *names {
+                    assert_ne!(language.id_for_node_kind(k, true), 0, "{lang:?} {k}");
+                }
+            }
+            let fields: &[(Lang, &[&str])] = &[
+                (
+                    Lang::Python,
+                    &[
+                        "name",
+                        "alias",
+                        "module_name",
+                        "left",
+                        "right",
+                        "function",
+                        "arguments",
+                        "object",
+                        "attribute",
+                        "operator",
+                        "value",
+                        "subscript",
+                    ],
+                ),
+                (
+                    Lang::JavaScript,
+                    &[
+                        "name",
+                        "value",
+                        "key",
+                        "source",
+                        "alias",
+                        "object",
+                        "property",
+                        "function",
+                        "constructor",
+                        "arguments",
+                        "operator",
+                        "left",
+                        "right",
+                        "index",
+                    ],
+                ),
+                (
+                    Lang::Ruby,
+                    &[
+                        "receiver",
+                        "method",
+                        "arguments",
+                        "operator",
+                        "left",
+                        "right",
+                        "object",
+                    ],
+                ),
+                (
+                    Lang::Php,
+                    &["function", "arguments", "name", "operator", "left", "right"],
+                ),
+            ];
+            for (lang, names) in fields {
+                let (_, language) = grammar(*lang, Form::Option).expect("grammar");
+                for f in *names {
+                    assert!(
+                        language.field_id_for_name(f).is_some(),
+                        "{lang:?} field {f}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! check/interp/pack: the `interpreters` pack — which calls of which language spawn a command
+//! or delete a path — read from `packs/interpreters.toml`, embedded at build time. It only says
+//! what a call name means; it never reads code and never decides a verdict.
+//!
+//! The serialised form ([`RawPack`]) is kept apart from the compiled one ([`Pack`]); the
+//! examples each rule carries are checked by `tests/it/interp.rs` through the whole analyser.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use super::Lang;
+
+/// The embedded pack text.
+pub(crate) const SOURCE: &str = include_str!("../../../packs/interpreters.toml");
+
+/// What a matched call does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Kind {
+    /// Its arguments are a command: a bash script or the words of one command.
+    Spawn,
+    /// Its argument is a path it deletes or overwrites.
+    Delete,
+    /// Its argument is more code of the same language (`exec("…")`, `eval "…"`), read in turn.
+    Eval,
+}
+
+/// One compiled rule.
+#[derive(Debug, Clone)]
+pub(crate) struct Rule {
+    pub id: String,
+    pub language: Lang,
+    pub kind: Kind,
+    pub calls: Vec<String>,
+    /// Index of the first argument that counts.
+    pub argument: usize,
+    /// The path is the first argument of the call the method is called on (`X(p).m()`).
+    pub receiver: bool,
+    pub reason: String,
+}
+
+/// The compiled pack.
+#[derive(Debug, Default)]
+pub(crate) struct Pack {
+    pub rules: Vec<Rule>,
+}
+
+impl Pack {
+    /// The rules of `lang` naming `call`.
+    pub(crate) fn lookup(&self, lang: Lang, call: &str) -> impl Iterator<Item = &Rule> {
+        self.rules
+            .iter()
+            .filter(move |r| r.language == lang && r.calls.iter().any(|c| c == call))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPack {
+    rule: Vec<RawRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    language: Lang,
+    kind: Kind,
+    calls: Vec<String>,
+    #[serde(default)]
+    argument: usize,
+    #[serde(default)]
+    receiver: bool,
+    reason: String,
+    // Checked by the integration test, which runs each one through the analyser.
+    #[serde(default, rename = "match")]
+    _match: Vec<String>,
+    #[serde(default, rename = "not_match")]
+    _not_match: Vec<String>,
+}
+
+/// Compiles a pack's text; an error names what is wrong.
+pub(crate) fn parse(text: &str) -> Result<Pack, String> {
+    let raw: RawPack = toml::from_str(text).map_err(|e| format!("interpreters pack: {e}"))?;
+    let rules = raw
+        .rule
+        .into_iter()
+        .map(|r| Rule {
+            id: r.id,
+            language: r.language,
+            kind: r.kind,
+            calls: r.calls,
+            argument: r.argument,
+            receiver: r.receiver,
+            reason: r.reason,
+        })
+        .collect();
+    Ok(Pack { rules })
+}
+
+/// The embedded pack, compiled once. A pack that does not load has no rules, so nothing is
+/// denied by it and every one-liner keeps its `ask`; a unit test keeps the embedded one loading.
+pub(crate) fn embedded() -> &'static Pack {
+    static PACK: OnceLock<Pack> = OnceLock::new();
+    PACK.get_or_init(|| parse(SOURCE).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_pack_loads_with_rules_for_every_language() {
+        let pack = parse(SOURCE).expect("pack");
+        for lang in [
+            Lang::Python,
+            Lang::JavaScript,
+            Lang::Ruby,
+            Lang::Php,
+            Lang::Perl,
+        ] {
+            for kind in [Kind::Spawn, Kind::Delete, Kind::Eval] {
+                assert!(
+                    pack.rules
+                        .iter()
+                        .any(|r| r.language == lang && r.kind == kind),
+                    "{lang:?} {kind:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let e =
+            parse("[[rule]]\nid='x'\nlanguage='perl'\nkind='spawn'\ncalls=[]\nreason='r'\nwhy=1\n")
+                .unwrap_err();
+        assert!(e.contains("why"), "{e}");
+    }
+}

@@ -1,0 +1,427 @@
+//! check/interp/perl: a small scanner for Perl one-liners, since no Perl grammar builds with
+//! this crate's tree-sitter. It finds calls by name followed by literal arguments
+//! (`system('rm', '-rf', '/')`, `unlink "/etc/x"`), backquotes and `qx`, and never decides
+//! anything.
+//!
+//! It reads only what it is sure of: string literals (single-quoted, double-quoted without
+//! interpolation, `q`/`qq`/`qw` with any delimiters), skipping comments and the quote-like
+//! operators (`m//`, `s///`, `tr///`, `qr//`) whose contents are not code. A string that does not
+//! end is `Unparsed`; anything else it cannot follow leaves an argument unknown.
+
+use super::{Call, Scan, Value};
+use crate::budget::Budget;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Ident(String),
+    /// A string literal: `None` when it interpolates.
+    Str(Option<String>),
+    /// `qw(...)`.
+    Words(Vec<String>),
+    /// Backquotes or `qx`: the command when literal.
+    Command(Option<String>),
+    Punct(char),
+    /// `=>`.
+    Arrow,
+}
+
+/// Lists the calls in `code`.
+pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
+    let toks = match tokens(code, budget) {
+        Ok(t) => t,
+        Err(why) => return Scan::Unparsed(why.to_string()),
+    };
+    let mut calls = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Command(c) => calls.push(Call {
+                names: vec!["`".to_string()],
+                args: vec![c.clone().map(Value::Text)],
+                receiver: Vec::new(),
+            }),
+            Tok::Ident(name) => {
+                // `$system(...)`, `->system(...)`, `&system`: not the builtin.
+                if k > 0 && matches!(toks[k - 1], Tok::Punct('$' | '@' | '%' | '&' | '>')) {
+                    continue;
+                }
+                let name = name.strip_prefix("CORE::").unwrap_or(name);
+                let mut p = k + 1;
+                let parens = toks.get(p) == Some(&Tok::Punct('('));
+                if parens {
+                    p += 1;
+                }
+                let mut args = Vec::new();
+                loop {
+                    let v = match toks.get(p) {
+                        Some(Tok::Str(s)) => s.clone().map(Value::Text),
+                        Some(Tok::Words(ws)) => Some(Value::Words(ws.clone())),
+                        Some(Tok::Punct('$')) if env_home(&toks[p..]) => {
+                            p += 5;
+                            args.push(Some(Value::Text("~".into())));
+                            if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                                p += 1;
+                                continue;
+                            }
+                            break;
+                        }
+                        _ => {
+                            if !matches!(toks.get(p), Some(Tok::Punct(')' | ';')) | None) {
+                                args.push(None);
+                            }
+                            break;
+                        }
+                    };
+                    args.push(v);
+                    p += 1;
+                    if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                        p += 1;
+                        continue;
+                    }
+                    // A string followed by anything but a separator or the end is part of a
+                    // larger expression (`"a" . $b`): not literal.
+                    if !matches!(toks.get(p), Some(Tok::Punct(')' | ';')) | None)
+                        && let Some(last) = args.last_mut()
+                    {
+                        *last = None;
+                    }
+                    break;
+                }
+                if args.iter().any(Option::is_some) {
+                    calls.push(Call {
+                        names: vec![name.to_string()],
+                        args,
+                        receiver: Vec::new(),
+                    });
+                }
+            }
+            Tok::Str(_) | Tok::Words(_) | Tok::Punct(_) | Tok::Arrow => {}
+        }
+    }
+    Scan::Calls(calls)
+}
+
+/// `$ENV{HOME}` / `$ENV{'HOME'}` at the start of `toks`.
+fn env_home(toks: &[Tok]) -> bool {
+    matches!(
+        toks,
+        [Tok::Punct('$'), Tok::Ident(e), Tok::Punct('{'), h, Tok::Punct('}'), ..]
+            if e == "ENV" && (matches!(h, Tok::Ident(x) if x == "HOME") || *h == Tok::Str(Some("HOME".into())))
+    )
+}
+
+/// The closing delimiter of a quote-like operator opened with `open`.
+fn closer(open: char) -> char {
+    match open {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        c => c,
+    }
+}
+
+struct Lexer<'s> {
+    chars: Vec<char>,
+    pos: usize,
+    _src: &'s str,
+}
+
+impl Lexer<'_> {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    /// Reads up to the delimiter closing `open` (nesting bracket pairs), the opener already
+    /// consumed. The raw text, backslashes kept.
+    fn delimited(&mut self, open: char) -> Result<String, &'static str> {
+        let close = closer(open);
+        let mut depth = 0usize;
+        let mut out = String::new();
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            if c == '\\' {
+                out.push(c);
+                if let Some(n) = self.peek() {
+                    out.push(n);
+                    self.pos += 1;
+                }
+                continue;
+            }
+            if c == close && depth == 0 {
+                return Ok(out);
+            }
+            if open != close {
+                if c == open {
+                    depth += 1;
+                } else if c == close {
+                    depth -= 1;
+                }
+            }
+            out.push(c);
+        }
+        Err("does not parse (a string does not end)")
+    }
+
+    /// Skips whitespace, then reads an opening delimiter for a quote-like operator.
+    fn opener(&mut self) -> Option<char> {
+        let save = self.pos;
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(c)
+                if !c.is_alphanumeric()
+                    && c != '_'
+                    && !c.is_whitespace()
+                    && c != ','
+                    && c != ';'
+                    && c != ')'
+                    && c != '=' =>
+            {
+                self.pos += 1;
+                Some(c)
+            }
+            _ => {
+                self.pos = save;
+                None
+            }
+        }
+    }
+}
+
+/// A single-quoted string's value: only `\\` and `\'` are escapes.
+fn single(raw: &str) -> String {
+    let mut out = String::new();
+    let mut it = raw.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\\' && matches!(it.peek(), Some('\\' | '\'')) {
+            out.extend(it.next());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A double-quoted string's value, `None` when it interpolates a variable other than
+/// `$ENV{HOME}` (which becomes `~`).
+fn double(raw: &str) -> Option<String> {
+    let raw = raw
+        .replace("$ENV{HOME}", "~")
+        .replace("$ENV{'HOME'}", "~")
+        .replace("$ENV{\"HOME\"}", "~");
+    let b: Vec<char> = raw.chars().collect();
+    for k in 0..b.len() {
+        if matches!(b[k], '$' | '@') && (k == 0 || b[k - 1] != '\\') {
+            let next = b.get(k + 1).copied().unwrap_or(' ');
+            if next.is_alphanumeric() || matches!(next, '_' | '{' | ':' | '$') {
+                return None;
+            }
+        }
+    }
+    Some(super::code::unescape(&raw))
+}
+
+fn tokens(code: &str, budget: &Budget) -> Result<Vec<Tok>, &'static str> {
+    let mut lx = Lexer {
+        chars: code.chars().collect(),
+        pos: 0,
+        _src: code,
+    };
+    let mut out: Vec<Tok> = Vec::new();
+    while let Some(c) = lx.peek() {
+        if !budget.ok() {
+            return Err("is too large to read within the work budget");
+        }
+        lx.pos += 1;
+        match c {
+            c if c.is_whitespace() => {}
+            '#' => {
+                while lx.peek().is_some_and(|c| c != '\n') {
+                    lx.pos += 1;
+                }
+            }
+            '\'' => {
+                let raw = lx.delimited('\'')?;
+                out.push(Tok::Str(Some(single(&raw))));
+            }
+            '"' => {
+                let raw = lx.delimited('"')?;
+                out.push(Tok::Str(double(&raw)));
+            }
+            '`' => {
+                let raw = lx.delimited('`')?;
+                out.push(Tok::Command(double(&raw)));
+            }
+            '/' if regex_may_start(out.last()) => {
+                lx.delimited('/')?;
+                out.push(Tok::Str(None));
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let mut id = String::from(c);
+                loop {
+                    match lx.peek() {
+                        Some(n) if n.is_alphanumeric() || n == '_' => {
+                            id.push(n);
+                            lx.pos += 1;
+                        }
+                        Some(':') if lx.chars.get(lx.pos + 1) == Some(&':') => {
+                            id.push_str("::");
+                            lx.pos += 2;
+                        }
+                        _ => break,
+                    }
+                }
+                // `q(…)`, `s{…}{…}`: quote-like operators, unless used as a hash key or name.
+                let quote_like = matches!(
+                    id.as_str(),
+                    "q" | "qq" | "qw" | "qx" | "m" | "qr" | "s" | "tr" | "y"
+                ) && !matches!(
+                    out.last(),
+                    Some(Tok::Punct('{' | '$' | '@' | '%' | '&' | '>'))
+                );
+                let open = if quote_like { lx.opener() } else { None };
+                let Some(open) = open else {
+                    out.push(Tok::Ident(id));
+                    continue;
+                };
+                let raw = lx.delimited(open)?;
+                match id.as_str() {
+                    "q" => out.push(Tok::Str(Some(single(&raw)))),
+                    "qq" => out.push(Tok::Str(if open == '\'' {
+                        Some(raw)
+                    } else {
+                        double(&raw)
+                    })),
+                    "qx" => out.push(Tok::Command(if open == '\'' {
+                        Some(raw)
+                    } else {
+                        double(&raw)
+                    })),
+                    "qw" => out.push(Tok::Words(
+                        raw.split_whitespace().map(str::to_string).collect(),
+                    )),
+                    "s" | "tr" | "y" => {
+                        // A second part: right after a closing delimiter, or its own pair.
+                        if open == closer(open) {
+                            lx.delimited(open)?;
+                        } else {
+                            let second = lx
+                                .opener()
+                                .ok_or("does not parse (a substitution has one part)")?;
+                            lx.delimited(second)?;
+                        }
+                        out.push(Tok::Str(None));
+                    }
+                    _ => out.push(Tok::Str(None)),
+                }
+            }
+            '=' if lx.peek() == Some('>') => {
+                lx.pos += 1;
+                out.push(Tok::Arrow);
+            }
+            '-' if lx.peek() == Some('>') => {
+                lx.pos += 1;
+                out.push(Tok::Punct('>'));
+            }
+            c => out.push(Tok::Punct(c)),
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a `/` after `prev` starts a regex rather than dividing.
+fn regex_may_start(prev: Option<&Tok>) -> bool {
+    match prev {
+        None => true,
+        Some(Tok::Punct(c)) => matches!(c, '(' | ',' | '=' | '~' | '!' | ';' | '{' | '|' | '&'),
+        Some(Tok::Ident(id)) => matches!(
+            id.as_str(),
+            "split" | "grep" | "and" | "or" | "not" | "if" | "unless"
+        ),
+        Some(Tok::Str(_) | Tok::Words(_) | Tok::Command(_) | Tok::Arrow) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+
+    /// A call's first name and its arguments.
+    type Found = (String, Vec<Option<Value>>);
+
+    fn calls(code: &str) -> Vec<Found> {
+        let budget = Budget::new(&Limits::default());
+        match scan(code, &budget) {
+            Scan::Calls(cs) => cs
+                .into_iter()
+                .map(|c| (c.names[0].clone(), c.args))
+                .collect(),
+            Scan::Unparsed(why) => vec![(format!("unparsed: {why}"), Vec::new())],
+        }
+    }
+
+    fn t(s: &str) -> Option<Value> {
+        Some(Value::Text(s.to_string()))
+    }
+
+    #[test]
+    fn literal_arguments_are_read_and_the_rest_is_not() {
+        let table: &[(&str, Vec<Found>)] = &[
+            (
+                "system('rm -rf /')",
+                vec![("system".into(), vec![t("rm -rf /")])],
+            ),
+            (
+                "system 'rm', '-rf', \"/x\";",
+                vec![("system".into(), vec![t("rm"), t("-rf"), t("/x")])],
+            ),
+            ("system(\"rm -rf $d\")", vec![]),
+            (
+                "unlink \"$ENV{HOME}/.x\"",
+                vec![("unlink".into(), vec![t("~/.x")])],
+            ),
+            ("unlink $ENV{HOME}", vec![("unlink".into(), vec![t("~")])]),
+            (
+                "`ls`; qx{git status}",
+                vec![
+                    ("`".into(), vec![t("ls")]),
+                    ("`".into(), vec![t("git status")]),
+                ],
+            ),
+            ("print 'a' . $b", vec![]),
+            (
+                "system('rm', $x, '/')",
+                vec![("system".into(), vec![t("rm"), None])],
+            ),
+            (
+                "$x =~ s/'//g; system(q(ls))",
+                vec![("system".into(), vec![t("ls")])],
+            ),
+            ("# system('rm -rf /')\n1", vec![]),
+            (
+                "$h{q} = 1; system qw(rm -rf /)",
+                vec![(
+                    "system".into(),
+                    vec![Some(Value::Words(vec![
+                        "rm".into(),
+                        "-rf".into(),
+                        "/".into(),
+                    ]))],
+                )],
+            ),
+            (
+                "system('x",
+                vec![(
+                    "unparsed: does not parse (a string does not end)".into(),
+                    vec![],
+                )],
+            ),
+            ("$o->system('rm -rf /')", vec![]),
+        ];
+        for (code, want) in table {
+            assert_eq!(&calls(code), want, "{code}");
+        }
+    }
+}

@@ -1,0 +1,529 @@
+//! Interpreter one-liners (`python -c`, `node -e`, `ruby -e`, `perl -e`, `php -r`, heredocs):
+//! what their code runs or deletes is denied when destructive; everything else still asks,
+//! and nothing is ever allowed.
+
+use std::sync::LazyLock;
+
+use cmdguard::{Analyzer, Verdict};
+use proptest::prelude::*;
+
+/// One analyser for every case: building one verifies the whole allowlist's examples.
+static ANALYZER: LazyLock<Analyzer> = LazyLock::new(Analyzer::default);
+
+/// The verdict for `cmd`, with the rule and message of each deny finding (a spawned command's
+/// deny carries the rule that matched inside, and names the pack rule in its message).
+fn check(cmd: &str) -> (Verdict, Vec<String>) {
+    let a = ANALYZER.analyze(cmd);
+    let rules = a
+        .findings
+        .iter()
+        .filter(|f| f.severity == Verdict::Deny)
+        .map(|f| format!("{} {}", f.rule.as_deref().unwrap_or("-"), f.message))
+        .collect();
+    (a.verdict, rules)
+}
+
+fn table(cases: &[(&str, Verdict)]) {
+    let mut wrong = Vec::new();
+    for (cmd, want) in cases {
+        let (got, rules) = check(cmd);
+        if got != *want {
+            wrong.push(format!("{cmd}\n  want {want:?}, got {got:?} {rules:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+use Verdict::{Ask, Deny};
+
+#[test]
+fn every_pack_example_is_denied_by_its_rule_or_not_denied() {
+    let pack: toml::Value = toml::from_str(include_str!("../../packs/interpreters.toml")).unwrap();
+    let rules = pack["rule"].as_array().unwrap();
+    let mut wrong = Vec::new();
+    for rule in rules {
+        let id = rule["id"].as_str().unwrap();
+        // Without the grammars only the Perl scanner reads code.
+        if !cfg!(feature = "interpreters") && rule["language"].as_str() != Some("perl") {
+            continue;
+        }
+        let examples = |key: &str| -> Vec<String> {
+            rule.get(key)
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
+                .unwrap_or_default()
+        };
+        let matches = examples("match");
+        assert!(!matches.is_empty(), "rule `{id}` has no match example");
+        for cmd in matches {
+            let (v, ids) = check(&cmd);
+            if v != Deny
+                || !ids
+                    .iter()
+                    .any(|r| r.contains(&format!("`{id}`")) || r.starts_with(&format!("{id} ")))
+            {
+                wrong.push(format!("`{id}` match: {cmd} → {v:?} {ids:?}"));
+            }
+        }
+        for cmd in examples("not_match") {
+            let (v, ids) = check(&cmd);
+            if v != Ask {
+                wrong.push(format!("`{id}` not_match: {cmd} → {v:?} {ids:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn python_one_liners() {
+    table(&[
+        // True positives.
+        (
+            "python -c \"import shutil; shutil.rmtree('/home/u')\"",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os; os.system(\"git reset --hard\")'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import subprocess as sp; sp.check_call(\"rm -rf ~\", shell=True)'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os; os.popen(\"git clean -fdx\").read()'",
+            Deny,
+        ),
+        ("python3 -c 'import os\nos.remove(\"/etc/passwd\")'", Deny),
+        (
+            "python3 -c 'import shutil; shutil.rmtree(\"/\" \"home\")'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os; os.system(\"rm -rf \" + \"/\")'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os; os.system(\"bash -c \\\"rm -rf /\\\"\")'",
+            Deny,
+        ),
+        // Near misses: they run code, so they ask, but destroy nothing known.
+        ("python -c \"print(1)\"", Ask),
+        ("python -c \"import shutil; shutil.rmtree('build')\"", Ask),
+        ("python3 -c 'import os; os.system(\"ls -la\")'", Ask),
+        ("python3 -c 'print(\"os.system(\\\"rm -rf /\\\")\")'", Ask),
+        (
+            "python3 -c 'import os; d=\"/\"; os.system(f\"rm -rf {d}\")'",
+            Ask,
+        ),
+        ("python3 -c 'import os; os.system(cmd)'", Ask),
+        ("python3 -c 'x = \"shutil.rmtree(\\\"/\\\")\"'", Ask),
+        ("python3 -m http.server", Ask),
+        (
+            "python3 script.py -c 'import os; os.system(\"rm -rf /\")'",
+            Ask,
+        ),
+        // Code that does not parse asks.
+        ("python3 -c 'import os; os.system(\"rm -rf /\"'", Ask),
+        // Bypass attempts.
+        ("python3 -B -c 'import os; os.system(\"rm -rf /\")'", Deny),
+        (
+            "python3 -W ignore -c 'import os; os.system(\"rm -rf /\")'",
+            Deny,
+        ),
+        ("python3 -Bc 'import os; os.system(\"rm -rf /\")'", Deny),
+        ("python3.11 -c 'import shutil; shutil.rmtree(\"/\")'", Deny),
+        ("pypy3 -c 'import shutil; shutil.rmtree(\"/\")'", Deny),
+        (
+            "/usr/bin/python3 -c 'import shutil; shutil.rmtree(\"/\")'",
+            Deny,
+        ),
+        (
+            "./venv/bin/python -c 'import shutil; shutil.rmtree(\"/\")'",
+            Deny,
+        ),
+        ("env python3 -c 'import shutil; shutil.rmtree(\"/\")'", Deny),
+        (
+            "sudo python3 -c 'import shutil; shutil.rmtree(\"/\")'",
+            Deny,
+        ),
+        (
+            "timeout 5 python3 -c 'import shutil; shutil.rmtree(\"/\")'",
+            Deny,
+        ),
+        (
+            "bash -c \"python3 -c 'import shutil; shutil.rmtree(\\\"/\\\")'\"",
+            Deny,
+        ),
+        ("python3 -c 'import shutil as s; s.rmtree(\"/\")'", Deny),
+        (
+            "python3 -c 'from os import system; system(\"rm -rf /\")'",
+            Deny,
+        ),
+        (
+            "python3 -c 'from os import system as run; run(\"rm -rf /\")'",
+            Deny,
+        ),
+        ("python3 -c 'from os import *; system(\"rm -rf /\")'", Deny),
+        ("python3 -c '__import__(\"os\").system(\"rm -rf /\")'", Deny),
+        (
+            "python3 -c 'import importlib; importlib.import_module(\"shutil\").rmtree(\"/\")'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os; f = os.system; f(\"rm -rf /\")'",
+            Deny,
+        ),
+        ("python3 -c 'import os; os.system(\"\\x72m -rf /\")'", Deny),
+        (
+            "python3 -c 'import shutil, pathlib; shutil.rmtree(pathlib.Path.home() / \"src\")'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os, shutil; shutil.rmtree(os.environ[\"HOME\"])'",
+            Deny,
+        ),
+        (
+            "python3 -c 'import os, shutil; shutil.rmtree(os.path.join(\"..\", \"..\"))'",
+            Deny,
+        ),
+        // Bash expands `$HOME` in double quotes before Python reads the code.
+        (
+            "python3 -c \"import shutil; shutil.rmtree('$HOME/src')\"",
+            Deny,
+        ),
+        ("python3 -c \"import os; os.system('rm -rf $DIR')\"", Deny),
+        (
+            "python3 -c \"import shutil; shutil.rmtree('$DIR/build')\"",
+            Ask,
+        ),
+        ("python3 -c 'import shutil; shutil.rmtree(\"$HOME\")'", Ask),
+        ("python3 -c \"$(cat code.py)\"", Ask),
+        // `getattr` indirection is not followed: it asks, never allows.
+        (
+            "python3 -c 'import os; getattr(os, \"system\")(\"rm -rf /\")'",
+            Ask,
+        ),
+        ("python3 -c 'import os; os.system(\"rm -rf \" + d)'", Ask),
+    ]);
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn python_heredocs_and_here_strings() {
+    table(&[
+        (
+            "python3 <<EOF\nimport shutil\nshutil.rmtree('/home/u')\nEOF",
+            Deny,
+        ),
+        (
+            "python3 <<'EOF'\nimport os\nos.system('git reset --hard')\nEOF",
+            Deny,
+        ),
+        (
+            "python3 <<\"PY\"\nimport os\nos.system('rm -rf /')\nPY",
+            Deny,
+        ),
+        (
+            "python3 - <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF",
+            Deny,
+        ),
+        (
+            "python3 <<-EOF\n\timport os\n\tos.system('rm -rf /')\n\tEOF",
+            Deny,
+        ),
+        ("python3 <<< 'import os; os.system(\"rm -rf /\")'", Deny),
+        (
+            "python3 <<EOF\nimport shutil\nshutil.rmtree('$HOME')\nEOF",
+            Deny,
+        ),
+        (
+            "python3 <<'EOF'\nimport shutil\nshutil.rmtree('$HOME')\nEOF",
+            Ask,
+        ),
+        (
+            "sudo python3 <<'EOF'\nimport shutil\nshutil.rmtree('/')\nEOF",
+            Deny,
+        ),
+        ("python3 <<'EOF'\nprint('rm -rf /')\nEOF", Ask),
+        (
+            "python3 <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF",
+            Ask,
+        ),
+        // The heredoc is the script's input, not its code.
+        (
+            "python3 tool.py <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF",
+            Ask,
+        ),
+        (
+            "cat <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF",
+            Verdict::Allow,
+        ),
+    ]);
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn javascript_one_liners() {
+    table(&[
+        (
+            "node -e \"require('child_process').execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').rmSync('/home/u', {recursive: true})\"",
+            Deny,
+        ),
+        (
+            "node -p \"require('child_process').execSync('git reset --hard').toString()\"",
+            Deny,
+        ),
+        (
+            "node --no-warnings -e \"require('child_process').execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node -r ts-node/register -e \"require('child_process').execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node --input-type=module -e \"import {execSync} from 'node:child_process'; execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node --input-type=module -e \"import * as cp from 'child_process'; cp.exec('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node -e \"const {spawn} = require('child_process'); spawn('rm', ['-rf', '/'])\"",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').promises.rm('/etc', {recursive: true})\"",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').rmSync(require('path').join(require('os').homedir(), '.ssh'), {recursive: true})\"",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').rmSync(process.env.HOME, {recursive: true})\"",
+            Deny,
+        ),
+        (
+            "deno eval \"new Deno.Command('rm', {args: ['-rf', '/']})\"",
+            Ask,
+        ),
+        ("bun -e \"Bun.spawnSync(['git', 'reset', '--hard'])\"", Deny),
+        (
+            "nodejs -e \"require('child_process').execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node <<'EOF'\nrequire('child_process').execSync('rm -rf /')\nEOF",
+            Deny,
+        ),
+        // Near misses and mentions.
+        ("node -e \"console.log('rm -rf /')\"", Ask),
+        (
+            "node -e \"require('child_process').execSync('npm test')\"",
+            Ask,
+        ),
+        (
+            "node -e \"require('fs').rmSync('dist', {recursive: true})\"",
+            Ask,
+        ),
+        (
+            "node script.js -e \"require('child_process').execSync('rm -rf /')\"",
+            Ask,
+        ),
+        (
+            "node -e \"const c = 'rm -rf /'; require('child_process').execSync(c)\"",
+            Ask,
+        ),
+        (
+            "node -e \"require('child_process').execSync('rm -rf /'\"",
+            Ask,
+        ),
+    ]);
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn ruby_one_liners() {
+    table(&[
+        ("ruby -e \"FileUtils.rm_rf('/')\"", Deny),
+        ("ruby -rfileutils -e 'FileUtils.rm_rf(Dir.home)'", Deny),
+        ("ruby -e 'system(\"git reset --hard\")'", Deny),
+        ("ruby -e '`rm -rf /`'", Deny),
+        ("ruby -e '%x(rm -rf /)'", Deny),
+        ("ruby -e 'Kernel.exec(\"rm\", \"-rf\", \"/\")'", Deny),
+        ("ruby -e 'File.delete(ENV[\"HOME\"] + \"/.bashrc\")'", Deny),
+        ("ruby -e 'include FileUtils; rm_rf \"/usr\"'", Deny),
+        ("ruby -W0 -e 'system(\"rm -rf /\")'", Deny),
+        ("ruby <<<'system(\"rm -rf /\")'", Deny),
+        ("ruby -e 'puts \"rm -rf /\"'", Ask),
+        ("ruby -e 'FileUtils.rm_rf(\"tmp\")'", Ask),
+        ("ruby -e 'system(\"bundle exec rspec\")'", Ask),
+        ("ruby -e 'system(\"rm -rf #{ARGV[0]}\")'", Ask),
+        ("ruby -e 'send(:system, \"rm -rf /\")'", Ask),
+    ]);
+}
+
+#[test]
+fn perl_one_liners() {
+    table(&[
+        ("perl -e \"system('rm -rf /')\"", Deny),
+        ("perl -e 'system(\"rm\", \"-rf\", \"/\")'", Deny),
+        ("perl -E 'qx(git reset --hard)'", Deny),
+        ("perl -Mstrict -e '`rm -rf /`'", Deny),
+        ("perl -MFile::Path=rmtree -e 'rmtree(\"/home/u\")'", Deny),
+        ("perl -le 'unlink \"/etc/passwd\"'", Deny),
+        ("perl -w -e 'exec \"git\", \"push\", \"--force\"'", Deny),
+        ("perl -e 'unlink \"$ENV{HOME}/.bashrc\"'", Deny),
+        ("perl -e 'print \"rm -rf /\"'", Ask),
+        ("perl -e 'system(\"make test\")'", Ask),
+        ("perl -e 'unlink \"out.txt\"'", Ask),
+        ("perl -pi -e 's/foo/bar/' file.txt", Ask),
+        ("perl -ne 'print if /rm -rf/' log.txt", Ask),
+        ("perl -e 'system(\"rm -rf $dir\")'", Ask),
+        ("perl -e 'system(\"rm -rf /'", Ask),
+    ]);
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn php_one_liners() {
+    table(&[
+        ("php -r 'system(\"rm -rf /\");'", Deny),
+        ("php -r 'shell_exec(\"git reset --hard\");'", Deny),
+        ("php -r 'echo `rm -rf /`;'", Deny),
+        ("php -r 'SYSTEM(\"rm -rf /\");'", Deny),
+        ("php -r 'unlink(\"/etc/hosts\");'", Deny),
+        ("php -d display_errors=1 -r 'exec(\"rm -rf /\");'", Deny),
+        ("php <<'EOF'\n<?php system('rm -rf /');\nEOF", Deny),
+        // PHP echoes what is outside `<?php` tags.
+        ("php <<'EOF'\nsystem('rm -rf /');\nEOF", Ask),
+        ("php -r 'echo \"rm -rf /\";'", Ask),
+        ("php -r 'system(\"composer install\");'", Ask),
+        ("php -r '$f = \"system\"; $f(\"rm -rf /\");'", Ask),
+    ]);
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn a_path_inside_the_working_directory_is_not_denied() {
+    let dir = std::env::temp_dir().join("cmdguard-interp-cwd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let inside = dir.join("build");
+    let analyzer = &*ANALYZER;
+    let wd = cmdguard::Workdir::new(&dir);
+    let cases = [
+        (
+            format!(
+                "python3 -c 'import shutil; shutil.rmtree(\"{}\")'",
+                inside.display()
+            ),
+            Ask,
+        ),
+        (
+            format!(
+                "python3 -c 'import shutil; shutil.rmtree(\"{}\")'",
+                dir.display()
+            ),
+            Deny,
+        ),
+        (
+            "python3 -c 'import shutil; shutil.rmtree(\"/etc\")'".to_string(),
+            Deny,
+        ),
+        (
+            "python3 -c 'import shutil; shutil.rmtree(\"build\")'".to_string(),
+            Ask,
+        ),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(analyzer.analyze_in(&cmd, &wd).verdict, want, "{cmd}");
+    }
+}
+
+#[test]
+#[cfg(feature = "interpreters")]
+fn a_deny_names_the_rule_and_the_code_it_came_from() {
+    let a = ANALYZER.analyze("python3 -c 'import shutil; shutil.rmtree(\"/\")'");
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.code == cmdguard::Code::Denied)
+        .expect("a deny");
+    assert_eq!(f.rule.as_deref(), Some("interpreters.python.delete"));
+    assert!(f.message.contains("`shutil.rmtree`"), "{}", f.message);
+    assert_eq!(
+        &"python3 -c 'import shutil; shutil.rmtree(\"/\")'"[f.span.start..f.span.end],
+        "'import shutil; shutil.rmtree(\"/\")'"
+    );
+
+    let a = ANALYZER.analyze("node -e \"require('child_process').execSync('git reset --hard')\"");
+    let f = a
+        .findings
+        .iter()
+        .find(|f| f.code == cmdguard::Code::Denied)
+        .expect("a deny");
+    assert!(
+        f.message.contains("child_process.execSync"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message.contains("git reset --hard")
+            || f.rule.as_deref().is_some_and(|r| r.contains("reset")),
+        "{}",
+        f.message
+    );
+}
+
+fn interpreter() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "python3 -c",
+        "node -e",
+        "ruby -e",
+        "perl -e",
+        "php -r",
+        "deno eval",
+        "bun -e",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever the code, the analysis finishes without panicking and never allows.
+    #[test]
+    fn arbitrary_code_never_panics_and_never_allows(
+        prog in interpreter(),
+        code in "[ -~\\n]{0,120}",
+    ) {
+        let quoted = format!("'{}'", code.replace('\'', r"'\''"));
+        let a = ANALYZER.analyze(&format!("{prog} {quoted}"));
+        prop_assert_ne!(a.verdict, Verdict::Allow);
+    }
+
+    /// Code built from the tokens the readers look for, in any order.
+    #[test]
+    fn call_shaped_code_never_panics_and_never_allows(
+        prog in interpreter(),
+        parts in prop::collection::vec(prop::sample::select(vec![
+            "os.system(", "shutil.rmtree(", "require('child_process').execSync(", "system ",
+            "FileUtils.rm_rf(", "unlink(", "`", "qx{", "'rm -rf /'", "\"/\"", "[", "]", "(",
+            ")", ",", ";", "+", ".", "$ENV{HOME}", "Path.home()", "\\", "#{x}", "${x}", "\n",
+            "import os", "from os import *", "q(", "s/a/b/", "/", "<<", "include FileUtils",
+        ]), 0..24),
+    ) {
+        let code = parts.concat();
+        let quoted = format!("'{}'", code.replace('\'', r"'\''"));
+        let a = ANALYZER.analyze(&format!("{prog} {quoted}"));
+        prop_assert_ne!(a.verdict, Verdict::Allow);
+    }
+}

@@ -309,6 +309,17 @@ fn covers(b: &Tok, a: &Tok) -> bool {
     }
 }
 
+/// Which of the table's patterns a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// Every pattern.
+    All,
+    /// Patterns fixed to a place (`/proc/…`, a home): what a recursive search can reach.
+    Anchored,
+    /// Patterns that match at any depth (`**/.env`, `*.pem`).
+    AnyDepth,
+}
+
 /// The compiled `[sensitive]` table.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Sensitive {
@@ -323,14 +334,17 @@ pub(crate) struct Sensitive {
 }
 
 impl Sensitive {
-    /// The pattern a path glob can reach, unless every path it reaches is an exception.
-    /// `recursive` limits the check to anchored patterns: a recursive search from a project
-    /// directory is not asked about the `.env` it may hold (a documented limit).
-    pub(crate) fn reaches(&self, path: &Glob, anchored_only: bool) -> Option<&str> {
-        let (pattern, _) = self
-            .paths
-            .iter()
-            .find(|(_, g)| (!anchored_only || g.anchored()) && intersects(path, g))?;
+    /// The pattern a path glob can reach among those `which` selects, unless every path it
+    /// reaches is an exception.
+    pub(crate) fn reaches(&self, path: &Glob, which: Which) -> Option<&str> {
+        let (pattern, _) = self.paths.iter().find(|(_, g)| {
+            let kind = match which {
+                Which::All => true,
+                Which::Anchored => g.anchored(),
+                Which::AnyDepth => !g.anchored(),
+            };
+            kind && intersects(path, g)
+        })?;
         if self.allow_paths.iter().any(|g| contained(path, g)) {
             return None;
         }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Arg, Ctx, names};
 use crate::allowlist::Entry;
-use crate::allowlist::sensitive::{Glob, Tok, class, intersects};
+use crate::allowlist::sensitive::{Glob, Tok, Which, class, intersects};
 use crate::finding::{Code, Span};
 use crate::segment::{Joiner, Redirect, RedirectOp, Segment, SegmentKind, Word};
 
@@ -400,8 +400,20 @@ fn base(cx: &Ctx<'_>) -> Base {
 /// The first sensitive pattern any candidate reaches, with the candidate as shown.
 fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(String, String)> {
     let sensitive = &cx.list.sensitive;
+    let all = if anchored_only {
+        Which::Anchored
+    } else {
+        Which::All
+    };
     cands.iter().find_map(|c| {
-        let hit = if c.glob.toks.iter().any(wild) {
+        let hit = if c.glob.toks.first() == Some(&Tok::Any) {
+            // A path under a run-time value (`"$(git rev-parse --show-toplevel)/README.md"`):
+            // where it lies is unknown, so only its own name is judged (`$dir/.env` asks), or
+            // every such path would ask because some home's `~/.ssh/**` could hold it.
+            (!anchored_only)
+                .then(|| sensitive.reaches(&c.glob, Which::AnyDepth))
+                .flatten()
+        } else if c.glob.toks.iter().any(wild) {
             // A glob no directory listing expanded: it asks when it can reach a place the table
             // fixes (`~/.ssh/*`, `/proc/*/environ`), and against patterns at any depth only
             // when its own text names a secret (`*.pem`, `.env*`), not when a wildcard could
@@ -410,13 +422,13 @@ fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(St
                 toks: c.glob.toks.iter().filter(|t| !wild(t)).cloned().collect(),
                 dot_rule: false,
             };
-            sensitive.reaches(&c.glob, true).or_else(|| {
+            sensitive.reaches(&c.glob, Which::Anchored).or_else(|| {
                 (!anchored_only)
-                    .then(|| sensitive.reaches(&named, false))
+                    .then(|| sensitive.reaches(&named, Which::AnyDepth))
                     .flatten()
             })
         } else {
-            sensitive.reaches(&c.glob, anchored_only)
+            sensitive.reaches(&c.glob, all)
         };
         hit.map(|p| (p.to_string(), show(&c.glob)))
     })

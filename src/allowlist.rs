@@ -8,6 +8,7 @@
 
 mod key;
 pub(crate) mod options;
+pub(crate) mod sensitive;
 pub(crate) mod toml;
 
 use std::borrow::Cow;
@@ -22,9 +23,10 @@ use regex::Regex;
 
 pub(crate) use self::key::KeyPattern;
 use self::options::{OptionTable, Parser};
+use self::sensitive::{Glob, Sensitive};
 use self::toml::{
     RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawPackFile, RawPacks,
-    RawShell, RawStyle, RawWrapper,
+    RawSensitive, RawShell, RawStyle, RawWrapper,
 };
 use crate::finding::{Code, Finding, Rule, RuleOrigin, Verdict};
 use crate::limits::Limits;
@@ -80,6 +82,7 @@ pub struct Allowlist {
     pub(crate) git_inert_keys: Vec<KeyPattern>,
     pub(crate) git_safe_values: Vec<(KeyPattern, Vec<String>)>,
     pub(crate) git_hooks: Vec<String>,
+    pub(crate) sensitive: Sensitive,
     pub(crate) programs: HashMap<String, Program>,
     pub(crate) option_sets: HashMap<String, Vec<String>>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
@@ -261,6 +264,8 @@ pub(crate) struct Entry {
     pub min_operands: Option<usize>,
     /// A regex every operand must match.
     pub operand_pattern: Option<Regex>,
+    /// Whether the operands name files the program reads (`[sensitive]` paths among them ask).
+    pub reads_operands: bool,
 }
 
 /// One compiled `[[wrapper]]`.
@@ -625,6 +630,7 @@ impl Allowlist {
             git_inert_keys: Vec::new(),
             git_safe_values: Vec::new(),
             git_hooks: Vec::new(),
+            sensitive: Sensitive::default(),
             programs: HashMap::new(),
             option_sets: HashMap::new(),
             entries: HashMap::new(),
@@ -813,6 +819,9 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
     }
     if let Some(git) = raw.git {
         compile_git(list, &cx, git)?;
+    }
+    if let Some(sensitive) = raw.sensitive {
+        compile_sensitive(&mut list.sensitive, &cx, sensitive)?;
     }
     for p in raw.program {
         list.programs.insert(
@@ -1006,6 +1015,48 @@ fn compile_code(cx: &Text<'_>, name: &Spanned<String>) -> Result<Code, ConfigErr
     })
 }
 
+/// `[sensitive]`: every pattern compiled once here; a bad one names its key and place. Lists
+/// only grow, so a user file adds paths, or turns a default off through `allow_paths`.
+fn compile_sensitive(
+    out: &mut Sensitive,
+    cx: &Text<'_>,
+    raw: RawSensitive,
+) -> Result<(), ConfigError> {
+    let globs =
+        |list: Vec<Spanned<String>>, key: &str| -> Result<Vec<(String, Glob)>, ConfigError> {
+            let mut v = Vec::new();
+            for p in list {
+                let text = if key.ends_with("vars") {
+                    p.get_ref().to_ascii_uppercase()
+                } else {
+                    p.get_ref().clone()
+                };
+                let compiled = if key.ends_with("vars") {
+                    sensitive::parse(&text).map(|toks| {
+                        vec![Glob {
+                            toks,
+                            dot_rule: false,
+                        }]
+                    })
+                } else {
+                    Glob::config(&text)
+                }
+                .map_err(|e| cx.err(p.span(), key, format!("invalid pattern: {e}")))?;
+                v.extend(compiled.into_iter().map(|g| (p.get_ref().clone(), g)));
+            }
+            Ok(v)
+        };
+    out.paths.extend(globs(raw.paths, "paths")?);
+    let strip = |v: Vec<(String, Glob)>| v.into_iter().map(|(_, g)| g);
+    out.allow_paths
+        .extend(strip(globs(raw.allow_paths, "allow_paths")?));
+    out.secret_vars
+        .extend(strip(globs(raw.secret_vars, "secret_vars")?));
+    out.public_vars
+        .extend(strip(globs(raw.public_vars, "public_vars")?));
+    Ok(())
+}
+
 /// `[git]`: key patterns are parsed once here.
 fn compile_git(list: &mut Allowlist, cx: &Text<'_>, git: RawGit) -> Result<(), ConfigError> {
     if let Some(keys) = git.program_keys {
@@ -1103,6 +1154,9 @@ fn compile_entry(
         options,
         min_operands: e.min_operands,
         operand_pattern,
+        // Inert arguments are only printed or compared; any other entry's operands may be
+        // files it reads (fail closed).
+        reads_operands: e.reads_operands.unwrap_or(args != ArgsMode::Inert),
     })
 }
 

@@ -18,6 +18,7 @@ mod redirect;
 mod script_text;
 mod sed;
 mod sed_script;
+mod sensitive;
 mod vars;
 mod wrap;
 
@@ -274,6 +275,7 @@ impl Ctx<'_> {
     }
 
     fn segment(&mut self, i: usize, seg: &Segment) {
+        sensitive::secret_variables(self, i, seg);
         for r in &seg.redirects {
             redirect::check(self, r, Some(i));
         }
@@ -655,6 +657,7 @@ impl Ctx<'_> {
             Some(Checker::Test) => test_operands(self, i, all, false),
             Some(Checker::GitFormat) => git_format(self, i, entry, rest, &parsed),
         }
+        sensitive::entry(self, i, entry, rest, &parsed);
     }
 
     /// Runs a nested script (`bash -c`, `eval`) through the whole analyser and folds its

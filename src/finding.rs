@@ -173,7 +173,8 @@ codes! {
     Redirect = "redirect" => Ask,
     /// A harmless redirection other than `>/dev/null`, `1>/dev/null`, `2>/dev/null`, `2>&1`.
     UncommonRedirect = "uncommon_redirect" => Allow,
-    /// Input read with `<` from a file other than `/dev/null`.
+    /// Input read with `<` from a file outside the working directory (a file inside it is
+    /// read like an operand; a `[sensitive]` path asks with `sensitive_read`).
     InputRedirect = "input_redirect" => Ask,
     /// A `<<-` heredoc, whose tab-stripped terminator parsers disagree about.
     HeredocStripTabs = "heredoc_strip_tabs" => Ask,
@@ -200,6 +201,13 @@ codes! {
     /// program git runs (`core.fsmonitor`, a textconv driver…), or in a directory only known at
     /// run time. Only found when the analysis is given a working directory.
     RepoConfig = "repo_config" => Ask,
+    /// A command reads a path the `[sensitive]` table lists (`~/.ssh/id_rsa`, `.env`,
+    /// `/proc/1/environ`), through an operand, a `<` redirect, a glob, a recursive search or a
+    /// symlink: what it prints would carry a secret to whoever reads the output.
+    SensitiveRead = "sensitive_read" => Ask,
+    /// A command prints the environment (`env`, `ps e`, `jq -n env`, awk's `ENVIRON`) or a
+    /// variable whose name the `[sensitive]` table says looks like a secret (`$GITHUB_TOKEN`).
+    PrintsEnvironment = "prints_environment" => Ask,
 }
 
 impl fmt::Display for Code {

@@ -1023,6 +1023,24 @@ pub(crate) fn cd_targets(cache: &Cache, dir: &Path, physical: bool) -> Vec<PathB
         .collect()
 }
 
+/// The names in directory `dir`, for expanding a glob as bash would (`check/sensitive.rs`):
+/// `None` when it cannot be read or holds more than `max` entries, so the caller falls back to
+/// reasoning about the pattern alone. Names that are not UTF-8 are skipped: no sensitive
+/// pattern is written in other bytes.
+pub(crate) fn list_names(dir: &Path, max: usize) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        if out.len() >= max {
+            return None;
+        }
+        if let Ok(name) = entry.file_name().into_string() {
+            out.push(name);
+        }
+    }
+    Some(out)
+}
+
 /// `a/./b/../c` → `a/c`, as bash's logical `cd` and git's include paths read it.
 pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

@@ -19,6 +19,7 @@ pub(crate) struct RawConfig {
     pub env: Option<RawEnv>,
     pub system_dirs: Option<Vec<String>>,
     pub git: Option<RawGit>,
+    pub sensitive: Option<RawSensitive>,
     #[serde(default)]
     pub program: Vec<RawProgram>,
     #[serde(default)]
@@ -88,6 +89,25 @@ pub(crate) struct RawEnv {
     /// Names that ask even when `inert` lists them (a user list's extra veto).
     #[serde(default, rename = "unsafe")]
     pub unsafe_names: Vec<String>,
+}
+
+/// `[sensitive]`: what a command must not read or print without asking. Every list extends
+/// the lists of the files before it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSensitive {
+    /// Globs of paths whose reading asks (`~/.ssh/**`, `**/.env`, `/proc/*/environ`).
+    #[serde(default)]
+    pub paths: Vec<Spanned<String>>,
+    /// Exceptions: paths inside `paths` that may be read (`*.pub`).
+    #[serde(default)]
+    pub allow_paths: Vec<Spanned<String>>,
+    /// Globs of variable names whose values look like secrets (`*TOKEN*`).
+    #[serde(default)]
+    pub secret_vars: Vec<Spanned<String>>,
+    /// Names `secret_vars` would catch that hold no secret (`AWS_REGION`).
+    #[serde(default)]
+    pub public_vars: Vec<Spanned<String>>,
 }
 
 /// `[git]`: what in a repository makes git run programs (read when a working directory is given).
@@ -220,6 +240,9 @@ pub(crate) struct RawEntry {
     pub operand_pattern: Option<String>,
     /// A purpose-built checker for the program's mini-language.
     pub checker: Option<RawChecker>,
+    /// False when the operands are not paths the program reads (`echo`, `ls`, `stat`): a
+    /// `[sensitive]` path among them does not ask. True (fail closed) when absent.
+    pub reads_operands: Option<bool>,
     /// Why the rule is safe: documentation for readers of the file, not used by the analyser.
     #[serde(default, rename = "why")]
     pub _why: Option<String>,

@@ -24,6 +24,7 @@ pub(super) fn check_args(
         Err(p) => Some(p.reason),
         Ok(()) => network_files(text),
     };
+    super::sensitive::awk_program(cx, i, span, text, &entry.name);
     if let Some(reason) = reason {
         cx.push_rule(
             Code::ForbiddenArgument,

@@ -56,6 +56,21 @@ impl Place {
         self.unknown.is_none().then_some(self.dirs.as_slice())
     }
 
+    /// `$HOME`, when the caller said.
+    pub(crate) fn home(&self) -> Option<&Path> {
+        self.workdir.home()
+    }
+
+    /// `path` with its symlinks resolved, read through `repo`'s cache (bounded like the kernel).
+    pub(crate) fn physical(&self, path: &Path) -> Option<PathBuf> {
+        self.cache.physical(path)
+    }
+
+    /// The names in `dir` (at most `max`), read through `repo`.
+    pub(crate) fn list(&self, dir: &Path, max: usize) -> Option<Vec<String>> {
+        repo::list_names(dir, max)
+    }
+
     fn unknown(&mut self, why: String) {
         self.unknown.get_or_insert(why);
     }

@@ -1,6 +1,7 @@
 //! check/redirect: judges redirections. Only explicit safe forms pass: output to `/dev/null`
 //! or appended to the command's own `/dev/stdout` / `/dev/stderr`,
-//! duplication among descriptors 0–2, input from `/dev/null`, heredocs and here-strings (whose
+//! duplication among descriptors 0–2, input from `/dev/null`, input from an ordinary file inside
+//! the working directory that `[sensitive]` does not list, heredocs and here-strings (whose
 //! substitutions are segments of their own). Everything else is a finding naming the target.
 
 use super::Ctx;
@@ -79,11 +80,18 @@ pub(super) fn check(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
                     "input from `/dev/null`".into(),
                 );
             } else if static_target.is_some() {
+                // A sensitive path asks; an ordinary file in the working directory is read
+                // like an operand of the program would be.
+                if super::sensitive::input(cx, r, seg) {
+                    return;
+                }
                 cx.push(
                     Code::InputRedirect,
                     r.span,
                     seg,
-                    format!("`<` reads `{shown}`, a path no argument names"),
+                    format!(
+                        "`<` reads `{shown}`, a path outside the working directory that no argument names"
+                    ),
                 );
             } else {
                 cx.push(

@@ -38,6 +38,7 @@ pub(super) fn check_args(
         scripts.extend(script_operand(cx, i, entry, rest, parsed, "script"));
     }
     for (script, span) in scripts {
+        super::sensitive::sed_script(cx, i, span, script);
         if let Err(p) = check_sed_script(script, dialect) {
             cx.push_rule(
                 Code::ForbiddenArgument,

@@ -25,6 +25,7 @@ mod real_programs;
 mod rules;
 mod sandbox;
 mod seed;
+mod sensitive;
 mod snapshots;
 mod tool_box;
 mod tool_call;

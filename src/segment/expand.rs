@@ -91,9 +91,29 @@ impl<'a> Walker<'a> {
                 buf.quoted = true;
                 let mut c = n.walk();
                 let mut any = false;
+                // tree-sitter-bash leaves some literal text of a double-quoted string outside
+                // every child (a newline after a comment-like `#`, a string of only blanks):
+                // the bytes between children are content too, and bash keeps them.
+                let base = n.start_byte();
+                let mut prev = base;
                 for child in n.children(&mut c) {
+                    if child.start_byte() > prev
+                        && let Some(gap) = raw.get(prev - base..child.start_byte() - base)
+                    {
+                        any = true;
+                        buf.push_double_quoted(gap);
+                    }
+                    prev = prev.max(child.end_byte());
                     match child.kind() {
-                        "\"" => {}
+                        // The closing quote's token can start with the blanks before it
+                        // (`"  "`): they are content.
+                        "\"" => {
+                            let t = self.text(child);
+                            if let Some(blanks) = t.strip_suffix('"').filter(|b| !b.is_empty()) {
+                                any = true;
+                                buf.push_double_quoted(blanks);
+                            }
+                        }
                         "string_content" => {
                             any = true;
                             buf.push_double_quoted(self.text(child));

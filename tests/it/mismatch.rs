@@ -200,3 +200,44 @@ proptest! {
         prop_assert_ne!(Analyzer::default().analyze(&cmd).verdict, Allow, "{:?}", cmd);
     }
 }
+
+/// tree-sitter-bash leaves some text of a double-quoted string outside every child: the
+/// newline after a `#`-led part, and blanks before the closing quote (which its `"` token
+/// swallows). bash keeps them; so must the decoded word (red team, session 4).
+#[test]
+fn double_quoted_text_outside_the_strings_children_is_kept() {
+    let analyzer = Analyzer::default();
+    for (cmd, argv) in [
+        ("echo \"#\nx\"", vec!["echo", "#\nx"]),
+        ("echo \"  \"", vec!["echo", "  "]),
+        ("echo \"\t\"", vec!["echo", "\t"]),
+        ("echo \"a  \"", vec!["echo", "a  "]),
+        ("echo \"  $x\"", vec!["echo", "  $x"]),
+    ] {
+        let a = analyzer.analyze(cmd);
+        assert_eq!(a.segments[0].argv, argv, "{cmd:?}");
+    }
+    check(&[
+        // The payload after the newline is a command of the nested script.
+        ("eval \"#\nrm -rf ~\"", Verdict::Deny, Some(Code::Denied)),
+        (
+            "bash -c \"echo hi\ntouch pwned\"",
+            Ask,
+            Some(Code::NotAllowlisted),
+        ),
+        (
+            "sed -n \"# c\n1e touch pwned\" f",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        ("jq -n \"# c\nenv\"", Ask, Some(Code::PrintsEnvironment)),
+        (
+            "awk \"# c\nBEGIN{system(\\\"touch pwned\\\")}\"",
+            Ask,
+            Some(Code::ForbiddenArgument),
+        ),
+        // bash 5.2's braced hex escape is not modelled: the word asks.
+        ("eval $'#\\x{0a}rm -rf ~'", Ask, Some(Code::Exec)),
+        ("echo \"a\nb\"", Allow, None),
+    ]);
+}

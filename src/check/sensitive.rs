@@ -211,11 +211,20 @@ pub(super) fn input(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) -> bool 
 /// (`echo $GITHUB_TOKEN`, `x=$AWS_SECRET_ACCESS_KEY`, a heredoc body). A test only compares
 /// (`[ -n "$TOKEN" ]`): not a print.
 pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
-    let test = seg.kind == SegmentKind::Test
-        || seg
-            .words
-            .first()
-            .is_some_and(|w| matches!(w.text.as_str(), "test" | "["));
+    // A test only compares: its operands are not printed — unless it fails loudly (`-eq` on
+    // a non-number prints the operand), fills `BASH_REMATCH` (`=~`), or xtrace echoes it.
+    let loud = seg.words.iter().any(|w| {
+        matches!(
+            w.text.as_str(),
+            "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "=~"
+        )
+    }) || xtrace(cx.src);
+    let test = !loud
+        && (seg.kind == SegmentKind::Test
+            || seg
+                .words
+                .first()
+                .is_some_and(|w| matches!(w.text.as_str(), "test" | "[")));
     let mut found: Vec<(Span, String)> = Vec::new();
     let words = seg.words.iter().filter(|_| !test);
     for w in words
@@ -237,7 +246,9 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
         }
     }
     for (span, n) in found {
-        if cx.list.sensitive.secret_var(&n) {
+        // `$_` and `BASH_REMATCH` hold what an earlier command was given or matched: a secret
+        // the test above only compared (`test -n "$TOKEN"; echo "$_"`).
+        if cx.list.sensitive.secret_var(&n) || n == "_" || n == "BASH_REMATCH" {
             cx.push(
                 Code::PrintsEnvironment,
                 span,
@@ -246,6 +257,22 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             );
         }
     }
+}
+
+/// Whether the command turns on xtrace (`set -x`, `set -o xtrace`, `bash -x`), which prints
+/// every expanded word to stderr.
+fn xtrace(src: &str) -> bool {
+    src.contains("xtrace")
+        || src.split_whitespace().any(|w| {
+            let w = w.trim_end_matches([';', '&', '|', ')']);
+            w.len() > 1
+                && (w.starts_with('-') || w.starts_with('+'))
+                && !w.starts_with("--")
+                && w[1..].chars().all(|c| c.is_ascii_alphabetic())
+                && w.contains('x')
+        }) && src
+            .split_whitespace()
+            .any(|w| w == "set" || w.ends_with("sh"))
 }
 
 /// awk's `ENVIRON` array, and files awk reads with `getline < "path"`.
@@ -293,6 +320,15 @@ fn ps(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
         let bsd =
             !t.starts_with('-') && t.chars().all(|c| c.is_ascii_alphabetic()) && t.contains('e');
         let unix = t.starts_with('-') && !t.starts_with("--") && t.contains('E');
+        // procps reads `-auxe` as the BSD `auxe` (it warns and carries on), so an `e` in a dash
+        // cluster that also holds a BSD-only letter shows environments too.
+        let dashed_bsd = t.starts_with('-')
+            && !t.starts_with("--")
+            && t.contains('e')
+            && t[1..]
+                .chars()
+                .any(|c| matches!(c, 'u' | 'x' | 'r' | 'w' | 'S' | 'c' | 'v'));
+        let unix = unix || dashed_bsd;
         if bsd || unix {
             cx.push_rule(
                 Code::PrintsEnvironment,
@@ -312,7 +348,19 @@ fn jq_filter(cx: &mut Ctx<'_>, i: usize, w: &Word) {
     let Some(text) = w.static_text() else { return };
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut hit = text.contains("$ENV");
+    // jq allows blanks between `$` and the name (`$ ENV`).
+    let squeezed: String = text
+        .split('$')
+        .enumerate()
+        .map(|(k, part)| {
+            if k == 0 {
+                part.to_string()
+            } else {
+                format!("${}", part.trim_start())
+            }
+        })
+        .collect();
+    let mut hit = squeezed.contains("$ENV");
     let mut at = 0;
     while !hit && let Some(k) = text[at..].find("env") {
         let s = at + k;
@@ -335,6 +383,19 @@ fn jq_filter(cx: &mut Ctx<'_>, i: usize, w: &Word) {
 
 /// An operand the program reads.
 fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    if climbs_out_of_a_link(&w.text) {
+        cx.push_rule(
+            Code::SensitiveRead,
+            w.span,
+            Some(i),
+            format!(
+                "`{program}` reads `{}`: `..` after a `/dev` or `/proc` link (`/dev/fd` is `/proc/self/fd`) leads where the text does not say",
+                w.text
+            ),
+            program,
+        );
+        return;
+    }
     let base = base(cx);
     let cands = candidates(cx, w, &base);
     if let Some((pattern, shown)) = reached(cx, &cands, false) {
@@ -346,6 +407,15 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
             program,
         );
     }
+}
+
+/// `/dev/fd/../environ` is `/proc/self/environ`: under `/dev` and `/proc` many entries are
+/// symlinks (`/dev/fd`, `/dev/stdin`, `/proc/self`, `/proc/N/cwd`), so `..` there cannot be
+/// applied to the text.
+fn climbs_out_of_a_link(text: &str) -> bool {
+    let t = text.trim_start_matches('/');
+    let under = text.starts_with('/') && (t.starts_with("dev/") || t.starts_with("proc/"));
+    under && text.split('/').any(|p| p == "..")
 }
 
 /// A path given as part of a word (an option's value, a `rev:path`).

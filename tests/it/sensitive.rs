@@ -412,3 +412,60 @@ fn bad_patterns_are_config_errors_naming_place_and_key() {
         }
     }
 }
+
+/// What the session-4 red team read on the merged binary, each verified against real bash and
+/// the real programs; and the near misses that must stay allowed.
+#[test]
+fn red_team_reads_ask() {
+    let s = Some(Code::SensitiveRead);
+    let p = Some(Code::PrintsEnvironment);
+    check(&[
+        // Credentials the first table missed.
+        ("cat ~/.pgpass", Ask, s),
+        ("cat ~/.my.cnf", Ask, s),
+        ("cat /etc/ssh/ssh_host_ed25519_key", Ask, s),
+        (
+            "cat /var/run/secrets/kubernetes.io/serviceaccount/token",
+            Ask,
+            s,
+        ),
+        ("cat .npmrc", Ask, s),
+        ("cat terraform.tfstate", Ask, s),
+        ("cat .envrc", Ask, s),
+        ("cat ~/.claude/.credentials.json", Ask, s),
+        ("cat ~/.config/git/credentials", Ask, s),
+        ("strings /dev/sda", Ask, s),
+        ("cat /proc/kcore", Ask, s),
+        ("head -c 4096 /dev/input/event0", Ask, s),
+        ("echo $DATABASE_URL", Ask, p),
+        // A home spelled through an expansion is judged by the path's name.
+        ("cat ${HOME%/}/.aws/credentials", Ask, s),
+        ("cat ${HOME:-x}/.aws/credentials", Ask, s),
+        // `..` after a /dev or /proc link is not where the text says.
+        ("cat /dev/fd/../environ", Ask, s),
+        ("cat /dev/fd/../root/etc/shadow", Ask, s),
+        // jq allows blanks after `$`; procps reads `-auxe` as BSD `auxe`.
+        ("jq -n '$ ENV'", Ask, p),
+        ("jq -n '$\tENV'", Ask, p),
+        ("ps -auxe", Ask, p),
+        ("ps -axe", Ask, p),
+        // A test that prints its operand, or hands it on through `$_` / `BASH_REMATCH`.
+        ("test \"$GITHUB_TOKEN\" -eq 1", Ask, p),
+        ("[ \"$GITHUB_TOKEN\" -eq 1 ]", Ask, p),
+        ("test -n \"$GITHUB_TOKEN\"; echo \"$_\"", Ask, p),
+        (
+            "[[ $GITHUB_TOKEN =~ (.*) ]]; echo \"${BASH_REMATCH[1]}\"",
+            Ask,
+            p,
+        ),
+        ("set -x; test -n \"$GITHUB_TOKEN\"", Ask, p),
+        // Near misses.
+        ("test -n \"$GITHUB_TOKEN\" && echo set", Allow, None),
+        ("[ -z \"$OPENAI_API_KEY\" ] && echo missing", Allow, None),
+        ("ps -ef", Allow, None),
+        ("ps aux", Allow, None),
+        ("cat /dev/null", Allow, None),
+        ("ls /dev/sda", Allow, None),
+        ("cat ../README.md", Allow, None),
+    ]);
+}

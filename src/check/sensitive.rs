@@ -668,7 +668,19 @@ fn expand(place: &super::Place, c: Candidate, base: &Base) -> Vec<Candidate> {
         })
         .collect();
     let Some(dir) = dir.map(|d| if d.is_empty() { "/".to_string() } else { d }) else {
-        return vec![c];
+        // A wildcard in a directory part (`*/*`, `a*/credentials`) can pass through any
+        // directory, a symlink into `~/.aws` included: judge it as a path under any
+        // directory, ending in its last component.
+        let mut anywhere = vec![Tok::Any, Tok::Lit('/')];
+        anywhere.extend_from_slice(&toks[slash + 1..]);
+        let under = Candidate {
+            glob: Glob {
+                toks: anywhere,
+                dot_rule: true,
+            },
+            literal: None,
+        };
+        return vec![c, under];
     };
     let Some(abs) = absolute(&dir, base) else {
         return vec![c];

@@ -469,3 +469,29 @@ fn red_team_reads_ask() {
         ("cat ../README.md", Allow, None),
     ]);
 }
+
+/// A wildcard in a directory part can pass through a symlink into `~/.aws` (red team,
+/// session 4): it is judged as a path under any directory.
+#[cfg(unix)]
+#[test]
+fn globs_with_wildcards_in_directory_parts_ask_when_they_can_reach_a_secret() {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    s.write("home/.aws/credentials");
+    s.write("home/proj/src/a/mod.rs");
+    s.write("home/proj/id_rsa_test.go");
+    let proj = s.path().join("home/proj");
+    symlink(s.path().join("home/.aws"), proj.join("awsdir")).unwrap();
+    let r = Some(Code::SensitiveRead);
+    check_in(
+        &s,
+        &[
+            ("cat */credentials", Ask, r),
+            ("cat a*/*", Ask, r),
+            ("cat */*", Ask, r),
+            ("cat src/*/mod.rs", Allow, None),
+            ("cat id_rsa_test.go", Allow, None),
+            ("cat src/.env.d.ts", Allow, None),
+        ],
+    );
+}

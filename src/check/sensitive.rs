@@ -431,6 +431,21 @@ fn read_text(cx: &mut Ctx<'_>, i: usize, span: Span, text: &str, program: &str) 
 
 /// The root of a recursive search: it asks when the search can reach a sensitive place.
 fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    // `grep -r x ~/..` or `../../..`: a root above where it starts can hold the home
+    // directory and everything in it.
+    if w.text.split('/').any(|p| p == "..") {
+        cx.push_rule(
+            Code::SensitiveRead,
+            w.span,
+            Some(i),
+            format!(
+                "`{program}` searches `{}` recursively: a directory above can hold the home directory and its secrets",
+                w.text
+            ),
+            program,
+        );
+        return;
+    }
     let base = base(cx);
     let mut cands = candidates(cx, w, &base);
     let direct = reached(cx, &cands, false);

@@ -467,6 +467,11 @@ fn red_team_reads_ask() {
         ("cat /dev/null", Allow, None),
         ("ls /dev/sda", Allow, None),
         ("cat ../README.md", Allow, None),
+        // A recursive search above where it starts can reach the home directory.
+        ("grep -r x ~/..", Ask, s),
+        ("grep -r x ../../..", Ask, s),
+        ("grep -r x src/../tests", Ask, s),
+        ("grep -r x src", Allow, None),
     ]);
 }
 

@@ -855,3 +855,26 @@ fn a_user_deny_may_cover_an_embedded_allow_example_but_its_own_examples_still_co
         .unwrap_err();
     assert_eq!((e.line, e.key.as_deref()), (5, Some("no-make")));
 }
+
+/// The session-4 red team's deny bypasses, each verified against the real program: a command
+/// that destroys. Those the packs do not deny yet must at least ask — never allow.
+#[test]
+fn red_team_deny_bypasses_are_never_allowed() {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        cmd: String,
+    }
+    let analyzer = Analyzer::default();
+    let mut allowed = Vec::new();
+    let rows: Vec<Row> = include_str!("../data/redteam-s4-deny.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for r in &rows {
+        if analyzer.analyze(&r.cmd).verdict == Allow {
+            allowed.push(r.cmd.clone());
+        }
+    }
+    assert_eq!(rows.len(), 91, "the red team's file is read whole");
+    assert!(allowed.is_empty(), "allowed: {allowed:#?}");
+}

@@ -117,6 +117,19 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 roots.push(w);
                 if entry.reads_operands {
                     read(cx, i, w, name);
+                    // `cat "$(echo ~/.ssh/id_rsa)"`, `head -- $(find ~/.ssh -type f)`: what the
+                    // substitution prints is unknown, but a path it names may be what it prints.
+                    if w.expansions.command {
+                        for path in substituted_paths(&w.text) {
+                            let t = Word {
+                                text: path,
+                                span: w.span,
+                                expansions: Default::default(),
+                                quoted: false,
+                            };
+                            search(cx, i, &t, name);
+                        }
+                    }
                     if let Some(t) = w.static_text()
                         && name.starts_with("git ")
                         && let Some((_, path)) = t.split_once(':')
@@ -416,6 +429,28 @@ fn climbs_out_of_a_link(text: &str) -> bool {
     let t = text.trim_start_matches('/');
     let under = text.starts_with('/') && (t.starts_with("dev/") || t.starts_with("proc/"));
     under && text.split('/').any(|p| p == "..")
+}
+
+/// The path-like words written inside the `$(…)` / backquote substitutions of `text`:
+/// absolute, home-relative or holding a `/`, with quotes removed.
+fn substituted_paths(text: &str) -> Vec<String> {
+    let inner: String = match (text.find("$("), text.find('`')) {
+        (Some(k), _) => text[k + 2..].to_string(),
+        (None, Some(k)) => text[k + 1..].to_string(),
+        (None, None) => return Vec::new(),
+    };
+    inner
+        .split(|c: char| c.is_whitespace() || matches!(c, '|' | ';' | '&' | '(' | ')' | '`'))
+        .map(|t| t.trim_matches(|c| matches!(c, '"' | '\'')))
+        .filter(|t| {
+            t.starts_with('/')
+                || t.starts_with('~')
+                || t.starts_with("$HOME")
+                || t.starts_with("${HOME")
+                || (t.contains('/') && !t.starts_with('-'))
+        })
+        .map(|t| t.replace("${HOME}", "~").replace("$HOME", "~"))
+        .collect()
 }
 
 /// A path given as part of a word (an option's value, a `rev:path`).

@@ -472,6 +472,13 @@ fn red_team_reads_ask() {
         ("grep -r x ../../..", Ask, s),
         ("grep -r x src/../tests", Ask, s),
         ("grep -r x src", Allow, None),
+        // A substitution a reader takes as operands may print the paths it names.
+        ("cat \"$(echo ~/.ssh/id_rsa)\"", Ask, s),
+        ("head -- $(find ~/.ssh -type f)", Ask, s),
+        ("cat -- $(find \"$HOME/.aws\" -type f)", Ask, s),
+        ("wc -l -- $(git ls-files)", Allow, None),
+        ("ls -la \"$(pwd)\"", Allow, None),
+        ("cat -- $(find src -name '*.rs')", Allow, None),
     ]);
 }
 

@@ -149,6 +149,8 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             Arg::Opt { .. } | Arg::Refused { .. } => {}
         }
     }
+    // `xargs -a FILE` reads FILE whatever it runs; a reader under xargs reads its input's words.
+    xargs_feed(cx, i, name, entry.reads_operands);
     let recursive = match name {
         // `rg --files` lists the files it would search, and reads none of them.
         "rg" => !parsed.iter().any(|a| {
@@ -429,6 +431,98 @@ fn climbs_out_of_a_link(text: &str) -> bool {
     let t = text.trim_start_matches('/');
     let under = text.starts_with('/') && (t.starts_with("dev/") || t.starts_with("proc/"));
     under && text.split('/').any(|p| p == "..")
+}
+
+/// `… | xargs cat`: xargs hands the reader the words of its input. Judged where they can be
+/// seen — the words an `echo`/`printf` before the pipe prints, the roots a `find`/`ls` before it
+/// lists, a here-string, the file `-a` names; a file of names given with `<` cannot be read here
+/// and asks.
+fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return;
+    };
+    if seg.words.first().map(|w| super::deny::basename(&w.text)) != Some("xargs") {
+        return;
+    }
+    let mut feed: Vec<(Word, bool)> = Vec::new();
+    let words = &seg.words;
+    for (k, w) in words.iter().enumerate() {
+        let t = w.text.as_str();
+        if t == "-a" || t == "--arg-file" {
+            if let Some(f) = words.get(k + 1) {
+                feed.push((f.clone(), false));
+            }
+        } else if let Some(f) = t.strip_prefix("--arg-file=").or_else(|| {
+            t.strip_prefix("-a")
+                .filter(|r| !r.is_empty() && !t.starts_with("--"))
+        }) {
+            let mut named = w.clone();
+            named.text = f.to_string();
+            feed.push((named, false));
+        }
+    }
+    if !reader {
+        for (w, _) in feed {
+            read(cx, i, &w, "xargs -a");
+        }
+        return;
+    }
+    let mut unseen = None;
+    for r in &seg.redirects {
+        match (r.op, &r.target) {
+            (RedirectOp::Herestring, Some(t)) => {
+                for tok in t.text.split_whitespace() {
+                    let mut w = t.clone();
+                    w.text = tok.to_string();
+                    feed.push((w, false));
+                }
+            }
+            (RedirectOp::Read, Some(t)) if r.fd.is_none_or(|fd| fd == 0) => {
+                unseen = Some(t.span);
+            }
+            _ => {}
+        }
+    }
+    if let Some(prev) = i
+        .checked_sub(1)
+        .and_then(|p| cx.script.segments.get(p))
+        .filter(|p| p.joiner == Some(Joiner::Pipe))
+    {
+        let program = prev.words.first().map(|w| super::deny::basename(&w.text));
+        let operands = prev.words.iter().skip(1);
+        match program {
+            Some("echo" | "printf") => {
+                feed.extend(
+                    operands
+                        .filter(|w| !w.text.starts_with('-'))
+                        .map(|w| (w.clone(), false)),
+                );
+            }
+            Some("find" | "ls" | "fd" | "tree" | "du") => feed.extend(
+                operands
+                    .take_while(|w| !w.text.starts_with(['(', '!']) || w.text.len() > 1)
+                    .filter(|w| !w.text.starts_with('-'))
+                    .map(|w| (w.clone(), true)),
+            ),
+            _ => {}
+        }
+    }
+    for (w, recursive) in feed {
+        if recursive {
+            search(cx, i, &w, name);
+        } else {
+            read(cx, i, &w, name);
+        }
+    }
+    if let Some(span) = unseen {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`xargs {name}` reads the files named in a file cmdguard cannot see"),
+            name,
+        );
+    }
 }
 
 /// The path-like words written inside the `$(…)` / backquote substitutions of `text`:

@@ -479,6 +479,17 @@ fn red_team_reads_ask() {
         ("wc -l -- $(git ls-files)", Allow, None),
         ("ls -la \"$(pwd)\"", Allow, None),
         ("cat -- $(find src -name '*.rs')", Allow, None),
+        // xargs hands a reader the words of its input, and `-a FILE` reads FILE.
+        ("echo ~/.ssh/id_rsa | xargs cat", Ask, s),
+        ("find ~/.ssh -type f -print0 | xargs -0 cat", Ask, s),
+        ("echo ~/.aws/credentials | xargs head", Ask, s),
+        ("xargs -I{} cat {} <<< .env", Ask, s),
+        ("xargs cat < list", Ask, s),
+        ("xargs -a ~/.aws/credentials echo", Ask, s),
+        ("ls | xargs wc -l", Allow, None),
+        ("find . -name '*.rs' | xargs wc -l", Allow, None),
+        ("git ls-files | xargs -n1 cat", Allow, None),
+        ("xargs -a files.txt wc -l", Allow, None),
     ]);
 }
 

@@ -990,7 +990,16 @@ fn new_spellings_of_destructive_subcommands_deny() {
             "bash -o errexit -c 'rm -rf victim'",
             Some("core.filesystem/rm-recursive"),
         ),
+        (
+            "git restore --pathspec-from-file=list",
+            Some("core.git/git-restore-pathspec-file"),
+        ),
+        (
+            "git checkout --pathspec-from-file=list",
+            Some("core.git/git-checkout-pathspec-file"),
+        ),
         // Near misses.
+        ("git restore --staged --pathspec-from-file=list", None),
         ("git worktree remove ../wt", None),
         ("git checkout-index -a", None),
         ("podman system df", None),

@@ -636,7 +636,7 @@ pub(super) fn heredoc_body(src: &str, span: Span) -> Option<&str> {
 pub(super) fn builtin(
     cx: &mut Ctx<'_>,
     i: usize,
-    _span: Span,
+    span: Span,
     name: &str,
     words: &[Word],
 ) -> Option<Match> {
@@ -684,6 +684,21 @@ pub(super) fn builtin(
                 format!("`{name}` changes how later commands run"),
                 name,
             );
+            // It asks, but a denied command it runs still denies: `trap 'CMD' EXIT` runs its
+            // static action later, `coproc CMD …` runs CMD.
+            match name {
+                "trap" => {
+                    let k = 1 + usize::from(words.get(1).and_then(Word::static_text) == Some("--"));
+                    if let Some(action) = words
+                        .get(k)
+                        .filter(|w| w.is_static() && !w.text.starts_with('-'))
+                    {
+                        cx.nested(i, action.span, "the command `trap` runs", &action.text);
+                    }
+                }
+                "coproc" => super::deny::past_unknown_option(cx, i, span, words),
+                _ => {}
+            }
             Some(Match::Builtin(Rule::built_in(name)))
         }
         _ => None,

@@ -1044,6 +1044,9 @@ fn wrapper_spellings_that_hid_a_denied_command_deny() {
         ("timeout --sig KILL 5 rm -rf victim", rm),
         ("nice --adj=5 rm -rf victim", rm),
         ("nice --5 rm -rf victim", rm),
+        ("trap 'rm -rf /tmp/x' EXIT", rm),
+        ("trap -- 'rm -rf /tmp/x' EXIT", rm),
+        ("coproc rm -rf /tmp/x", rm),
         // An option cmdguard does not know still lets a denied command deny.
         ("env --frobnicate rm -rf victim", rm),
         // Near misses: the wrapped command is not denied.
@@ -1055,6 +1058,9 @@ fn wrapper_spellings_that_hid_a_denied_command_deny() {
         ("timeout --sig KILL 5 ls", None),
         ("nice --5 ls", None),
         ("env --frobnicate echo hi there rm -rf victim", None),
+        ("trap 'rm -f /tmp/x.log' EXIT", None),
+        ("trap -p EXIT", None),
+        ("coproc cat", None),
     ]);
     // The wrappers that asked before still ask with a harmless command.
     check(&[

@@ -110,7 +110,14 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     if !rule.all_options.iter().all(|g| has(g)) {
         return false;
     }
-    if has(&rule.no_option) {
+    // `--dry-run=client`: an option that spares the command only with this value.
+    let spares = |o: &String| match o.split_once('=') {
+        Some((opt, val)) => parsed.iter().any(
+            |a| matches!(a, Arg::Opt { name, value: Some(v), .. } if names(name, opt) && *v == val),
+        ),
+        None => has(std::slice::from_ref(o)),
+    };
+    if rule.no_option.iter().any(spares) {
         return false;
     }
     // A run-time word may be an operand: counted as one, since a rule that matches denies.
@@ -186,7 +193,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
                         .as_deref()
                         .is_some_and(|d| rule_matches(list, rule, d))
             }
-            Some(Builtin::DestructiveSql) => destructive_sql(cx, i, words),
+            Some(Builtin::DestructiveSql) => {
+                destructive_sql(cx, i, words)
+                    || defaults
+                        .as_deref()
+                        .is_some_and(|d| destructive_sql(cx, i, d))
+            }
             Some(Builtin::XargsDelete) => xargs_deletes(words),
             Some(Builtin::ForkBomb | Builtin::DownloadToInterpreter) => false,
         };
@@ -249,6 +261,59 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
                 &rule.id,
             );
             break;
+        }
+    }
+}
+
+/// Non-option words a wrapper may take before its command: the value of an option cmdguard
+/// does not know, and an operand (`timeout`'s duration, `flock`'s lock file).
+const WRAPPER_LEADING_WORDS: usize = 3;
+
+/// A wrapper whose options cmdguard cannot follow (`env --ignore-signal rm -rf x`, `sudo -X rm
+/// …`): the command asks, and each of its first few non-option words that names a denied
+/// program is read as the start of the command it may run, so that a denied one denies.
+pub(super) fn past_unknown_option(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let list = cx.list;
+    let mut candidates = 0;
+    let mut plain = 0;
+    for k in 1..words.len() {
+        let tail = &words[k..];
+        let Some(t) = tail[0].static_text() else {
+            plain += 1;
+            continue;
+        };
+        if t.starts_with('-') && t.len() > 1 {
+            continue;
+        }
+        plain += 1;
+        if plain > WRAPPER_LEADING_WORDS {
+            return;
+        }
+        let name = program_name(t);
+        let named = list.deny.iter().any(|r| {
+            r.command
+                .as_ref()
+                .and_then(|c| c.first())
+                .is_some_and(|p| word_matches(p, &name))
+        });
+        if !named {
+            continue;
+        }
+        candidates += 1;
+        if candidates > MAX_MENTIONS {
+            return;
+        }
+        let defaults = with_defaults(tail);
+        let hit = list.deny.iter().find(|r| {
+            r.builtin.is_none()
+                && (rule_matches(list, r, tail)
+                    || defaults
+                        .as_deref()
+                        .is_some_and(|d| rule_matches(list, r, d)))
+        });
+        if let Some(rule) = hit {
+            cx.deny(rule, span, Some(i));
+            return;
         }
     }
 }
@@ -382,9 +447,10 @@ fn static_word(text: &str, span: Span) -> Word {
     }
 }
 
-/// `find . ${X:--delete}`: a word that is nothing but a default expansion (`${X:-w}`,
-/// `${X-w}`, `${X:=w}`, `${X=w}`) can be its default. The words with every such word
-/// replaced by its default, when there is one and it is static text.
+/// `find . ${X:--delete}`, `rm -${F:-r}f`: a word with one default expansion (`${X:-w}`,
+/// `${X-w}`, `${X:=w}`, `${X=w}`) or alternative (`${X:+w}`, `${X+w}`) among static text can
+/// be that text with the expansion's word. The words with every such word replaced, when there
+/// is one and the result is static text.
 fn with_defaults(words: &[Word]) -> Option<Vec<Word>> {
     if words.iter().all(|w| w.is_static()) {
         return None;
@@ -395,7 +461,7 @@ fn with_defaults(words: &[Word]) -> Option<Vec<Word>> {
         match default_of(w) {
             Some(d) => {
                 changed = true;
-                out.push(static_word(d, w.span));
+                out.push(static_word(&d, w.span));
             }
             None => out.push(w.clone()),
         }
@@ -403,35 +469,44 @@ fn with_defaults(words: &[Word]) -> Option<Vec<Word>> {
     changed.then_some(out)
 }
 
-/// The static default of a word that is only `${NAME:-default}` (possibly in double quotes).
-fn default_of(w: &Word) -> Option<&str> {
+/// Characters that make text around or inside a default expansion more than plain text.
+const NOT_PLAIN: &[char] = &[
+    '$', '`', '\\', '"', '\'', '{', '}', ' ', '\t', '\n', '*', '?', '[',
+];
+
+/// The static text of a word with one `${NAME:-default}` (or `:=`, `-`, `=`, `:+`, `+`) in it,
+/// the expansion replaced by its word (the whole word possibly in double quotes).
+fn default_of(w: &Word) -> Option<String> {
     if w.is_static() {
         return None;
     }
     let t = w.text.as_str();
-    let t = t
-        .strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(t);
-    let inner = t.strip_prefix("${")?.strip_suffix('}')?;
+    let quoted = t.len() > 1 && t.starts_with('"') && t.ends_with('"');
+    let t = if quoted { &t[1..t.len() - 1] } else { t };
+    let open = t.find("${")?;
+    let close = open + t[open..].find('}')?;
+    let (prefix, suffix) = (&t[..open], &t[close + 1..]);
+    // A space in a word's text is literal (`"DROP TABLE ${T:-x}"`): bash split the words.
+    let plain_around = |s: &str| !s.contains(|c: char| NOT_PLAIN.contains(&c) && c != ' ');
+    if !plain_around(prefix) || !plain_around(suffix) {
+        return None;
+    }
+    let inner = &t[open + 2..close];
     let name = inner
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|&n| n > 0)?;
     let op = &inner[name..];
-    let d = [":-", ":=", "-", "="]
+    let d = [":-", ":=", ":+", "-", "=", "+"]
         .iter()
         .find_map(|o| op.strip_prefix(o))?;
-    // One level of quotes around the default (`${X-"-delete"}`); anything else that bash
-    // would expand or split makes it unknown.
+    // One level of quotes around the word (`${X-"-delete"}`); anything else that bash would
+    // expand or split makes it unknown.
     let d = ['"', '\'']
         .iter()
         .find_map(|q| d.strip_prefix(*q).and_then(|d| d.strip_suffix(*q)))
         .unwrap_or(d);
-    let plain = !d.is_empty()
-        && !d.contains([
-            '$', '`', '\\', '"', '\'', '{', '}', ' ', '\t', '\n', '*', '?', '[',
-        ]);
-    plain.then_some(d)
+    let plain = !d.is_empty() && !d.contains(NOT_PLAIN);
+    plain.then(|| format!("{prefix}{d}{suffix}"))
 }
 
 /// `watch CMD…` joins its arguments into a string that `sh -c` runs (`watch -x` runs them as
@@ -600,12 +675,39 @@ const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("mysql", &["-e", "--execute"]),
     ("mariadb", &["-e", "--execute"]),
     ("clickhouse-client", &["-q", "--query"]),
+    ("clickhouse", &["-q", "--query"]),
     ("sqlite3", &["-cmd"]),
     ("sqlite", &["-cmd"]),
     ("duckdb", &["-c", "-cmd"]),
     ("mongosh", &["--eval"]),
     ("mongo", &["--eval"]),
 ];
+
+/// Short options of each client that take no value, which may come bundled before its SQL
+/// option (`psql -tAc`, `mysql -Be`, `clickhouse-client -nq`).
+const SQL_CLIENT_FLAGS: &[(&str, &str)] = &[
+    ("psql", "aAbeEHlnqsStxXwWz01"),
+    ("mysql", "ABCEfGHinNqrsStUvVwX"),
+    ("mariadb", "ABCEfGHinNqrsStUvVwX"),
+    ("clickhouse-client", "mnt"),
+    ("clickhouse", "mnt"),
+];
+
+/// The SQL in a bundle of a client's flags that ends in its short SQL option: the rest of the
+/// word (empty: the next word).
+fn bundled_sql<'t>(client: &str, sql_options: &[&str], t: &'t str) -> Option<&'t str> {
+    let flags = SQL_CLIENT_FLAGS.iter().find(|(c, _)| *c == client)?.1;
+    let body = t.strip_prefix('-').filter(|b| !b.starts_with('-'))?;
+    for (k, c) in body.char_indices() {
+        if sql_options.iter().any(|o| o.len() == 2 && o.ends_with(c)) {
+            return (k > 0).then(|| &body[k + c.len_utf8()..]);
+        }
+        if !flags.contains(c) {
+            return None;
+        }
+    }
+    None
+}
 
 /// sqlite3's options that take a value that is not SQL.
 const SQLITE_VALUE_OPTIONS: &[&str] = &[
@@ -632,7 +734,14 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     let Some((client, sql_options)) = SQL_CLIENTS.iter().find(|(c, _)| *c == name) else {
         return false;
     };
-    let args = &words[k + 1..];
+    let mut args = &words[k + 1..];
+    if *client == "clickhouse" {
+        // `clickhouse client -q …`: the client is a subcommand of the one binary.
+        match args.first().and_then(|w| w.static_text()) {
+            Some("client") => args = &args[1..],
+            _ => return false,
+        }
+    }
     let mut texts: Vec<&str> = Vec::new();
     let mut operands = 0;
     let mut j = 0;
@@ -645,6 +754,17 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             Some((o, v)) if t.starts_with("--") => (o, Some(v)),
             _ => (t, None),
         };
+        // `--comm=…`: an abbreviated long option; sqlite3 also takes `--cmd` for `-cmd`.
+        let long = opt
+            .strip_prefix("--")
+            .filter(|o| o.len() > 1)
+            .and_then(|o| {
+                sql_options.iter().copied().find(|s| {
+                    s.strip_prefix("--").is_some_and(|l| l.starts_with(o))
+                        || (!s.starts_with("--") && s.len() > 2 && s[1..] == *o)
+                })
+            });
+        let opt = long.unwrap_or(opt);
         if sql_options.contains(&opt) {
             match attached {
                 Some(v) => texts.push(v),
@@ -662,6 +782,15 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
         {
             texts.push(v);
             j += 1;
+            continue;
+        }
+        // `-tAc SQL`, `-Be SQL`: flags that take no value, then the SQL option, in one word.
+        if let Some(v) = bundled_sql(client, sql_options, t) {
+            match v {
+                "" => texts.extend(args.get(j + 1).and_then(|w| w.static_text())),
+                v => texts.push(v),
+            }
+            j += if v.is_empty() { 2 } else { 1 };
             continue;
         }
         let sqlite = matches!(*client, "sqlite3" | "sqlite" | "duckdb");
@@ -862,22 +991,28 @@ mod tests {
     }
 
     #[test]
-    fn only_a_whole_default_expansion_has_a_default() {
+    fn one_default_or_alternative_expansion_among_plain_text_has_a_default() {
         let p = Expansions::PARAMETER;
         for (text, default) in [
             ("${X:--delete}", Some("-delete")),
             ("${X-\"-delete\"}", Some("-delete")),
             ("\"${X:=--hard}\"", Some("--hard")),
             ("${X=-f}", Some("-f")),
-            ("${X:+-delete}", None),
+            ("${X:+-delete}", Some("-delete")),
             ("${X:-$Y}", None),
             ("${X:-a b}", None),
             ("${X:-}", None),
-            ("a${X:--delete}", None),
+            ("a${X:--delete}", Some("a-delete")),
+            ("-${F:-r}f", Some("-rf")),
+            ("${F:-\"-r\"}f", Some("-rf")),
+            ("\"DROP TABLE ${T:-x}\"", Some("DROP TABLE x")),
+            ("DROP TABLE ${T:-x}", Some("DROP TABLE x")),
+            ("${A:-x}${B:-y}", None),
+            ("a\"b\"${X:-c}", None),
             ("${1:--delete}", Some("-delete")),
             ("$X", None),
         ] {
-            assert_eq!(default_of(&word(text, p)), default, "{text}");
+            assert_eq!(default_of(&word(text, p)).as_deref(), default, "{text}");
         }
         assert_eq!(default_of(&word("${X:--delete}", Expansions::NONE)), None);
     }

@@ -26,9 +26,15 @@ pub(super) fn wrapper(
     words: &[Word],
 ) -> Option<Match> {
     let w = cx.list.wrappers.get(name)?.clone();
+    if name == "flock" {
+        flock_command(cx, i, words);
+    }
     match unwrap(&w, words) {
         Err(why) => {
             cx.push_rule(Code::Wrapper, words[0].span, Some(i), why, &w.name);
+            // The wrapper asks, but a denied command among its arguments still denies
+            // (`env --ignore-signal rm -rf x`).
+            super::deny::past_unknown_option(cx, i, span, words);
             Some(Match::WrapperOnly(w.rule()))
         }
         Ok(u) => {
@@ -143,9 +149,103 @@ fn synthetic(text: &str, span: Span) -> Word {
 }
 
 fn flag_known(w: &Wrapper, t: &str) -> bool {
-    w.flags.iter().any(|f| {
-        f == t || (f == "-NUM" && t.len() > 1 && t[1..].bytes().all(|b| b.is_ascii_digit()))
-    })
+    w.flags
+        .iter()
+        .any(|f| f == t || (f == "-NUM" && is_num_flag(t)))
+}
+
+/// `-5`, and GNU nice's `--5` and `-+5` (an adjustment of -5 and +5).
+fn is_num_flag(t: &str) -> bool {
+    let digits = t
+        .strip_prefix("--")
+        .or_else(|| t.strip_prefix("-+"))
+        .or_else(|| t.strip_prefix('-'))
+        .unwrap_or("");
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A bundle of short options (`-iu`, `-Ek`): `Some(None)` when all are flags, `Some(Some((opt,
+/// at)))` when flags end in a value option whose value starts at byte `at`, `None` when a letter
+/// is unknown.
+fn short_cluster(w: &Wrapper, t: &str) -> Option<Option<(String, usize)>> {
+    let body = t
+        .strip_prefix('-')
+        .filter(|b| !b.starts_with('-') && b.len() > 1)?;
+    for (k, c) in body.char_indices() {
+        let opt = format!("-{c}");
+        if flag_known(w, &opt) {
+            continue;
+        }
+        if w.spec.value_options.contains(&opt) {
+            return Some(Some((opt, 1 + k + c.len_utf8())));
+        }
+        return None;
+    }
+    Some(None)
+}
+
+/// Long spellings of a wrapper's split option.
+const LONG_SPLIT: &[(&str, &str)] = &[("env", "--split-string")];
+
+/// The long option an abbreviation (`--sig`, `--adj`) stands for, as GNU getopt reads it: the
+/// only long option of the wrapper that starts with it. An exact name is itself.
+fn long_option(w: &Wrapper, opt: &str) -> Option<String> {
+    if !opt.starts_with("--") || opt.len() < 3 || is_num_flag(opt) {
+        return None;
+    }
+    let split = LONG_SPLIT
+        .iter()
+        .filter(|(n, _)| *n == w.name)
+        .map(|(_, l)| *l);
+    let all: Vec<&str> = w
+        .flags
+        .iter()
+        .chain(&w.spec.value_options)
+        .map(String::as_str)
+        .chain(split)
+        .filter(|o| o.starts_with("--"))
+        .collect();
+    if let Some(exact) = all.iter().find(|o| **o == opt) {
+        return Some(exact.to_string());
+    }
+    let mut hits = all.iter().filter(|o| o.starts_with(opt));
+    match (hits.next(), hits.next()) {
+        (Some(one), None) => Some(one.to_string()),
+        _ => None,
+    }
+}
+
+/// `flock FILE -c CMD`, `flock -c CMD FILE`: flock runs CMD with `sh -c`. The script is
+/// analysed so that a denied command in it denies (the wrapper asks either way).
+fn flock_command(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
+    let mut k = 1;
+    while k < words.len() {
+        let Some(t) = words[k].static_text() else {
+            return;
+        };
+        if t == "--" {
+            return;
+        }
+        let (opt, attached) = match t.split_once('=') {
+            Some((o, v)) if t.starts_with("--") => (o, Some(v)),
+            _ => (t, None),
+        };
+        let is_c = opt == "-c" || (opt.len() > 3 && "--command".starts_with(opt));
+        if is_c {
+            let script = match attached {
+                Some(v) => Some((v.to_string(), words[k].span)),
+                None => words
+                    .get(k + 1)
+                    .filter(|w| w.is_static())
+                    .map(|w| (w.text.clone(), w.span)),
+            };
+            if let Some((script, at)) = script {
+                cx.nested(i, at, "the command `flock -c` runs", &script);
+            }
+            return;
+        }
+        k += 1;
+    }
 }
 
 fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
@@ -178,18 +278,42 @@ fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
             i += 1 + operands;
             break;
         }
+        if t == "-" && flag_known(w, t) {
+            // `env -` is `env -i`.
+            i += 1;
+            continue;
+        }
         if t.starts_with('-') && t.len() > 1 {
             let (opt, attached) = match t.split_once('=') {
                 Some((o, v)) if t.starts_with("--") => (o, Some(v)),
                 _ => (t, None),
             };
+            let long = long_option(w, opt);
+            let opt = long.as_deref().unwrap_or(opt);
+            let split_long = LONG_SPLIT.iter().any(|(n, l)| *n == w.name && *l == opt);
+            // `-iS 'CMD'`, `-vS'CMD'`: known flags, then the split option, in one word.
+            let bundled_split = w.split_option.as_deref().and_then(|so| {
+                let letter = so.strip_prefix('-').filter(|l| l.len() == 1)?;
+                if t.starts_with("--") {
+                    return None;
+                }
+                let at = t.find(letter)?;
+                (at > 1 && t[1..at].chars().all(|c| flag_known(w, &format!("-{c}")))).then_some(at)
+            });
+            // The flags before the split option do nothing to the command: read as `-S…`.
+            let bundled = bundled_split.map(|at| format!("-{}", &t[at..]));
+            let st = bundled.as_deref().unwrap_or(t);
             if let Some(so) = &w.split_option
-                && (opt == so || (!so.starts_with("--") && t.starts_with(so.as_str())))
+                && (bundled.is_some()
+                    || opt == so
+                    || split_long
+                    || (!so.starts_with("--") && t.starts_with(so.as_str())))
             {
-                let value = if let Some(v) = attached {
+                let so = if split_long { opt } else { so.as_str() };
+                let value = if let Some(v) = attached.filter(|_| bundled.is_none()) {
                     v.to_string()
-                } else if t.len() > so.len() && !so.starts_with("--") {
-                    t[so.len()..].to_string()
+                } else if st.len() > so.len() && !so.starts_with("--") {
+                    st[so.len()..].to_string()
                 } else {
                     i += 1;
                     match words.get(i).and_then(|w| w.static_text()) {
@@ -215,7 +339,8 @@ fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
                 i = words.len();
                 break;
             }
-            if flag_known(w, t) {
+            // `--default-signal=INT`: a GNU flag with an optional attached value.
+            if flag_known(w, t) || (opt.starts_with("--") && flag_known(w, opt)) {
                 i += 1;
                 continue;
             }
@@ -237,6 +362,20 @@ fn unwrap<'w>(w: &Wrapper, words: &'w [Word]) -> Result<Unwrapped<'w>, String> {
             {
                 value_of(v, Some(with_text(word, &t[2..])));
                 i += 1;
+                continue;
+            }
+            // `-iu root`, `-Ek`: known flags bundled, the last letter possibly a value option
+            // (its value attached or the next word).
+            if let Some(step) = short_cluster(w, t) {
+                if let Some((opt, at)) = step {
+                    match &t[at..] {
+                        "" => value_of(&opt, words.get(i + 1).cloned()),
+                        v => value_of(&opt, Some(with_text(word, v))),
+                    }
+                    i += if t.len() == at { 2 } else { 1 };
+                } else {
+                    i += 1;
+                }
                 continue;
             }
             return Err(format!(
@@ -497,7 +636,7 @@ pub(super) fn heredoc_body(src: &str, span: Span) -> Option<&str> {
 pub(super) fn builtin(
     cx: &mut Ctx<'_>,
     i: usize,
-    _span: Span,
+    span: Span,
     name: &str,
     words: &[Word],
 ) -> Option<Match> {
@@ -545,6 +684,21 @@ pub(super) fn builtin(
                 format!("`{name}` changes how later commands run"),
                 name,
             );
+            // It asks, but a denied command it runs still denies: `trap 'CMD' EXIT` runs its
+            // static action later, `coproc CMD …` runs CMD.
+            match name {
+                "trap" => {
+                    let k = 1 + usize::from(words.get(1).and_then(Word::static_text) == Some("--"));
+                    if let Some(action) = words
+                        .get(k)
+                        .filter(|w| w.is_static() && !w.text.starts_with('-'))
+                    {
+                        cx.nested(i, action.span, "the command `trap` runs", &action.text);
+                    }
+                }
+                "coproc" => super::deny::past_unknown_option(cx, i, span, words),
+                _ => {}
+            }
             Some(Match::Builtin(Rule::built_in(name)))
         }
         _ => None,

@@ -878,3 +878,264 @@ fn red_team_deny_bypasses_are_never_allowed() {
     assert_eq!(rows.len(), 91, "the red team's file is read whole");
     assert!(allowed.is_empty(), "allowed: {allowed:#?}");
 }
+
+#[test]
+fn help_and_dry_run_options_spare_the_command_and_nothing_else() {
+    denies(&[
+        // The real programs print help or only report with these options: not denied.
+        ("git push --dry-run -f o HEAD:main", None),
+        ("git push -n --force", None),
+        ("git reset --hard --help", None),
+        ("git clean -f -h", None),
+        ("git stash drop --help", None),
+        ("rm -rf --help", None),
+        ("terraform destroy -help", None),
+        ("terraform apply -destroy -help", None),
+        ("kubectl delete ns --help", None),
+        ("kubectl delete ns x --dry-run=client", None),
+        ("kubectl delete ns x --dry-run=server", None),
+        ("docker system prune -a --help", None),
+        ("cargo yank --help", None),
+        ("npm unpublish --help", None),
+        ("shutdown --help", None),
+        ("dd if=/dev/zero of=/dev/stdout count=1", None),
+        ("dd if=/dev/urandom of=/dev/null count=1", None),
+        // Near misses: the same commands still deny.
+        ("git push -f o HEAD:main", Some("core.git/git-force-push")),
+        ("git reset --hard", Some("core.git/git-reset-hard")),
+        (
+            "git reset --hard -- --help",
+            Some("core.git/git-reset-hard"),
+        ),
+        ("rm -rf -- --help", Some("core.filesystem/rm-recursive")),
+        ("terraform destroy", Some("cloud/terraform-destroy")),
+        (
+            "terraform destroy -auto-approve",
+            Some("cloud/terraform-destroy"),
+        ),
+        (
+            "kubectl delete ns x --dry-run=none",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete ns x --dry-run client",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        ("shutdown -h now", Some("system/shutdown")),
+        ("dd if=x of=/dev/sda", Some("system/dd-to-device")),
+        ("dd if=x of=/dev/nullb0", Some("system/dd-to-device")),
+        (
+            "dd if=x of=/dev/null of=/dev/sda",
+            Some("system/dd-to-device"),
+        ),
+    ]);
+}
+
+#[test]
+fn new_spellings_of_destructive_subcommands_deny() {
+    denies(&[
+        (
+            "kubectl delete Namespace x",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        (
+            "kubectl delete namespaces.v1 x",
+            Some("kubernetes/kubectl-delete-namespace"),
+        ),
+        ("oc delete project x", Some("kubernetes/oc-delete-project")),
+        (
+            "microk8s kubectl delete ns x",
+            Some("kubernetes/microk8s-kubectl-delete-namespace"),
+        ),
+        (
+            "docker volume remove x",
+            Some("containers/docker-volume-remove"),
+        ),
+        (
+            "docker image rm -f $(docker images -q)",
+            Some("containers/docker-image-rm-all"),
+        ),
+        (
+            "terragrunt run-all destroy",
+            Some("cloud/terragrunt-run-all-destroy"),
+        ),
+        (
+            "terragrunt run --all destroy",
+            Some("cloud/terragrunt-run-destroy"),
+        ),
+        (
+            "terragrunt destroy-all",
+            Some("cloud/terragrunt-destroy-all"),
+        ),
+        (
+            "terragrunt apply -destroy",
+            Some("cloud/terragrunt-apply-destroy"),
+        ),
+        ("pulumi down", Some("cloud/pulumi-down")),
+        ("gsutil -m rm -r gs://x", Some("cloud/gsutil-rm-recursive")),
+        ("git push -d origin main", Some("core.git/git-push-delete")),
+        (
+            "git push origin --delete main",
+            Some("core.git/git-push-delete"),
+        ),
+        (
+            "git push origin :main",
+            Some("core.git/git-push-delete-refspec"),
+        ),
+        ("git push --mirror", Some("core.git/git-push-mirror")),
+        ("git rm -rf .", Some("core.git/git-rm-force-recursive")),
+        (
+            "git -c clean.requireForce=false clean -dx",
+            Some("core.git/git-clean-no-require-force"),
+        ),
+        (
+            "git worktree remove --force ../wt",
+            Some("core.git/git-worktree-remove-force"),
+        ),
+        (
+            "git read-tree -u --reset HEAD",
+            Some("core.git/git-read-tree-reset"),
+        ),
+        (
+            "git checkout-index -f -a",
+            Some("core.git/git-checkout-index-force-all"),
+        ),
+        (
+            "podman system reset -f",
+            Some("containers/podman-system-reset"),
+        ),
+        (
+            "nerdctl system prune -a",
+            Some("containers/nerdctl-system-prune"),
+        ),
+        ("mysqladmin -f drop x", Some("databases/mysqladmin-drop")),
+        (
+            "bash -o errexit -c 'rm -rf victim'",
+            Some("core.filesystem/rm-recursive"),
+        ),
+        (
+            "git restore --pathspec-from-file=list",
+            Some("core.git/git-restore-pathspec-file"),
+        ),
+        (
+            "git checkout --pathspec-from-file=list",
+            Some("core.git/git-checkout-pathspec-file"),
+        ),
+        // Near misses.
+        ("git restore --staged --pathspec-from-file=list", None),
+        ("git worktree remove ../wt", None),
+        ("git checkout-index -a", None),
+        ("podman system df", None),
+        ("mysqladmin status", None),
+        ("bash -o errexit -c 'ls'", None),
+        ("kubectl delete pod x", None),
+        ("kubectl get Namespace", None),
+        ("oc get projects", None),
+        ("docker volume ls", None),
+        ("docker image rm old:1.0", None),
+        ("terragrunt run-all plan", None),
+        ("terragrunt apply", None),
+        ("pulumi up", None),
+        ("gsutil -m cp a gs://x", None),
+        ("git push origin main", None),
+        ("git push origin main:main", None),
+        ("git push -n -d origin main", None),
+        ("git rm file", None),
+        ("git rm -r --cached .", None),
+        ("git -c clean.requireForce=false clean -n", None),
+        ("git -c clean.requireForce=true clean -dx", None),
+    ]);
+}
+
+#[test]
+fn wrapper_spellings_that_hid_a_denied_command_deny() {
+    let rm = Some("core.filesystem/rm-recursive");
+    denies(&[
+        ("env - rm -rf victim", rm),
+        ("env --ignore-signal rm -rf victim", rm),
+        ("env --default-signal=INT rm -rf victim", rm),
+        ("env --block-signal rm -rf victim", rm),
+        ("env --split-string='rm -rf victim'", rm),
+        ("env -iS 'rm -rf victim'", rm),
+        ("env -vS 'rm -rf victim'", rm),
+        ("flock lock -c 'rm -rf victim'", rm),
+        ("flock -c 'rm -rf victim' lock", rm),
+        ("sudo -E rm -rf victim", rm),
+        ("sudo -s rm -rf victim", rm),
+        ("sudo --preserve-env=PATH rm -rf victim", rm),
+        ("sudo -iu root rm -rf victim", rm),
+        ("timeout --sig KILL 5 rm -rf victim", rm),
+        ("nice --adj=5 rm -rf victim", rm),
+        ("nice --5 rm -rf victim", rm),
+        ("trap 'rm -rf /tmp/x' EXIT", rm),
+        ("trap -- 'rm -rf /tmp/x' EXIT", rm),
+        ("coproc rm -rf /tmp/x", rm),
+        // An option cmdguard does not know still lets a denied command deny.
+        ("env --frobnicate rm -rf victim", rm),
+        // Near misses: the wrapped command is not denied.
+        ("env - rm victim.log", None),
+        ("env --ignore-signal ls", None),
+        ("env -iS 'ls -la'", None),
+        ("flock lock -c 'ls'", None),
+        ("sudo -E ls", None),
+        ("timeout --sig KILL 5 ls", None),
+        ("nice --5 ls", None),
+        ("env --frobnicate echo hi there rm -rf victim", None),
+        ("trap 'rm -f /tmp/x.log' EXIT", None),
+        ("trap -p EXIT", None),
+        ("coproc cat", None),
+    ]);
+    // The wrappers that asked before still ask with a harmless command.
+    check(&[
+        ("env --ignore-signal ls", Allow, None),
+        ("timeout --sig KILL 5 ls", Allow, None),
+        ("nice --adj=5 ls", Allow, None),
+        ("env - ls", Ask, Some(Code::Assignment)),
+        ("flock lock -c 'ls'", Ask, Some(Code::Wrapper)),
+    ]);
+}
+
+#[test]
+fn bundled_and_abbreviated_sql_options_are_read() {
+    let sql = Some("databases/destructive-sql");
+    denies(&[
+        ("psql -Xc 'DROP TABLE x'", sql),
+        ("psql -tAc 'DROP TABLE x'", sql),
+        ("psql -1c 'DROP TABLE x'", sql),
+        ("psql --comm='DROP TABLE x'", sql),
+        ("mysql -Be 'DROP TABLE x'", sql),
+        ("mysql --exec='DROP TABLE x'", sql),
+        ("sqlite3 --cmd 'DROP TABLE x' t.db", sql),
+        ("clickhouse client -q 'DROP TABLE x'", sql),
+        ("clickhouse-client -nq 'DROP TABLE x'", sql),
+        // Near misses.
+        ("psql -tAc 'SELECT 1'", None),
+        ("psql -dc 'DROP TABLE x'", None),
+        ("mysql -pe 'DROP TABLE x'", None),
+        ("clickhouse client -q 'SELECT 1'", None),
+        ("clickhouse local -q 'DROP TABLE x'", None),
+    ]);
+}
+
+#[test]
+fn a_default_or_alternative_expansion_inside_a_word_is_read_with_its_word() {
+    let rm = Some("core.filesystem/rm-recursive");
+    denies(&[
+        ("rm -${F:-r}f victim", rm),
+        ("rm ${F:-\"-r\"}f victim", rm),
+        ("rm ${HOME:+-rf} victim", rm),
+        (
+            "docker system prune -${X:-a}",
+            Some("containers/docker-system-prune"),
+        ),
+        (
+            "psql -c \"DROP TABLE ${T:-x}\"",
+            Some("databases/destructive-sql"),
+        ),
+        // Near misses: the word the expansion stands for is harmless.
+        ("rm -${F:-v}f victim", None),
+        ("docker system prune -${X:-f}", None),
+        ("psql -c \"SELECT ${T:-x}\"", None),
+        ("rm -${F:-$G}f victim", None),
+    ]);
+}

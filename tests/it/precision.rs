@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cmdguard::{Analyzer, Code, Verdict, Workdir};
 
-use crate::rules::check;
+use crate::rules::{check, check_in};
 use Verdict::{Allow, Ask};
 
 /// A scratch directory, removed when dropped.
@@ -55,34 +55,6 @@ impl Drop for Scratch {
 
 const CLEAN: &str = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n";
 const HOSTILE: &str = "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch pwned\n";
-
-/// Checks each row in `workdir`: the verdict, and the code that must explain it (`None`: no
-/// finding above allow).
-#[track_caller]
-fn check_in(workdir: &Workdir, rows: &[(&str, Verdict, Option<Code>)]) {
-    let analyzer = Analyzer::default();
-    let mut failures = Vec::new();
-    for (cmd, want, code) in rows {
-        let a = analyzer.analyze_in(cmd, workdir);
-        let codes: Vec<Code> = a
-            .findings
-            .iter()
-            .filter(|f| f.severity > Allow)
-            .map(|f| f.code)
-            .collect();
-        let code_ok = match code {
-            Some(c) => codes.contains(c),
-            None => codes.is_empty(),
-        };
-        if a.verdict != *want || !code_ok {
-            failures.push(format!(
-                "{cmd:?}: want {want} {code:?}, got {} {codes:?}",
-                a.verdict
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-}
 
 #[test]
 fn export_passes_for_inert_names_only() {

@@ -3,7 +3,7 @@
 
 use cmdguard::{
     Allowlist, AllowlistBuilder, Analyzer, Code, DEFAULT_ALLOWLIST, Match, Rule, RuleOrigin,
-    Verdict,
+    Verdict, Workdir,
 };
 
 use Verdict::{Allow, Ask, Deny};
@@ -23,6 +23,34 @@ pub(crate) fn check(rows: &[(&str, Verdict, Option<Code>)]) {
             .collect();
         let code_ok = match code {
             Some(c) => a.findings.iter().any(|f| f.code == *c),
+            None => codes.is_empty(),
+        };
+        if a.verdict != *want || !code_ok {
+            failures.push(format!(
+                "{cmd:?}: want {want} {code:?}, got {} {codes:?}",
+                a.verdict
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// Checks each row in `workdir`: the verdict, and the code that must explain it (`None`: no
+/// finding above allow).
+#[track_caller]
+pub(crate) fn check_in(workdir: &Workdir, rows: &[(&str, Verdict, Option<Code>)]) {
+    let analyzer = Analyzer::default();
+    let mut failures = Vec::new();
+    for (cmd, want, code) in rows {
+        let a = analyzer.analyze_in(cmd, workdir);
+        let codes: Vec<Code> = a
+            .findings
+            .iter()
+            .filter(|f| f.severity > Allow)
+            .map(|f| f.code)
+            .collect();
+        let code_ok = match code {
+            Some(c) => codes.contains(c),
             None => codes.is_empty(),
         };
         if a.verdict != *want || !code_ok {

@@ -282,29 +282,8 @@ impl Drop for Scratch {
 
 /// `check` with `home/proj` of a scratch directory as working directory and `home` as `$HOME`.
 fn check_in(s: &Scratch, rows: &[(&str, Verdict, Option<Code>)]) {
-    let analyzer = Analyzer::default();
     let dir = Workdir::new(s.path().join("home/proj")).with_home(s.path().join("home"));
-    let mut failures = Vec::new();
-    for (cmd, want, code) in rows {
-        let a = analyzer.analyze_in(cmd, &dir);
-        let codes: Vec<Code> = a
-            .findings
-            .iter()
-            .filter(|f| f.severity > Allow)
-            .map(|f| f.code)
-            .collect();
-        let code_ok = match code {
-            Some(c) => codes.contains(c),
-            None => codes.is_empty(),
-        };
-        if a.verdict != *want || !code_ok {
-            failures.push(format!(
-                "{cmd:?}: want {want} {code:?}, got {} {codes:?}",
-                a.verdict
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    super::rules::check_in(&dir, rows);
 }
 
 #[cfg(unix)]

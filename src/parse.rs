@@ -28,25 +28,31 @@ pub(crate) fn parse(src: &str, budget: Duration) -> Option<Tree> {
             *slot = Some(p);
         }
         let parser = slot.as_mut()?;
-        let start = Instant::now();
-        let mut progress = |_: &tree_sitter::ParseState| {
-            if start.elapsed() > budget {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let bytes = src.as_bytes();
-        let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or(&[]);
-        let tree = parser.parse_with_options(
-            &mut read,
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            // A cancelled parse leaves state behind; start clean next time.
-            parser.reset();
-        }
-        tree
+        parse_within(parser, src, budget)
     })
+}
+
+/// Runs `parser` on `src`, giving up once `budget` has passed (`None`). Shared with the
+/// grammars of interpreter one-liners, whose parsers are per thread too.
+pub(crate) fn parse_within(parser: &mut Parser, src: &str, budget: Duration) -> Option<Tree> {
+    let start = Instant::now();
+    let mut progress = |_: &tree_sitter::ParseState| {
+        if start.elapsed() > budget {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let bytes = src.as_bytes();
+    let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or(&[]);
+    let tree = parser.parse_with_options(
+        &mut read,
+        None,
+        Some(ParseOptions::new().progress_callback(&mut progress)),
+    );
+    if tree.is_none() {
+        // A cancelled parse leaves state behind; start clean next time.
+        parser.reset();
+    }
+    tree
 }

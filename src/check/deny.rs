@@ -227,14 +227,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         let Some(t) = tail[0].static_text().filter(|_| !tail[0].quoted) else {
             continue;
         };
-        let name = program_name(t);
-        let named = list.deny.iter().any(|r| {
-            r.command
-                .as_ref()
-                .and_then(|c| c.first())
-                .is_some_and(|p| word_matches(p, &name))
-        });
-        if !named {
+        if !names_denied_program(list, t) {
             continue;
         }
         candidates += 1;
@@ -265,6 +258,17 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     }
 }
 
+/// Whether `word`, as a program name, starts some deny rule's command.
+fn names_denied_program(list: &Allowlist, word: &str) -> bool {
+    let name = program_name(word);
+    list.deny.iter().any(|r| {
+        r.command
+            .as_ref()
+            .and_then(|c| c.first())
+            .is_some_and(|p| word_matches(p, &name))
+    })
+}
+
 /// Non-option words a wrapper may take before its command: the value of an option cmdguard
 /// does not know, and an operand (`timeout`'s duration, `flock`'s lock file).
 const WRAPPER_LEADING_WORDS: usize = 3;
@@ -289,14 +293,7 @@ pub(super) fn past_unknown_option(cx: &mut Ctx<'_>, i: usize, span: Span, words:
         if plain > WRAPPER_LEADING_WORDS {
             return;
         }
-        let name = program_name(t);
-        let named = list.deny.iter().any(|r| {
-            r.command
-                .as_ref()
-                .and_then(|c| c.first())
-                .is_some_and(|p| word_matches(p, &name))
-        });
-        if !named {
+        if !names_denied_program(list, t) {
             continue;
         }
         candidates += 1;

@@ -92,10 +92,9 @@ pub(crate) fn unescape(s: &str) -> String {
 mod imp {
     use std::cell::RefCell;
     use std::collections::HashMap;
-    use std::ops::ControlFlow;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
-    use tree_sitter::{Language, Node, ParseOptions, Parser, Tree};
+    use tree_sitter::{Language, Node, Parser, Tree};
 
     use super::super::{Call, Lang, Scan, Value};
     use super::{Form, unescape};
@@ -174,25 +173,7 @@ mod imp {
                 parsers.push((slot, p));
             }
             let (_, parser) = parsers.iter_mut().find(|(s, _)| *s == slot)?;
-            let start = Instant::now();
-            let mut progress = |_: &tree_sitter::ParseState| {
-                if start.elapsed() > time {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            };
-            let bytes = code.as_bytes();
-            let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or(&[]);
-            let tree = parser.parse_with_options(
-                &mut read,
-                None,
-                Some(ParseOptions::new().progress_callback(&mut progress)),
-            );
-            if tree.is_none() {
-                parser.reset();
-            }
-            tree
+            crate::parse::parse_within(parser, code, time)
         })
     }
 

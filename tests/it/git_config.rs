@@ -2,58 +2,10 @@
 //! when the repository they would run in names programs git runs — found by reading its files,
 //! never by running git — and `cd` moves the commands after it to another repository.
 
+use crate::scratch::Scratch;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cmdguard::{Analysis, Analyzer, Code, Verdict, Workdir};
-
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "cmdguard-git-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.0.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    /// A minimal git directory at `rel` (what git checks: HEAD, objects, refs) with `config`.
-    fn gitdir(&self, rel: &str, config: &str) -> PathBuf {
-        for sub in ["objects", "refs"] {
-            std::fs::create_dir_all(self.0.join(rel).join(sub)).unwrap();
-        }
-        self.write(&format!("{rel}/HEAD"), "ref: refs/heads/main\n");
-        self.write(&format!("{rel}/config"), config)
-    }
-
-    /// A work tree at `rel` whose `.git` directory has `config`.
-    fn repo(&self, rel: &str, config: &str) -> PathBuf {
-        self.gitdir(&format!("{rel}/.git"), config)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 const CLEAN: &str = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\tname = x\n[alias]\n\tst = !rm -rf x\n";
 

@@ -2,56 +2,13 @@
 //! safe, and the attacks written in the same shape still ask. Each table pairs the allowed
 //! forms with their near misses; the working-directory cases build the directory they need.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::scratch::Scratch;
+use std::path::PathBuf;
 
 use cmdguard::{Analyzer, Code, Verdict, Workdir};
 
 use crate::rules::{check, check_in};
 use Verdict::{Allow, Ask};
-
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "cmdguard-precision-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.0.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    /// A work tree at `rel` whose `.git` directory has `config`.
-    fn repo(&self, rel: &str, config: &str) {
-        for sub in ["objects", "refs"] {
-            std::fs::create_dir_all(self.0.join(rel).join(".git").join(sub)).unwrap();
-        }
-        self.write(&format!("{rel}/.git/HEAD"), "ref: refs/heads/main\n");
-        self.write(&format!("{rel}/.git/config"), config);
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 const CLEAN: &str = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n";
 const HOSTILE: &str = "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch pwned\n";

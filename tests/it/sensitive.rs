@@ -4,8 +4,7 @@
 //! misses stay allowed. One table per form, all through `check` (no working directory) or
 //! `check_in` (a scratch directory as working directory and home).
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::scratch::Scratch;
 
 use cmdguard::{Allowlist, AllowlistBuilder, Analyzer, Code, Verdict, Workdir};
 
@@ -247,39 +246,6 @@ fn secret_variables_ask_when_expanded() {
     ]);
 }
 
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "cmdguard-sensitive-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str) {
-        let p = self.0.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, "x").unwrap();
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `check` with `home/proj` of a scratch directory as working directory and `home` as `$HOME`.
 fn check_in(s: &Scratch, rows: &[(&str, Verdict, Option<Code>)]) {
     let dir = Workdir::new(s.path().join("home/proj")).with_home(s.path().join("home"));
@@ -291,12 +257,12 @@ fn check_in(s: &Scratch, rows: &[(&str, Verdict, Option<Code>)]) {
 fn symlinks_and_globs_resolve_in_the_working_directory() {
     use std::os::unix::fs::symlink;
     let s = Scratch::new();
-    s.write("home/.aws/credentials");
-    s.write("home/.ssh/id_rsa");
-    s.write("home/.ssh/id_rsa.pub");
-    s.write("home/proj/notes.txt");
-    s.write("home/proj/src/main.rs");
-    s.write("home/other/key.pem");
+    s.write("home/.aws/credentials", "x");
+    s.write("home/.ssh/id_rsa", "x");
+    s.write("home/.ssh/id_rsa.pub", "x");
+    s.write("home/proj/notes.txt", "x");
+    s.write("home/proj/src/main.rs", "x");
+    s.write("home/other/key.pem", "x");
     let proj = s.path().join("home/proj");
     symlink(
         s.path().join("home/.aws/credentials"),
@@ -479,9 +445,9 @@ fn red_team_reads_ask() {
 fn globs_with_wildcards_in_directory_parts_ask_when_they_can_reach_a_secret() {
     use std::os::unix::fs::symlink;
     let s = Scratch::new();
-    s.write("home/.aws/credentials");
-    s.write("home/proj/src/a/mod.rs");
-    s.write("home/proj/id_rsa_test.go");
+    s.write("home/.aws/credentials", "x");
+    s.write("home/proj/src/a/mod.rs", "x");
+    s.write("home/proj/id_rsa_test.go", "x");
     let proj = s.path().join("home/proj");
     symlink(s.path().join("home/.aws"), proj.join("awsdir")).unwrap();
     let r = Some(Code::SensitiveRead);

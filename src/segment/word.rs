@@ -275,11 +275,21 @@ pub(crate) fn decode_ansi_c(s: &str) -> Result<String, String> {
                 }
                 bytes.push((v & 0xff) as u8);
             }
-            // bash 5.2's braced form `\x{HH…}` has rules of its own (`\x{4142}` is `B`,
-            // `\x{zz}` vanishes): not modelled, so the word's text is not known exactly.
+            // bash 5.2's braced form `\x{HH…}`: every hex digit after the brace counts, the
+            // byte is the value's low eight bits (`\x{4142}` is `B`), a `}` right after the
+            // digits is dropped, and no digit at all is a NUL, which ends the string
+            // (`\x{zz}` vanishes with the rest). Checked against bash 5.2.15.
             b'x' if b.get(i) == Some(&b'{') => {
-                exact = false;
-                bytes.extend_from_slice(b"\\x");
+                i += 1;
+                let mut v: u8 = 0;
+                while let Some(d) = b.get(i).and_then(|c| (*c as char).to_digit(16)) {
+                    v = v.wrapping_mul(16).wrapping_add(d as u8);
+                    i += 1;
+                }
+                if b.get(i) == Some(&b'}') {
+                    i += 1;
+                }
+                bytes.push(v);
             }
             b'x' => {
                 let (v, used) = hex_prefix(&b[i..], 2);
@@ -664,6 +674,15 @@ mod tests {
         // A NUL ends the string, as bash ends it.
         assert_eq!(ok(r"sub\c@/x"), "sub");
         assert_eq!(ok(r"a\x00b"), "a");
+        // bash 5.2's braced hex: all digits count, low byte kept, `}` dropped, none is a NUL.
+        assert_eq!(ok(r"#\x{0a}rm"), "#\nrm");
+        assert_eq!(ok(r"\x{41}B"), "AB");
+        assert_eq!(ok(r"\x{4142}"), "B");
+        assert_eq!(ok(r"\x{41}}"), "A}");
+        assert_eq!(ok(r"\x{4g}"), "\u{4}g}");
+        assert_eq!(ok(r"\x{41"), "A");
+        assert_eq!(ok(r"a\x{zz}q"), "a");
+        assert_eq!(ok(r"\x{00000041}"), "A");
         // Bytes that are not UTF-8, and escapes bash turns into bytes of its own.
         assert!(decode_ansi_c(r"s\xe9").is_err());
         assert!(decode_ansi_c(r"\351").is_err());

@@ -236,8 +236,13 @@ fn double_quoted_text_outside_the_strings_children_is_kept() {
             Ask,
             Some(Code::ForbiddenArgument),
         ),
-        // bash 5.2's braced hex escape is not modelled: the word asks.
-        ("eval $'#\\x{0a}rm -rf ~'", Ask, Some(Code::Exec)),
+        // bash 5.2's braced hex escape decodes to a newline: the comment ends and rm runs.
+        (
+            "eval $'#\\x{0a}rm -rf ~'",
+            Verdict::Deny,
+            Some(Code::Denied),
+        ),
+        ("eval $'#\\x{0a}ls'", Allow, None),
         ("echo \"a\nb\"", Allow, None),
     ]);
 }

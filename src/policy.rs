@@ -60,7 +60,8 @@ pub mod rules;
 mod state;
 
 pub use confirm::{
-    Choice, ChoiceOutcome, Confirm, Prompt, Source, TITLE_CONFIRM, TITLE_DANGEROUS, TerminalConfirm,
+    Choice, ChoiceOutcome, Confirm, Prompt, Source, TITLE_CONFIRM, TITLE_DANGEROUS,
+    TITLE_FILE_CHANGE, TerminalConfirm,
 };
 pub use grants::{Grants, PathError, normal_path};
 pub use prefix::{Prefix, PrefixError};
@@ -345,6 +346,58 @@ impl Policy {
         d.record.timings.prompt_us = Some(prompt_us);
         d.record.warnings = warnings;
         d
+    }
+
+    /// Asks before a file tool changes `path` (`action` says how, e.g. `overwrite /w/a.txt`):
+    /// `Ok` at once under a path the user granted, otherwise `confirm` is asked with a prompt
+    /// titled [`TITLE_FILE_CHANGE`] that offers "allow and grant writes" under the file's
+    /// directory. The default answer is yes, or no for a `destructive` change (a delete); in
+    /// auto-confirm mode the default is taken without asking. Only a person's answer grants.
+    /// `Err` says why it was refused.
+    pub fn confirm_change(
+        &self,
+        action: &str,
+        path: &Path,
+        destructive: bool,
+        confirm: &mut dyn Confirm,
+    ) -> Result<(), String> {
+        if self.may_write(path) {
+            return Ok(());
+        }
+        let (decision, default) = if destructive {
+            (Decision::Reject, Choice::No)
+        } else {
+            (Decision::Unsure, Choice::Yes)
+        };
+        let prompt = Prompt {
+            title: TITLE_FILE_CHANGE.to_string(),
+            command: action.to_string(),
+            text: format!("A tool wants to {action}."),
+            default,
+            decision,
+            kind: None,
+            remember: None,
+            grant_path: path.parent().and_then(|p| normal_path(p).ok()),
+        };
+        let answer = if self.settings.auto_confirm {
+            ChoiceOutcome {
+                choice: prompt.default.clone(),
+                source: Source::Auto,
+            }
+        } else {
+            confirm.confirm(&prompt)
+        };
+        if !answer.choice.runs() {
+            return Err(match answer.source {
+                Source::User => "the user answered no".to_owned(),
+                Source::Auto => "auto-confirm took the default answer, no".to_owned(),
+            });
+        }
+        if answer.source == Source::User {
+            let mut warnings = Vec::new();
+            self.grant(&answer.choice, &mut warnings);
+        }
+        Ok(())
     }
 
     /// The assessor's answer; a panicking assessor, or none, is `Unsure`, never `Allow`.

@@ -14,6 +14,9 @@ use crate::assess::{Decision, UnsureKind};
 pub const TITLE_CONFIRM: &str = "Command Confirmation";
 /// Title of the prompt for an assessor's `Reject` (default no).
 pub const TITLE_DANGEROUS: &str = "Dangerous Command Confirmation";
+/// Title of the prompt a file tool raises before it changes a file outside its temporary
+/// directory ([`Policy::confirm_change`](crate::policy::Policy::confirm_change)).
+pub const TITLE_FILE_CHANGE: &str = "File Change Confirmation";
 
 /// An answer to a prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,7 +83,7 @@ impl ChoiceOutcome {
 /// What the person is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {
-    /// [`TITLE_CONFIRM`] or [`TITLE_DANGEROUS`].
+    /// [`TITLE_CONFIRM`], [`TITLE_DANGEROUS`] or [`TITLE_FILE_CHANGE`].
     pub title: String,
     /// The command.
     pub command: String,

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::tool::error::Cancelled;
+use crate::tool::workspace::Workspace;
 
 /// One run of an agent: the scope of idempotent caching and of cancellation.
 ///
@@ -87,6 +88,7 @@ pub struct AgentHandle {
     /// The run the agent is in.
     pub run: Run,
     progress: Option<ProgressSink>,
+    workspace: Option<Workspace>,
 }
 
 /// What a tool receives about its call, through a parameter of type `ToolCallContext<C>` (such a
@@ -224,6 +226,7 @@ impl AgentHandle {
             name: name.into(),
             run: Run::new(),
             progress: None,
+            workspace: None,
         }
     }
 
@@ -236,6 +239,18 @@ impl AgentHandle {
     /// The same agent starting a new [`Run`] (fresh idempotency cache, not cancelled).
     pub fn with_new_run(&self) -> Self {
         self.clone().with_run(Run::new())
+    }
+
+    /// The same agent working in `workspace`: the built-in tools (`fs`, `patch`, `cmd`, …)
+    /// resolve every path through it, and refuse to run without one.
+    pub fn with_workspace(mut self, workspace: Workspace) -> Self {
+        self.workspace = Some(workspace);
+        self
+    }
+
+    /// The agent's workspace, when it has one.
+    pub fn workspace(&self) -> Option<&Workspace> {
+        self.workspace.as_ref()
     }
 
     /// Sends progress events of tools that declare `emits_progress` to `sink`, e.g. to stream
@@ -252,6 +267,7 @@ impl fmt::Debug for AgentHandle {
             .field("name", &self.name)
             .field("run", &self.run)
             .field("progress", &self.progress.is_some())
+            .field("workspace", &self.workspace)
             .finish()
     }
 }

@@ -1,5 +1,13 @@
 //! tool/groups.rs: named groups of tools, each made by a factory, so a runtime can ask for "the
-//! filesystem tools" by name. It never registers anything itself; the ToolBox does.
+//! filesystem tools" by name, and the built-in groups, one module each. It never registers
+//! anything itself; the ToolBox does.
+//!
+//! The built-in tools find the agent's [`Workspace`](crate::tool::Workspace) through
+//! [`AgentHandle::with_workspace`](crate::tool::AgentHandle::with_workspace), whatever the
+//! runtime's context type, and refuse to run without one.
+
+pub mod fs;
+pub mod system;
 
 use std::fmt;
 use std::sync::Arc;
@@ -14,8 +22,7 @@ pub type GroupFactory<C> = Arc<dyn Fn() -> Vec<Tool<C>> + Send + Sync>;
 ///
 /// Runtimes build their own and register them with
 /// [`ToolBox::with_groups`](crate::tool::ToolBox::with_groups). [`ToolGroups::builtin`] is the
-/// registry behind [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults); it is empty
-/// for now (see there).
+/// registry behind [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults).
 ///
 /// ```
 /// use cmdguard::tool::{Arguments, CallError, Tool, ToolBox, ToolGroups};
@@ -39,24 +46,6 @@ impl<C> ToolGroups<C> {
     /// An empty registry.
     pub fn new() -> Self {
         ToolGroups { groups: Vec::new() }
-    }
-
-    /// The built-in groups. **This registry is empty today: no built-in tool ships yet**, so
-    /// [`names`](ToolGroups::names) is empty, [`build_all`](ToolGroups::build_all) returns no
-    /// tools and [`build`](ToolGroups::build) fails for every name.
-    ///
-    /// It will hold cmdguard's own tools, one group per module (`system`, `fs`, `patch`, `cmd`
-    /// — shell commands judged by the analyser first — `search`, `browser`, `diagnostic`, …),
-    /// and [`ToolBox::with_defaults`](crate::tool::ToolBox::with_defaults) will register them
-    /// without a change to its signature.
-    ///
-    /// ```
-    /// use cmdguard::tool::ToolGroups;
-    ///
-    /// assert!(ToolGroups::<()>::builtin().names().is_empty());
-    /// ```
-    pub fn builtin() -> Self {
-        ToolGroups::new()
     }
 
     /// Adds (or replaces) the group `name`, made by `factory`.
@@ -106,6 +95,34 @@ impl<C> ToolGroups<C> {
             .flat_map(|(_, factory)| factory())
             .collect()
     }
+}
+
+/// The names of the built-in groups, in registration order.
+pub const BUILTIN_GROUPS: &[&str] = &["system", "fs"];
+
+impl<C: Send + Sync + 'static> ToolGroups<C> {
+    /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`) and `fs`
+    /// ([`fs`]: `list_dir`, `file_info`, `read_file`, `temp_dir`, `write_file`, `mkdir`,
+    /// `move`, `copy`, `delete`, `glob`, `grep`).
+    ///
+    /// The other groups of the design (`framework`, `patch`, `cmd`, `search`, `browser`,
+    /// `diagnostic`) are **not built yet**; asking for one is an unknown-group error that
+    /// lists the groups that exist.
+    ///
+    /// ```
+    /// use cmdguard::tool::ToolGroups;
+    ///
+    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs"]);
+    /// ```
+    pub fn builtin() -> Self {
+        ToolGroups::new()
+            .group("system", || into_context(system::tools()))
+            .group("fs", || into_context(fs::tools()))
+    }
+}
+
+fn into_context<C: Send + Sync + 'static>(tools: Vec<Tool>) -> Vec<Tool<C>> {
+    tools.into_iter().map(Tool::into_context).collect()
 }
 
 impl<C> Default for ToolGroups<C> {

@@ -181,12 +181,13 @@ mod def;
 mod error;
 mod exec;
 mod fnmatch;
-mod groups;
+pub mod groups;
 mod schema;
 mod search;
 mod subagent;
 mod toolbox;
 mod validate;
+mod workspace;
 
 /// Turns a function into a [`Tool`]: the function stays as written and `fn <name>_tool()`
 /// returning the tool is generated next to it, with the same visibility.
@@ -237,3 +238,4 @@ pub use subagent::{
 };
 pub use toolbox::{SearchHit, TOOL_SEARCH, ToolBox};
 pub use validate::Arguments;
+pub use workspace::{Workspace, WorkspaceError};

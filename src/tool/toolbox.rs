@@ -151,19 +151,21 @@ impl<C: Send + Sync + 'static> ToolBox<C> {
         Ok(self)
     }
 
-    /// Registers the named built-in groups (see [`ToolGroups::builtin`]).
+    /// Registers the named built-in groups (see [`ToolGroups::builtin`] for which exist);
+    /// an unknown name is [`RegistryError::UnknownGroup`] and registers nothing.
     ///
-    /// **No built-in group exists yet**, so today every name is an unknown group and this
-    /// returns [`RegistryError::UnknownGroup`]. The built-in groups (`fs`, `cmd`, `search`, …)
-    /// will be added to [`ToolGroups::builtin`], and this function registers them without a
-    /// change to its signature. Until then, build your own groups and use
-    /// [`with_groups`](ToolBox::with_groups).
+    /// ```
+    /// use cmdguard::tool::ToolBox;
+    ///
+    /// let toolbox = ToolBox::<()>::new().with_defaults(&["fs"]).unwrap();
+    /// assert!(toolbox.get("read_file").is_some());
+    /// assert!(toolbox.get("datetime").is_none());
+    /// ```
     pub fn with_defaults(self, groups: &[&str]) -> Result<Self, RegistryError> {
         self.with_groups(&ToolGroups::builtin(), groups)
     }
 
-    /// Registers every built-in group. **No built-in group exists yet**, so today this registers
-    /// nothing (see [`with_defaults`](ToolBox::with_defaults)).
+    /// Registers every built-in group (see [`ToolGroups::builtin`]).
     pub fn with_all_defaults(self) -> Result<Self, RegistryError> {
         self.with_all_groups(&ToolGroups::builtin())
     }

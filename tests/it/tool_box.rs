@@ -355,17 +355,28 @@ fn an_unknown_group_names_the_known_ones() {
 }
 
 #[test]
-fn the_builtin_group_registry_is_empty_until_builtin_tools_land() {
-    // FIXME(issue 5): built-in groups arrive with the built-in tools; then this lists them.
-    assert!(ToolGroups::<()>::builtin().names().is_empty());
-    assert_eq!(
-        names(&ToolBox::new().with_all_defaults().unwrap(), &[]),
-        Vec::<String>::new()
-    );
-    let err = ToolBox::<()>::new().with_defaults(&["fs"]).unwrap_err();
+fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
+    assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs"]);
+    let all = names(&ToolBox::new().with_all_defaults().unwrap(), &[]);
+    for tool in [
+        "system_info",
+        "datetime",
+        "sleep",
+        "read_file",
+        "grep",
+        "delete",
+    ] {
+        assert!(all.iter().any(|t| t == tool), "{tool} missing from {all:?}");
+    }
+    let fs_only = names(&ToolBox::<()>::new().with_defaults(&["fs"]).unwrap(), &[]);
+    assert!(fs_only.iter().any(|t| t == "read_file"));
+    assert!(!fs_only.iter().any(|t| t == "datetime"));
+    let err = ToolBox::<()>::new()
+        .with_defaults(&["browser"])
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown tool group 'fs': no groups are registered"
+        "unknown tool group 'browser': expected one of system, fs"
     );
 }
 

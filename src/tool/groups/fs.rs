@@ -1,0 +1,750 @@
+//! tool/groups/fs.rs: the `fs` group — listing, reading, searching and changing files inside
+//! the agent's [`Workspace`]. Every path parameter goes through [`Workspace::resolve`]; a change
+//! to something that exists outside the temporary directory (overwrite, move, copy over,
+//! delete) asks through the workspace's permission first. Creating a new file or directory
+//! does not ask: it destroys nothing.
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use ignore::WalkBuilder;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::tool::{Tool, ToolCallContext, Workspace, tool};
+
+/// The largest file `read_file` reads, in bytes.
+pub const MAX_READ_BYTES: u64 = 2 * 1024 * 1024;
+/// The most entries `list_dir` returns.
+pub const MAX_LIST: usize = 1000;
+/// The most paths `glob` returns.
+pub const MAX_GLOB: usize = 1000;
+/// The most matching lines (or files) `grep` returns.
+pub const MAX_GREP: usize = 500;
+/// The longest line `grep` quotes, in bytes; longer lines are cut with `…`.
+pub const MAX_GREP_LINE: usize = 300;
+/// Files larger than this are skipped by `grep`.
+pub const MAX_GREP_FILE: u64 = 8 * 1024 * 1024;
+
+/// The tools of the group, in the order a model sees them.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        list_dir_tool(),
+        file_info_tool(),
+        read_file_tool(),
+        temp_dir_tool(),
+        write_file_tool(),
+        mkdir_tool(),
+        move_path_tool(),
+        copy_tool(),
+        delete_tool(),
+        glob_tool(),
+        grep_tool(),
+    ]
+}
+
+type Ctx = ToolCallContext<()>;
+type Outcome<T = String> = Result<T, String>;
+
+fn workspace(ctx: &Ctx) -> Outcome<&Workspace> {
+    ctx.agent().workspace().ok_or_else(|| {
+        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
+            .to_owned()
+    })
+}
+
+fn resolve(ctx: &Ctx, path: &str) -> Outcome<(Workspace, PathBuf)> {
+    let ws = workspace(ctx)?.clone();
+    let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
+    Ok((ws, resolved))
+}
+
+fn io_error(what: &str, path: &Path, e: &io::Error) -> String {
+    format!("cannot {what} {}: {e}", path.display())
+}
+
+/// One entry of `list_dir`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DirEntry {
+    /// The entry's name; directories end in `/`.
+    pub name: String,
+    /// `file`, `directory`, `symlink` or `other` (with `details`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// Size in bytes (with `details`, files only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Last modification, ISO 8601 UTC (with `details`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+}
+
+/// What `list_dir` returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Listing {
+    /// The directory, absolute.
+    pub path: String,
+    /// Its entries, sorted by name.
+    pub entries: Vec<DirEntry>,
+    /// Set when more than the returned entries exist.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<String>,
+}
+
+fn kind_of(meta: &fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_symlink() {
+        "symlink"
+    } else if t.is_dir() {
+        "directory"
+    } else if t.is_file() {
+        "file"
+    } else {
+        "other"
+    }
+}
+
+fn modified(meta: &fs::Metadata) -> Option<String> {
+    let time = meta.modified().ok()?;
+    let stamp = jiff::Timestamp::try_from(time).ok()?;
+    Some(stamp.round(jiff::Unit::Second).ok()?.to_string())
+}
+
+/// Lists a directory of the workspace: names sorted, directories ending in `/`; with
+/// `details`, each entry's kind, size and modification time.
+#[tool]
+fn list_dir(
+    /// The directory, relative to the working directory or absolute.
+    path: &str,
+    /// Also report kind, size and modification time.
+    #[tool(default = false)]
+    details: bool,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome<Listing> {
+    let (_, dir) = resolve(ctx, path)?;
+    let read = fs::read_dir(&dir).map_err(|e| io_error("list", &dir, &e))?;
+    let mut entries = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(|e| io_error("list", &dir, &e))?;
+        let meta = entry.metadata().ok();
+        let mut name = entry.file_name().to_string_lossy().into_owned();
+        if meta.as_ref().is_some_and(fs::Metadata::is_dir) {
+            name.push('/');
+        }
+        let (kind, size, modified) = match (&meta, details) {
+            (Some(m), true) => (Some(kind_of(m)), m.is_file().then_some(m.len()), modified(m)),
+            _ => (None, None, None),
+        };
+        entries.push(DirEntry {
+            name,
+            kind,
+            size,
+            modified,
+        });
+    }
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let truncated = (entries.len() > MAX_LIST)
+        .then(|| format!("{} entries; the first {MAX_LIST} are shown", entries.len()));
+    entries.truncate(MAX_LIST);
+    Ok(Listing {
+        path: dir.display().to_string(),
+        entries,
+        truncated,
+    })
+}
+
+/// What `file_info` returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileInfo {
+    /// The path, absolute.
+    pub path: String,
+    /// `file`, `directory` or `other`.
+    pub kind: &'static str,
+    /// Size in bytes.
+    pub size: u64,
+    /// Number of lines, for a text file no larger than the read limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<usize>,
+    /// Last modification, ISO 8601 UTC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+    /// True for a UTF-8 file without NUL bytes (files over the read limit are not examined).
+    pub is_text: bool,
+}
+
+/// Reports a path's kind, size, line count, modification time and whether it is text.
+#[tool]
+fn file_info(
+    /// The file or directory.
+    path: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome<FileInfo> {
+    let (_, path) = resolve(ctx, path)?;
+    let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
+    let (lines, is_text) = if meta.is_file() && meta.len() <= MAX_READ_BYTES {
+        match read_text(&path) {
+            Ok(text) => (Some(count_lines(&text)), true),
+            Err(_) => (None, false),
+        }
+    } else {
+        (None, false)
+    };
+    Ok(FileInfo {
+        path: path.display().to_string(),
+        kind: kind_of(&meta),
+        size: meta.len(),
+        lines,
+        modified: modified(&meta),
+        is_text,
+    })
+}
+
+fn count_lines(text: &str) -> usize {
+    text.lines().count()
+}
+
+/// Why a file cannot be shown as text.
+enum NotText {
+    Io(io::Error),
+    TooLarge(u64),
+    Binary,
+}
+
+/// The file's contents as text: a regular file of at most [`MAX_READ_BYTES`], UTF-8, without
+/// NUL bytes.
+fn read_text(path: &Path) -> Result<String, NotText> {
+    let meta = fs::metadata(path).map_err(NotText::Io)?;
+    if !meta.is_file() {
+        return Err(NotText::Io(io::Error::other("not a regular file")));
+    }
+    if meta.len() > MAX_READ_BYTES {
+        return Err(NotText::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    fs::File::open(path)
+        .and_then(|f| f.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(NotText::Io)?;
+    if bytes.len() as u64 > MAX_READ_BYTES {
+        return Err(NotText::TooLarge(bytes.len() as u64));
+    }
+    if bytes.contains(&0) {
+        return Err(NotText::Binary);
+    }
+    String::from_utf8(bytes).map_err(|_| NotText::Binary)
+}
+
+/// Reads a text file of the workspace, whole or a range of lines, optionally numbered (from
+/// 1). Binary files and files over 2 MiB are refused with a clear error.
+#[tool]
+fn read_file(
+    /// The file.
+    path: &str,
+    /// How many lines to skip first.
+    #[tool(default = 0)]
+    line_offset: usize,
+    /// How many lines to return at most; all when absent.
+    line_limit: Option<usize>,
+    /// Prefix each line with its number and a tab.
+    #[tool(default = false)]
+    include_line_numbers: bool,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let (_, path) = resolve(ctx, path)?;
+    let text = read_text(&path).map_err(|e| match e {
+        NotText::Io(e) => io_error("read", &path, &e),
+        NotText::TooLarge(n) => format!(
+            "{} is {n} bytes, over the {MAX_READ_BYTES}-byte limit of read_file; use grep to find the part you need",
+            path.display()
+        ),
+        NotText::Binary => format!("{} is not a text file", path.display()),
+    })?;
+    let mut out = String::new();
+    let lines = text.split_inclusive('\n').enumerate().skip(line_offset);
+    for (i, line) in lines.take(line_limit.unwrap_or(usize::MAX)) {
+        if include_line_numbers {
+            out.push_str(&format!("{:>6}\t", i + 1));
+        }
+        out.push_str(line);
+    }
+    Ok(out)
+}
+
+/// Returns the agent's temporary directory, creating it on first use. Files there can be
+/// written, moved and deleted without asking; it is removed when the workspace goes away.
+#[tool]
+fn temp_dir(#[tool(context)] ctx: &Ctx) -> Outcome {
+    let ws = workspace(ctx)?;
+    let dir = ws.temp_dir().map_err(|e| e.to_string())?;
+    Ok(dir.display().to_string())
+}
+
+/// Writes text to a file, creating it or replacing its contents. Replacing a file outside the
+/// temporary directory asks the user first.
+#[tool]
+fn write_file(
+    /// The file.
+    path: &str,
+    /// The complete new contents.
+    content: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let (ws, path) = resolve(ctx, path)?;
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(format!("{} is a directory", path.display()));
+        }
+        Ok(_) => ws
+            .permit(&format!("overwrite {}", path.display()), &path, false)
+            .map_err(|e| e.to_string())?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_error("write", &path, &e)),
+    }
+    if !path.parent().is_some_and(Path::is_dir) {
+        return Err(format!(
+            "the directory of {} does not exist; create it with mkdir first",
+            path.display()
+        ));
+    }
+    fs::write(&path, content).map_err(|e| io_error("write", &path, &e))?;
+    Ok(format!(
+        "wrote {} bytes to {}",
+        content.len(),
+        path.display()
+    ))
+}
+
+/// Creates a directory and any missing parents.
+#[tool]
+fn mkdir(
+    /// The directory.
+    path: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let (_, path) = resolve(ctx, path)?;
+    if path.is_dir() {
+        return Ok(format!("{} already exists", path.display()));
+    }
+    fs::create_dir_all(&path).map_err(|e| io_error("create", &path, &e))?;
+    Ok(format!("created {}", path.display()))
+}
+
+/// Moves or renames a file or directory. Moving something outside the temporary directory, or
+/// onto an existing file, asks the user first.
+#[tool(name = "move")]
+fn move_path(
+    /// What to move.
+    src: &str,
+    /// Where to; an existing directory receives it under its own name.
+    dst: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let (ws, src) = resolve(ctx, src)?;
+    let (_, dst) = resolve(ctx, dst)?;
+    let src_meta = fs::symlink_metadata(&src).map_err(|e| io_error("move", &src, &e))?;
+    let dst = into_dir(&dst, &src)?;
+    if src == ws.workdir() {
+        return Err("the working directory itself cannot be moved".to_owned());
+    }
+    if src_meta.is_dir() && dst.starts_with(&src) {
+        return Err(format!("cannot move {} into itself", src.display()));
+    }
+    let replaces = fs::symlink_metadata(&dst).is_ok();
+    if replaces && dst.is_dir() {
+        return Err(format!("{} already exists", dst.display()));
+    }
+    if !(ws.in_temp(&src) && ws.in_temp(&dst)) {
+        let how = if replaces { " (replacing it)" } else { "" };
+        ws.permit(
+            &format!("move {} to {}{how}", src.display(), dst.display()),
+            &src,
+            false,
+        )
+        .map_err(|e| e.to_string())?;
+        if replaces && !ws.in_temp(&dst) {
+            ws.permit(&format!("overwrite {}", dst.display()), &dst, false)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    if let Err(e) = fs::rename(&src, &dst) {
+        // Across file systems (e.g. into the temporary directory): copy, then remove.
+        if src_meta.is_file() && e.kind() == io::ErrorKind::CrossesDevices {
+            fs::copy(&src, &dst).map_err(|e| io_error("copy", &src, &e))?;
+            fs::remove_file(&src).map_err(|e| io_error("remove", &src, &e))?;
+        } else {
+            return Err(io_error("move", &src, &e));
+        }
+    }
+    Ok(format!("moved {} to {}", src.display(), dst.display()))
+}
+
+/// Copies a file, or a directory with everything in it (symbolic links are copied as links).
+/// Copying onto an existing file outside the temporary directory asks the user first.
+#[tool]
+fn copy(
+    /// What to copy.
+    src: &str,
+    /// Where to; an existing directory receives it under its own name.
+    dst: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let (ws, src) = resolve(ctx, src)?;
+    let (_, dst) = resolve(ctx, dst)?;
+    let meta = fs::symlink_metadata(&src).map_err(|e| io_error("copy", &src, &e))?;
+    let dst = into_dir(&dst, &src)?;
+    if meta.is_dir() && dst.starts_with(&src) {
+        return Err(format!("cannot copy {} into itself", src.display()));
+    }
+    match fs::symlink_metadata(&dst) {
+        Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
+        Ok(_) => ws
+            .permit(
+                &format!(
+                    "overwrite {} with a copy of {}",
+                    dst.display(),
+                    src.display()
+                ),
+                &dst,
+                false,
+            )
+            .map_err(|e| e.to_string())?,
+        Err(_) => {}
+    }
+    let n = copy_tree(&src, &dst).map_err(|e| io_error("copy", &src, &e))?;
+    Ok(format!(
+        "copied {} to {} ({n} file{})",
+        src.display(),
+        dst.display(),
+        if n == 1 { "" } else { "s" }
+    ))
+}
+
+/// `dst`, or `dst/<name of src>` when `dst` is an existing directory.
+fn into_dir(dst: &Path, src: &Path) -> Outcome<PathBuf> {
+    if dst.is_dir() {
+        let name = src
+            .file_name()
+            .ok_or_else(|| format!("{} has no name to copy under", src.display()))?;
+        Ok(dst.join(name))
+    } else {
+        Ok(dst.to_path_buf())
+    }
+}
+
+/// Copies `src` to `dst` without following symbolic links; returns how many files it copied.
+fn copy_tree(src: &Path, dst: &Path) -> io::Result<usize> {
+    let meta = fs::symlink_metadata(src)?;
+    if meta.file_type().is_symlink() {
+        copy_link(src, dst)?;
+        Ok(1)
+    } else if meta.is_dir() {
+        fs::create_dir(dst)?;
+        let mut n = 0;
+        for entry in fs::read_dir(src)? {
+            let entry = entry?;
+            n += copy_tree(&entry.path(), &dst.join(entry.file_name()))?;
+        }
+        Ok(n)
+    } else if meta.is_file() {
+        fs::copy(src, dst)?;
+        Ok(1)
+    } else {
+        Err(io::Error::other("not a regular file, directory or link"))
+    }
+}
+
+#[cfg(unix)]
+fn copy_link(src: &Path, dst: &Path) -> io::Result<()> {
+    let target = fs::read_link(src)?;
+    if fs::symlink_metadata(dst).is_ok() {
+        fs::remove_file(dst)?;
+    }
+    std::os::unix::fs::symlink(target, dst)
+}
+
+#[cfg(not(unix))]
+fn copy_link(src: &Path, _dst: &Path) -> io::Result<()> {
+    Err(io::Error::other(format!(
+        "{} is a symbolic link, which is not copied here",
+        src.display()
+    )))
+}
+
+/// Deletes a file or a directory with everything in it. Outside the temporary directory it
+/// asks the user first (default no).
+#[tool]
+fn delete(
+    /// What to delete.
+    path: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let ws = workspace(ctx)?.clone();
+    // The link itself is deleted, not what it points to: resolve the parent only.
+    let given = Path::new(path);
+    let parent = given.parent().filter(|p| !p.as_os_str().is_empty());
+    let name = given
+        .file_name()
+        .ok_or_else(|| format!("{path:?} does not name a file to delete"))?;
+    let dir = ws
+        .resolve(parent.map_or(".", |p| p.to_str().unwrap_or("\0")))
+        .map_err(|e| e.to_string())?;
+    let path = dir.join(name);
+    if !ws.contains(&path) || path == ws.workdir() || Some(path.as_path()) == ws.existing_temp_dir()
+    {
+        return Err(format!(
+            "path {:?} is not within the agent's workspace",
+            path.display().to_string()
+        ));
+    }
+    let meta = fs::symlink_metadata(&path).map_err(|e| io_error("delete", &path, &e))?;
+    ws.permit(&format!("delete {}", path.display()), &path, true)
+        .map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        fs::remove_dir_all(&path).map_err(|e| io_error("delete", &path, &e))?;
+    } else {
+        fs::remove_file(&path).map_err(|e| io_error("delete", &path, &e))?;
+    }
+    Ok(format!("deleted {}", path.display()))
+}
+
+/// Which entries `glob` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FileType {
+    /// Files and directories.
+    Any,
+    /// Files only.
+    File,
+    /// Directories only.
+    Directory,
+}
+
+/// What `glob` and `grep` return.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// The search root, absolute.
+    pub root: String,
+    /// Paths relative to the root (`grep`: `path:line:text`, or paths alone).
+    pub matches: Vec<String>,
+    /// Set when the search stopped at its limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<String>,
+}
+
+/// A shell-style pattern (`*.rs`, `src/**/mod.rs`, `{a,b}.txt`): matched against the entry's
+/// name, or against its path below the root when the pattern holds a `/`.
+struct NamePattern {
+    matcher: GlobMatcher,
+    whole_path: bool,
+}
+
+impl NamePattern {
+    fn new(pattern: &str) -> Outcome<NamePattern> {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("bad pattern {pattern:?}: {e}"))?;
+        Ok(NamePattern {
+            matcher: glob.compile_matcher(),
+            whole_path: pattern.contains('/'),
+        })
+    }
+
+    fn matches(&self, relative: &Path) -> bool {
+        if self.whole_path {
+            self.matcher.is_match(relative)
+        } else {
+            relative
+                .file_name()
+                .is_some_and(|n| self.matcher.is_match(Path::new(n)))
+        }
+    }
+}
+
+/// Walks `root` (a directory or one file) in sorted order without following links, skipping
+/// `.git` and, with `skip_ignored`, what .gitignore and .ignore files exclude. Hidden files
+/// are included.
+fn walk(root: &Path, skip_ignored: bool) -> ignore::Walk {
+    WalkBuilder::new(root)
+        .standard_filters(false)
+        .git_ignore(skip_ignored)
+        .git_exclude(skip_ignored)
+        .ignore(skip_ignored)
+        .parents(skip_ignored)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| e.file_name() != ".git")
+        .build()
+}
+
+/// Finds files and directories below a directory whose names match a shell pattern
+/// (`*.rs`; a pattern with `/`, like `src/**/*.rs`, matches the path below the root). Paths
+/// are returned relative to the root; .gitignore'd files are skipped unless `skip_ignored` is
+/// false.
+#[tool]
+fn glob(
+    /// The directory to search.
+    #[tool(default = ".")]
+    path: &str,
+    /// The shell pattern.
+    #[tool(default = "*")]
+    name_pattern: &str,
+    /// `any`, `file` or `directory`.
+    #[tool(default = "any")]
+    file_type: FileType,
+    /// Skip what .gitignore excludes.
+    #[tool(default = true)]
+    skip_ignored: bool,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome<Found> {
+    let (_, root) = resolve(ctx, path)?;
+    let pattern = NamePattern::new(name_pattern)?;
+    let mut matches = Vec::new();
+    let mut truncated = None;
+    for entry in walk(&root, skip_ignored) {
+        ctx.check_cancelled()
+            .map_err(|c| format!("cancelled: {}", c.reason))?;
+        let Ok(entry) = entry else { continue };
+        let Ok(relative) = entry.path().strip_prefix(&root) else {
+            continue;
+        };
+        if relative.as_os_str().is_empty() {
+            continue;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let wanted = match file_type {
+            FileType::Any => true,
+            FileType::File => !is_dir,
+            FileType::Directory => is_dir,
+        };
+        if wanted && pattern.matches(relative) {
+            if matches.len() == MAX_GLOB {
+                truncated = Some(format!("stopped after {MAX_GLOB} paths"));
+                break;
+            }
+            matches.push(relative.to_string_lossy().into_owned());
+        }
+    }
+    Ok(Found {
+        root: root.display().to_string(),
+        matches,
+        truncated,
+    })
+}
+
+/// Searches file contents below a directory (or in one file) for a regular expression (or a
+/// literal text with `regex` false). Returns `path:line:text` for each matching line, or only
+/// the paths of matching files without `include_content`. Binary files, files over 8 MiB and
+/// .gitignore'd files (unless `skip_ignored` is false) are skipped.
+#[tool]
+fn grep(
+    /// The directory or file to search.
+    path: &str,
+    /// What to look for.
+    pattern: &str,
+    /// Only files whose names match this shell pattern.
+    #[tool(default = "*")]
+    file_pattern: &str,
+    /// Return the matching lines; false returns only the paths of matching files.
+    #[tool(default = true)]
+    include_content: bool,
+    /// Read `pattern` as a regular expression; false searches for it literally.
+    #[tool(default = true)]
+    regex: bool,
+    /// Skip what .gitignore excludes.
+    #[tool(default = true)]
+    skip_ignored: bool,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome<Found> {
+    let (_, root) = resolve(ctx, path)?;
+    let names = NamePattern::new(file_pattern)?;
+    let text = if regex {
+        pattern.to_owned()
+    } else {
+        regex_syntax_escape(pattern)
+    };
+    let matcher = RegexMatcherBuilder::new()
+        .build(&text)
+        .map_err(|e| format!("bad pattern {pattern:?}: {e}"))?;
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(0))
+        .build();
+    let mut matches = Vec::new();
+    let mut truncated = None;
+    'files: for entry in walk(&root, skip_ignored) {
+        ctx.check_cancelled()
+            .map_err(|c| format!("cancelled: {}", c.reason))?;
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let relative = match entry.path().strip_prefix(&root) {
+            Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+            // The root is the file itself.
+            _ => PathBuf::from(entry.file_name()),
+        };
+        if !names.matches(&relative) || entry.metadata().map_or(true, |m| m.len() > MAX_GREP_FILE) {
+            continue;
+        }
+        let shown = relative.to_string_lossy().into_owned();
+        let mut hits = Vec::new();
+        let mut full = false;
+        let budget = MAX_GREP - matches.len();
+        let searched = searcher.search_path(
+            &matcher,
+            entry.path(),
+            Lossy(|line_number, line| {
+                if hits.len() == budget {
+                    full = true;
+                    return Ok(false);
+                }
+                hits.push((line_number, cut(line.trim_end_matches(['\n', '\r']))));
+                Ok(include_content)
+            }),
+        );
+        if searched.is_err() {
+            continue;
+        }
+        if include_content {
+            matches.extend(
+                hits.into_iter()
+                    .map(|(n, line)| format!("{shown}:{n}:{line}")),
+            );
+        } else if !hits.is_empty() {
+            matches.push(shown);
+        }
+        if full || matches.len() >= MAX_GREP {
+            truncated = Some(format!("stopped after {MAX_GREP} matches"));
+            break 'files;
+        }
+    }
+    Ok(Found {
+        root: root.display().to_string(),
+        matches,
+        truncated,
+    })
+}
+
+/// `line` cut to [`MAX_GREP_LINE`] bytes at a character boundary.
+fn cut(line: &str) -> String {
+    if line.len() <= MAX_GREP_LINE {
+        return line.to_owned();
+    }
+    let mut end = MAX_GREP_LINE;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &line[..end])
+}
+
+/// `text` with every regex metacharacter escaped, for a literal search.
+fn regex_syntax_escape(text: &str) -> String {
+    regex::escape(text)
+}

@@ -1,0 +1,318 @@
+//! tool/workspace.rs: where the built-in tools may touch the file system — the agent's working
+//! directory and a temporary directory made on first use — and who is asked before a tool
+//! overwrites, moves or deletes something outside the temporary directory. It resolves and
+//! confines paths; it never reads or writes file contents itself.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::policy::{Confirm, Policy};
+
+/// The directories an agent's built-in tools may use: its working directory, and a temporary
+/// directory created on first use and removed when the last handle is dropped.
+///
+/// A cheap handle: clones share the same temporary directory and the same write permission.
+/// Give it to an agent with [`AgentHandle::with_workspace`](crate::tool::AgentHandle::with_workspace);
+/// every path parameter of a built-in tool goes through [`Workspace::resolve`].
+///
+/// ```
+/// use cmdguard::tool::Workspace;
+///
+/// let dir = std::env::temp_dir();
+/// let ws = Workspace::new(&dir).unwrap();
+/// assert!(ws.resolve("notes.txt").unwrap().starts_with(ws.workdir()));
+/// assert!(ws.resolve("/").is_err());
+/// ```
+#[derive(Clone)]
+pub struct Workspace {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    workdir: PathBuf,
+    temp: OnceLock<PathBuf>,
+    permission: Option<Mutex<Permission>>,
+}
+
+/// The policy and the person who answer a tool's request to change a file outside the
+/// temporary directory.
+struct Permission {
+    policy: Arc<Policy>,
+    confirm: Box<dyn Confirm + Send>,
+}
+
+/// Why a path or a change was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkspaceError {
+    /// The path resolves outside the working directory and the temporary directory.
+    Outside {
+        /// The path as the tool was given it.
+        path: String,
+    },
+    /// The working directory does not exist or cannot be resolved.
+    Workdir {
+        /// The directory.
+        path: PathBuf,
+        /// What the operating system said.
+        error: String,
+    },
+    /// A file-system error while resolving the path.
+    Io {
+        /// The path as the tool was given it.
+        path: String,
+        /// What the operating system said.
+        error: String,
+    },
+    /// The change needs a person's permission and none was given.
+    Refused {
+        /// What was asked.
+        action: String,
+        /// Why it was refused.
+        reason: String,
+    },
+}
+
+impl fmt::Display for WorkspaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkspaceError::Outside { path } => {
+                write!(f, "path {path:?} is not within the agent's workspace")
+            }
+            WorkspaceError::Workdir { path, error } => {
+                write!(
+                    f,
+                    "working directory {} is unusable: {error}",
+                    path.display()
+                )
+            }
+            WorkspaceError::Io { path, error } => write!(f, "cannot resolve {path:?}: {error}"),
+            WorkspaceError::Refused { action, reason } => write!(f, "{action} refused: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for WorkspaceError {}
+
+impl Workspace {
+    /// A workspace rooted at `workdir` (resolved through symlinks now). Without
+    /// [`with_permission`](Workspace::with_permission), changes to existing files outside the
+    /// temporary directory are refused.
+    pub fn new(workdir: impl AsRef<Path>) -> Result<Workspace, WorkspaceError> {
+        let path = workdir.as_ref();
+        let workdir = fs::canonicalize(path).map_err(|e| WorkspaceError::Workdir {
+            path: path.to_path_buf(),
+            error: e.to_string(),
+        })?;
+        if !workdir.is_dir() {
+            return Err(WorkspaceError::Workdir {
+                path: path.to_path_buf(),
+                error: "not a directory".to_owned(),
+            });
+        }
+        Ok(Workspace {
+            inner: Arc::new(Inner {
+                workdir,
+                temp: OnceLock::new(),
+                permission: None,
+            }),
+        })
+    }
+
+    /// The same workspace whose tools ask `confirm`, through `policy`, before they overwrite,
+    /// move, copy over or delete a file outside the temporary directory. A path the user
+    /// granted earlier ([`Policy::may_write`]) is not asked again.
+    pub fn with_permission(
+        self,
+        policy: Arc<Policy>,
+        confirm: impl Confirm + Send + 'static,
+    ) -> Workspace {
+        Workspace {
+            inner: Arc::new(Inner {
+                workdir: self.inner.workdir.clone(),
+                temp: OnceLock::new(),
+                permission: Some(Mutex::new(Permission {
+                    policy,
+                    confirm: Box::new(confirm),
+                })),
+            }),
+        }
+    }
+
+    /// The working directory, canonical.
+    pub fn workdir(&self) -> &Path {
+        &self.inner.workdir
+    }
+
+    /// The temporary directory, when it has been created.
+    pub fn existing_temp_dir(&self) -> Option<&Path> {
+        self.inner.temp.get().map(PathBuf::as_path)
+    }
+
+    /// The temporary directory, created on first call (private to this workspace, removed with
+    /// it).
+    pub fn temp_dir(&self) -> Result<&Path, WorkspaceError> {
+        if let Some(dir) = self.inner.temp.get() {
+            return Ok(dir);
+        }
+        let made = make_temp_dir().map_err(|e| WorkspaceError::Io {
+            path: std::env::temp_dir().display().to_string(),
+            error: e.to_string(),
+        })?;
+        // Another thread may have won the race: keep its directory and drop ours.
+        if let Err(unused) = self.inner.temp.set(made) {
+            let _ = fs::remove_dir(unused);
+        }
+        Ok(self
+            .inner
+            .temp
+            .get()
+            .map_or(Path::new(""), PathBuf::as_path))
+    }
+
+    /// Resolves a tool's path parameter: relative paths against the working directory,
+    /// symlinks resolved as far as the path exists, `..` refused in the part that does not
+    /// exist yet. Only paths inside the working directory or the (existing) temporary
+    /// directory are returned, absolute.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, WorkspaceError> {
+        if path.is_empty() || path.contains('\0') {
+            return Err(WorkspaceError::Outside {
+                path: path.to_owned(),
+            });
+        }
+        let given = Path::new(path);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.inner.workdir.join(given)
+        };
+        let resolved = resolve_existing_prefix(&joined).map_err(|error| WorkspaceError::Io {
+            path: path.to_owned(),
+            error,
+        })?;
+        if self.contains(&resolved) {
+            Ok(resolved)
+        } else {
+            Err(WorkspaceError::Outside {
+                path: path.to_owned(),
+            })
+        }
+    }
+
+    /// True when `resolved` (canonical) lies in the working or the temporary directory.
+    pub fn contains(&self, resolved: &Path) -> bool {
+        resolved.starts_with(&self.inner.workdir) || self.in_temp(resolved)
+    }
+
+    /// True when `resolved` lies in the temporary directory, which exists.
+    pub fn in_temp(&self, resolved: &Path) -> bool {
+        self.existing_temp_dir()
+            .is_some_and(|t| resolved.starts_with(t))
+    }
+
+    /// Asks permission for `action` (e.g. `overwrite /w/a.txt`) on `path`: granted without a
+    /// question inside the temporary directory and under a path the user granted before;
+    /// otherwise the policy's confirmer is asked (default yes, or no for `destructive`
+    /// changes). Without a configured permission, it is refused.
+    pub fn permit(
+        &self,
+        action: &str,
+        path: &Path,
+        destructive: bool,
+    ) -> Result<(), WorkspaceError> {
+        if self.in_temp(path) {
+            return Ok(());
+        }
+        let Some(permission) = &self.inner.permission else {
+            return Err(WorkspaceError::Refused {
+                action: action.to_owned(),
+                reason: "no confirmation policy is configured for this workspace".to_owned(),
+            });
+        };
+        let mut permission = permission.lock().unwrap_or_else(PoisonError::into_inner);
+        let Permission { policy, confirm } = &mut *permission;
+        policy
+            .confirm_change(action, path, destructive, confirm.as_mut())
+            .map_err(|reason| WorkspaceError::Refused {
+                action: action.to_owned(),
+                reason,
+            })
+    }
+}
+
+impl fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Workspace")
+            .field("workdir", &self.inner.workdir)
+            .field("temp_dir", &self.inner.temp.get())
+            .field("permission", &self.inner.permission.is_some())
+            .finish()
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(dir) = self.temp.get() {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The canonical form of `path`: the longest existing prefix resolved through symlinks, then
+/// the rest appended. `..` or `.` in the rest would be resolved against a path that does not
+/// exist (and a later symlink could change its meaning), so it is refused.
+fn resolve_existing_prefix(path: &Path) -> Result<PathBuf, String> {
+    let mut missing = Vec::new();
+    let mut probe = path.to_path_buf();
+    loop {
+        match fs::canonicalize(&probe) {
+            Ok(base) => {
+                let mut out = base;
+                for part in missing.iter().rev() {
+                    out.push(part);
+                }
+                return Ok(out);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // A path ending in `..` has no file name: `..` after a missing directory.
+                let Some(name) = probe.file_name() else {
+                    return Err("`..` after a path that does not exist".to_owned());
+                };
+                missing.push(name.to_os_string());
+                if !probe.pop() {
+                    return Err(e.to_string());
+                }
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// A fresh private directory under the system's temporary directory.
+fn make_temp_dir() -> io::Result<PathBuf> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    for _ in 0..100 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("cmdguard-ws-{}-{nanos:x}-{n}", std::process::id()));
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        match builder.create(&dir) {
+            Ok(()) => return fs::canonicalize(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no free name for a temporary directory"))
+}

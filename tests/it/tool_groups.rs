@@ -1,0 +1,569 @@
+//! The built-in tool groups (`system`, `fs`) against real files in a scratch workspace, called
+//! the way a runtime calls them: through a ToolBox with JSON arguments.
+
+use std::fs;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use cmdguard::policy::{Choice, ChoiceOutcome, Policy, PolicySettings, Prompt, Source};
+use cmdguard::tool::{AgentHandle, CallError, ToolBox, Workspace};
+use serde_json::{Value, json};
+
+use crate::scratch::Scratch;
+
+/// The prompts a scripted user saw, and the answer it gives to each.
+#[derive(Clone)]
+struct User {
+    seen: Arc<Mutex<Vec<Prompt>>>,
+    answer: Choice,
+}
+
+impl User {
+    fn answering(answer: Choice) -> User {
+        User {
+            seen: Arc::new(Mutex::new(Vec::new())),
+            answer,
+        }
+    }
+
+    fn asked(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| p.command.clone())
+            .collect()
+    }
+}
+
+struct Setup {
+    dir: Scratch,
+    toolbox: ToolBox,
+    agent: AgentHandle,
+    user: User,
+}
+
+impl Setup {
+    /// A workspace in a scratch directory whose user answers `answer`.
+    fn new(answer: Choice) -> Setup {
+        Setup::with(answer, false)
+    }
+
+    fn with(answer: Choice, auto_confirm: bool) -> Setup {
+        let dir = Scratch::new();
+        let user = User::answering(answer);
+        let policy = Arc::new(Policy::new(PolicySettings {
+            auto_confirm,
+            state_file: None,
+        }));
+        let u = user.clone();
+        let ws = Workspace::new(dir.path())
+            .unwrap()
+            .with_permission(policy, move |p: &Prompt| {
+                u.seen.lock().unwrap().push(p.clone());
+                ChoiceOutcome::user(u.answer.clone())
+            });
+        Setup {
+            dir,
+            toolbox: ToolBox::new().with_all_defaults().unwrap(),
+            agent: AgentHandle::new("tester").with_workspace(ws),
+            user,
+        }
+    }
+
+    fn call(&self, tool: &str, args: Value) -> Result<Value, String> {
+        self.toolbox
+            .call_tool_blocking(&self.agent, tool, args, ())
+            .map_err(|e| match e {
+                CallError::Failed(info) => info.error,
+                other => format!("{other:?}"),
+            })
+    }
+
+    fn ok(&self, tool: &str, args: Value) -> Value {
+        self.call(tool, args.clone())
+            .unwrap_or_else(|e| panic!("{tool} {args}: {e}"))
+    }
+
+    fn err(&self, tool: &str, args: Value) -> String {
+        match self.call(tool, args.clone()) {
+            Ok(v) => panic!("{tool} {args} succeeded: {v}"),
+            Err(e) => e,
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn canonical(&self, rel: &str) -> String {
+        fs::canonicalize(self.root())
+            .unwrap()
+            .join(rel)
+            .display()
+            .to_string()
+    }
+}
+
+#[test]
+fn paths_outside_the_workspace_are_refused_whatever_the_spelling() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write("in.txt", "hi\n");
+    let outside = Scratch::new();
+    outside.write("secret.txt", "s\n");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.path(), s.root().join("link")).unwrap();
+    let escapes = [
+        "/etc/passwd".to_owned(),
+        "../secret.txt".to_owned(),
+        "sub/../../x".to_owned(),
+        outside.path().join("secret.txt").display().to_string(),
+        "link/secret.txt".to_owned(),
+        "missing/../../x".to_owned(),
+    ];
+    for path in &escapes {
+        let e = s.err("read_file", json!({"path": path}));
+        assert!(
+            e.contains("is not within the agent's workspace") || e.contains("does not exist"),
+            "{path}: {e}"
+        );
+    }
+    for path in &escapes {
+        s.err("write_file", json!({"path": path, "content": "x"}));
+    }
+    assert_eq!(
+        fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
+        "s\n"
+    );
+    assert_eq!(s.ok("read_file", json!({"path": "in.txt"})), json!("hi\n"));
+    assert_eq!(
+        s.ok("read_file", json!({"path": s.canonical("in.txt")})),
+        json!("hi\n")
+    );
+}
+
+#[test]
+fn a_tool_without_a_workspace_says_how_to_give_it_one() {
+    let toolbox = ToolBox::new().with_defaults(&["fs"]).unwrap();
+    let e = toolbox
+        .call_tool_blocking(
+            &AgentHandle::new("bare"),
+            "list_dir",
+            json!({"path": "."}),
+            (),
+        )
+        .unwrap_err();
+    assert!(
+        e.error_info()
+            .unwrap()
+            .error
+            .contains("AgentHandle::with_workspace"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn read_file_returns_ranges_with_numbers_and_refuses_binary_and_huge_files() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write("five.txt", "a\nb\nc\nd\ne\n");
+    let read = |args: Value| s.ok("read_file", args);
+    assert_eq!(read(json!({"path": "five.txt"})), json!("a\nb\nc\nd\ne\n"));
+    assert_eq!(
+        read(json!({"path": "five.txt", "line_offset": 1, "line_limit": 2})),
+        json!("b\nc\n")
+    );
+    assert_eq!(
+        read(json!({"path": "five.txt", "line_offset": 3, "include_line_numbers": true})),
+        json!("     4\td\n     5\te\n")
+    );
+    assert_eq!(
+        read(json!({"path": "five.txt", "line_offset": 9})),
+        json!("")
+    );
+    fs::write(s.root().join("bin"), b"\x7fELF\0\0\x01").unwrap();
+    assert!(
+        s.err("read_file", json!({"path": "bin"}))
+            .contains("is not a text file")
+    );
+    fs::write(s.root().join("latin1"), b"caf\xe9\n").unwrap();
+    assert!(
+        s.err("read_file", json!({"path": "latin1"}))
+            .contains("is not a text file")
+    );
+    let big = "x".repeat(2 * 1024 * 1024 + 1);
+    s.dir.write("big.txt", &big);
+    assert!(
+        s.err("read_file", json!({"path": "big.txt"}))
+            .contains("over the")
+    );
+    assert!(
+        s.err("read_file", json!({"path": "nope"}))
+            .contains("cannot read")
+    );
+}
+
+#[test]
+fn list_dir_and_file_info_describe_what_is_there() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write("b.txt", "1\n2\n");
+    s.dir.write("a/inner.rs", "fn main() {}\n");
+    fs::write(s.root().join("blob"), [0u8, 1, 2]).unwrap();
+    let listing = s.ok("list_dir", json!({"path": "."}));
+    let names: Vec<&str> = listing["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a/", "b.txt", "blob"]);
+    assert!(listing["entries"][1].get("size").is_none());
+    let detailed = s.ok("list_dir", json!({"path": ".", "details": true}));
+    assert_eq!(detailed["entries"][0]["kind"], "directory");
+    assert_eq!(detailed["entries"][1]["size"], 4);
+    assert!(
+        detailed["entries"][1]["modified"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z')
+    );
+
+    let info = s.ok("file_info", json!({"path": "b.txt"}));
+    assert_eq!(
+        (
+            &info["kind"],
+            &info["size"],
+            &info["lines"],
+            &info["is_text"]
+        ),
+        (&json!("file"), &json!(4), &json!(2), &json!(true))
+    );
+    assert_eq!(info["path"], json!(s.canonical("b.txt")));
+    let blob = s.ok("file_info", json!({"path": "blob"}));
+    assert_eq!((&blob["is_text"], blob.get("lines")), (&json!(false), None));
+    assert_eq!(s.ok("file_info", json!({"path": "a"}))["kind"], "directory");
+}
+
+#[test]
+fn new_files_are_written_without_asking_and_overwrites_ask_first() {
+    let s = Setup::new(Choice::Yes);
+    s.ok("write_file", json!({"path": "new.txt", "content": "one"}));
+    assert!(s.user.asked().is_empty(), "{:?}", s.user.asked());
+    s.ok("write_file", json!({"path": "new.txt", "content": "two"}));
+    assert_eq!(
+        s.user.asked(),
+        [format!("overwrite {}", s.canonical("new.txt"))]
+    );
+    assert_eq!(fs::read_to_string(s.root().join("new.txt")).unwrap(), "two");
+    assert!(
+        s.err("write_file", json!({"path": "no/dir/f", "content": "x"}))
+            .contains("mkdir first")
+    );
+    s.ok("mkdir", json!({"path": "no/dir"}));
+    s.ok("write_file", json!({"path": "no/dir/f", "content": "x"}));
+}
+
+#[test]
+fn a_user_who_says_no_keeps_the_file_as_it_was() {
+    let s = Setup::new(Choice::No);
+    s.dir.write("keep.txt", "original");
+    let e = s.err(
+        "write_file",
+        json!({"path": "keep.txt", "content": "changed"}),
+    );
+    assert!(e.contains("refused: the user answered no"), "{e}");
+    assert!(
+        s.err("delete", json!({"path": "keep.txt"}))
+            .contains("refused")
+    );
+    assert!(
+        s.err("move", json!({"src": "keep.txt", "dst": "moved.txt"}))
+            .contains("refused")
+    );
+    s.dir.write("other.txt", "o");
+    assert!(
+        s.err("copy", json!({"src": "other.txt", "dst": "keep.txt"}))
+            .contains("refused")
+    );
+    assert_eq!(
+        fs::read_to_string(s.root().join("keep.txt")).unwrap(),
+        "original"
+    );
+    assert!(!s.root().join("moved.txt").exists());
+}
+
+#[test]
+fn auto_confirm_overwrites_but_never_deletes() {
+    let s = Setup::with(Choice::No, true);
+    s.dir.write("f.txt", "1");
+    s.ok("write_file", json!({"path": "f.txt", "content": "2"}));
+    let e = s.err("delete", json!({"path": "f.txt"}));
+    assert!(
+        e.contains("auto-confirm took the default answer, no"),
+        "{e}"
+    );
+    assert!(
+        s.user.asked().is_empty(),
+        "auto-confirm asked: {:?}",
+        s.user.asked()
+    );
+    assert!(s.root().join("f.txt").exists());
+}
+
+#[test]
+fn a_granted_directory_is_not_asked_again() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write("d/a.txt", "a");
+    s.dir.write("d/b.txt", "b");
+    s.dir.write("e.txt", "e");
+    // This user grants the directory each prompt offers: the file's own.
+    let offered = s.canonical("d");
+    let s = rebuild(
+        s,
+        Choice::GrantPath {
+            path: offered.clone().into(),
+        },
+    );
+    s.ok("write_file", json!({"path": "d/a.txt", "content": "A"}));
+    s.ok("write_file", json!({"path": "d/b.txt", "content": "B"}));
+    s.ok("write_file", json!({"path": "e.txt", "content": "E"}));
+    let seen = s.user.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{:?}", s.user.asked());
+    assert_eq!(seen[0].grant_path, Some(offered.into()));
+    assert_eq!(seen[0].title, cmdguard::policy::TITLE_FILE_CHANGE);
+    assert_eq!(
+        seen[1].command,
+        format!("overwrite {}", s.canonical("e.txt"))
+    );
+}
+
+/// The same scratch directory with a fresh policy and a user answering `answer`.
+fn rebuild(s: Setup, answer: Choice) -> Setup {
+    let user = User::answering(answer);
+    let u = user.clone();
+    let ws = Workspace::new(s.dir.path()).unwrap().with_permission(
+        Arc::new(Policy::new(PolicySettings::default())),
+        move |p: &Prompt| {
+            u.seen.lock().unwrap().push(p.clone());
+            ChoiceOutcome {
+                choice: u.answer.clone(),
+                source: Source::User,
+            }
+        },
+    );
+    Setup {
+        agent: AgentHandle::new("tester").with_workspace(ws),
+        user,
+        ..s
+    }
+}
+
+#[test]
+fn the_temp_dir_is_private_made_on_first_use_and_changes_there_never_ask() {
+    let s = Setup::new(Choice::No);
+    // Before it exists, a path in the system temp dir is outside the workspace.
+    let tmp = s.ok("temp_dir", json!({}));
+    let tmp = tmp.as_str().unwrap().to_owned();
+    assert!(Path::new(&tmp).is_dir());
+    let f = format!("{tmp}/scratch.txt");
+    s.ok("write_file", json!({"path": f, "content": "1"}));
+    s.ok("write_file", json!({"path": f, "content": "2"}));
+    s.ok("copy", json!({"src": f, "dst": format!("{tmp}/copy.txt")}));
+    s.ok(
+        "move",
+        json!({"src": format!("{tmp}/copy.txt"), "dst": format!("{tmp}/moved.txt")}),
+    );
+    s.ok("delete", json!({"path": f}));
+    assert!(s.user.asked().is_empty(), "{:?}", s.user.asked());
+    assert_eq!(s.ok("temp_dir", json!({})).as_str().unwrap(), tmp);
+    drop(s);
+    assert!(
+        !Path::new(&tmp).exists(),
+        "the temp dir outlived its workspace"
+    );
+}
+
+#[test]
+fn copy_move_and_delete_work_on_trees_and_never_follow_links_out() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write("tree/a.txt", "a");
+    s.dir.write("tree/sub/b.txt", "b");
+    let outside = Scratch::new();
+    outside.write("keep.txt", "k");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.path(), s.root().join("tree/out")).unwrap();
+    let copied = s.ok("copy", json!({"src": "tree", "dst": "copy"}));
+    assert!(copied.as_str().unwrap().contains("(3 files)"), "{copied}");
+    assert_eq!(
+        fs::read_to_string(s.root().join("copy/sub/b.txt")).unwrap(),
+        "b"
+    );
+    assert!(
+        s.err("copy", json!({"src": "tree", "dst": "tree/sub"}))
+            .contains("into itself")
+    );
+    s.ok("move", json!({"src": "copy", "dst": "moved"}));
+    assert!(!s.root().join("copy").exists());
+    // Deleting the tree deletes the link, not what it points to.
+    s.ok("delete", json!({"path": "moved"}));
+    s.ok("delete", json!({"path": "tree/out"}));
+    assert!(outside.path().join("keep.txt").exists());
+    assert!(
+        s.err("delete", json!({"path": "."}))
+            .contains("does not name a file")
+    );
+    assert!(
+        s.err("delete", json!({"path": "tree/.."}))
+            .contains("does not name a file")
+    );
+    assert!(
+        s.err("delete", json!({"path": s.canonical("")}))
+            .contains("not within")
+    );
+    assert!(
+        s.err("delete", json!({"path": "/tmp"}))
+            .contains("not within")
+    );
+    let asked = s.user.asked();
+    assert!(asked.iter().any(|a| a.starts_with("delete ")), "{asked:?}");
+}
+
+#[test]
+fn glob_matches_names_or_paths_and_skips_ignored_files_on_request() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write(".gitignore", "target/\n*.log\n");
+    s.dir.write("src/main.rs", "");
+    s.dir.write("src/deep/mod.rs", "");
+    s.dir.write("target/debug/x.rs", "");
+    s.dir.write("run.log", "");
+    s.dir.write(".git/HEAD", "");
+    let glob = |args: Value| {
+        let v = s.ok("glob", args);
+        v["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        glob(json!({"name_pattern": "*.rs"})),
+        ["src/deep/mod.rs", "src/main.rs"]
+    );
+    assert_eq!(
+        glob(json!({"name_pattern": "*.rs", "skip_ignored": false})),
+        ["src/deep/mod.rs", "src/main.rs", "target/debug/x.rs"]
+    );
+    assert_eq!(glob(json!({"name_pattern": "src/*.rs"})), ["src/main.rs"]);
+    assert_eq!(
+        glob(json!({"name_pattern": "src/**/*.rs"})),
+        ["src/deep/mod.rs", "src/main.rs"]
+    );
+    assert_eq!(
+        glob(json!({"path": "src", "file_type": "directory"})),
+        ["deep"]
+    );
+    assert_eq!(glob(json!({"name_pattern": "*.log"})), Vec::<String>::new());
+    assert!(!glob(json!({})).iter().any(|p| p.starts_with(".git/")));
+    assert!(
+        s.err("glob", json!({"file_type": "socket"}))
+            .contains("file_type")
+    );
+}
+
+#[test]
+fn grep_finds_lines_or_files_and_skips_binaries_and_ignored_files() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write(".gitignore", "vendor/\n");
+    s.dir.write("a.rs", "fn alpha() {}\nlet x = a.b;\n");
+    s.dir.write("b.txt", "alpha beta\n");
+    s.dir.write("vendor/c.rs", "fn alpha() {}\n");
+    fs::write(s.root().join("bin.dat"), b"alpha\0\0").unwrap();
+    let grep = |args: Value| {
+        let v = s.ok("grep", args);
+        v["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        grep(json!({"path": ".", "pattern": "al+pha"})),
+        ["a.rs:1:fn alpha() {}", "b.txt:1:alpha beta"]
+    );
+    assert_eq!(
+        grep(json!({"path": ".", "pattern": "alpha", "file_pattern": "*.rs"})),
+        ["a.rs:1:fn alpha() {}"]
+    );
+    assert_eq!(
+        grep(json!({"path": ".", "pattern": "alpha", "include_content": false})),
+        ["a.rs", "b.txt"]
+    );
+    assert_eq!(
+        grep(
+            json!({"path": ".", "pattern": "alpha", "skip_ignored": false, "file_pattern": "*.rs"})
+        ),
+        ["a.rs:1:fn alpha() {}", "vendor/c.rs:1:fn alpha() {}"]
+    );
+    assert_eq!(
+        grep(json!({"path": ".", "pattern": "a.b", "regex": false})),
+        ["a.rs:2:let x = a.b;"]
+    );
+    assert_eq!(
+        grep(json!({"path": "a.rs", "pattern": "let"})),
+        ["a.rs:2:let x = a.b;"]
+    );
+    assert!(
+        s.err("grep", json!({"path": ".", "pattern": "("}))
+            .contains("bad pattern")
+    );
+    let many: String = (0..600).map(|i| format!("hit {i}\n")).collect();
+    s.dir.write("many.txt", &many);
+    let v = s.ok("grep", json!({"path": "many.txt", "pattern": "hit"}));
+    assert_eq!(v["matches"].as_array().unwrap().len(), 500);
+    assert_eq!(v["truncated"], "stopped after 500 matches");
+}
+
+#[test]
+fn system_tools_report_the_machine_and_the_time() {
+    let s = Setup::new(Choice::Yes);
+    let info = s.ok("system_info", json!({}));
+    assert_eq!(info["os"], std::env::consts::OS);
+    assert_eq!(info["arch"], std::env::consts::ARCH);
+    assert!(!info["version"].as_str().unwrap().is_empty());
+    let now = s.ok("datetime", json!({}));
+    let now = now.as_str().unwrap();
+    let re = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d( \(.+\))?$")
+        .unwrap();
+    assert!(re.is_match(now), "{now}");
+    assert!(s.err("sleep", json!({"seconds": -1})).contains("0 or more"));
+    assert!(
+        s.err("sleep", json!({"seconds": 601}))
+            .contains("at most 600")
+    );
+    assert_eq!(
+        s.ok("sleep", json!({"seconds": 0.01})),
+        json!("slept 0.01 s")
+    );
+    // Cancelling the run stops a long sleep early.
+    let agent = s.agent.with_new_run();
+    let run = agent.run.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        run.cancel("stop");
+    });
+    let start = std::time::Instant::now();
+    let e = s
+        .toolbox
+        .call_tool_blocking(&agent, "sleep", json!({"seconds": 60}), ());
+    canceller.join().unwrap();
+    assert!(
+        start.elapsed().as_secs() < 30,
+        "sleep ignored the cancellation"
+    );
+    match e {
+        Err(CallError::Cancelled(_)) => {}
+        Err(CallError::Failed(info)) => assert!(info.error.contains("cancelled"), "{info:?}"),
+        other => panic!("{other:?}"),
+    }
+}

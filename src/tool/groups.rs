@@ -6,6 +6,7 @@
 //! [`AgentHandle::with_workspace`](crate::tool::AgentHandle::with_workspace), whatever the
 //! runtime's context type, and refuse to run without one.
 
+pub mod cmd;
 pub mod fs;
 pub mod system;
 
@@ -98,26 +99,28 @@ impl<C> ToolGroups<C> {
 }
 
 /// The names of the built-in groups, in registration order.
-pub const BUILTIN_GROUPS: &[&str] = &["system", "fs"];
+pub const BUILTIN_GROUPS: &[&str] = &["system", "fs", "cmd"];
 
 impl<C: Send + Sync + 'static> ToolGroups<C> {
-    /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`) and `fs`
+    /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`), `fs`
     /// ([`fs`]: `list_dir`, `file_info`, `read_file`, `temp_dir`, `write_file`, `mkdir`,
-    /// `move`, `copy`, `delete`, `glob`, `grep`).
+    /// `move`, `copy`, `delete`, `glob`, `grep`) and `cmd` ([`cmd`]: `bash` — every command
+    /// judged by the analyser and the confirmation policy first — and its background jobs).
     ///
-    /// The other groups of the design (`framework`, `patch`, `cmd`, `search`, `browser`,
+    /// The other groups of the design (`framework`, `patch`, `search`, `browser`,
     /// `diagnostic`) are **not built yet**; asking for one is an unknown-group error that
     /// lists the groups that exist.
     ///
     /// ```
     /// use cmdguard::tool::ToolGroups;
     ///
-    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs"]);
+    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "cmd"]);
     /// ```
     pub fn builtin() -> Self {
         ToolGroups::new()
             .group("system", || into_context(system::tools()))
             .group("fs", || into_context(fs::tools()))
+            .group("cmd", || into_context(cmd::tools()))
     }
 }
 

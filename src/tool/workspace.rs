@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::policy::{Confirm, Policy};
+use crate::policy::{Confirm, Outcome, Policy};
+use crate::tool::groups::cmd::Jobs;
+use crate::{Analyzer, Verdict, Workdir};
 
 /// The directories an agent's built-in tools may use: its working directory, and a temporary
 /// directory created on first use and removed when the last handle is dropped.
@@ -35,8 +37,30 @@ pub struct Workspace {
 
 struct Inner {
     workdir: PathBuf,
+    permission: Option<Arc<Mutex<Permission>>>,
+    analyzer: Option<Arc<Analyzer>>,
+    /// The embedded default analyser, built on first use when none was given.
+    default_analyzer: OnceLock<Analyzer>,
     temp: OnceLock<PathBuf>,
-    permission: Option<Mutex<Permission>>,
+    /// The `cmd` group's background jobs, killed when the workspace goes away.
+    jobs: Mutex<Jobs>,
+}
+
+impl Inner {
+    fn new(
+        workdir: PathBuf,
+        permission: Option<Arc<Mutex<Permission>>>,
+        analyzer: Option<Arc<Analyzer>>,
+    ) -> Inner {
+        Inner {
+            workdir,
+            permission,
+            analyzer,
+            default_analyzer: OnceLock::new(),
+            temp: OnceLock::new(),
+            jobs: Mutex::new(Jobs::default()),
+        }
+    }
 }
 
 /// The policy and the person who answer a tool's request to change a file outside the
@@ -115,11 +139,7 @@ impl Workspace {
             });
         }
         Ok(Workspace {
-            inner: Arc::new(Inner {
-                workdir,
-                temp: OnceLock::new(),
-                permission: None,
-            }),
+            inner: Arc::new(Inner::new(workdir, None, None)),
         })
     }
 
@@ -131,21 +151,84 @@ impl Workspace {
         policy: Arc<Policy>,
         confirm: impl Confirm + Send + 'static,
     ) -> Workspace {
+        let permission = Arc::new(Mutex::new(Permission {
+            policy,
+            confirm: Box::new(confirm),
+        }));
         Workspace {
-            inner: Arc::new(Inner {
-                workdir: self.inner.workdir.clone(),
-                temp: OnceLock::new(),
-                permission: Some(Mutex::new(Permission {
-                    policy,
-                    confirm: Box::new(confirm),
-                })),
-            }),
+            inner: Arc::new(Inner::new(
+                self.inner.workdir.clone(),
+                Some(permission),
+                self.inner.analyzer.clone(),
+            )),
+        }
+    }
+
+    /// The same workspace judging the `cmd` group's commands with `analyzer` (e.g. one built
+    /// from the user's configuration) instead of the embedded default allowlist.
+    pub fn with_analyzer(self, analyzer: Arc<Analyzer>) -> Workspace {
+        Workspace {
+            inner: Arc::new(Inner::new(
+                self.inner.workdir.clone(),
+                self.inner.permission.clone(),
+                Some(analyzer),
+            )),
         }
     }
 
     /// The working directory, canonical.
     pub fn workdir(&self) -> &Path {
         &self.inner.workdir
+    }
+
+    /// The analyser that judges commands: the one given, or the embedded default, built on
+    /// first use.
+    pub fn analyzer(&self) -> &Analyzer {
+        match &self.inner.analyzer {
+            Some(a) => a,
+            None => self.inner.default_analyzer.get_or_init(Analyzer::default),
+        }
+    }
+
+    /// The background jobs of the `cmd` group.
+    pub(crate) fn jobs(&self) -> &Mutex<Jobs> {
+        &self.inner.jobs
+    }
+
+    /// Decides whether `command` may run in `cwd`: the analyser first, then, for `ask`, the
+    /// confirmation policy (its assessor and the person). Without a permission only what the
+    /// analyser allows runs. `Err` says why the command was refused; it has not started.
+    pub fn permit_command(&self, command: &str, cwd: &Path) -> Result<(), String> {
+        let dir = Workdir::from_env()
+            .map(|d| d.in_dir(cwd))
+            .unwrap_or_else(|_| Workdir::new(cwd));
+        match &self.inner.permission {
+            Some(permission) => {
+                let mut permission = permission.lock().unwrap_or_else(PoisonError::into_inner);
+                let Permission { policy, confirm } = &mut *permission;
+                let decided = policy.check_in(self.analyzer(), command, &dir, confirm.as_mut());
+                match decided.outcome {
+                    Outcome::Run => Ok(()),
+                    Outcome::Refused { message } => Err(message),
+                }
+            }
+            None => {
+                let analysis = self.analyzer().analyze_in(command, &dir);
+                if analysis.verdict == Verdict::Allow {
+                    return Ok(());
+                }
+                let reasons: Vec<&str> = analysis
+                    .findings
+                    .iter()
+                    .map(|f| f.message.as_str())
+                    .collect();
+                Err(format!(
+                    "command `{command}` was not run: cmdguard says {} ({}), and no confirmation policy is configured to ask the user",
+                    analysis.verdict,
+                    reasons.join("; ")
+                ))
+            }
+        }
     }
 
     /// The temporary directory, when it has been created.
@@ -256,6 +339,10 @@ impl fmt::Debug for Workspace {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        self.jobs
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .stop_all();
         if let Some(dir) = self.temp.get() {
             let _ = fs::remove_dir_all(dir);
         }

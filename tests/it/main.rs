@@ -30,6 +30,7 @@ mod sensitive;
 mod snapshots;
 mod tool_box;
 mod tool_call;
+mod tool_cmd;
 mod tool_groups;
 mod tool_newcomer;
 mod tool_schema;

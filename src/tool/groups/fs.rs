@@ -137,7 +137,11 @@ fn list_dir(
             name.push('/');
         }
         let (kind, size, modified) = match (&meta, details) {
-            (Some(m), true) => (Some(kind_of(m)), m.is_file().then_some(m.len()), modified(m)),
+            (Some(m), true) => (
+                Some(kind_of(m)),
+                m.is_file().then_some(m.len()),
+                modified(m),
+            ),
             _ => (None, None, None),
         };
         entries.push(DirEntry {

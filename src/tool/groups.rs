@@ -8,6 +8,7 @@
 
 pub mod cmd;
 pub mod fs;
+pub mod patch;
 pub mod system;
 
 use std::fmt;
@@ -99,27 +100,29 @@ impl<C> ToolGroups<C> {
 }
 
 /// The names of the built-in groups, in registration order.
-pub const BUILTIN_GROUPS: &[&str] = &["system", "fs", "cmd"];
+pub const BUILTIN_GROUPS: &[&str] = &["system", "fs", "patch", "cmd"];
 
 impl<C: Send + Sync + 'static> ToolGroups<C> {
     /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`), `fs`
     /// ([`fs`]: `list_dir`, `file_info`, `read_file`, `temp_dir`, `write_file`, `mkdir`,
-    /// `move`, `copy`, `delete`, `glob`, `grep`) and `cmd` ([`cmd`]: `bash` — every command
+    /// `move`, `copy`, `delete`, `glob`, `grep`), `patch` ([`patch`]: `apply_patch`, all or
+    /// nothing) and `cmd` ([`cmd`]: `bash` — every command
     /// judged by the analyser and the confirmation policy first — and its background jobs).
     ///
-    /// The other groups of the design (`framework`, `patch`, `search`, `browser`,
+    /// The other groups of the design (`framework`, `search`, `browser`,
     /// `diagnostic`) are **not built yet**; asking for one is an unknown-group error that
     /// lists the groups that exist.
     ///
     /// ```
     /// use cmdguard::tool::ToolGroups;
     ///
-    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "cmd"]);
+    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "patch", "cmd"]);
     /// ```
     pub fn builtin() -> Self {
         ToolGroups::new()
             .group("system", || into_context(system::tools()))
             .group("fs", || into_context(fs::tools()))
+            .group("patch", || into_context(patch::tools()))
             .group("cmd", || into_context(cmd::tools()))
     }
 }

@@ -356,7 +356,10 @@ fn an_unknown_group_names_the_known_ones() {
 
 #[test]
 fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
-    assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "cmd"]);
+    assert_eq!(
+        ToolGroups::<()>::builtin().names(),
+        ["system", "fs", "patch", "cmd"]
+    );
     let all = names(&ToolBox::new().with_all_defaults().unwrap(), &[]);
     for tool in [
         "system_info",
@@ -376,7 +379,7 @@ fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown tool group 'browser': expected one of system, fs, cmd"
+        "unknown tool group 'browser': expected one of system, fs, patch, cmd"
     );
 }
 

@@ -567,3 +567,115 @@ fn system_tools_report_the_machine_and_the_time() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Runs git in `dir` for the patch tests.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn apply_patch_applies_a_real_git_diff_all_or_nothing() {
+    let s = Setup::new(Choice::Yes);
+    let root = s.root().to_path_buf();
+    let before_a: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    s.dir.write("src/a.txt", &before_a);
+    s.dir.write("b.txt", "one\ntwo\nthree");
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-qm", "base"]);
+    let after_a = before_a
+        .replace("line 3\n", "line three\n")
+        .replace("line 30\n", "");
+    s.dir.write("src/a.txt", &after_a);
+    s.dir.write("b.txt", "one\n2\nthree\n");
+    let diff = git(&root, &["diff"]);
+    git(&root, &["checkout", "-q", "--", "."]);
+
+    // A hunk that no longer applies stops the whole patch before anything is written.
+    s.dir.write("b.txt", "one\nTWO\nthree");
+    let e = s.err("apply_patch", json!({"patch": diff}));
+    assert!(e.contains("b.txt: hunk 1"), "{e}");
+    assert_eq!(
+        fs::read_to_string(root.join("src/a.txt")).unwrap(),
+        before_a
+    );
+
+    s.dir.write("b.txt", "one\ntwo\nthree");
+    let done = s.ok("apply_patch", json!({"patch": diff}));
+    assert!(done.as_str().unwrap().contains("(2 hunks)"), "{done}");
+    assert_eq!(fs::read_to_string(root.join("src/a.txt")).unwrap(), after_a);
+    assert_eq!(
+        fs::read_to_string(root.join("b.txt")).unwrap(),
+        "one\n2\nthree\n"
+    );
+    assert_eq!(
+        git(&root, &["status", "--porcelain"]),
+        " M b.txt\n M src/a.txt\n"
+    );
+    assert_eq!(s.user.asked().len(), 2, "{:?}", s.user.asked());
+
+    // Relative to another directory, and applied again: the context is gone, so it fails.
+    let sub = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n line 1\n-line 2\n+line two\n";
+    s.ok("apply_patch", json!({"patch": sub, "directory": "src"}));
+    assert!(
+        fs::read_to_string(root.join("src/a.txt"))
+            .unwrap()
+            .starts_with("line 1\nline two\n")
+    );
+    assert!(
+        s.err("apply_patch", json!({"patch": sub, "directory": "src"}))
+            .contains("does not apply")
+    );
+}
+
+#[test]
+fn apply_patch_stays_inside_its_directory_and_asks_before_writing() {
+    let s = Setup::new(Choice::No);
+    s.dir.write("in/f.txt", "x\n");
+    s.dir.write("out.txt", "x\n");
+    let patch = |name: &str| format!("--- a/{name}\n+++ b/{name}\n@@ -1 +1 @@\n-x\n+y\n");
+    for name in ["../out.txt", "/etc/passwd", "../../etc/passwd"] {
+        let e = s.err(
+            "apply_patch",
+            json!({"patch": patch(name), "directory": "in"}),
+        );
+        assert!(
+            e.contains("outside") || e.contains("not within") || e.contains("absolute"),
+            "{name}: {e}"
+        );
+    }
+    let e = s.err(
+        "apply_patch",
+        json!({"patch": patch("f.txt"), "directory": "in"}),
+    );
+    assert!(e.contains("the user answered no"), "{e}");
+    assert_eq!(
+        fs::read_to_string(s.root().join("in/f.txt")).unwrap(),
+        "x\n"
+    );
+    let e = s.err("apply_patch", json!({"patch": patch("missing.txt")}));
+    assert!(e.contains("changes existing files only"), "{e}");
+    fs::write(s.root().join("bin"), b"x\n\0").unwrap();
+    assert!(
+        s.err("apply_patch", json!({"patch": patch("bin")}))
+            .contains("not a text file")
+    );
+}

@@ -7,6 +7,7 @@
 //! runtime's context type, and refuse to run without one.
 
 pub mod cmd;
+pub mod diagnostic;
 pub mod fs;
 pub mod patch;
 pub mod system;
@@ -100,23 +101,24 @@ impl<C> ToolGroups<C> {
 }
 
 /// The names of the built-in groups, in registration order.
-pub const BUILTIN_GROUPS: &[&str] = &["system", "fs", "patch", "cmd"];
+pub const BUILTIN_GROUPS: &[&str] = &["system", "fs", "patch", "cmd", "diagnostic"];
 
 impl<C: Send + Sync + 'static> ToolGroups<C> {
     /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`), `fs`
     /// ([`fs`]: `list_dir`, `file_info`, `read_file`, `temp_dir`, `write_file`, `mkdir`,
     /// `move`, `copy`, `delete`, `glob`, `grep`), `patch` ([`patch`]: `apply_patch`, all or
-    /// nothing) and `cmd` ([`cmd`]: `bash` — every command
-    /// judged by the analyser and the confirmation policy first — and its background jobs).
+    /// nothing), `cmd` ([`cmd`]: `bash` — every command judged by the analyser and the
+    /// confirmation policy first — and its background jobs) and `diagnostic` ([`diagnostic`]:
+    /// `check_syntax`, `check_lint`, `diff_files`).
     ///
-    /// The other groups of the design (`framework`, `search`, `browser`,
-    /// `diagnostic`) are **not built yet**; asking for one is an unknown-group error that
+    /// The other groups of the design (`framework`, `search`, `browser`) are **not built
+    /// yet**; asking for one is an unknown-group error that
     /// lists the groups that exist.
     ///
     /// ```
     /// use cmdguard::tool::ToolGroups;
     ///
-    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "patch", "cmd"]);
+    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "patch", "cmd", "diagnostic"]);
     /// ```
     pub fn builtin() -> Self {
         ToolGroups::new()
@@ -124,6 +126,7 @@ impl<C: Send + Sync + 'static> ToolGroups<C> {
             .group("fs", || into_context(fs::tools()))
             .group("patch", || into_context(patch::tools()))
             .group("cmd", || into_context(cmd::tools()))
+            .group("diagnostic", || into_context(diagnostic::tools()))
     }
 }
 

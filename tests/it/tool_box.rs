@@ -358,7 +358,7 @@ fn an_unknown_group_names_the_known_ones() {
 fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
     assert_eq!(
         ToolGroups::<()>::builtin().names(),
-        ["system", "fs", "patch", "cmd"]
+        ["system", "fs", "patch", "cmd", "diagnostic"]
     );
     let all = names(&ToolBox::new().with_all_defaults().unwrap(), &[]);
     for tool in [
@@ -368,6 +368,9 @@ fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
         "read_file",
         "grep",
         "delete",
+        "apply_patch",
+        "bash",
+        "check_syntax",
     ] {
         assert!(all.iter().any(|t| t == tool), "{tool} missing from {all:?}");
     }
@@ -379,7 +382,7 @@ fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown tool group 'browser': expected one of system, fs, patch, cmd"
+        "unknown tool group 'browser': expected one of system, fs, patch, cmd, diagnostic"
     );
 }
 

@@ -679,3 +679,156 @@ fn apply_patch_stays_inside_its_directory_and_asks_before_writing() {
             .contains("not a text file")
     );
 }
+
+/// Whether `program` is installed; a missing one fails under CMDGUARD_DIFF_REQUIRE (CI).
+fn installed(program: &str) -> bool {
+    let found = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CMDGUARD_DIFF_REQUIRE").is_none(),
+            "{program} is required in CI (.ci/run installs it)"
+        );
+        eprintln!("skipping: {program} is not installed");
+    }
+    found
+}
+
+fn problems(report: &Value) -> Vec<(Value, Value)> {
+    report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["line"].clone(), p["column"].clone()))
+        .collect()
+}
+
+#[test]
+fn check_syntax_finds_each_languages_errors_with_their_positions() {
+    let s = Setup::new(Choice::Yes);
+    // (file, text, checker, (line, column) of the first error when it has one)
+    type Case<'a> = (&'a str, &'a str, &'a str, Option<(u64, Option<u64>)>);
+    let cases: &[Case] = &[
+        ("ok.rs", "fn main() { let x = 1; }\n", "syn", None),
+        (
+            "bad.rs",
+            "fn main() {\n    let x = ;\n}\n",
+            "syn",
+            Some((2, Some(13))),
+        ),
+        ("ok.json", "{\"a\": [1, 2]}", "serde_json", None),
+        (
+            "bad.json",
+            "{\"a\": [1, 2}\n",
+            "serde_json",
+            Some((1, Some(12))),
+        ),
+        ("ok.toml", "[a]\nb = 1\n", "toml", None),
+        ("bad.toml", "[a]\nb = \n", "toml", Some((2, Some(5)))),
+        ("ok.sh", "for i in 1 2; do echo $i; done\n", "bash -n", None),
+        (
+            "bad.sh",
+            "echo a\nif true; then\necho b\n",
+            "bash -n",
+            Some((4, None)),
+        ),
+        ("ok.py", "def f(x):\n    return x\n", "python3 ast", None),
+        (
+            "bad.py",
+            "def f(x)\n    return x\n",
+            "python3 ast",
+            Some((1, Some(9))),
+        ),
+    ];
+    for (name, text, checker, want) in cases {
+        s.dir.write(name, text);
+        let r = s.ok("check_syntax", json!({"path": name}));
+        assert_eq!(r["checker"], json!(checker), "{name}");
+        assert_eq!(r["ok"], json!(want.is_none()), "{name}: {r}");
+        if let Some((line, column)) = want {
+            let got = problems(&r);
+            assert_eq!(got[0].0, json!(line), "{name}: {r}");
+            if let Some(column) = column {
+                assert_eq!(got[0].1, json!(column), "{name}: {r}");
+            }
+        }
+    }
+    // The language comes from the argument, then the shebang.
+    s.dir.write("script", "#!/usr/bin/env python3\nprint(\n");
+    assert_eq!(
+        s.ok("check_syntax", json!({"path": "script"}))["language"],
+        json!("python")
+    );
+    s.dir.write("noext", "x");
+    assert!(
+        s.err("check_syntax", json!({"path": "noext"}))
+            .contains("pass language")
+    );
+    assert_eq!(
+        s.ok("check_syntax", json!({"path": "noext", "language": "json"}))["ok"],
+        json!(false)
+    );
+    // Checking parses; it never runs the file.
+    s.dir.write("boom.py", "open('RAN', 'w')\n");
+    s.dir.write("boom.sh", "touch RAN\n");
+    s.ok("check_syntax", json!({"path": "boom.py"}));
+    s.ok("check_syntax", json!({"path": "boom.sh"}));
+    assert!(!s.root().join("RAN").exists());
+}
+
+#[test]
+fn check_lint_runs_the_languages_linter() {
+    let s = Setup::new(Choice::Yes);
+    if installed("shellcheck") {
+        s.dir.write("l.sh", "#!/bin/bash\nrm $1\n");
+        let r = s.ok("check_lint", json!({"path": "l.sh"}));
+        assert_eq!(r["checker"], "shellcheck");
+        assert_eq!(r["problems"][0]["code"], "SC2086", "{r}");
+        assert_eq!(problems(&r)[0], (json!(2), json!(4)));
+        s.dir.write("clean.sh", "#!/bin/bash\necho \"$1\"\n");
+        assert_eq!(
+            s.ok("check_lint", json!({"path": "clean.sh"}))["ok"],
+            json!(true)
+        );
+    }
+    if installed("pyflakes3") {
+        s.dir.write("l.py", "import os\n");
+        let r = s.ok("check_lint", json!({"path": "l.py"}));
+        assert!(
+            r["problems"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("'os' imported but unused"),
+            "{r}"
+        );
+    }
+    s.dir.write("x.rs", "fn main() {}\n");
+    assert!(
+        s.err("check_lint", json!({"path": "x.rs"}))
+            .contains("cargo clippy")
+    );
+}
+
+#[test]
+fn diff_files_shows_a_unified_diff() {
+    let s = Setup::new(Choice::Yes);
+    s.dir.write("a.txt", "1\n2\n3\n");
+    s.dir.write("b.txt", "1\ntwo\n3\n");
+    assert_eq!(
+        s.ok("diff_files", json!({"path_a": "a.txt", "path_b": "b.txt"})),
+        json!("--- a.txt\n+++ b.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n")
+    );
+    assert_eq!(
+        s.ok("diff_files", json!({"path_a": "a.txt", "path_b": "a.txt"})),
+        json!("")
+    );
+    assert!(
+        s.err(
+            "diff_files",
+            json!({"path_a": "a.txt", "path_b": "/etc/hostname"})
+        )
+        .contains("not within")
+    );
+}

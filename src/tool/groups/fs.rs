@@ -213,7 +213,7 @@ fn count_lines(text: &str) -> usize {
 }
 
 /// Why a file cannot be shown as text.
-enum NotText {
+pub(crate) enum NotText {
     Io(io::Error),
     TooLarge(u64),
     Binary,
@@ -221,7 +221,7 @@ enum NotText {
 
 /// The file's contents as text: a regular file of at most [`MAX_READ_BYTES`], UTF-8, without
 /// NUL bytes.
-fn read_text(path: &Path) -> Result<String, NotText> {
+pub(crate) fn read_text(path: &Path) -> Result<String, NotText> {
     let meta = fs::metadata(path).map_err(NotText::Io)?;
     if !meta.is_file() {
         return Err(NotText::Io(io::Error::other("not a regular file")));

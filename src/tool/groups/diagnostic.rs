@@ -1,0 +1,391 @@
+//! tool/groups/diagnostic.rs: the `diagnostic` group — does a file parse (`check_syntax`, with
+//! a real parser per language), what do linters say of it (`check_lint`), and how do two
+//! files differ (`diff_files`, a unified diff). Read-only: the parsers and linters it runs
+//! read the file and execute none of it.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::tool::groups::fs::{NotText, read_text};
+use crate::tool::{Tool, ToolCallContext, tool};
+
+/// The tools of the group.
+pub fn tools() -> Vec<Tool> {
+    vec![check_syntax_tool(), check_lint_tool(), diff_files_tool()]
+}
+
+type Ctx = ToolCallContext<()>;
+type Outcome<T = String> = Result<T, String>;
+
+/// The languages the group knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// Rust (parsed with `syn`).
+    Rust,
+    /// Python 3 (parsed by `python3`'s own `ast` module).
+    Python,
+    /// JSON (`serde_json`).
+    Json,
+    /// bash (`bash -n`).
+    Bash,
+    /// TOML (`toml`).
+    Toml,
+}
+
+impl Language {
+    /// The language a file's name (or a shebang line) says.
+    fn guess(path: &Path, text: &str) -> Option<Language> {
+        let by_ext = match path.extension().and_then(|e| e.to_str()) {
+            Some("rs") => Some(Language::Rust),
+            Some("py" | "pyi") => Some(Language::Python),
+            Some("json") => Some(Language::Json),
+            Some("sh" | "bash") => Some(Language::Bash),
+            Some("toml") => Some(Language::Toml),
+            _ => None,
+        };
+        by_ext.or_else(|| {
+            let first = text.lines().next()?.strip_prefix("#!")?;
+            if first.contains("python") {
+                Some(Language::Python)
+            } else if first.contains("bash") || first.ends_with("/sh") || first.ends_with(" sh") {
+                Some(Language::Bash)
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// One problem a parser or linter found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// 1-based line, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// `error`, `warning`, `info` or `style`.
+    pub level: String,
+    /// The linter's code (`SC2086`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// What `check_syntax` and `check_lint` return.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The file, absolute.
+    pub path: String,
+    /// The language it was read as.
+    pub language: Language,
+    /// What read it (`bash -n`, `syn`, `shellcheck`, …).
+    pub checker: String,
+    /// True when nothing was found.
+    pub ok: bool,
+    /// What was found.
+    pub problems: Vec<Problem>,
+}
+
+fn open(ctx: &Ctx, path: &str, language: Option<Language>) -> Outcome<(String, String, Language)> {
+    let ws = ctx.agent().workspace().ok_or_else(|| {
+        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
+            .to_owned()
+    })?;
+    let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
+    let text = read_text(&resolved).map_err(|e| match e {
+        NotText::Io(e) => format!("cannot read {}: {e}", resolved.display()),
+        NotText::TooLarge(n) => format!("{} is {n} bytes, too large", resolved.display()),
+        NotText::Binary => format!("{} is not a text file", resolved.display()),
+    })?;
+    let language = language
+        .or_else(|| Language::guess(&resolved, &text))
+        .ok_or_else(|| {
+            format!(
+                "cannot tell the language of {}: pass language (rust, python, json, bash or toml)",
+                resolved.display()
+            )
+        })?;
+    Ok((resolved.display().to_string(), text, language))
+}
+
+fn error(line: Option<usize>, column: Option<usize>, message: impl Into<String>) -> Problem {
+    Problem {
+        line,
+        column,
+        level: "error".to_owned(),
+        code: None,
+        message: message.into(),
+    }
+}
+
+/// Checks that a file parses, with a real parser for its language (`bash -n`, Python's own
+/// parser, `syn` for Rust, JSON, TOML), and reports each syntax error with its line and
+/// column. The language is guessed from the file name or shebang when not given.
+#[tool]
+fn check_syntax(
+    /// The file.
+    path: &str,
+    /// rust, python, json, bash or toml; guessed when absent.
+    language: Option<Language>,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome<Report> {
+    let (path, text, language) = open(ctx, path, language)?;
+    let (checker, problems) = match language {
+        Language::Json => ("serde_json", json_syntax(&text)),
+        Language::Toml => ("toml", toml_syntax(&text)),
+        Language::Rust => ("syn", rust_syntax(&text)),
+        Language::Bash => ("bash -n", bash_syntax(&path)?),
+        Language::Python => ("python3 ast", python_syntax(&path)?),
+    };
+    Ok(Report {
+        path,
+        language,
+        checker: checker.to_owned(),
+        ok: problems.is_empty(),
+        problems,
+    })
+}
+
+fn json_syntax(text: &str) -> Vec<Problem> {
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![error(Some(e.line()), Some(e.column()), e.to_string())],
+    }
+}
+
+fn toml_syntax(text: &str) -> Vec<Problem> {
+    match text.parse::<toml::Table>() {
+        Ok(_) => Vec::new(),
+        Err(e) => {
+            let (line, column) = match e.span() {
+                Some(span) => line_column(text, span.start),
+                None => (None, None),
+            };
+            vec![error(line, column, e.message().to_owned())]
+        }
+    }
+}
+
+fn rust_syntax(text: &str) -> Vec<Problem> {
+    match syn::parse_file(text) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors
+            .into_iter()
+            .map(|e| {
+                let at = e.span().start();
+                error(Some(at.line), Some(at.column + 1), e.to_string())
+            })
+            .collect(),
+    }
+}
+
+/// 1-based line and column of byte `offset`.
+fn line_column(text: &str, offset: usize) -> (Option<usize>, Option<usize>) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (Some(line), Some(column))
+}
+
+/// Runs a checker with a clean, fixed environment; stdin closed.
+fn run(program: &str, args: &[&str]) -> Outcome<std::process::Output> {
+    Command::new(program)
+        .args(args)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e}"))
+}
+
+fn bash_syntax(path: &str) -> Outcome<Vec<Problem>> {
+    let out = run("bash", &["-n", "--", path])?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let prefix = format!("{path}: line ");
+    let mut problems: Vec<Problem> = stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(&prefix)?;
+            let (n, message) = rest.split_once(": ")?;
+            Some(error(n.parse().ok(), None, message))
+        })
+        .collect();
+    if problems.is_empty() && !out.status.success() {
+        problems.push(error(None, None, stderr.trim()));
+    }
+    Ok(problems)
+}
+
+/// Python's own parser: `ast.parse` compiles nothing and runs nothing.
+const PY_PARSE: &str = "import ast,json,sys\n\
+src=open(sys.argv[1],'rb').read()\n\
+try:\n    ast.parse(src,sys.argv[1])\n\
+except SyntaxError as e:\n    print(json.dumps([e.lineno,e.offset,e.msg]));sys.exit(1)\n";
+
+fn python_syntax(path: &str) -> Outcome<Vec<Problem>> {
+    let out = run("python3", &["-I", "-S", "-c", PY_PARSE, path])?;
+    if out.status.success() {
+        return Ok(Vec::new());
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match serde_json::from_str::<(Option<usize>, Option<usize>, String)>(stdout.trim()) {
+        Ok((line, column, message)) => Ok(vec![error(line, column, message)]),
+        Err(_) => Err(format!(
+            "python3 could not check the file: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// Runs the language's linter on a file (bash: shellcheck; python: ruff, pyflakes3 or
+/// pyflakes, whichever is installed; json and toml: their parsers) and reports what it says.
+/// Rust has no single-file linter: run `cargo clippy` instead.
+#[tool]
+fn check_lint(
+    /// The file.
+    path: &str,
+    /// rust, python, json, bash or toml; guessed when absent.
+    language: Option<Language>,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome<Report> {
+    let (path, text, language) = open(ctx, path, language)?;
+    let (checker, problems) = match language {
+        Language::Json => ("serde_json".to_owned(), json_syntax(&text)),
+        Language::Toml => ("toml".to_owned(), toml_syntax(&text)),
+        Language::Bash => ("shellcheck".to_owned(), shellcheck(&path)?),
+        Language::Python => python_lint(&path)?,
+        Language::Rust => {
+            return Err(
+                "rust has no single-file linter: run `cargo clippy` (e.g. with the bash tool)"
+                    .to_owned(),
+            );
+        }
+    };
+    Ok(Report {
+        path,
+        language,
+        checker,
+        ok: problems.is_empty(),
+        problems,
+    })
+}
+
+#[derive(Deserialize)]
+struct ShellcheckJson {
+    comments: Vec<ShellcheckComment>,
+}
+
+#[derive(Deserialize)]
+struct ShellcheckComment {
+    line: usize,
+    column: usize,
+    level: String,
+    code: u32,
+    message: String,
+}
+
+fn shellcheck(path: &str) -> Outcome<Vec<Problem>> {
+    let out = run("shellcheck", &["--format=json1", "--", path])
+        .map_err(|e| format!("{e} (install shellcheck to lint bash)"))?;
+    let parsed: ShellcheckJson = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "shellcheck said something unexpected ({e}): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+    })?;
+    Ok(parsed
+        .comments
+        .into_iter()
+        .map(|c| Problem {
+            line: Some(c.line),
+            column: Some(c.column),
+            level: c.level,
+            code: Some(format!("SC{}", c.code)),
+            message: c.message,
+        })
+        .collect())
+}
+
+fn python_lint(path: &str) -> Outcome<(String, Vec<Problem>)> {
+    let linters: [(&str, &[&str]); 3] = [
+        (
+            "ruff",
+            &["check", "--output-format=concise", "--no-cache", "--quiet"],
+        ),
+        ("pyflakes3", &[]),
+        ("pyflakes", &[]),
+    ];
+    for (program, args) in linters {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push(path);
+        let Ok(out) = run(program, &all) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let prefix = format!("{path}:");
+        let problems = text
+            .lines()
+            .filter_map(|l| {
+                let rest = l.strip_prefix(&prefix)?;
+                let mut parts = rest.splitn(3, ':');
+                let line = parts.next()?.trim().parse().ok();
+                let column = parts.next()?.trim().parse().ok();
+                let message = parts.next()?.trim();
+                let (code, message) = match message.split_once(' ') {
+                    Some((c, m)) if program == "ruff" => (Some(c.to_owned()), m.to_owned()),
+                    _ => (None, message.to_owned()),
+                };
+                Some(Problem {
+                    line,
+                    column,
+                    level: "warning".to_owned(),
+                    code,
+                    message,
+                })
+            })
+            .collect();
+        return Ok((program.to_owned(), problems));
+    }
+    Err("no python linter is installed (tried ruff, pyflakes3, pyflakes)".to_owned())
+}
+
+/// Shows how two text files differ, as a unified diff with 3 lines of context (empty when they
+/// are the same).
+#[tool]
+fn diff_files(
+    /// The old file.
+    path_a: &str,
+    /// The new file.
+    path_b: &str,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let ws = ctx.agent().workspace().ok_or_else(|| {
+        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
+            .to_owned()
+    })?;
+    let mut texts = Vec::new();
+    let mut names = Vec::new();
+    for p in [path_a, path_b] {
+        let resolved = ws.resolve(p).map_err(|e| e.to_string())?;
+        texts.push(read_text(&resolved).map_err(|e| match e {
+            NotText::Io(e) => format!("cannot read {}: {e}", resolved.display()),
+            NotText::TooLarge(n) => format!("{} is {n} bytes, too large", resolved.display()),
+            NotText::Binary => format!("{} is not a text file", resolved.display()),
+        })?);
+        names.push(p.to_owned());
+    }
+    let diff = similar::TextDiff::from_lines(&texts[0], &texts[1]);
+    Ok(diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&names[0], &names[1])
+        .to_string())
+}

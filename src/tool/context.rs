@@ -11,6 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::tool::error::Cancelled;
+use crate::tool::groups::framework::{CompactedResults, UserChannel};
+use crate::tool::groups::search::SearchBackend;
 use crate::tool::workspace::Workspace;
 
 /// One run of an agent: the scope of idempotent caching and of cancellation.
@@ -89,6 +91,9 @@ pub struct AgentHandle {
     pub run: Run,
     progress: Option<ProgressSink>,
     workspace: Option<Workspace>,
+    user: Option<Arc<dyn UserChannel>>,
+    compacted: Option<Arc<dyn CompactedResults>>,
+    search: Option<Arc<dyn SearchBackend>>,
 }
 
 /// What a tool receives about its call, through a parameter of type `ToolCallContext<C>` (such a
@@ -227,6 +232,9 @@ impl AgentHandle {
             run: Run::new(),
             progress: None,
             workspace: None,
+            user: None,
+            compacted: None,
+            search: None,
         }
     }
 
@@ -253,6 +261,41 @@ impl AgentHandle {
         self.workspace.as_ref()
     }
 
+    /// The same agent reaching its user through `channel` (the `framework` group's
+    /// `ask_preference`).
+    pub fn with_user(mut self, channel: Arc<dyn UserChannel>) -> Self {
+        self.user = Some(channel);
+        self
+    }
+
+    /// The user channel, when the runtime gave one.
+    pub fn user(&self) -> Option<&dyn UserChannel> {
+        self.user.as_deref()
+    }
+
+    /// The same agent with the runtime's store of compacted tool results (the `framework`
+    /// group's `extract_compacted_tool_result`).
+    pub fn with_compacted_results(mut self, store: Arc<dyn CompactedResults>) -> Self {
+        self.compacted = Some(store);
+        self
+    }
+
+    /// The store of compacted tool results, when the runtime gave one.
+    pub fn compacted_results(&self) -> Option<&dyn CompactedResults> {
+        self.compacted.as_deref()
+    }
+
+    /// The same agent searching the web through `backend` (the `search` group).
+    pub fn with_search_backend(mut self, backend: Arc<dyn SearchBackend>) -> Self {
+        self.search = Some(backend);
+        self
+    }
+
+    /// The search backend, when the runtime gave one.
+    pub fn search_backend(&self) -> Option<&dyn SearchBackend> {
+        self.search.as_deref()
+    }
+
     /// Sends progress events of tools that declare `emits_progress` to `sink`, e.g. to stream
     /// them to a UI.
     pub fn with_progress(mut self, sink: impl Fn(ProgressEvent) + Send + Sync + 'static) -> Self {
@@ -268,6 +311,9 @@ impl fmt::Debug for AgentHandle {
             .field("run", &self.run)
             .field("progress", &self.progress.is_some())
             .field("workspace", &self.workspace)
+            .field("user", &self.user.is_some())
+            .field("compacted", &self.compacted.is_some())
+            .field("search", &self.search.is_some())
             .finish()
     }
 }

@@ -8,8 +8,10 @@
 
 pub mod cmd;
 pub mod diagnostic;
+pub mod framework;
 pub mod fs;
 pub mod patch;
+pub mod search;
 pub mod system;
 
 use std::fmt;
@@ -101,31 +103,44 @@ impl<C> ToolGroups<C> {
 }
 
 /// The names of the built-in groups, in registration order.
-pub const BUILTIN_GROUPS: &[&str] = &["system", "fs", "patch", "cmd", "diagnostic"];
+pub const BUILTIN_GROUPS: &[&str] = &[
+    "system",
+    "framework",
+    "fs",
+    "patch",
+    "cmd",
+    "search",
+    "diagnostic",
+];
 
 impl<C: Send + Sync + 'static> ToolGroups<C> {
-    /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`), `fs`
+    /// The built-in groups: `system` ([`system`]: `system_info`, `datetime`, `sleep`),
+    /// `framework` ([`framework`]: `ask_preference`, `extract_compacted_tool_result`), `fs`
     /// ([`fs`]: `list_dir`, `file_info`, `read_file`, `temp_dir`, `write_file`, `mkdir`,
     /// `move`, `copy`, `delete`, `glob`, `grep`), `patch` ([`patch`]: `apply_patch`, all or
     /// nothing), `cmd` ([`cmd`]: `bash` — every command judged by the analyser and the
-    /// confirmation policy first — and its background jobs) and `diagnostic` ([`diagnostic`]:
+    /// confirmation policy first — and its background jobs), `search` ([`search`]:
+    /// `web_search` through the runtime's backend) and `diagnostic` ([`diagnostic`]:
     /// `check_syntax`, `check_lint`, `diff_files`).
     ///
-    /// The other groups of the design (`framework`, `search`, `browser`) are **not built
-    /// yet**; asking for one is an unknown-group error that
-    /// lists the groups that exist.
+    /// The `browser` group of the design is **not built yet**; asking for it is an
+    /// unknown-group error that lists the groups that exist.
     ///
     /// ```
     /// use cmdguard::tool::ToolGroups;
     ///
-    /// assert_eq!(ToolGroups::<()>::builtin().names(), ["system", "fs", "patch", "cmd", "diagnostic"]);
+    /// assert_eq!(ToolGroups::<()>::builtin().names(), [
+    ///     "system", "framework", "fs", "patch", "cmd", "search", "diagnostic"
+    /// ]);
     /// ```
     pub fn builtin() -> Self {
         ToolGroups::new()
             .group("system", || into_context(system::tools()))
+            .group("framework", || into_context(framework::tools()))
             .group("fs", || into_context(fs::tools()))
             .group("patch", || into_context(patch::tools()))
             .group("cmd", || into_context(cmd::tools()))
+            .group("search", || into_context(search::tools()))
             .group("diagnostic", || into_context(diagnostic::tools()))
     }
 }

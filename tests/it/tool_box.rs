@@ -358,7 +358,15 @@ fn an_unknown_group_names_the_known_ones() {
 fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
     assert_eq!(
         ToolGroups::<()>::builtin().names(),
-        ["system", "fs", "patch", "cmd", "diagnostic"]
+        [
+            "system",
+            "framework",
+            "fs",
+            "patch",
+            "cmd",
+            "search",
+            "diagnostic"
+        ]
     );
     let all = names(&ToolBox::new().with_all_defaults().unwrap(), &[]);
     for tool in [
@@ -382,7 +390,7 @@ fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown tool group 'browser': expected one of system, fs, patch, cmd, diagnostic"
+        "unknown tool group 'browser': expected one of system, framework, fs, patch, cmd, search, diagnostic"
     );
 }
 

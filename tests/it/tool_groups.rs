@@ -6,6 +6,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use cmdguard::policy::{Choice, ChoiceOutcome, Policy, PolicySettings, Prompt, Source};
+use cmdguard::tool::groups::framework::{CompactedResults, PreferenceRequest, UserChannel};
+use cmdguard::tool::groups::search::{SearchBackend, SearchResult};
 use cmdguard::tool::{AgentHandle, CallError, ToolBox, Workspace};
 use serde_json::{Value, json};
 
@@ -831,4 +833,146 @@ fn diff_files_shows_a_unified_diff() {
         )
         .contains("not within")
     );
+}
+
+/// A user who answers from a script and remembers what was asked.
+struct ScriptedUser {
+    answer: Result<String, String>,
+    asked: Mutex<Vec<PreferenceRequest>>,
+}
+
+impl UserChannel for ScriptedUser {
+    fn ask_preference(&self, request: &PreferenceRequest) -> Result<String, String> {
+        self.asked.lock().unwrap().push(request.clone());
+        self.answer.clone()
+    }
+}
+
+fn with_user(answer: Result<&str, &str>) -> (ToolBox, AgentHandle, Arc<ScriptedUser>) {
+    let user = Arc::new(ScriptedUser {
+        answer: answer.map(str::to_owned).map_err(str::to_owned),
+        asked: Mutex::new(Vec::new()),
+    });
+    let agent = AgentHandle::new("t").with_user(user.clone());
+    (
+        ToolBox::new().with_defaults(&["framework"]).unwrap(),
+        agent,
+        user,
+    )
+}
+
+fn failure(r: Result<Value, CallError>) -> String {
+    match r {
+        Err(CallError::Failed(info)) => info.error,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ask_preference_always_asks_the_user_and_checks_the_answer() {
+    let (tb, agent, user) = with_user(Ok("rebase"));
+    let args = json!({"question": "Merge or rebase?", "choices": ["merge", "rebase"],
+                      "default_choice": "merge", "title": "Git"});
+    assert_eq!(
+        tb.call_tool_blocking(&agent, "ask_preference", args, ()),
+        Ok(json!("rebase"))
+    );
+    let asked = user.asked.lock().unwrap()[0].clone();
+    assert_eq!(
+        (
+            asked.title.as_deref(),
+            asked.default_choice.as_deref(),
+            asked.allow_extra
+        ),
+        (Some("Git"), Some("merge"), false)
+    );
+    // An answer outside the choices is refused unless extra answers are allowed.
+    let (tb, agent, _) = with_user(Ok("squash"));
+    let two = json!({"question": "q", "choices": ["a", "b"]});
+    assert!(
+        failure(tb.call_tool_blocking(&agent, "ask_preference", two, ()))
+            .contains("not one of the choices")
+    );
+    let extra = json!({"question": "q", "choices": ["a"], "allow_extra": true});
+    assert_eq!(
+        tb.call_tool_blocking(&agent, "ask_preference", extra, ()),
+        Ok(json!("squash"))
+    );
+    // Nobody answering is a failure, never the default.
+    let (tb, agent, _) = with_user(Err("the user closed the dialog"));
+    let args = json!({"question": "q", "choices": ["a"], "default_choice": "a"});
+    assert!(failure(tb.call_tool_blocking(&agent, "ask_preference", args, ())).contains("closed"));
+    let bad_default = json!({"question": "q", "choices": ["a"], "default_choice": "z"});
+    assert!(
+        failure(tb.call_tool_blocking(&agent, "ask_preference", bad_default, ()))
+            .contains("default_choice")
+    );
+    let none = json!({"question": "q", "choices": []});
+    assert!(
+        failure(tb.call_tool_blocking(&agent, "ask_preference", none, ()))
+            .contains("at least one choice")
+    );
+    let args = json!({"question": "q", "choices": ["a"]});
+    let e = failure(tb.call_tool_blocking(&AgentHandle::new("alone"), "ask_preference", args, ()));
+    assert!(e.contains("AgentHandle::with_user"), "{e}");
+}
+
+struct Store;
+
+impl CompactedResults for Store {
+    fn original(&self, id: &str) -> Option<Value> {
+        (id == "call_7").then(|| json!({"output": "the whole log"}))
+    }
+}
+
+struct Engine;
+
+impl SearchBackend for Engine {
+    fn search(&self, query: &str, max: usize) -> Result<Vec<SearchResult>, String> {
+        Ok((0..max + 3)
+            .map(|i| SearchResult {
+                title: format!("{query} {i}"),
+                url: format!("https://example.test/{i}"),
+                snippet: String::new(),
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn compacted_results_and_web_search_come_from_the_runtime() {
+    let tb = ToolBox::new()
+        .with_defaults(&["framework", "search"])
+        .unwrap();
+    let agent = AgentHandle::new("t")
+        .with_compacted_results(Arc::new(Store))
+        .with_search_backend(Arc::new(Engine));
+    let call = |tool: &str, args: Value| tb.call_tool_blocking(&agent, tool, args, ());
+    assert_eq!(
+        call(
+            "extract_compacted_tool_result",
+            json!({"toolcall_id": "call_7"})
+        ),
+        Ok(json!({"output": "the whole log"}))
+    );
+    assert!(
+        failure(call(
+            "extract_compacted_tool_result",
+            json!({"toolcall_id": "x"})
+        ))
+        .contains("no compacted result")
+    );
+    let hits = call("web_search", json!({"query": "rust"})).unwrap();
+    assert_eq!(hits.as_array().unwrap().len(), 5);
+    assert_eq!(hits[0]["title"], "rust 0");
+    assert!(
+        failure(call(
+            "web_search",
+            json!({"query": "rust", "max_results": 21})
+        ))
+        .contains("between 1 and 20")
+    );
+    let bare = AgentHandle::new("bare");
+    let e = failure(tb.call_tool_blocking(&bare, "web_search", json!({"query": "x"}), ()));
+    assert!(e.contains("no search backend"), "{e}");
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::tool::error::Cancelled;
 use crate::tool::groups::framework::{CompactedResults, UserChannel};
 use crate::tool::groups::search::SearchBackend;
+use crate::tool::images::DeferredImage;
 use crate::tool::workspace::Workspace;
 
 /// One run of an agent: the scope of idempotent caching and of cancellation.
@@ -56,6 +57,8 @@ struct RunState {
     cancel_reason: Mutex<Option<String>>,
     /// The first success of each idempotent call.
     cache: Mutex<HashMap<CacheKey, Value>>,
+    /// Images tools queued for the model ([`defer_tool_image`](crate::tool::defer_tool_image)).
+    images: Mutex<Vec<DeferredImage>>,
 }
 
 /// Where progress events of tools that declare `emits_progress` go.
@@ -120,8 +123,29 @@ impl Run {
                 cancelled: AtomicBool::new(false),
                 cancel_reason: Mutex::new(None),
                 cache: Mutex::new(HashMap::new()),
+                images: Mutex::new(Vec::new()),
             }),
         }
+    }
+
+    /// Takes the images tools queued in this run since the last call, in order: the runtime
+    /// sends each to the model as a user message after the round's tool results.
+    pub fn take_deferred_images(&self) -> Vec<DeferredImage> {
+        std::mem::take(
+            &mut *self
+                .inner
+                .images
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    pub(crate) fn defer_image(&self, image: DeferredImage) {
+        self.inner
+            .images
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(image);
     }
 
     /// The run's id, unique within the process.

@@ -182,6 +182,7 @@ mod error;
 mod exec;
 mod fnmatch;
 pub mod groups;
+mod images;
 mod schema;
 mod search;
 mod subagent;
@@ -231,6 +232,10 @@ pub use def::{Adapter, MAX_NAME_LEN, Tool, ToolAttrs, ToolBuilder};
 pub use error::{CallError, Cancelled, ErrorInfo, RegistryError};
 pub use exec::{BoxFuture, PanicOutput};
 pub use groups::{GroupFactory, ToolGroups};
+pub use images::{
+    Crop, DeferredImage, Fitted, ImageError, MAX_IMAGE_BYTES, MAX_SIDE, ToolImage,
+    defer_tool_image, fit_image, inspect_image,
+};
 pub use schema::Param;
 pub use subagent::{
     AGENT_RUN, AGENT_RUN_PARALLEL, MAX_PARALLEL_SUBAGENTS, ProviderGetter, SubagentProvider,

@@ -976,3 +976,114 @@ fn compacted_results_and_web_search_come_from_the_runtime() {
     let e = failure(tb.call_tool_blocking(&bare, "web_search", json!({"query": "x"}), ()));
     assert!(e.contains("no search backend"), "{e}");
 }
+
+/// A `w`×`h` image in `format`, a gradient so it compresses like a picture.
+fn picture(w: u32, h: u32, format: image::ImageFormat) -> Vec<u8> {
+    let img = image::RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut out, format)
+        .unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn request_image_queues_a_fitted_image_for_the_model() {
+    let s = Setup::new(Choice::Yes);
+    let listed = |caps: &[&str]| {
+        s.toolbox
+            .list_tools(caps)
+            .iter()
+            .any(|t| t.name() == "request_image")
+    };
+    assert!(!listed(&[]) && listed(&["vision"]));
+    fs::write(
+        s.root().join("wide.png"),
+        picture(2000, 1000, image::ImageFormat::Png),
+    )
+    .unwrap();
+    fs::write(
+        s.root().join("photo.jpg"),
+        picture(300, 200, image::ImageFormat::Jpeg),
+    )
+    .unwrap();
+    let said = s.ok("request_image", json!({"src": "wide.png"}));
+    assert!(
+        said.as_str()
+            .unwrap()
+            .ends_with("follows at 1000x500 (original 2000x1000)"),
+        "{said}"
+    );
+    let queued = s.agent.run.take_deferred_images();
+    assert_eq!(queued.len(), 1);
+    let sent = &queued[0];
+    assert_eq!(
+        (sent.tool.as_str(), sent.image.media_type),
+        ("request_image", "image/png")
+    );
+    assert_eq!((sent.image.width, sent.image.height), (1000, 500));
+    let decoded = image::load_from_memory(&sent.image.data).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (1000, 500));
+    assert!(
+        s.agent.run.take_deferred_images().is_empty(),
+        "taking empties the queue"
+    );
+
+    let said = s.ok(
+        "request_image",
+        json!({"src": "photo.jpg", "crop": {"x": 10, "y": 20, "width": 100, "height": 50}}),
+    );
+    assert!(
+        said.as_str()
+            .unwrap()
+            .contains("at 100x50 (original 300x200)"),
+        "{said}"
+    );
+    let queued = s.agent.run.take_deferred_images();
+    assert_eq!(
+        (queued[0].image.media_type, queued[0].image.width),
+        ("image/jpeg", 100)
+    );
+    let unchanged = s.ok("request_image", json!({"src": "photo.jpg"}));
+    assert!(
+        unchanged.as_str().unwrap().ends_with("(300x200) follows"),
+        "{unchanged}"
+    );
+    assert_eq!(
+        s.agent.run.take_deferred_images()[0].image.data,
+        fs::read(s.root().join("photo.jpg")).unwrap()
+    );
+
+    let e = s.err(
+        "request_image",
+        json!({"src": "photo.jpg", "crop": {"x": 250, "y": 0, "width": 100, "height": 10}}),
+    );
+    assert!(e.contains("not inside the 300x200 image"), "{e}");
+    s.dir.write("fake.png", "not an image");
+    assert!(
+        s.err("request_image", json!({"src": "fake.png"}))
+            .contains("not a PNG, JPEG, WebP or GIF")
+    );
+    fs::write(
+        s.root().join("x.bmp"),
+        picture(4, 4, image::ImageFormat::Png)
+            .into_iter()
+            .skip(8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    assert!(
+        s.err("request_image", json!({"src": "x.bmp"}))
+            .contains("not a PNG")
+    );
+    assert!(
+        s.err("request_image", json!({"src": "/etc/hostname"}))
+            .contains("not within")
+    );
+    assert!(
+        s.agent.run.take_deferred_images().is_empty(),
+        "nothing queued on failure"
+    );
+}

@@ -16,7 +16,7 @@ use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::tool::{Tool, ToolCallContext, Workspace, tool};
+use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
 /// The largest file `read_file` reads, in bytes.
 pub const MAX_READ_BYTES: u64 = 2 * 1024 * 1024;
@@ -45,6 +45,7 @@ pub fn tools() -> Vec<Tool> {
         delete_tool(),
         glob_tool(),
         grep_tool(),
+        request_image_tool(),
     ]
 }
 
@@ -751,4 +752,44 @@ fn cut(line: &str) -> String {
 /// `text` with every regex metacharacter escaped, for a literal search.
 fn regex_syntax_escape(text: &str) -> String {
     regex::escape(text)
+}
+
+/// Shows an image file of the workspace to you (PNG, JPEG, WebP or GIF, at most 10 MB): it
+/// arrives as a message after this round's tool results, optionally cropped first, and scaled
+/// down so its longer side is at most 1000 pixels.
+#[tool(required_capabilities = ["vision"])]
+fn request_image(
+    /// The image file.
+    src: &str,
+    /// Only this rectangle of the image, in pixels of the original.
+    crop: Option<Crop>,
+    #[tool(context)] ctx: &Ctx,
+) -> Outcome {
+    let (_, path) = resolve(ctx, src)?;
+    let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    if meta.len() > crate::tool::MAX_IMAGE_BYTES as u64 {
+        return Err(format!(
+            "{} is {} bytes, over the {}-byte limit for images",
+            path.display(),
+            meta.len(),
+            crate::tool::MAX_IMAGE_BYTES
+        ));
+    }
+    let data = fs::read(&path).map_err(|e| io_error("read", &path, &e))?;
+    let (image, fitted) = fit_image(data, crop).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (w, h) = fitted.sent;
+    let (ow, oh) = fitted.original;
+    let message = format!("{} ({w}x{h})", path.display());
+    defer_tool_image(ctx, image.data, &message).map_err(|e| e.to_string())?;
+    Ok(if (w, h) == (ow, oh) {
+        format!("the image {} ({w}x{h}) follows", path.display())
+    } else {
+        format!(
+            "the image {} follows at {w}x{h} (original {ow}x{oh})",
+            path.display()
+        )
+    })
 }

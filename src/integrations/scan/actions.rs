@@ -9,9 +9,7 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
-use super::{
-    Extracted, Piece, Problem, ScanCode, ScriptBuf, Shell, interpreter_name, shell_named,
-};
+use super::{Extracted, Piece, Problem, ScanCode, ScriptBuf, Shell, interpreter_name, shell_named};
 use crate::Span;
 
 /// A YAML node with the byte range of its scalars. Aliases stay references, resolved when
@@ -102,7 +100,9 @@ pub(super) fn extract(text: &str) -> Extracted {
     if let Some(runs) = doc.get(root, "runs") {
         // A composite action: every `run:` step must name its shell.
         let shell = Chosen {
-            shell: Shell::Unsupported("no `shell:` (a composite action's steps must name one)".into()),
+            shell: Shell::Unsupported(
+                "no `shell:` (a composite action's steps must name one)".into(),
+            ),
             note: None,
         };
         steps(&doc, text, runs, "runs", &shell, &mut out);
@@ -147,7 +147,10 @@ fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
             Some(Node::Alias(_)) | None => {}
         }
     }
-    if labels.iter().any(|l| l.to_ascii_lowercase().contains("windows")) {
+    if labels
+        .iter()
+        .any(|l| l.to_ascii_lowercase().contains("windows"))
+    {
         return Chosen {
             shell: Shell::Unsupported("pwsh (the default shell on Windows runners)".into()),
             note: None,
@@ -412,13 +415,21 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("jobs.test.steps[1].run".into(), "make test".into(), vec![(7, 14)]),
+                (
+                    "jobs.test.steps[1].run".into(),
+                    "make test".into(),
+                    vec![(7, 14)]
+                ),
                 (
                     "jobs.test.steps[2].run".into(),
                     "ls\n  echo  hi\n\npwd\n".into(),
                     vec![(10, 11), (11, 11), (12, 1), (13, 11)]
                 ),
-                ("jobs.test.steps[3].run".into(), "echo a b".into(), vec![(15, 11)]),
+                (
+                    "jobs.test.steps[3].run".into(),
+                    "echo a b".into(),
+                    vec![(15, 11)]
+                ),
             ]
         );
     }
@@ -447,7 +458,8 @@ mod tests {
                 Shell::Unsupported("python".into())
             ]
         );
-        let windows = "jobs:\n  a:\n    runs-on: [self-hosted, Windows]\n    steps:\n      - run: ls\n";
+        let windows =
+            "jobs:\n  a:\n    runs-on: [self-hosted, Windows]\n    steps:\n      - run: ls\n";
         assert!(matches!(&shells(windows)[..], [Shell::Unsupported(_)]));
         let matrix = "jobs:\n  a:\n    runs-on: ${{ matrix.os }}\n    steps:\n      - run: ls\n";
         let x = extract(matrix);

@@ -117,7 +117,7 @@ fn run(
     }
     if let Some(argv) = exec_form(instruction, at) {
         let mut b = ScriptBuf::default();
-        for (n, (arg, origin, quote_at)) in argv.iter().enumerate() {
+        for (n, (arg, origin, (quote_at, close_at))) in argv.iter().enumerate() {
             if n > 0 {
                 b.push_char(' ', *quote_at);
             }
@@ -129,9 +129,11 @@ fn run(
                     b.push_char(c, origin[i]);
                 }
             }
-            b.push_char('\'', *quote_at);
+            b.push_char('\'', *close_at);
         }
-        let end = instruction.origin[instruction.origin.len() - 1];
+        let end = argv
+            .last()
+            .map_or(instruction.origin[at], |(_, _, (_, close))| close + 1);
         return b.finish(context, end, Shell::Bash);
     }
     let heredocs = heredoc_markers(&script[at..]);
@@ -171,12 +173,19 @@ fn run(
                 }
             }
             first = false;
-            let (text, text_at) = if alone { (content, content_at) } else { (line.text, line.start) };
+            let (text, text_at) = if alone {
+                (content, content_at)
+            } else {
+                (line.text, line.start)
+            };
             b.push_str(text, text_at);
             b.push_char('\n', text_at + text.len());
         }
     }
-    let end = b.origin.last().map_or(instruction.origin[at.min(instruction.origin.len() - 1)], |&o| o + 1);
+    let end = b.origin.last().map_or(
+        instruction.origin[at.min(instruction.origin.len() - 1)],
+        |&o| o + 1,
+    );
     b.finish(context, end, body_shell)
 }
 
@@ -256,10 +265,10 @@ fn quoted_at(line: &str, at: usize) -> bool {
 }
 
 /// The exec form starting at `at` of `instruction`: each argument, the file offsets of its
-/// bytes, and the offset of its opening quote. `None` when the text is not a JSON array of
+/// bytes, and the offsets of its opening and closing quotes. `None` when the text is not a JSON array of
 /// strings (Docker then reads it as the shell form).
 #[allow(clippy::type_complexity, reason = "a private triple read in one place")]
-fn exec_form(instruction: &Piece, at: usize) -> Option<Vec<(String, Vec<usize>, usize)>> {
+fn exec_form(instruction: &Piece, at: usize) -> Option<Vec<(String, Vec<usize>, (usize, usize))>> {
     let script = &instruction.script;
     let at = skip_ws(script, at);
     if !script[at..].starts_with('[') {
@@ -273,7 +282,8 @@ fn exec_form(instruction: &Piece, at: usize) -> Option<Vec<(String, Vec<usize>, 
         .map(|v| match v {
             Value::Str(s) => {
                 let origin = s.origin.iter().map(|&o| instruction.origin[o]).collect();
-                Some((s.value, origin, instruction.origin[s.start]))
+                let quotes = (instruction.origin[s.start], instruction.origin[s.end - 1]);
+                Some((s.value, origin, quotes))
             }
             Value::Object(_) | Value::Array(_) | Value::Scalar => None,
         })
@@ -356,7 +366,10 @@ mod tests {
                 "# escape=`\nRUN dir `\n  c:\\\n",
                 vec![s("dir   c:\\", "dir `\n")],
             ),
-            ("run --mount=type=cache,target=/c make\n", vec![s("make", "make\n")]),
+            (
+                "run --mount=type=cache,target=/c make\n",
+                vec![s("make", "make\n")],
+            ),
             (
                 "RUN [\"sh\", \"-c\", \"echo 'hi'\"]\n",
                 vec![s("'sh' '-c' 'echo '\\''hi'\\'''", "\"sh\", ")],

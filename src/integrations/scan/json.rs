@@ -176,7 +176,9 @@ impl Reader<'_> {
                     });
                 }
                 '\\' => {
-                    let e = self.peek().ok_or_else(|| self.error("unterminated string"))?;
+                    let e = self
+                        .peek()
+                        .ok_or_else(|| self.error("unterminated string"))?;
                     self.pos += 1;
                     match e {
                         b'"' => '"',

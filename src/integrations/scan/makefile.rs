@@ -35,7 +35,8 @@ pub(super) fn extract(text: &str) -> Extracted {
             // One logical recipe line: physical lines joined by `\`-newline, which the shell
             // receives as it is; make drops the prefix of each continuation line.
             let mut b = ScriptBuf::default();
-            let body = first.trim_start_matches(|c: char| "@-+".contains(c) || c == ' ' || c == '\t');
+            let body =
+                first.trim_start_matches(|c: char| "@-+".contains(c) || c == ' ' || c == '\t');
             let mut part = Line {
                 start: line.start + (line.text.len() - body.len()),
                 text: body,
@@ -91,9 +92,10 @@ pub(super) fn extract(text: &str) -> Extracted {
                     shell = if value.contains('$') {
                         Shell::Unsupported(format!("a SHELL set from a variable (`{value}`)"))
                     } else {
-                        interpreter_name(value).map_or(Shell::Unsupported("an empty SHELL".into()), |n| {
-                            shell_named(&n)
-                        })
+                        interpreter_name(value)
+                            .map_or(Shell::Unsupported("an empty SHELL".into()), |n| {
+                                shell_named(&n)
+                            })
                     };
                 }
                 ".RECIPEPREFIX" => prefix = value.chars().next().unwrap_or('\t'),
@@ -109,7 +111,8 @@ pub(super) fn extract(text: &str) -> Extracted {
             {
                 let recipe_at = logical.len() - rest.len() + semi + 1;
                 let body = &logical[recipe_at..];
-                let body_trim = body.trim_start_matches(|c: char| "@-+".contains(c) || c.is_whitespace());
+                let body_trim =
+                    body.trim_start_matches(|c: char| "@-+".contains(c) || c.is_whitespace());
                 // The joined line matches the file only before its first continuation.
                 if line.text.len() >= recipe_at {
                     let mut b = ScriptBuf::default();
@@ -121,8 +124,11 @@ pub(super) fn extract(text: &str) -> Extracted {
                         &mut b,
                     );
                     let end = start + logical.len();
-                    out.pieces
-                        .push(b.finish(&format!("recipe of {}", targets.trim()), end, shell.clone()));
+                    out.pieces.push(b.finish(
+                        &format!("recipe of {}", targets.trim()),
+                        end,
+                        shell.clone(),
+                    ));
                 }
             }
         }
@@ -220,7 +226,10 @@ fn rule(line: &str) -> Option<(&str, &str)> {
     let colon = line.find(':')?;
     let (targets, rest) = (&line[..colon], &line[colon + 1..]);
     let rest = rest.trim_start_matches(':');
-    const DIRECTIVES: &[&str] = &["ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "sinclude", "vpath", "export", "unexport", "override"];
+    const DIRECTIVES: &[&str] = &[
+        "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "sinclude",
+        "vpath", "export", "unexport", "override",
+    ];
     let first = targets.split_whitespace().next()?;
     if DIRECTIVES.contains(&first) {
         return None;
@@ -263,8 +272,14 @@ mod tests {
     fn recipes_as_make_hands_them_to_the_shell() {
         let p = |c: &str, s: &str, at: &str| (c.to_string(), s.to_string(), at.to_string());
         let table: &[(&str, Vec<(String, String, String)>)] = &[
-            ("all:\n\tls -la\n", vec![p("recipe of all", "ls -la", "ls -")]),
-            ("all:\n\t@-echo hi\n", vec![p("recipe of all", "echo hi", "echo")]),
+            (
+                "all:\n\tls -la\n",
+                vec![p("recipe of all", "ls -la", "ls -")],
+            ),
+            (
+                "all:\n\t@-echo hi\n",
+                vec![p("recipe of all", "echo hi", "echo")],
+            ),
             (
                 "a: b\n\techo $$HOME \\\n\t  x\n",
                 vec![p("recipe of a", "echo $HOME \\\n  x", "echo")],
@@ -273,7 +288,10 @@ mod tests {
                 "a:\n\t$(CC) -o $@ $<\n",
                 vec![p("recipe of a", "${__} -o $_ $_", "$(CC")],
             ),
-            ("a: ; rm -rf x\n", vec![p("recipe of a", "rm -rf x", "rm -")]),
+            (
+                "a: ; rm -rf x\n",
+                vec![p("recipe of a", "rm -rf x", "rm -")],
+            ),
             ("X = 1\n\ndefine T\n\tls\nendef\n# c\n", vec![]),
             (
                 ".RECIPEPREFIX = >\nall:\n>ls\n",
@@ -292,7 +310,11 @@ mod tests {
     #[test]
     fn make_variables_are_templates() {
         let x = extract("a:\n\techo ${X} $(shell id) $$y\n");
-        let t: Vec<&str> = x.pieces[0].templates.iter().map(|(_, t)| t.as_str()).collect();
+        let t: Vec<&str> = x.pieces[0]
+            .templates
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
         assert_eq!(t, ["${X}", "$(shell id)"]);
     }
 

@@ -126,7 +126,8 @@ pub enum ScanCode {
     /// The commands run under a shell cmdguard does not analyse (`shell: pwsh`, `SHELL
     /// ["cmd"]`, a `#!/usr/bin/env python3` heredoc).
     UnsupportedShell,
-    /// The file cannot be parsed (YAML or JSON syntax), so its commands cannot be found.
+    /// The file cannot be parsed (YAML or JSON syntax, invalid UTF-8), so its commands cannot
+    /// be found.
     MalformedFile,
     /// The runner puts directories of the project's own programs first on `PATH` (npm's
     /// `node_modules/.bin`): any program name may run a program the project installed.
@@ -311,6 +312,40 @@ pub fn scan_text(
     }
 }
 
+/// Scans a file's bytes: [`scan_text`] when they are UTF-8, else a report whose one reason
+/// asks (the shell would read bytes cmdguard cannot show).
+pub fn scan_bytes(
+    path: &str,
+    bytes: &[u8],
+    kind: FileKind,
+    analyze: &dyn Fn(&str) -> Analysis,
+) -> FileReport {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => scan_text(path, text, kind, analyze),
+        Err(e) => {
+            let text = String::from_utf8_lossy(&bytes[..e.valid_up_to()]);
+            let at = LineIndex::new(&text).pos(text.len());
+            let code = ScanCode::MalformedFile;
+            FileReport {
+                path: path.to_string(),
+                kind,
+                verdict: code.severity(),
+                reasons: vec![Reason {
+                    code: code.as_str(),
+                    severity: code.severity(),
+                    message:
+                        "not valid UTF-8, so its commands cannot be read as the shell reads them"
+                            .into(),
+                    rule: None,
+                    start: at,
+                    end: at,
+                }],
+                commands: Vec::new(),
+            }
+        }
+    }
+}
+
 /// What an extractor found in a file: the pieces of shell text, and problems with the file.
 #[derive(Debug, Default)]
 struct Extracted {
@@ -442,14 +477,33 @@ impl<'a> LineIndex<'a> {
 }
 
 impl Piece {
+    /// `message` with each placeholder the analyser quotes turned back into the text the file
+    /// has there (`${__}` → `$(CC)`).
+    fn unplaceholder(&self, message: &str) -> String {
+        let mut out = message.to_string();
+        for (span, original) in &self.templates {
+            if let Some(placeholder) = self.script.get(span.start..span.end) {
+                out = out.replacen(&format!("`{placeholder}"), &format!("`{original}"), 1);
+            }
+        }
+        out
+    }
+
     /// The file offset where `span` of the script starts, and where it ends (exclusive).
     fn file_range(&self, span: Span, text: &str) -> (usize, usize) {
         let last = self.origin.len() - 1;
         let start = self.origin[span.start.min(last)];
         let end = if span.end > span.start {
-            let mut e = self.origin[(span.end - 1).min(last)] + 1;
+            let last_byte = self.origin[(span.end - 1).min(last)];
+            let mut e = last_byte + 1;
             while e < text.len() && !text.is_char_boundary(e) {
                 e += 1;
+            }
+            // Where the next byte came from, when it is further on the same line: the last
+            // character was written as more than one (an escape such as `\"`).
+            let next = self.origin[span.end.min(last)];
+            if next > e && text.get(last_byte..next).is_some_and(|t| !t.contains('\n')) {
+                e = next;
             }
             e.max(start)
         } else {
@@ -501,7 +555,7 @@ fn analyze_piece(
                     f.span,
                     f.code.as_str(),
                     f.severity,
-                    f.message.clone(),
+                    piece.unplaceholder(&f.message),
                     f.rule.clone(),
                 );
             }

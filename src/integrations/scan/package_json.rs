@@ -15,7 +15,10 @@ pub(super) fn extract(text: &str) -> Extracted {
         Err(e) => {
             out.problems.push(Problem {
                 code: ScanCode::MalformedFile,
-                message: format!("not valid JSON ({}), so its scripts cannot be read", e.message),
+                message: format!(
+                    "not valid JSON ({}), so its scripts cannot be read",
+                    e.message
+                ),
                 span: Span::new(e.offset, e.offset),
             });
             return out;

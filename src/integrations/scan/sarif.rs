@@ -200,9 +200,7 @@ fn code_help(c: Code) -> &'static str {
             "A redirection that can write a file or open a descriptor or a connection."
         }
         Code::UncommonRedirect => "A harmless redirection other than to /dev/null or 2>&1.",
-        Code::InputRedirect => {
-            "Input read with < from a file outside the working directory."
-        }
+        Code::InputRedirect => "Input read with < from a file outside the working directory.",
         Code::HeredocStripTabs => {
             "A <<- heredoc, whose tab-stripped terminator parsers disagree about. Use << instead."
         }
@@ -218,9 +216,7 @@ fn code_help(c: Code) -> &'static str {
         Code::EvaluatedExpansion => {
             "A parameter expansion that evaluates its value as code (${!x}, ${x@P})."
         }
-        Code::ParseError => {
-            "A syntax error: bash may read the command differently from cmdguard."
-        }
+        Code::ParseError => "A syntax error: bash may read the command differently from cmdguard.",
         Code::UnsupportedSyntax => "Syntax cmdguard does not analyse.",
         Code::ParserMismatch => {
             "A place where tree-sitter-bash and bash are known to read the text differently. Rewrite it more plainly."
@@ -293,7 +289,10 @@ mod tests {
         };
         let v = result(&r, "a.sh", None);
         let region = &v["locations"][0]["physicalLocation"]["region"];
-        assert_eq!(region, &json!({"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 4}));
+        assert_eq!(
+            region,
+            &json!({"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 4})
+        );
         assert_eq!(v["level"], "warning");
     }
 }

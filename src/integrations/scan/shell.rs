@@ -84,7 +84,8 @@ mod tests {
 
     #[test]
     fn top_level_commands_are_split_and_comments_dropped() {
-        let script = "# build\nset -e\nls | wc -l; echo hi\nf() {\n  rm x\n}\ncat <<EOF\nbody\nEOF\n";
+        let script =
+            "# build\nset -e\nls | wc -l; echo hi\nf() {\n  rm x\n}\ncat <<EOF\nbody\nEOF\n";
         let texts: Vec<&str> = statements(script)
             .iter()
             .map(|s| &script[s.start..s.end])

@@ -378,7 +378,6 @@ fn parse(text: &str) -> Result<Option<Doc>, Problem> {
             | Event::DocumentEnd => {}
         }
     }
-    drop(finish);
     Ok(root.map(|root| Doc { root, anchors }))
 }
 
@@ -386,8 +385,11 @@ fn parse(text: &str) -> Result<Option<Doc>, Problem> {
 mod tests {
     use super::*;
 
-    /// Each piece: context, script, and the (line, column) of each script line's first byte.
-    fn pieces(text: &str) -> Vec<(String, String, Vec<(usize, usize)>)> {
+    /// A piece as a test sees it: context, script, and the (line, column) of each script
+    /// line's first byte.
+    type Seen = (String, String, Vec<(usize, usize)>);
+
+    fn pieces(text: &str) -> Vec<Seen> {
         let index = super::super::LineIndex::new(text);
         extract(text)
             .pieces

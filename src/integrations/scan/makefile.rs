@@ -253,7 +253,10 @@ fn physical_lines(text: &str) -> Vec<Line<'_>> {
 mod tests {
     use super::*;
 
-    fn pieces(text: &str) -> Vec<(String, String, String)> {
+    /// A piece as a test sees it: context, script, and the file's text where it starts.
+    type Seen = (String, String, String);
+
+    fn pieces(text: &str) -> Vec<Seen> {
         extract(text)
             .pieces
             .iter()
@@ -271,7 +274,7 @@ mod tests {
     #[test]
     fn recipes_as_make_hands_them_to_the_shell() {
         let p = |c: &str, s: &str, at: &str| (c.to_string(), s.to_string(), at.to_string());
-        let table: &[(&str, Vec<(String, String, String)>)] = &[
+        let table: &[(&str, Vec<Seen>)] = &[
             (
                 "all:\n\tls -la\n",
                 vec![p("recipe of all", "ls -la", "ls -")],

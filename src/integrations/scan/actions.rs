@@ -51,15 +51,38 @@ impl Doc {
     }
 
     fn get<'a>(&'a self, n: &'a Node, key: &str) -> Option<&'a Node> {
+        self.get_merged(n, key, 0)
+    }
+
+    /// The value of `key`, also through YAML merge keys (`<<: *defaults`), which some
+    /// readers honour: a `run:` that arrives by a merge is still a command.
+    fn get_merged<'a>(&'a self, n: &'a Node, key: &str, depth: usize) -> Option<&'a Node> {
         let Node::Map(members) = self.resolve(n)? else {
             return None;
         };
         // YAML forbids duplicate keys; GitHub rejects them. Take the last, as most parsers do.
-        members
+        let own = members
             .iter()
             .rev()
             .find(|(k, _)| self.scalar(k).is_some_and(|s| s.value == key))
-            .map(|(_, v)| v)
+            .map(|(_, v)| v);
+        if own.is_some() || depth > 8 {
+            return own;
+        }
+        let merged = members
+            .iter()
+            .filter(|(k, _)| self.scalar(k).is_some_and(|s| s.value == "<<"))
+            .flat_map(|(_, v)| match self.resolve(v) {
+                Some(Node::Seq(items)) => items.iter().collect::<Vec<_>>(),
+                Some(other) => vec![other],
+                None => Vec::new(),
+            });
+        for m in merged {
+            if let Some(v) = self.get_merged(m, key, depth + 1) {
+                return Some(v);
+            }
+        }
+        None
     }
 
     fn scalar<'a>(&'a self, n: &'a Node) -> Option<&'a Scalar> {
@@ -473,6 +496,8 @@ mod tests {
     fn aliases_are_followed_and_bad_yaml_is_a_problem() {
         let text = "x: &cmd rm -rf /\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: *cmd\n";
         assert_eq!(extract(text).pieces[0].script, "rm -rf /");
+        let merged = "x: &step\n  run: rm -rf /\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - <<: *step\n        name: n\n";
+        assert_eq!(extract(merged).pieces[0].script, "rm -rf /");
         let bad = extract("jobs: [\n");
         assert!(bad.pieces.is_empty());
         assert_eq!(bad.problems[0].code, ScanCode::MalformedFile);

@@ -260,8 +260,9 @@ impl ScanReport {
 ///     &|cmd: &str| analyzer.analyze(cmd),
 /// );
 /// assert_eq!(report.verdict, Verdict::Deny);
-/// let reason = &report.commands[0].reasons[0];
-/// assert_eq!((reason.code, reason.start.line, reason.start.column), ("denied", 3, 5));
+/// let reasons = &report.commands[0].reasons;
+/// let denied = reasons.iter().find(|r| r.code == "denied").unwrap();
+/// assert_eq!((denied.start.line, denied.start.column), (3, 5));
 /// ```
 pub fn scan_text(
     path: &str,

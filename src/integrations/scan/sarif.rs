@@ -26,8 +26,8 @@ pub const STDIN_URI: &str = "cmdguard:stdin";
 ///     analyzer.analyze(c)
 /// });
 /// let log = sarif::log(&ScanReport::new(vec![file]));
-/// let result = &log["runs"][0]["results"][0];
-/// assert_eq!(result["ruleId"], "denied");
+/// let results = log["runs"][0]["results"].as_array().unwrap();
+/// let result = results.iter().find(|r| r["ruleId"] == "denied").unwrap();
 /// assert_eq!(result["level"], "error");
 /// assert_eq!(result["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
 /// ```

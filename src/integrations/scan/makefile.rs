@@ -86,6 +86,19 @@ pub(super) fn extract(text: &str) -> Extracted {
             in_define = true;
             continue;
         }
+        // make runs these while it reads the Makefile, before any recipe: `X != cmd` and
+        // `$(shell cmd)`. Positions past the first physical line are approximate.
+        for (at, script) in make_time_shells(&logical) {
+            let mut b = ScriptBuf::default();
+            let first = Line {
+                start: start + at.min(line.text.len()),
+                text: script,
+            };
+            expand(first, &mut b);
+            let end = first.start + script.len();
+            out.pieces
+                .push(b.finish("make-time shell", end.min(text.len()), shell.clone()));
+        }
         if let Some((name, value)) = assignment(trimmed) {
             match name {
                 "SHELL" => {
@@ -192,6 +205,45 @@ fn expand(line: Line, b: &mut ScriptBuf) {
         b.push_template(&rest[..len], line.start + i);
         i += len;
     }
+}
+
+/// The shell commands make runs while reading a (non-recipe) logical line: the value of a
+/// `!=` assignment, and the argument of each `$(shell …)` / `${shell …}`, with their offsets.
+fn make_time_shells(line: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    if let Some(bang) = line.find("!=")
+        && line[..bang].find(['=', ':']).is_none()
+    {
+        let value = &line[bang + 2..];
+        let trimmed = value.trim_start();
+        out.push((line.len() - trimmed.len(), trimmed));
+    }
+    let mut from = 0;
+    while let Some(n) = line[from..].find("shell ").map(|n| from + n) {
+        from = n + "shell ".len();
+        let open = match line[..n]
+            .strip_suffix('(')
+            .or_else(|| line[..n].strip_suffix('{'))
+        {
+            Some(before) if before.ends_with('$') => line.as_bytes()[n - 1],
+            _ => continue,
+        };
+        let close = if open == b'(' { b')' } else { b'}' };
+        let mut depth = 1;
+        let end = line[from..]
+            .bytes()
+            .position(|b| {
+                if b == open {
+                    depth += 1;
+                } else if b == close {
+                    depth -= 1;
+                }
+                depth == 0
+            })
+            .map_or(line.len(), |p| from + p);
+        out.push((from, &line[from..end]));
+    }
+    out
 }
 
 /// Whether a line ends in an odd number of backslashes (continues on the next line).
@@ -308,6 +360,24 @@ mod tests {
         for (text, want) in table {
             assert_eq!(&pieces(text), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn commands_make_runs_while_reading_are_pieces() {
+        let x = extract("X != rm -rf /tmp/x\nY := $(shell git rev-parse HEAD)\nall:\n\tls\n");
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("make-time shell", "rm -rf /tmp/x"),
+                ("make-time shell", "git rev-parse HEAD"),
+                ("recipe of all", "ls")
+            ]
+        );
     }
 
     #[test]

@@ -10,6 +10,9 @@ use cmdguard::config::{self, ConfigSources, Env, Layer, Origins};
 use cmdguard::policy::rules::CommandRules;
 use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
+// `cmdguard scan` and the SARIF form of `check`.
+mod scan;
+
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
 /// Exit status for an internal error (EX_SOFTWARE).
@@ -38,6 +41,9 @@ enum Command {
     /// Show, check and trust configuration layers.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Check every command in shell scripts, Dockerfiles, GitHub Actions workflows, Makefiles
+    /// and package.json scripts, reported at file:line:column (text, JSON or SARIF).
+    Scan(scan::ScanArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,6 +82,10 @@ struct CheckArgs {
     /// Print one JSON object with verdict, findings and segments.
     #[arg(long, conflicts_with = "jsonl")]
     json: bool,
+    /// Output format: `text` (the default), `json` (as `--json`) or `sarif` (a SARIF 2.1.0 log
+    /// whose artifact is `cmdguard:command`, or `cmdguard:stdin` with `--stdin`).
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "jsonl"])]
+    format: Option<scan::Format>,
     /// Read JSON lines from stdin (`{"cmd": "…"}` or a JSON string) and print one JSON verdict
     /// per line; the exit status is the strictest verdict.
     #[arg(long, conflicts_with = "stdin")]
@@ -144,6 +154,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             check(args)
         }
         Command::Config(c) => config_command(c),
+        Command::Scan(args) => scan::run(args),
     }
 }
 
@@ -508,7 +519,9 @@ fn check(args: CheckArgs) -> i32 {
             join_os(&args.command)
         };
         let a = guard.finish(guard.analyzer.analyze_bytes_in(&bytes, &workdir));
-        let written = if args.json {
+        let written = if args.format == Some(scan::Format::Sarif) {
+            scan::check_sarif(&a, args.stdin, &mut out)
+        } else if args.json || args.format == Some(scan::Format::Json) {
             serde_json::to_writer(&mut out, &a)
                 .map_err(io::Error::other)
                 .and_then(|()| writeln!(out))

@@ -165,6 +165,9 @@ pub mod config;
 // imports it.
 pub mod tool;
 
+// Above everything: `cmdguard scan` and SARIF (and the hooks). The core never imports it.
+pub mod integrations;
+
 // `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
 // risk-assessment agent's tools).
 extern crate self as cmdguard;

@@ -24,6 +24,7 @@ mod properties;
 mod real_programs;
 mod rules;
 mod sandbox;
+mod scan;
 mod scratch;
 mod seed;
 mod sensitive;

@@ -1,0 +1,505 @@
+//! scan/actions: the `run:` steps of a GitHub Actions workflow (`jobs.<id>.steps[n].run`) or
+//! composite action (`runs.steps[n].run`), read with saphyr's YAML parser, each mapped back to
+//! the file line by line (block scalars `|` and `>` included). A `${{ }}` expression is pasted
+//! into the script before bash reads it: it asks, and the analyser sees a run-time value in its
+//! place. A step under a shell other than bash or sh is reported unsupported. It never decides
+//! safety itself.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+
+use super::{Extracted, Piece, Problem, ScanCode, ScriptBuf, Shell, interpreter_name, shell_named};
+use crate::Span;
+
+/// A YAML node with the byte range of its scalars. Aliases stay references, resolved when
+/// read, so an alias bomb costs nothing.
+#[derive(Debug, Clone)]
+enum Node {
+    Map(Vec<(Node, Node)>),
+    Seq(Vec<Node>),
+    Scalar(Scalar),
+    Alias(usize),
+}
+
+#[derive(Debug, Clone)]
+struct Scalar {
+    value: String,
+    style: ScalarStyle,
+    /// Byte offsets of the scalar's text in the file (block scalars: from the indicator).
+    start: usize,
+    end: usize,
+}
+
+/// A parsed document and its anchors.
+struct Doc {
+    root: Node,
+    anchors: HashMap<usize, Node>,
+}
+
+impl Doc {
+    fn resolve<'a>(&'a self, mut n: &'a Node) -> Option<&'a Node> {
+        // An alias names a node that is complete when the alias is read, so one step resolves
+        // it; the bound only guards against a parser that thinks otherwise.
+        for _ in 0..8 {
+            match n {
+                Node::Alias(id) => n = self.anchors.get(id)?,
+                Node::Map(_) | Node::Seq(_) | Node::Scalar(_) => return Some(n),
+            }
+        }
+        None
+    }
+
+    fn get<'a>(&'a self, n: &'a Node, key: &str) -> Option<&'a Node> {
+        self.get_merged(n, key, 0)
+    }
+
+    /// The value of `key`, also through YAML merge keys (`<<: *defaults`), which some
+    /// readers honour: a `run:` that arrives by a merge is still a command.
+    fn get_merged<'a>(&'a self, n: &'a Node, key: &str, depth: usize) -> Option<&'a Node> {
+        let Node::Map(members) = self.resolve(n)? else {
+            return None;
+        };
+        // YAML forbids duplicate keys; GitHub rejects them. Take the last, as most parsers do.
+        let own = members
+            .iter()
+            .rev()
+            .find(|(k, _)| self.scalar(k).is_some_and(|s| s.value == key))
+            .map(|(_, v)| v);
+        if own.is_some() || depth > 8 {
+            return own;
+        }
+        let merged = members
+            .iter()
+            .filter(|(k, _)| self.scalar(k).is_some_and(|s| s.value == "<<"))
+            .flat_map(|(_, v)| match self.resolve(v) {
+                Some(Node::Seq(items)) => items.iter().collect::<Vec<_>>(),
+                Some(other) => vec![other],
+                None => Vec::new(),
+            });
+        for m in merged {
+            if let Some(v) = self.get_merged(m, key, depth + 1) {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn scalar<'a>(&'a self, n: &'a Node) -> Option<&'a Scalar> {
+        match self.resolve(n)? {
+            Node::Scalar(s) => Some(s),
+            Node::Map(_) | Node::Seq(_) | Node::Alias(_) => None,
+        }
+    }
+
+    fn path<'a>(&'a self, n: &'a Node, keys: &[&str]) -> Option<&'a Node> {
+        keys.iter().try_fold(n, |n, k| self.get(n, k))
+    }
+}
+
+pub(super) fn extract(text: &str) -> Extracted {
+    let mut out = Extracted::default();
+    let doc = match parse(text) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return out,
+        Err(problem) => {
+            out.problems.push(problem);
+            return out;
+        }
+    };
+    let root = &doc.root;
+    let top_shell = doc.path(root, &["defaults", "run", "shell"]);
+    if let Some(Node::Map(jobs)) = doc.get(root, "jobs").and_then(|j| doc.resolve(j)) {
+        for (id, job) in jobs {
+            let id = doc.scalar(id).map_or("?", |s| s.value.as_str());
+            let shell = doc
+                .path(job, &["defaults", "run", "shell"])
+                .or(top_shell)
+                .map(|n| shell_value(&doc, n))
+                .unwrap_or_else(|| runner_default(&doc, doc.get(job, "runs-on")));
+            steps(&doc, text, job, &format!("jobs.{id}"), &shell, &mut out);
+        }
+    }
+    if let Some(runs) = doc.get(root, "runs") {
+        // A composite action: every `run:` step must name its shell.
+        let shell = Chosen {
+            shell: Shell::Unsupported(
+                "no `shell:` (a composite action's steps must name one)".into(),
+            ),
+            note: None,
+        };
+        steps(&doc, text, runs, "runs", &shell, &mut out);
+    }
+    out
+}
+
+/// The shell a step runs under, and a reason to ask when it was not sure.
+#[derive(Debug, Clone)]
+struct Chosen {
+    shell: Shell,
+    note: Option<String>,
+}
+
+fn shell_value(doc: &Doc, n: &Node) -> Chosen {
+    let value = doc.scalar(n).map_or("", |s| s.value.as_str());
+    if value.contains("${{") {
+        return Chosen {
+            shell: Shell::Unsupported(format!("a shell chosen by an expression (`{value}`)")),
+            note: None,
+        };
+    }
+    Chosen {
+        shell: interpreter_name(value).map_or_else(
+            || Shell::Unsupported("an empty `shell:`".into()),
+            |name| shell_named(&name),
+        ),
+        note: None,
+    }
+}
+
+/// The default shell of a job with no `shell:`: bash, except pwsh on Windows runners; a runner
+/// chosen by an expression may be Windows.
+fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
+    let mut labels = Vec::new();
+    let mut stack: Vec<&Node> = runs_on.into_iter().collect();
+    while let Some(n) = stack.pop() {
+        match doc.resolve(n) {
+            Some(Node::Scalar(s)) => labels.push(s.value.as_str()),
+            Some(Node::Seq(items)) => stack.extend(items),
+            Some(Node::Map(members)) => stack.extend(members.iter().map(|(_, v)| v)),
+            Some(Node::Alias(_)) | None => {}
+        }
+    }
+    if labels
+        .iter()
+        .any(|l| l.to_ascii_lowercase().contains("windows"))
+    {
+        return Chosen {
+            shell: Shell::Unsupported("pwsh (the default shell on Windows runners)".into()),
+            note: None,
+        };
+    }
+    let note = labels.iter().find(|l| l.contains("${{")).map(|l| {
+        format!("the runner is chosen by `{l}`; on a Windows runner the default shell is pwsh: set `shell: bash`")
+    });
+    Chosen {
+        shell: Shell::Bash,
+        note,
+    }
+}
+
+fn steps(doc: &Doc, text: &str, parent: &Node, at: &str, shell: &Chosen, out: &mut Extracted) {
+    let Some(Node::Seq(steps)) = doc.get(parent, "steps").and_then(|s| doc.resolve(s)) else {
+        return;
+    };
+    for (n, step) in steps.iter().enumerate() {
+        let Some(run) = doc.get(step, "run").and_then(|r| doc.scalar(r)) else {
+            continue;
+        };
+        let chosen = match doc.get(step, "shell") {
+            Some(s) => shell_value(doc, s),
+            None => shell.clone(),
+        };
+        let mut piece = script(text, run, &format!("{at}.steps[{n}].run"), chosen.shell);
+        if let Some(note) = chosen.note {
+            piece.notes.push((ScanCode::UnsupportedShell, note));
+        }
+        out.pieces.push(piece);
+    }
+}
+
+/// The script of a `run:` scalar, each byte mapped to the file, `${{ }}` replaced.
+fn script(text: &str, run: &Scalar, context: &str, shell: Shell) -> Piece {
+    let origin = align(text, run);
+    let value = &run.value;
+    let mut b = ScriptBuf::default();
+    let mut i = 0;
+    while i < value.len() {
+        if value[i..].starts_with("${{") {
+            let end = expression_end(&value[i..]).map_or(value.len(), |n| i + n);
+            b.push_template(&value[i..end], origin[i]);
+            i = end;
+            continue;
+        }
+        let Some(c) = value[i..].chars().next() else {
+            break;
+        };
+        b.push_char(c, origin[i]);
+        i += c.len_utf8();
+    }
+    b.finish(context, run.end, shell)
+}
+
+/// The length of the `${{ … }}` expression `s` starts with, its strings skipped; `None` when
+/// it never closes.
+fn expression_end(s: &str) -> Option<usize> {
+    let mut in_string = false;
+    let bytes = s.as_bytes();
+    let mut i = 3;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\'' => in_string = !in_string,
+            b'}' if !in_string && bytes.get(i + 1) == Some(&b'}') => return Some(i + 2),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// For each byte of the scalar's value, the file offset it was read from: the value's lines
+/// are matched against the source lines (after the block indentation), folding spaces and
+/// line breaks mapped to the end of the line they replace, escapes to the character that
+/// follows them. Positions are for reporting only; what is analysed is the parser's value.
+fn align(text: &str, s: &Scalar) -> Vec<usize> {
+    let (start, end) = (s.start.min(text.len()), s.end.min(text.len()));
+    let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded);
+    let header = text[start..].starts_with(['|', '>']);
+    // A block scalar's lines are read whole, so that the first one shows the indentation.
+    let from = if block && !header {
+        text[..start].rfind('\n').map_or(0, |n| n + 1)
+    } else {
+        start
+    };
+    let src = &text[from..end.max(from)];
+    // The source chunks: each line's content, after the indentation.
+    let mut chunks: Vec<(usize, &str)> = Vec::new();
+    let mut lines = src.split_inclusive('\n');
+    let mut offset = from;
+    if block && header {
+        // The `|` / `>` header line holds no content.
+        if let Some(h) = lines.next() {
+            offset += h.len();
+        }
+    }
+    let mut indent = None;
+    for (n, line) in lines.enumerate() {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let lead = body.len() - body.trim_start_matches(' ').len();
+        let skip = if block {
+            if indent.is_none() && !body.trim().is_empty() {
+                indent = Some(lead);
+            }
+            indent.unwrap_or(lead).min(lead)
+        } else if n == 0 {
+            0
+        } else {
+            body.len() - body.trim_start().len()
+        };
+        chunks.push((offset + skip, &body[skip..]));
+        offset += line.len();
+    }
+    let mut origin = Vec::with_capacity(s.value.len());
+    let (mut chunk, mut pos) = (0, 0);
+    let here = |chunk: usize, pos: usize| {
+        chunks
+            .get(chunk)
+            .map_or(s.end, |(at, body): &(usize, &str)| at + pos.min(body.len()))
+    };
+    for c in s.value.chars() {
+        let mut at = here(chunk, pos);
+        let body = chunks.get(chunk).map_or("", |(_, b)| *b);
+        if body[pos.min(body.len())..].starts_with(c) {
+            pos += c.len_utf8();
+        } else if c == '\n' || c == ' ' {
+            // A line break or a folding space: it stands for the end of this line.
+            chunk += 1;
+            pos = 0;
+        } else if let Some(n) = body.get(pos..).and_then(|rest| rest.find(c)) {
+            // An escape (`\"`, `''`) or a quote: the character follows it on this line.
+            pos += n;
+            at = here(chunk, pos);
+            pos += c.len_utf8();
+        } else if let Some(n) = chunks
+            .get(chunk + 1)
+            .and_then(|(_, b)| b.starts_with(c).then_some(0))
+        {
+            chunk += 1;
+            pos = n;
+            at = here(chunk, pos);
+            pos += c.len_utf8();
+        }
+        origin.extend(std::iter::repeat_n(at, c.len_utf8()));
+    }
+    origin
+}
+
+/// Reads the first document into nodes; `Ok(None)` for an empty file.
+fn parse(text: &str) -> Result<Option<Doc>, Problem> {
+    // saphyr's markers count characters; the reports need bytes.
+    let bytes_at: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let byte = |chars: usize| bytes_at.get(chars).copied().unwrap_or(text.len());
+    /// An open collection: its items (keys and values alternate in a map) and its anchor.
+    struct Open {
+        map: bool,
+        items: Vec<Node>,
+        anchor: usize,
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut anchors = HashMap::new();
+    let mut root = None;
+    let mut finish = |node: Node, anchor: usize, stack: &mut Vec<Open>, root: &mut Option<Node>| {
+        if anchor != 0 {
+            anchors.insert(anchor, node.clone());
+        }
+        match stack.last_mut() {
+            Some(open) => open.items.push(node),
+            None => {
+                if root.is_none() {
+                    *root = Some(node);
+                }
+            }
+        }
+    };
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| Problem {
+            code: ScanCode::MalformedFile,
+            message: format!("not valid YAML ({}), so its steps cannot be read", e.info()),
+            span: Span::new(byte(e.marker().index()), byte(e.marker().index())),
+        })?;
+        match event {
+            Event::Scalar(value, style, anchor, _) => {
+                let node = Node::Scalar(Scalar {
+                    value: value.into_owned(),
+                    style,
+                    start: byte(span.start.index()),
+                    end: byte(span.end.index()),
+                });
+                finish(node, anchor, &mut stack, &mut root);
+            }
+            Event::Alias(id) => finish(Node::Alias(id), 0, &mut stack, &mut root),
+            Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
+                stack.push(Open {
+                    map: matches!(event, Event::MappingStart(..)),
+                    items: Vec::new(),
+                    anchor,
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                let Some(open) = stack.pop() else { continue };
+                let node = if open.map {
+                    let mut items = open.items.into_iter();
+                    let mut members = Vec::new();
+                    while let (Some(k), Some(v)) = (items.next(), items.next()) {
+                        members.push((k, v));
+                    }
+                    Node::Map(members)
+                } else {
+                    Node::Seq(open.items)
+                };
+                finish(node, open.anchor, &mut stack, &mut root);
+            }
+            Event::DocumentEnd if root.is_some() => break,
+            Event::Nothing
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart(_)
+            | Event::DocumentEnd => {}
+        }
+    }
+    Ok(root.map(|root| Doc { root, anchors }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A piece as a test sees it: context, script, and the (line, column) of each script
+    /// line's first byte.
+    type Seen = (String, String, Vec<(usize, usize)>);
+
+    fn pieces(text: &str) -> Vec<Seen> {
+        let index = super::super::LineIndex::new(text);
+        extract(text)
+            .pieces
+            .iter()
+            .map(|p| {
+                let mut starts = vec![0];
+                starts.extend(p.script.match_indices('\n').map(|(i, _)| i + 1));
+                starts.retain(|&s| s < p.script.len());
+                let pos = starts
+                    .iter()
+                    .map(|&s| {
+                        let at = index.pos(p.origin[s]);
+                        (at.line, at.column)
+                    })
+                    .collect();
+                (p.context.clone(), p.script.clone(), pos)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn run_steps_map_back_to_their_lines() {
+        let text = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n      - name: many\n        run: |\n          ls\n            echo  hi\n\n          pwd\n      - run: >-\n          echo a\n          b\n";
+        let got = pieces(text);
+        assert_eq!(
+            got,
+            [
+                (
+                    "jobs.test.steps[1].run".into(),
+                    "make test".into(),
+                    vec![(7, 14)]
+                ),
+                (
+                    "jobs.test.steps[2].run".into(),
+                    "ls\n  echo  hi\n\npwd\n".into(),
+                    vec![(10, 11), (11, 11), (12, 1), (13, 11)]
+                ),
+                (
+                    "jobs.test.steps[3].run".into(),
+                    "echo a b".into(),
+                    vec![(15, 11)]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn expressions_become_run_time_values() {
+        let text = "jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.event.issue.title }} done\n";
+        let x = extract(text);
+        let p = &x.pieces[0];
+        assert_eq!(p.script, "echo ${____________________________} done");
+        assert_eq!(p.templates.len(), 1);
+        assert_eq!(p.templates[0].1, "${{ github.event.issue.title }}");
+    }
+
+    #[test]
+    fn shells_come_from_the_step_the_job_the_workflow_or_the_runner() {
+        let shells = |text: &str| -> Vec<Shell> {
+            extract(text).pieces.into_iter().map(|p| p.shell).collect()
+        };
+        let text = "defaults:\n  run:\n    shell: bash\njobs:\n  a:\n    runs-on: windows-latest\n    steps:\n      - run: ls\n      - run: dir\n        shell: pwsh\n  b:\n    runs-on: windows-latest\n    defaults:\n      run:\n        shell: python\n    steps:\n      - run: print(1)\n";
+        assert_eq!(
+            shells(text),
+            [
+                Shell::Bash,
+                Shell::Unsupported("pwsh".into()),
+                Shell::Unsupported("python".into())
+            ]
+        );
+        let windows =
+            "jobs:\n  a:\n    runs-on: [self-hosted, Windows]\n    steps:\n      - run: ls\n";
+        assert!(matches!(&shells(windows)[..], [Shell::Unsupported(_)]));
+        let matrix = "jobs:\n  a:\n    runs-on: ${{ matrix.os }}\n    steps:\n      - run: ls\n";
+        let x = extract(matrix);
+        assert_eq!(x.pieces[0].shell, Shell::Bash);
+        assert_eq!(x.pieces[0].notes.len(), 1);
+    }
+
+    #[test]
+    fn aliases_are_followed_and_bad_yaml_is_a_problem() {
+        let text = "x: &cmd rm -rf /\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: *cmd\n";
+        assert_eq!(extract(text).pieces[0].script, "rm -rf /");
+        let merged = "x: &step\n  run: rm -rf /\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - <<: *step\n        name: n\n";
+        assert_eq!(extract(merged).pieces[0].script, "rm -rf /");
+        let bad = extract("jobs: [\n");
+        assert!(bad.pieces.is_empty());
+        assert_eq!(bad.problems[0].code, ScanCode::MalformedFile);
+    }
+}

@@ -1,0 +1,412 @@
+//! scan/dockerfile: the `RUN` instructions of a Dockerfile as Docker hands them to the shell —
+//! continuation lines joined and comment lines inside them dropped (with the `# escape=`
+//! directive's character), heredocs (`RUN <<EOF`) as scripts, the exec form (`RUN ["a", "b"]`)
+//! as a quoted command, under the shell a `SHELL` instruction chose. It never decides safety.
+
+use super::json::{self, Value};
+use super::{Extracted, Piece, ScriptBuf, Shell, interpreter_name, shell_named};
+
+/// One physical line: its offset and its text without the line break.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    start: usize,
+    text: &'a str,
+}
+
+pub(super) fn extract(text: &str) -> Extracted {
+    let lines: Vec<Line> = physical_lines(text);
+    let mut out = Extracted::default();
+    let escape = escape_directive(&lines);
+    let mut shell = Shell::Bash;
+    let mut i = 0;
+    while i < lines.len() {
+        let trimmed = lines[i].text.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            i += 1;
+            continue;
+        }
+        // One instruction: its physical lines joined as Docker joins them.
+        let mut parts: Vec<Line> = Vec::new();
+        loop {
+            let line = lines[i];
+            i += 1;
+            let end = line.text.trim_end();
+            match end.strip_suffix(escape) {
+                Some(content) => parts.push(Line {
+                    start: line.start,
+                    text: content,
+                }),
+                None => {
+                    parts.push(line);
+                    break;
+                }
+            }
+            // Docker drops comment and empty lines inside a continued instruction.
+            while i < lines.len() && {
+                let t = lines[i].text.trim_start();
+                t.is_empty() || t.starts_with('#')
+            } {
+                i += 1;
+            }
+            if i >= lines.len() {
+                break;
+            }
+        }
+        let mut joined = ScriptBuf::default();
+        for p in &parts {
+            joined.push_str(p.text, p.start);
+        }
+        let end_offset = parts.last().map_or(0, |p| p.start + p.text.len());
+        let instruction = joined.finish("", end_offset, Shell::Bash);
+        let (keyword, rest) = split_word(&instruction.script, 0);
+        let mut keyword = keyword.to_ascii_uppercase();
+        let mut rest = rest;
+        if keyword == "ONBUILD" {
+            let (k, r) = split_word(&instruction.script, rest);
+            keyword = k.to_ascii_uppercase();
+            rest = r;
+        }
+        match keyword.as_str() {
+            "FROM" => shell = Shell::Bash,
+            "SHELL" => {
+                shell = match exec_form(&instruction, rest) {
+                    Some(argv) => match argv.first().and_then(|a| interpreter_name(&a.0)) {
+                        Some(name) => shell_named(&name),
+                        None => Shell::Unsupported("an empty SHELL".into()),
+                    },
+                    None => Shell::Unsupported("a SHELL that is not a JSON array".into()),
+                }
+            }
+            "RUN" => {
+                let context = if instruction.script[..rest]
+                    .trim_start()
+                    .to_ascii_uppercase()
+                    .starts_with("ONBUILD")
+                {
+                    "ONBUILD RUN"
+                } else {
+                    "RUN"
+                };
+                let piece = run(&instruction, rest, &shell, &lines, &mut i, context);
+                out.pieces.push(piece);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The `RUN` instruction whose text (after the keyword) starts at `rest` of `instruction`;
+/// heredoc bodies are read from `lines` at `*next`, which moves past them.
+fn run(
+    instruction: &Piece,
+    rest: usize,
+    shell: &Shell,
+    lines: &[Line],
+    next: &mut usize,
+    context: &str,
+) -> Piece {
+    let script = &instruction.script;
+    // Options such as `--mount=type=cache,target=/root/.cache` come before the command.
+    let mut at = skip_ws(script, rest);
+    while script[at..].starts_with("--") {
+        let word_end = script[at..]
+            .find(char::is_whitespace)
+            .map_or(script.len(), |n| at + n);
+        at = skip_ws(script, word_end);
+    }
+    if let Some(argv) = exec_form(instruction, at) {
+        let mut b = ScriptBuf::default();
+        for (n, (arg, origin, (quote_at, close_at))) in argv.iter().enumerate() {
+            if n > 0 {
+                b.push_char(' ', *quote_at);
+            }
+            b.push_char('\'', *quote_at);
+            for (i, c) in arg.char_indices() {
+                if c == '\'' {
+                    b.push_str("'\\''", origin[i]);
+                } else {
+                    b.push_char(c, origin[i]);
+                }
+            }
+            b.push_char('\'', *close_at);
+        }
+        let end = argv
+            .last()
+            .map_or(instruction.origin[at], |(_, _, (_, close))| close + 1);
+        return b.finish(context, end, Shell::Bash);
+    }
+    let heredocs = heredoc_markers(&script[at..]);
+    let mut b = ScriptBuf::default();
+    let alone = heredocs.len() == 1 && script[at..].trim() == heredocs[0].marker;
+    if !alone {
+        for (i, c) in script[at..].char_indices() {
+            b.push_char(c, instruction.origin[at + i]);
+        }
+        if !heredocs.is_empty() {
+            b.push_char('\n', instruction.origin[instruction.origin.len() - 1]);
+        }
+    }
+    let mut body_shell = shell.clone();
+    for (h, doc) in heredocs.iter().enumerate() {
+        let mut first = true;
+        while *next < lines.len() {
+            let line = lines[*next];
+            *next += 1;
+            let content = if doc.strip_tabs {
+                line.text.trim_start_matches('\t')
+            } else {
+                line.text
+            };
+            let content_at = line.start + (line.text.len() - content.len());
+            if content == doc.word {
+                if !alone {
+                    b.push_str(content, content_at);
+                    b.push_char('\n', content_at + content.len());
+                }
+                break;
+            }
+            if alone && h == 0 && first {
+                // BuildKit runs a heredoc that starts with `#!` with that interpreter.
+                if let Some(name) = content.strip_prefix("#!").and_then(interpreter_name) {
+                    body_shell = shell_named(&name);
+                }
+            }
+            first = false;
+            let (text, text_at) = if alone {
+                (content, content_at)
+            } else {
+                (line.text, line.start)
+            };
+            b.push_str(text, text_at);
+            b.push_char('\n', text_at + text.len());
+        }
+    }
+    let end = b.origin.last().map_or(
+        instruction.origin[at.min(instruction.origin.len() - 1)],
+        |&o| o + 1,
+    );
+    b.finish(context, end, body_shell)
+}
+
+/// A heredoc opened on a `RUN` line.
+#[derive(Debug, PartialEq)]
+struct Heredoc<'a> {
+    /// The whole marker as written (`<<-"EOF"`).
+    marker: &'a str,
+    /// The terminator word.
+    word: String,
+    /// `<<-`: leading tabs are stripped from the body and terminator.
+    strip_tabs: bool,
+}
+
+/// The heredoc markers of a line, in order.
+fn heredoc_markers(line: &str) -> Vec<Heredoc<'_>> {
+    let mut out = Vec::new();
+    let mut rest = 0;
+    while let Some(n) = line[rest..].find("<<") {
+        let start = rest + n;
+        if quoted_at(line, start) {
+            rest = start + 2;
+            continue;
+        }
+        let mut p = start + 2;
+        if line[p..].starts_with('<') {
+            // `<<<` is a here-string, not a heredoc.
+            rest = p + 1;
+            continue;
+        }
+        let strip_tabs = line[p..].starts_with('-');
+        if strip_tabs {
+            p += 1;
+        }
+        let quote = line[p..].chars().next().filter(|c| *c == '"' || *c == '\'');
+        if quote.is_some() {
+            p += 1;
+        }
+        let word_len = line[p..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
+            .unwrap_or(line.len() - p);
+        if word_len == 0 {
+            rest = p;
+            continue;
+        }
+        let word = line[p..p + word_len].to_string();
+        p += word_len;
+        if let Some(q) = quote
+            && line[p..].starts_with(q)
+        {
+            p += 1;
+        }
+        out.push(Heredoc {
+            marker: &line[start..p],
+            word,
+            strip_tabs,
+        });
+        rest = p;
+    }
+    out
+}
+
+/// Whether byte `at` of `line` is inside single or double quotes (a `<<` there is text).
+fn quoted_at(line: &str, at: usize) -> bool {
+    let mut quote = None;
+    let mut escaped = false;
+    for c in line[..at].chars() {
+        match (quote, c) {
+            _ if escaped => escaped = false,
+            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None | Some('"'), '\\') => escaped = true,
+            _ => {}
+        }
+    }
+    quote.is_some()
+}
+
+/// The exec form starting at `at` of `instruction`: each argument, the file offsets of its
+/// bytes, and the offsets of its opening and closing quotes. `None` when the text is not a JSON array of
+/// strings (Docker then reads it as the shell form).
+#[allow(clippy::type_complexity, reason = "a private triple read in one place")]
+fn exec_form(instruction: &Piece, at: usize) -> Option<Vec<(String, Vec<usize>, (usize, usize))>> {
+    let script = &instruction.script;
+    let at = skip_ws(script, at);
+    if !script[at..].starts_with('[') {
+        return None;
+    }
+    let Ok(Value::Array(items)) = json::parse(script.trim_end(), at) else {
+        return None;
+    };
+    items
+        .into_iter()
+        .map(|v| match v {
+            Value::Str(s) => {
+                let origin = s.origin.iter().map(|&o| instruction.origin[o]).collect();
+                let quotes = (instruction.origin[s.start], instruction.origin[s.end - 1]);
+                Some((s.value, origin, quotes))
+            }
+            Value::Object(_) | Value::Array(_) | Value::Scalar => None,
+        })
+        .collect()
+}
+
+/// The escape character: `` ` `` when a parser directive at the top says so, else `\`.
+fn escape_directive(lines: &[Line]) -> char {
+    for line in lines {
+        let Some(d) = line.text.trim().strip_prefix('#') else {
+            break;
+        };
+        let Some((key, value)) = d.split_once('=') else {
+            break;
+        };
+        let key = key.trim();
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            break;
+        }
+        if key.eq_ignore_ascii_case("escape") && value.trim() == "`" {
+            return '`';
+        }
+    }
+    '\\'
+}
+
+fn physical_lines(text: &str) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for l in text.split_inclusive('\n') {
+        let body = l.strip_suffix('\n').unwrap_or(l);
+        let body = body.strip_suffix('\r').unwrap_or(body);
+        out.push(Line { start, text: body });
+        start += l.len();
+    }
+    out
+}
+
+fn skip_ws(s: &str, at: usize) -> usize {
+    s[at..]
+        .find(|c: char| !c.is_whitespace())
+        .map_or(s.len(), |n| at + n)
+}
+
+/// The word at `at` (after white space) and the offset just past it.
+fn split_word(s: &str, at: usize) -> (&str, usize) {
+    let start = skip_ws(s, at);
+    let end = s[start..]
+        .find(char::is_whitespace)
+        .map_or(s.len(), |n| start + n);
+    (&s[start..end], end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each piece's script and the file text at its first byte.
+    fn pieces(text: &str) -> Vec<(String, String)> {
+        extract(text)
+            .pieces
+            .iter()
+            .map(|p| {
+                let at = p.origin.first().copied().unwrap_or(0);
+                (p.script.clone(), text[at..].chars().take(6).collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn run_instructions_as_docker_hands_them_to_the_shell() {
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        let table: &[(&str, Vec<(String, String)>)] = &[
+            ("FROM x\nRUN ls -la\n", vec![s("ls -la", "ls -la")]),
+            (
+                "RUN apt-get update && \\\n  # a comment\n\n    rm -rf /tmp/x\n",
+                vec![s("apt-get update &&     rm -rf /tmp/x", "apt-ge")],
+            ),
+            (
+                "# escape=`\nRUN dir `\n  c:\\\n",
+                vec![s("dir   c:\\", "dir `\n")],
+            ),
+            (
+                "run --mount=type=cache,target=/c make\n",
+                vec![s("make", "make\n")],
+            ),
+            (
+                "RUN [\"sh\", \"-c\", \"echo 'hi'\"]\n",
+                vec![s("'sh' '-c' 'echo '\\''hi'\\'''", "\"sh\", ")],
+            ),
+            ("RUN [\"ls\", 1]\n", vec![s("[\"ls\", 1]", "[\"ls\",")]),
+            (
+                "RUN <<EOF\nset -e\nls\nEOF\nRUN pwd\n",
+                vec![s("set -e\nls\n", "set -e"), s("pwd", "pwd\n")],
+            ),
+            (
+                "RUN python3 <<'PY'\nprint(1)\nPY\n",
+                vec![s("python3 <<'PY'\nprint(1)\nPY\n", "python")],
+            ),
+            ("ONBUILD RUN id\n", vec![s("id", "id\n")]),
+            ("FROM x\n# RUN rm -rf /\nCMD ls\n", vec![]),
+        ];
+        for (text, want) in table {
+            assert_eq!(&pieces(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn shells_other_than_bash_or_sh_are_unsupported() {
+        let shells = |text: &str| -> Vec<Shell> {
+            extract(text).pieces.into_iter().map(|p| p.shell).collect()
+        };
+        assert_eq!(
+            shells("SHELL [\"/bin/bash\", \"-c\"]\nRUN ls\n"),
+            [Shell::Bash]
+        );
+        assert_eq!(
+            shells("SHELL [\"pwsh\", \"-c\"]\nRUN ls\nFROM y\nRUN ls\n"),
+            [Shell::Unsupported("pwsh".into()), Shell::Bash]
+        );
+        assert_eq!(
+            shells("RUN <<EOF\n#!/usr/bin/env python3\nprint(1)\nEOF\n"),
+            [Shell::Unsupported("python3".into())]
+        );
+    }
+}

@@ -1,0 +1,407 @@
+//! `cmdguard scan` and `check --format sarif` through the real binary: the fixture files in
+//! tests/data/scan/ (a script, a Dockerfile, a workflow, a Makefile, a package.json) with known
+//! commands at known positions, text and JSON snapshots, exit codes, and the SARIF logs
+//! validated against the official SARIF 2.1.0 schema.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use cmdguard::Analyzer;
+use cmdguard::integrations::scan::{self, FileKind};
+use proptest::prelude::*;
+use serde_json::Value;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scan");
+
+/// The fixtures, as named from their directory.
+const FILES: &[&str] = &[
+    "deploy.sh",
+    "Dockerfile",
+    ".github/workflows/ci.yml",
+    "Makefile",
+    "package.json",
+];
+
+/// The binary run in the fixtures' directory with no config file in reach.
+fn cmdguard(args: &[&str], stdin: Option<&str>) -> Output {
+    let home = std::env::temp_dir().join(format!("cmdguard-scan-home-{}", std::process::id()));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cmdguard"));
+    c.current_dir(DIR)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("CLAUDE_CONFIG_DIR", home.join("claude"))
+        .env("CMDGUARD_SYSTEM_CONFIG", home.join("etc/config.toml"))
+        .env_remove("CMDGUARD_CONFIG")
+        .args(args);
+    match stdin {
+        None => c.output().unwrap(),
+        Some(input) => {
+            use std::io::Write;
+            let mut child = c
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child.wait_with_output().unwrap()
+        }
+    }
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn scan(extra: &[&str], files: &[&str]) -> Output {
+    let mut args = vec!["scan", "--no-config"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(files);
+    cmdguard(&args, None)
+}
+
+#[test]
+fn text_output_of_each_fixture() {
+    let mut all = String::new();
+    for file in FILES {
+        let o = scan(&[], &[file]);
+        all.push_str(&format!("$ cmdguard scan {file}   # exit {}\n", code(&o)));
+        all.push_str(&stdout(&o));
+        all.push('\n');
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn json_output_of_all_fixtures() {
+    let o = scan(&["--format", "json"], FILES);
+    assert_eq!(code(&o), 2);
+    insta::assert_snapshot!(stdout(&o));
+}
+
+#[test]
+fn exit_status_is_the_strictest_verdict() {
+    let table = [
+        ("deploy.sh", 2),
+        ("Dockerfile", 2),
+        (".github/workflows/ci.yml", 1),
+        ("Makefile", 2),
+        ("package.json", 2),
+    ];
+    for (file, want) in table {
+        for format in ["text", "json", "sarif"] {
+            let o = scan(&["--format", format], &[file]);
+            assert_eq!(code(&o), want, "{file} --format {format}");
+        }
+    }
+}
+
+/// Every reason as (file, line, column, code).
+fn reasons(report: &Value) -> Vec<(String, u64, u64, String)> {
+    let mut out = Vec::new();
+    for f in report["files"].as_array().unwrap() {
+        let path = f["path"].as_str().unwrap();
+        let commands = f["commands"].as_array().unwrap();
+        let file_reasons = f["reasons"].as_array().cloned().unwrap_or_default();
+        let command_reasons = commands
+            .iter()
+            .flat_map(|c| c["reasons"].as_array().unwrap().clone());
+        for r in file_reasons.into_iter().chain(command_reasons) {
+            out.push((
+                path.to_string(),
+                r["start"]["line"].as_u64().unwrap(),
+                r["start"]["column"].as_u64().unwrap(),
+                r["code"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn known_commands_are_reported_at_their_file_line_and_column() {
+    // Each row was read off the fixture by hand: the text at that line and column is the
+    // program word, redirect or expression named.
+    let table: &[(&str, u64, u64, &str)] = &[
+        // deploy.sh: a function body, a download piped to sh, the call of the function, a
+        // redirect, a root delete.
+        ("deploy.sh", 9, 3, "denied"),
+        ("deploy.sh", 16, 1, "denied"),
+        ("deploy.sh", 17, 5, "exec"),
+        ("deploy.sh", 18, 1, "function_call"),
+        ("deploy.sh", 19, 11, "redirect"),
+        ("deploy.sh", 20, 1, "denied"),
+        // Dockerfile: a continuation after a dropped comment line, the exec form's script, a
+        // heredoc body, a SHELL other than sh.
+        ("Dockerfile", 5, 5, "not_allowlisted"),
+        ("Dockerfile", 7, 18, "redirect"),
+        ("Dockerfile", 11, 1, "denied"),
+        ("Dockerfile", 15, 5, "unsupported_shell"),
+        // The workflow: an expression inside a block scalar, a redirect, a pwsh step.
+        (".github/workflows/ci.yml", 12, 24, "template_expansion"),
+        (".github/workflows/ci.yml", 14, 22, "redirect"),
+        (".github/workflows/ci.yml", 21, 14, "unsupported_shell"),
+        // The Makefile: a make variable as the program, a continued recipe line.
+        ("Makefile", 7, 2, "template_expansion"),
+        ("Makefile", 10, 3, "denied"),
+        // package.json: each script at its string's first character.
+        ("package.json", 6, 15, "not_allowlisted"),
+        ("package.json", 7, 15, "denied"),
+    ];
+    let o = scan(&["--format", "json"], FILES);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got = reasons(&report);
+    for (file, line, column, code) in table {
+        assert!(
+            got.iter()
+                .any(|(f, l, c, k)| f == file && l == line && c == column && k == code),
+            "no `{code}` at {file}:{line}:{column}; got {got:#?}"
+        );
+    }
+    // And the allowed commands stay allowed: nothing is reported on these lines.
+    let quiet: &[(&str, u64)] = &[
+        ("deploy.sh", 3),
+        ("deploy.sh", 5),
+        ("deploy.sh", 6),
+        ("Dockerfile", 6),
+        (".github/workflows/ci.yml", 9),
+        (".github/workflows/ci.yml", 13),
+        ("Makefile", 6),
+        ("Makefile", 16),
+    ];
+    for (file, line) in quiet {
+        assert!(
+            !got.iter().any(|(f, l, _, _)| f == file && l == line),
+            "{file}:{line} should have no reason; got {got:#?}"
+        );
+    }
+}
+
+/// The official SARIF 2.1.0 schema: `CMDGUARD_SARIF_SCHEMA`, else where `.ci/sarif-schema.sh`
+/// puts it. `None` (with a note) when it is not there — except in CI, where that fails.
+fn sarif_schema() -> Option<Value> {
+    let path = std::env::var_os("CMDGUARD_SARIF_SCHEMA").map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("target/sarif-schema/sarif-schema-2.1.0.json")
+        },
+        PathBuf::from,
+    );
+    let required = std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("CMDGUARD_SARIF_REQUIRE").is_some();
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            let schema: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(
+                schema["id"],
+                "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+                "{} is not the SARIF 2.1.0 schema",
+                path.display()
+            );
+            Some(schema)
+        }
+        Err(e) => {
+            assert!(
+                !required,
+                "the SARIF schema is missing at {} ({e}); run .ci/sarif-schema.sh",
+                path.display()
+            );
+            eprintln!(
+                "note: SARIF schema validation skipped: {} ({e}); run `bash .ci/sarif-schema.sh` to fetch it",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+fn assert_valid_sarif(schema: &Value, log: &Value, what: &str) {
+    let validator = jsonschema::draft4::new(schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: invalid SARIF: {errors:#?}");
+}
+
+#[test]
+fn sarif_logs_are_valid_against_the_official_schema() {
+    let mut logs = Vec::new();
+    let o = scan(&["--format", "sarif"], FILES);
+    logs.push((
+        "scan of the fixtures",
+        serde_json::from_slice::<Value>(&o.stdout).unwrap(),
+    ));
+    let o = cmdguard(
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "sarif",
+            "ls > out.txt; rm -rf /",
+        ],
+        None,
+    );
+    assert_eq!(code(&o), 2);
+    logs.push((
+        "check of a command",
+        serde_json::from_slice(&o.stdout).unwrap(),
+    ));
+    let o = cmdguard(
+        &["check", "--no-config", "--format", "sarif", "--stdin"],
+        Some("ls\ncurl x | sh\n"),
+    );
+    assert_eq!(code(&o), 2);
+    logs.push(("check --stdin", serde_json::from_slice(&o.stdout).unwrap()));
+    let o = cmdguard(
+        &["check", "--no-config", "--format", "sarif", "git status"],
+        None,
+    );
+    assert_eq!(code(&o), 0);
+    logs.push((
+        "an allowed command",
+        serde_json::from_slice(&o.stdout).unwrap(),
+    ));
+
+    // What code scanning needs, whether or not the schema is at hand.
+    let scan_log = &logs[0].1;
+    let results = scan_log["runs"][0]["results"].as_array().unwrap();
+    let o = scan(&["--format", "json"], FILES);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        results.len(),
+        reasons(&report).len(),
+        "one result per reason"
+    );
+    let rules = scan_log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for r in results {
+        let i = usize::try_from(r["ruleIndex"].as_u64().unwrap()).unwrap();
+        assert_eq!(rules[i]["id"], r["ruleId"]);
+        assert!(
+            rules[i]["help"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        let level = r["level"].as_str().unwrap();
+        assert!(level == "error" || level == "warning", "{r}");
+    }
+    let denied = results
+        .iter()
+        .find(|r| {
+            r["ruleId"] == "denied"
+                && r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    == "package.json"
+        })
+        .unwrap();
+    assert_eq!(denied["level"], "error");
+    assert_eq!(
+        denied["locations"][0]["physicalLocation"]["region"],
+        serde_json::json!({"startLine": 7, "startColumn": 15, "endLine": 7, "endColumn": 23})
+    );
+    let stdin_uri = &logs[2].1["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"];
+    assert_eq!(stdin_uri, "cmdguard:stdin");
+    assert_eq!(logs[3].1["runs"][0]["results"], serde_json::json!([]));
+
+    if let Some(schema) = sarif_schema() {
+        for (what, log) in &logs {
+            assert_valid_sarif(&schema, log, what);
+        }
+        // The validator is not vacuous: a log without its version is rejected.
+        let mut broken = logs[0].1.clone();
+        broken.as_object_mut().unwrap().remove("version");
+        assert!(!jsonschema::draft4::new(&schema).unwrap().is_valid(&broken));
+    }
+}
+
+#[test]
+fn files_that_cannot_be_scanned_are_usage_errors() {
+    let o = scan(&[], &["no-such-file.sh"]);
+    assert_eq!(code(&o), 66);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read"));
+    let dir = std::env::temp_dir().join(format!("cmdguard-scan-kind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "hello\n").unwrap();
+    let notes = notes.to_str().unwrap();
+    let o = scan(&[], &[notes]);
+    assert_eq!(code(&o), 64);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("pass --kind"));
+    // With --kind, the same file is read as a script: `hello` is not allowlisted.
+    let o = scan(&["--kind", "shell_script"], &[notes]);
+    assert_eq!(code(&o), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = scan(&["--kind", "perl"], &["deploy.sh"]);
+    assert_eq!(code(&o), 64);
+}
+
+#[test]
+fn pasted_text_asks_even_where_the_shell_would_read_it_as_text() {
+    // GitHub Actions replaces `${{ }}` before bash reads the script, so single quotes do not
+    // protect it: a title holding `'; rm -rf ~; '` runs.
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let table: &[(FileKind, &str)] = &[
+        (
+            FileKind::Workflow,
+            "jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo '${{ github.event.issue.title }}'\n",
+        ),
+        (FileKind::Makefile, "a:\n\techo '$(MSG)'\n"),
+        (FileKind::Makefile, "a:\n\techo '$@'\n"),
+    ];
+    for (kind, text) in table {
+        let report = scan::scan_text("f", text, *kind, &analyze);
+        assert_eq!(report.verdict, cmdguard::Verdict::Ask, "{text}");
+        let codes: Vec<&str> = report.commands[0].reasons.iter().map(|r| r.code).collect();
+        assert_eq!(codes, ["template_expansion"], "{text}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Any text, read as any kind: no panic, and every position is inside the file.
+    #[test]
+    fn scanning_any_text_reports_positions_inside_the_file(
+        text in "(RUN |\t|  - run: |\\$\\(|\\$\\{\\{|\"|\\\\\n|<<EOF\n|EOF\n|[a-z ;|&>\n:{}\\[\\],]){0,40}",
+        kind in prop::sample::select(vec![
+            FileKind::ShellScript,
+            FileKind::Dockerfile,
+            FileKind::Workflow,
+            FileKind::Makefile,
+            FileKind::PackageJson,
+        ]),
+    ) {
+        let analyzer = Analyzer::default();
+        let report = scan::scan_text("f", &text, kind, &|c: &str| analyzer.analyze(c));
+        let lines = text.split('\n').count();
+        let positions = report
+            .reasons
+            .iter()
+            .chain(report.commands.iter().flat_map(|c| c.reasons.iter()))
+            .flat_map(|r| [r.start, r.end])
+            .chain(report.commands.iter().flat_map(|c| [c.start, c.end]));
+        for p in positions {
+            prop_assert!(p.line >= 1 && p.line <= lines, "{p:?} in {text:?}");
+            let width = text.split('\n').nth(p.line - 1).map_or(0, |l| l.chars().count());
+            prop_assert!(p.column >= 1 && p.column <= width + 1, "{p:?} in {text:?}");
+        }
+        for c in &report.commands {
+            prop_assert!(c.start <= c.end, "{c:?}");
+            let strictest = cmdguard::Verdict::strictest(c.reasons.iter().map(|r| r.severity));
+            prop_assert_eq!(c.verdict, strictest);
+        }
+    }
+}

@@ -161,6 +161,9 @@ pub mod policy;
 // Claude Code command rules applied per segment. The core never imports it.
 pub mod config;
 
+// Above the config and the policy: agent hooks, settings installers and the audit log.
+pub mod integrations;
+
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.
 pub mod tool;

@@ -163,6 +163,26 @@ pub fn configured_path(env: &Env, env_value: Option<&std::ffi::OsStr>) -> Option
         .and_then(|c| c.audit_log.map(|s| s.value))
 }
 
+/// The `audit_log` the system, user and `CMDGUARD_CONFIG` files set (the last one wins, as
+/// when the layers merge), read without compiling anything: for a hook that failed before its
+/// configuration could load, so that the failure is still logged.
+pub fn path_from_files(sources: &ConfigSources) -> Option<PathBuf> {
+    #[derive(Deserialize)]
+    struct OnlyLog {
+        audit_log: Option<String>,
+    }
+    let files = [&sources.system, &sources.user, &sources.env_config];
+    files.into_iter().flatten().rev().find_map(|file| {
+        let text = fs::read_to_string(file).ok()?;
+        let value = toml::from_str::<OnlyLog>(&text).ok()?.audit_log?;
+        let p = PathBuf::from(value);
+        Some(match file.parent() {
+            Some(dir) if p.is_relative() => dir.join(p),
+            _ => p,
+        })
+    })
+}
+
 /// `cmdguard log`: decisions from the audit log, oldest first.
 #[derive(Debug, Args)]
 pub struct LogArgs {

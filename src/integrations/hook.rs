@@ -224,7 +224,7 @@ pub fn run(args: &HookArgs) -> i32 {
                     on_error,
                     "cmdguard hit an internal error (a panic)",
                     None,
-                    &worker_env,
+                    failure_log(&worker_env),
                 )
             });
             let _ = tx.send(judged);
@@ -235,7 +235,7 @@ pub fn run(args: &HookArgs) -> i32 {
             on_error,
             &format!("cmdguard could not start its worker: {e}"),
             None,
-            &env,
+            audit_path(&env, None),
         ),
         Ok(_) => match rx.recv_timeout(Duration::from_secs(args.timeout)) {
             Ok(j) => j,
@@ -247,7 +247,8 @@ pub fn run(args: &HookArgs) -> i32 {
                     args.timeout
                 ),
                 None,
-                &env,
+                // Only the variable: reading config files here could hang past the deadline.
+                audit_path(&env, None),
             ),
         },
     };
@@ -307,7 +308,7 @@ pub fn judge(
 ) -> Judged {
     let call = match bytes.and_then(|b| payload::parse(agent, &b)) {
         Ok(c) => c,
-        Err(why) => return failure(agent, on_error, &why, None, env),
+        Err(why) => return failure(agent, on_error, &why, None, failure_log(env)),
     };
     let (command, cwd, session) = match call {
         Call::Other { .. } => {
@@ -327,14 +328,15 @@ pub fn judge(
         Ok(c) => c,
         Err(e) => {
             let why = format!("its config does not load: {e}");
-            return failure(agent, on_error, &why, Some(&cwd), env);
+            return failure(agent, on_error, &why, Some(&cwd), failure_log(env));
         }
     };
     let policy = match config.policy() {
         Ok(p) => p,
         Err(e) => {
             let why = format!("its assessor cannot be built: {e}");
-            return failure(agent, on_error, &why, Some(&cwd), env);
+            let log = audit_path(env, Some(&config));
+            return failure(agent, on_error, &why, Some(&cwd), log);
         }
     };
     let workdir = Workdir::from_env().map_or_else(|_| Workdir::new(&cwd), |w| w.in_dir(&cwd));
@@ -447,7 +449,13 @@ pub fn judge(
 }
 
 /// The fail-closed answer for a call cmdguard could not check, and its audit record.
-fn failure(agent: Agent, on_error: AskAs, why: &str, cwd: Option<&Path>, env: &HookEnv) -> Judged {
+fn failure(
+    agent: Agent,
+    on_error: AskAs,
+    why: &str,
+    cwd: Option<&Path>,
+    audit_log: Option<PathBuf>,
+) -> Judged {
     let verdict = match settle(agent, Some(on_error)) {
         AskAs::Ask => Verdict::Ask,
         AskAs::Deny => Verdict::Deny,
@@ -455,15 +463,20 @@ fn failure(agent: Agent, on_error: AskAs, why: &str, cwd: Option<&Path>, env: &H
     let mut record = AuditRecord::now(agent.name(), verdict);
     record.cwd = cwd.map(|c| c.display().to_string());
     record.error = Some(why.to_string());
-    let config = ConfigSources::discover(&env.env).load().ok();
     Judged {
         answer: Answer::Decided {
             verdict,
             reason: format!("cmdguard could not check this command: {why}"),
             warning: None,
         },
-        audit: Some((record, audit_path(env, config.as_ref()))),
+        audit: Some((record, audit_log)),
     }
+}
+
+/// The audit log for a failure on the worker: `CMDGUARD_AUDIT_LOG`, else the user's config
+/// (read from the hook's own directory, since the payload's may be unknown).
+fn failure_log(env: &HookEnv) -> Option<PathBuf> {
+    audit_path(env, None).or_else(|| audit::path_from_files(&ConfigSources::discover(&env.env)))
 }
 
 /// `CMDGUARD_AUDIT_LOG`, else the config's `audit_log`.

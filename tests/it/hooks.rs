@@ -542,8 +542,15 @@ fn the_audit_log_key_in_the_user_config_turns_it_on() {
         "claude-code",
         &home.payload("claude-bash.json", "git status"),
     );
+    // A payload that cannot be read is logged too, to the same file.
+    home.hook("claude-code", b"{");
     let log = home.dir.path().join("state/decisions.jsonl");
-    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.lines().nth(1).unwrap().contains("\"error\":"),
+        "{text}"
+    );
     let o = home.run(&["log"], &[], b"");
     assert!(stdout(&o).contains("allow  claude-code"), "{}", stdout(&o));
     // A project may not choose where decisions are written.
@@ -770,4 +777,110 @@ fn install_writes_each_agents_entry_where_it_reads_it() {
         })
         .unwrap();
     assert_eq!(decision(&out).unwrap().0, "deny");
+}
+
+mod library {
+    //! The same decisions through the library, for the properties that need many payloads.
+
+    use cmdguard::Verdict;
+    use cmdguard::config::Env;
+    use cmdguard::integrations::hook::payload::Strict;
+    use cmdguard::integrations::hook::{Agent, Answer, AskAs, Bypass, HookEnv, judge};
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+
+    use super::Home;
+
+    fn env(home: &Home) -> HookEnv {
+        let h = home.dir.path();
+        HookEnv {
+            env: Env::new(h)
+                .var("HOME", h)
+                .var("XDG_CONFIG_HOME", h.join("config"))
+                .var("XDG_STATE_HOME", h.join("state"))
+                .var("CLAUDE_CONFIG_DIR", h.join("claude"))
+                .var("CMDGUARD_SYSTEM_CONFIG", h.join("etc/config.toml")),
+            bypass: Bypass::Off,
+            audit_log: None,
+        }
+    }
+
+    fn verdict(answer: &Answer) -> Option<Verdict> {
+        match answer {
+            Answer::PassThrough => None,
+            Answer::Decided { verdict, .. } => Some(*verdict),
+        }
+    }
+
+    /// Every strict prefix of a payload that would be allowed is an `ask`: a payload cut short
+    /// anywhere (a crashed writer, a full pipe) is never read as the command it started as.
+    #[test]
+    fn every_truncation_of_an_allowed_payload_asks() {
+        let home = Home::new();
+        let env = env(&home);
+        let full = home.payload("claude-bash.json", "git status");
+        let run = |b: &[u8]| {
+            judge(
+                Agent::ClaudeCode,
+                AskAs::Ask,
+                AskAs::Ask,
+                Ok(b.to_vec()),
+                &env,
+            )
+            .answer
+        };
+        assert_eq!(verdict(&run(&full)), Some(Verdict::Allow));
+        let end = full.iter().rposition(|b| *b == b'}').unwrap();
+        for cut in 0..=end {
+            assert_eq!(
+                verdict(&run(&full[..cut])),
+                Some(Verdict::Ask),
+                "cut at {cut}: {:?}",
+                String::from_utf8_lossy(&full[..cut])
+            );
+        }
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\\\\\"\u{e9}\u{1f600} ]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Without duplicate keys the strict reader reads what serde_json reads.
+        #[test]
+        fn strict_json_reads_what_serde_json_reads(v in json_value()) {
+            let text = serde_json::to_string(&v).unwrap();
+            let Strict(read) = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(read, v);
+        }
+
+        /// Any object written with one of its keys twice is refused, however deep it sits.
+        #[test]
+        fn strict_json_refuses_a_repeated_key(v in json_value(), key in "[a-z_]{1,6}") {
+            let text = serde_json::to_string(&v).unwrap();
+            let inner = format!(r#"{{"{key}": 1, "x": {text}, "{key}": 2}}"#);
+            let wrapped = format!(r#"{{"a": [{inner}]}}"#);
+            prop_assert!(serde_json::from_str::<Strict>(&wrapped).is_err());
+        }
+
+        /// Bytes that are not a payload never come out as `allow`.
+        #[test]
+        fn arbitrary_bytes_never_allow(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+            let home = Home::new();
+            let answer = judge(Agent::Codex, AskAs::Deny, AskAs::Deny, Ok(bytes), &env(&home)).answer;
+            prop_assert_ne!(verdict(&answer), Some(Verdict::Allow));
+        }
+    }
 }

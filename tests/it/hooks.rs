@@ -291,7 +291,9 @@ fn every_broken_payload_is_an_explicit_ask_never_a_pass() {
         let reason = reason.replace(&home.work().display().to_string(), "[WORK]");
         shown.push_str(&format!("{name}: {reason}\n"));
     }
-    insta::assert_snapshot!(shown);
+    // Positions depend on the length of the scratch directory's name.
+    let positions = regex::Regex::new(r"(column|offset) \d+").unwrap();
+    insta::assert_snapshot!(positions.replace_all(&shown, "$1 N"));
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 use cmdguard::config::{self, ConfigSources, Env, Layer, Origins};
+use cmdguard::integrations;
 use cmdguard::policy::rules::CommandRules;
 use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
@@ -44,6 +45,13 @@ enum Command {
     /// Check every command in shell scripts, Dockerfiles, GitHub Actions workflows, Makefiles
     /// and package.json scripts, reported at file:line:column (text, JSON or SARIF).
     Scan(scan::ScanArgs),
+    /// Answer an agent's hook: one tool call as JSON on stdin, the decision in the agent's
+    /// format on stdout (see README, Integrations).
+    Hook(integrations::hook::HookArgs),
+    /// Add cmdguard's hook to an agent's settings file (keeps the rest, makes a backup).
+    Install(integrations::install::InstallArgs),
+    /// Print decisions from the audit log.
+    Log(integrations::audit::LogArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -127,7 +135,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            // A mistyped hook command must block the agent's tool call, not let it through:
+            // agents run the tool when a hook exits with anything but 0 or 2.
+            let hook = args.get(1).is_some_and(|a| a == "hook");
+            let code = match (e.use_stderr(), hook) {
+                (true, true) => 2,
+                (true, false) => EXIT_USAGE,
+                (false, _) => 0,
+            };
             let _ = e.print();
             return code;
         }
@@ -155,6 +170,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         }
         Command::Config(c) => config_command(c),
         Command::Scan(args) => scan::run(args),
+        Command::Hook(args) => integrations::hook::run(&args),
+        Command::Install(args) => integrations::install::run(&args),
+        Command::Log(args) => integrations::audit::run_log(&args),
     }
 }
 

@@ -475,6 +475,8 @@ pub struct Config {
     pub auto_confirm: Setting<bool>,
     /// Where the policy persists grants; `None`: grants stay in memory.
     pub state_file: Option<Setting<PathBuf>>,
+    /// Where hooks append one JSON line per decision (`audit_log`); `None`: no audit log.
+    pub audit_log: Option<Setting<PathBuf>>,
     /// `[severity]` values in force, by code.
     pub severity: Vec<SeveritySetting>,
     /// Rules the layers added.
@@ -535,6 +537,7 @@ struct Merger {
     auto_confirm_on: Option<RuleOrigin>,
     auto_confirm_off: Option<RuleOrigin>,
     state_file: Option<Setting<PathBuf>>,
+    audit_log: Option<Setting<PathBuf>>,
     claude_import: bool,
     command_rules: CommandRules,
     project_dir: Option<PathBuf>,
@@ -558,6 +561,7 @@ impl Default for Merger {
             auto_confirm_on: None,
             auto_confirm_off: None,
             state_file: None,
+            audit_log: None,
             claude_import: true,
             command_rules: CommandRules::default(),
             project_dir: None,
@@ -691,6 +695,8 @@ impl Merger {
                     "state_file",
                     raw.state_file.as_ref().map(|s| s.span().start),
                 ),
+                // A repository choosing where decisions are written could aim them anywhere.
+                ("audit_log", raw.audit_log.as_ref().map(|s| s.span().start)),
                 ("assessor", raw.assessor.as_ref().map(|s| s.span().start)),
                 (
                     "claude",
@@ -722,6 +728,12 @@ impl Merger {
             let p = resolve(path, v.get_ref());
             self.state_file = Some(Setting {
                 value: p,
+                origin: origin(v.span().start),
+            });
+        }
+        if let Some(v) = &raw.audit_log {
+            self.audit_log = Some(Setting {
+                value: resolve(path, v.get_ref()),
                 origin: origin(v.span().start),
             });
         }
@@ -993,6 +1005,7 @@ impl Merger {
             assessor: self.assessor,
             auto_confirm,
             state_file: self.state_file,
+            audit_log: self.audit_log,
             severity: self.severity.into_values().collect(),
             rules: self.rules,
             files: self.files,

@@ -1,6 +1,11 @@
-//! integrations: entry points that plug cmdguard into what people already run (CI code
-//! scanning, agent hooks, interactive shells). They sit above the core and the config layer;
-//! the core never imports them, and none of them decides safety itself: each hands commands to
-//! an [`Analyzer`](crate::Analyzer) and reports what it says.
+//! integrations: cmdguard inside the programs people already run — agent hooks (Claude Code,
+//! Gemini CLI, Codex) and their installation into the agents' settings files, the audit log
+//! with `cmdguard log`, and CI code scanning (`cmdguard scan`, SARIF). This layer sits above
+//! the configuration and the policy; the core never imports it, and it never decides a command
+//! itself: every verdict comes from an [`Analyzer`](crate::Analyzer), the layered
+//! [`Config`](crate::config::Config) and the confirmation [`Policy`](crate::policy::Policy).
 
+pub mod audit;
+pub mod hook;
+pub mod install;
 pub mod scan;

@@ -165,7 +165,8 @@ pub mod config;
 // imports it.
 pub mod tool;
 
-// Above everything: `cmdguard scan` and SARIF (and the hooks). The core never imports it.
+// Above everything: agent hooks and their installers, the audit log, `cmdguard scan` and
+// SARIF, shell init snippets. The core never imports it.
 pub mod integrations;
 
 // `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the

@@ -12,6 +12,8 @@ pub(crate) struct RawFile {
     pub auto_confirm: Option<Spanned<bool>>,
     /// Where the policy keeps grants across runs (a JSON file).
     pub state_file: Option<Spanned<String>>,
+    /// Where hooks append one JSON line per decision (the audit log); off when unset.
+    pub audit_log: Option<Spanned<String>>,
     /// Which assessor decides `ask` verdicts.
     pub assessor: Option<Spanned<RawAssessor>>,
     /// Allowlist tables: files, and text inline.

@@ -44,6 +44,15 @@ pub(super) fn write(c: &Config, f: &mut fmt::Formatter<'_>, origins: Origins) ->
         )?,
         None => writeln!(f, "state_file = none (grants stay in memory)")?,
     }
+    match &c.audit_log {
+        Some(s) => writeln!(
+            f,
+            "audit_log = {:?}{}",
+            s.value.display().to_string(),
+            from(&s.origin)
+        )?,
+        None => writeln!(f, "audit_log = none")?,
+    }
     let a = &c.assessor;
     let assessor = match &a.value {
         AssessorConfig::None => "none".to_string(),

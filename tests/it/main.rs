@@ -14,6 +14,7 @@ mod config;
 mod dialects;
 mod differential;
 mod git_config;
+mod hooks;
 mod interp;
 mod mismatch;
 mod options;

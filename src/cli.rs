@@ -10,6 +10,9 @@ use cmdguard::config::{self, ConfigSources, Env, Layer, Origins};
 use cmdguard::policy::rules::CommandRules;
 use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
+// `init`, `completions`, `man` and `explain`.
+mod shells;
+
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
 /// Exit status for an internal error (EX_SOFTWARE).
@@ -38,6 +41,16 @@ enum Command {
     /// Show, check and trust configuration layers.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Print a snippet that checks each interactive command line before the shell runs it
+    /// (ask warns, deny blocks): `eval "$(cmdguard init bash)"` in ~/.bashrc.
+    Init(shells::InitArgs),
+    /// Print shell completions for cmdguard.
+    Completions(shells::CompletionsArgs),
+    /// Print cmdguard's man page (roff): `cmdguard man | man -l -`.
+    Man(shells::ManArgs),
+    /// Take one command through every stage: segments and the rule each matched, findings
+    /// under their spans, the assessor's answer, the time each stage took.
+    Explain(shells::ExplainArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -144,6 +157,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
             check(args)
         }
         Command::Config(c) => config_command(c),
+        Command::Init(a) => shells::init(&a),
+        Command::Completions(a) => shells::completions(&a),
+        Command::Man(a) => shells::man(&a),
+        Command::Explain(a) => shells::explain(a),
     }
 }
 
@@ -342,6 +359,15 @@ impl Guard {
 }
 
 fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
+    let config = load_config(args)?;
+    Ok(Guard {
+        analyzer: config.analyzer,
+        rules: config.command_rules,
+    })
+}
+
+/// The layered configuration `check` (and `explain`) use, notes about changed files printed.
+fn load_config(args: &CheckArgs) -> Result<config::Config, ConfigError> {
     let mut sources = if args.no_config {
         ConfigSources::built_in()
     } else {
@@ -364,10 +390,7 @@ fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
             eprintln!("cmdguard: note: {} {}", f.path, f.status.as_str());
         }
     }
-    Ok(Guard {
-        analyzer: config.analyzer,
-        rules: config.command_rules,
-    })
+    Ok(config)
 }
 
 fn config_error(e: &ConfigError) -> i32 {

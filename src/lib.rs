@@ -165,6 +165,10 @@ pub mod config;
 // imports it.
 pub mod tool;
 
+// The outermost layer: what plugs cmdguard into the programs people already run (interactive
+// shells, `cmdguard explain`). The core never imports it.
+pub mod integrations;
+
 // `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
 // risk-assessment agent's tools).
 extern crate self as cmdguard;
@@ -172,7 +176,7 @@ extern crate self as cmdguard;
 pub use crate::allowlist::{
     Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST, DEFAULT_PACKS, ENGINE_PACKS, Pack,
 };
-pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
+pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer, StageTimes};
 pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};
 pub use crate::limits::Limits;
 pub use crate::repo::{GIT_ENV_REDIRECTS, Workdir};

@@ -117,7 +117,7 @@ pub(super) fn man(args: &ManArgs) -> i32 {
     };
     let mut buf = Vec::new();
     match clap_mangen::Man::new(cmd).render(&mut buf) {
-        Ok(()) => print_all(&String::from_utf8_lossy(&buf)),
+        Ok(()) => print_all(&roff_ascii(&String::from_utf8_lossy(&buf))),
         Err(e) => {
             eprintln!("cmdguard: cannot render the man page: {e}");
             EXIT_INTERNAL
@@ -190,6 +190,21 @@ pub(super) fn explain(args: ExplainArgs) -> i32 {
             EXIT_INTERNAL
         }
     }
+}
+
+/// The page with every non-ASCII character as a groff escape (`…` is `\[u2026]`): troff
+/// reads its input as Latin-1 unless a preprocessor converts it, and `man -l` is not the only
+/// reader.
+fn roff_ascii(page: &str) -> String {
+    let mut out = String::with_capacity(page.len());
+    for c in page.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\[u{:04X}]", u32::from(c)));
+        }
+    }
+    out
 }
 
 fn print_all(text: &str) -> i32 {

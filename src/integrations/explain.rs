@@ -150,7 +150,7 @@ impl Explanation {
                 Some(m) => {
                     let _ = writeln!(
                         out,
-                        "     {} {} from {}",
+                        "     matched {} `{}` from {}",
                         match_kind(m),
                         paint(bold, &m.to_string()),
                         m.rule().origin
@@ -236,12 +236,12 @@ fn rule_origin(analyzer: &Analyzer, a: &Analysis, f: &Finding) -> Option<RuleOri
     from_segment.or_else(|| analyzer.allowlist().deny_rule(id).map(|r| r.origin))
 }
 
-/// How a segment's match came about, in words.
+/// The kind of rule a segment matched, in words. A match is not an allow: the findings say
+/// what the rule did not permit.
 fn match_kind(m: &Match) -> &'static str {
     match m {
-        Match::Entry(_) => "allowed by",
-        Match::Wrapper { inner: Some(_), .. } => "wrapper, then",
-        Match::Wrapper { inner: None, .. } | Match::WrapperOnly(_) => "wrapper",
+        Match::Entry(_) => "allow entry",
+        Match::Wrapper { .. } | Match::WrapperOnly(_) => "wrapper",
         Match::Shell { .. } => "shell",
         Match::Builtin(_) => "builtin",
         Match::Test(_) => "test",

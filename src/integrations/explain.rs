@@ -209,7 +209,7 @@ impl Explanation {
         let t = &self.times;
         let _ = writeln!(
             out,
-            "{bold}time:{bold:#} input {:?}, parse {:?}, segment {:?}, check {:?}, rules {:?}, assess {:?}; total {:?}",
+            "{bold}time:{bold:#} input {:.1?}, parse {:.1?}, segment {:.1?}, check {:.1?}, rules {:.1?}, assess {:.1?}; total {:.1?}",
             t.stages.input,
             t.stages.parse,
             t.stages.segment,

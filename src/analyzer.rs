@@ -317,12 +317,14 @@ impl Analyzer {
     /// ```
     pub fn analyze_timed_in(&self, cmd: &[u8], dir: Option<&Workdir>) -> (Analysis, StageTimes) {
         let mut times = StageTimes::default();
-        let mut clock = Stopwatch {
-            times: Some((&mut times, Instant::now())),
-        };
         let mut place = dir.map(Place::new);
-        let a = self.analyze_bytes_clocked(cmd, place.as_mut(), &mut clock);
-        drop(clock);
+        let a = self.analyze_bytes_clocked(
+            cmd,
+            place.as_mut(),
+            &mut Stopwatch {
+                times: Some((&mut times, Instant::now())),
+            },
+        );
         (a, times)
     }
 

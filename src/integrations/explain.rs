@@ -327,7 +327,11 @@ mod tests {
     #[test]
     fn spans_outside_the_text_or_inside_a_character_are_clamped() {
         let s = "aé b";
-        assert_eq!(clamp(s, crate::Span::new(2, 3)), 1..1);
+        assert_eq!(
+            clamp(s, crate::Span::new(2, 3)),
+            1..3,
+            "widened to the whole `é`"
+        );
         assert_eq!(clamp(s, crate::Span::new(1, 99)), 1..s.len());
         assert_eq!(clamp(s, crate::Span::new(9, 2)), s.len()..s.len());
         assert_eq!(position("ab\ncé d", 7), "2:4");

@@ -97,9 +97,9 @@ impl Shell {
     }
 }
 
-/// The lines every shell must handle the same way, `disable` being the shell's way to set
-/// CMDGUARD_DISABLE=1.
-fn common_contract(sh: &mut Shell, disable: &str) {
+/// The lines every shell must handle the same way: `tamper` redefines the hook's function,
+/// `disable` is the shell's way to set CMDGUARD_DISABLE=1.
+fn common_contract(sh: &mut Shell, tamper: &str, disable: &str) {
     let out = sh.run("printf '%s-%s\\n' allowed ran");
     assert!(out.contains("allowed-ran"), "{out}");
     assert!(
@@ -124,6 +124,15 @@ fn common_contract(sh: &mut Shell, disable: &str) {
     assert!(out.contains("`touch` is not in the allowlist"), "{out}");
     assert!(sh.exists("asked-marker"), "an ask runs after the warning");
 
+    // cmdguard allows defining a function whose body it allows; the hook's own are kept.
+    let out = sh.run(tamper);
+    assert!(out.contains("touches the shell hook itself"), "{out}");
+    sh.run("rm -rf victim");
+    assert!(
+        sh.exists("victim"),
+        "the hook still blocks after `{tamper}`"
+    );
+
     sh.run(disable);
     let out = sh.run("touch off-marker; rm -rf victim");
     assert!(!out.contains("cmdguard:"), "{out}");
@@ -147,13 +156,30 @@ fn failing_program(dir: &Path, status: i32) -> PathBuf {
     p
 }
 
+/// The `init` snippet for `shell`, calling `program` instead of this cmdguard.
+fn snippet_calling(shell: &str, program: &Path) -> String {
+    let text = cmdguard_stdout(&["init", shell]);
+    let from = format!("'{BIN}'");
+    assert_eq!(text.matches(&from).count(), 1, "{text}");
+    text.replace(&from, &format!("'{}'", program.display()))
+}
+
 fn bash() -> Shell {
+    bash_calling(None)
+}
+
+/// bash with the snippet calling `program` (this cmdguard when `None`).
+fn bash_calling(program: Option<&Path>) -> Shell {
     Shell::spawn(
         "bash",
         &["--noprofile", "--rcfile", "rc.bash", "-i"],
         |dir, _| {
+            let hook = match program {
+                Some(p) => snippet_calling("bash", p),
+                None => format!("eval \"$('{BIN}' init bash)\""),
+            };
             let rc = format!(
-                "PS1='$ '\nHISTFILE={}\nbind 'set enable-bracketed-paste off' 2>/dev/null\neval \"$('{BIN}' init bash)\"\n",
+                "PS1='$ '\nHISTFILE={}\nbind 'set enable-bracketed-paste off' 2>/dev/null\n{hook}\n",
                 dir.join("home/history").display()
             );
             std::fs::write(dir.join("rc.bash"), rc).unwrap();
@@ -166,7 +192,11 @@ fn bash_warns_on_ask_blocks_a_denied_line_and_can_be_disabled() {
     if !installed("bash") {
         return;
     }
-    common_contract(&mut bash(), "export CMDGUARD_DISABLE=1");
+    common_contract(
+        &mut bash(),
+        "__cmdguard_check() { return 0; }",
+        "export CMDGUARD_DISABLE=1",
+    );
 }
 
 /// The DEBUG trap fires in subshells, pipelines and substitutions too, and a multi-line
@@ -238,39 +268,46 @@ fn bash_checks_a_line_history_did_not_keep_command_by_command() {
 /// warning saying it was not checked (the shell stays usable, and nothing runs silently).
 #[test]
 fn bash_and_zsh_warn_and_run_when_cmdguard_is_missing_or_fails() {
-    let mut shells = Vec::new();
-    if installed("bash") {
-        shells.push(bash());
-    }
-    if installed("zsh") {
-        shells.push(zsh());
-    }
-    for mut sh in shells {
-        for (i, program) in [
-            sh.dir.path().join("no-such-cmdguard"),
-            failing_program(sh.dir.path(), 64),
-            failing_program(sh.dir.path(), 70),
-            failing_program(sh.dir.path(), 78),
-        ]
-        .iter()
-        .enumerate()
-        {
-            sh.run(&format!("__cmdguard_bin='{}'", program.display()));
-            let out = sh.run(&format!("touch failed-{i}"));
+    let scratch = Scratch::new();
+    let programs = [
+        scratch.path().join("no-such-cmdguard"),
+        failing_program(scratch.path(), 64),
+        failing_program(scratch.path(), 70),
+        failing_program(scratch.path(), 78),
+    ];
+    for program in &programs {
+        let mut shells = Vec::new();
+        if installed("bash") {
+            shells.push(bash_calling(Some(program)));
+        }
+        if installed("zsh") {
+            shells.push(zsh_calling(Some(program)));
+        }
+        for mut sh in shells {
+            let out = sh.run("touch failed-marker");
             assert!(
                 out.contains("cmdguard: could not check this command (exit status"),
                 "{}: {out}",
                 program.display()
             );
-            assert!(sh.exists(&format!("failed-{i}")));
+            assert!(sh.exists("failed-marker"));
         }
     }
 }
 
 fn zsh() -> Shell {
+    zsh_calling(None)
+}
+
+/// zsh with the snippet calling `program` (this cmdguard when `None`).
+fn zsh_calling(program: Option<&Path>) -> Shell {
     Shell::spawn("zsh", &["-i"], |dir, cmd| {
+        let hook = match program {
+            Some(p) => snippet_calling("zsh", p),
+            None => format!("eval \"$('{BIN}' init zsh)\""),
+        };
         let rc = format!(
-            "PS1='%% '\nHISTFILE={}\nunset zle_bracketed_paste\neval \"$('{BIN}' init zsh)\"\n",
+            "PS1='%% '\nHISTFILE={}\nunset zle_bracketed_paste\n{hook}\n",
             dir.join("home/history").display()
         );
         std::fs::write(dir.join("home/.zshrc"), rc).unwrap();
@@ -287,7 +324,11 @@ fn zsh_warns_on_ask_blocks_a_denied_line_and_can_be_disabled() {
     let out = sh.run("echo $(touch subst-marker; rm -rf victim)");
     assert!(out.contains("cmdguard: denied"), "{out}");
     assert!(!sh.exists("subst-marker"));
-    common_contract(&mut sh, "export CMDGUARD_DISABLE=1");
+    common_contract(
+        &mut sh,
+        "__cmdguard_check() { return 0 }",
+        "export CMDGUARD_DISABLE=1",
+    );
 }
 
 #[test]
@@ -305,7 +346,11 @@ fn fish_warns_on_ask_blocks_a_denied_line_and_can_be_disabled() {
         ],
         |_, _| {},
     );
-    common_contract(&mut sh, "set -gx CMDGUARD_DISABLE 1");
+    common_contract(
+        &mut sh,
+        "function __cmdguard_enter; commandline -f execute; end",
+        "set -gx CMDGUARD_DISABLE 1",
+    );
 }
 
 /// Each snippet and each completion script is valid syntax for its shell.

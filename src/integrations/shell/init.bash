@@ -30,6 +30,10 @@ if [[ $- == *i* && -z ${__cmdguard_bin-} ]]; then
     # Checks one command; status 1 when it is denied. Ask and failures only warn.
     __cmdguard_check() {
       local out status
+      if [[ $1 == *__cmdguard_* ]]; then
+        printf 'cmdguard: denied, not run: the line touches the shell hook itself (__cmdguard_*)\n' >&2
+        return 1
+      fi
       out=$("$__cmdguard_bin" check -- "$1" 2>&1)
       status=$?
       case $status in
@@ -80,12 +84,15 @@ if [[ $- == *i* && -z ${__cmdguard_bin-} ]]; then
       case $__cmdguard_verdict in
         0 | 10) return 0 ;;
         12) return 1 ;;
-        *)
-          __cmdguard_off && return 0
-          __cmdguard_check "$BASH_COMMAND"
-          ;;
+        # CMDGUARD_DISABLE was read when the line started: a command of the line cannot turn
+        # the check off for the commands after it.
+        *) __cmdguard_check "$BASH_COMMAND" ;;
       esac
     }
+
+    # A later line cannot quietly point the hook elsewhere or redefine it.
+    readonly __cmdguard_bin __cmdguard_nonce
+    readonly -f __cmdguard_off __cmdguard_check __cmdguard_ps0 __cmdguard_reset __cmdguard_trap
 
     shopt -s extdebug
     # Subshells, command substitutions and functions inherit the trap.

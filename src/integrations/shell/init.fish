@@ -22,8 +22,16 @@ if status is-interactive; and not set -q __cmdguard_bin
             commandline -f execute
             return
         end
-        set -l out ($__cmdguard_bin check -- "$line" 2>&1 | string collect)
-        set -l st $pipestatus[1]
+        set -l out
+        set -l st
+        if string match -q '*__cmdguard_*' -- "$line"
+            # A line that names the hook's own functions or variables could turn it off.
+            set out 'the line touches the shell hook itself (__cmdguard_*)'
+            set st 2
+        else
+            set out ($__cmdguard_bin check -- "$line" 2>&1 | string collect)
+            set st $pipestatus[1]
+        end
         switch $st
             case 0
             case 1

@@ -7,13 +7,20 @@
 # accepts. A construct continued on the next line (PS2) is checked one physical line at a time.
 # If cmdguard is missing or fails, the line runs with a warning: the shell stays usable.
 if [[ -o interactive && -z ${__cmdguard_bin-} ]]; then
-  __cmdguard_bin=@PROGRAM@
+  # Read-only, so that a later line cannot quietly point the hook elsewhere; a line that names
+  # the hook's functions (__cmdguard_*) is blocked.
+  typeset -gr __cmdguard_bin=@PROGRAM@
 
   # Checks $BUFFER; status 1 when it is denied. Ask and failures only warn.
   __cmdguard_check() {
     [[ -n ${CMDGUARD_DISABLE-} && ${CMDGUARD_DISABLE-} != 0 ]] && return 0
     [[ -z ${BUFFER//[[:space:]]/} ]] && return 0
     local out st
+    if [[ $BUFFER == *__cmdguard_* ]]; then
+      zle -I
+      print -ru2 -- "cmdguard: denied, not run: the line touches the shell hook itself (__cmdguard_*)"
+      return 1
+    fi
     out=$("$__cmdguard_bin" check -- "$BUFFER" 2>&1)
     st=$?
     case $st in

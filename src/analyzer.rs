@@ -4,7 +4,7 @@
 //! It never turns a problem into `allow`: oversized, non-UTF-8 or unparseable input yields
 //! findings with an `ask` severity (or `deny` when a deny rule still recognises the text).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -61,6 +61,40 @@ pub struct AnalyzedSegment {
     pub dynamic: Vec<usize>,
     /// The full segment.
     pub segment: Segment,
+}
+
+/// How long each stage of one analysis took, from [`Analyzer::analyze_timed_in`].
+///
+/// `check` includes the nested scripts (`bash -c`, `eval`, wrappers) and the repository read,
+/// since those are analysed from inside the check stage. A stage that did not run (input
+/// refused, parse failed) took zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StageTimes {
+    /// Input admission: size, encoding, control characters.
+    pub input: Duration,
+    /// tree-sitter-bash.
+    pub parse: Duration,
+    /// Tree to segments, words decoded.
+    pub segment: Duration,
+    /// Segments against the allowlist, deny rules and the repository.
+    pub check: Duration,
+}
+
+/// Adds each stage's time to a [`StageTimes`] when one is asked for; does nothing (and reads
+/// no clock) otherwise, so the untimed path costs one branch per stage.
+struct Stopwatch<'a> {
+    times: Option<(&'a mut StageTimes, Instant)>,
+}
+
+impl Stopwatch<'_> {
+    /// Charges the time since the last lap to the stage `pick` chooses.
+    fn lap(&mut self, pick: fn(&mut StageTimes) -> &mut Duration) {
+        if let Some((times, last)) = &mut self.times {
+            let now = Instant::now();
+            *pick(times) += now - *last;
+            *last = now;
+        }
+    }
 }
 
 impl Serialize for AnalyzedSegment {
@@ -271,7 +305,39 @@ impl Analyzer {
         self.analyze_bytes_at(cmd, Some(&mut Place::new(dir)))
     }
 
+    /// [`Analyzer::analyze_bytes_in`] (or, without `dir`, [`Analyzer::analyze_bytes`]) that
+    /// also measures each stage, for `cmdguard explain` and for profiling. The analysis is the
+    /// same as the untimed one; the clock is read a handful of times per call.
+    ///
+    /// ```
+    /// use cmdguard::{Analyzer, Verdict};
+    /// let (a, times) = Analyzer::default().analyze_timed_in(b"git status | head", None);
+    /// assert_eq!(a.verdict, Verdict::Allow);
+    /// assert!(times.parse + times.segment + times.check > std::time::Duration::ZERO);
+    /// ```
+    pub fn analyze_timed_in(&self, cmd: &[u8], dir: Option<&Workdir>) -> (Analysis, StageTimes) {
+        let mut times = StageTimes::default();
+        let mut place = dir.map(Place::new);
+        let a = self.analyze_bytes_clocked(
+            cmd,
+            place.as_mut(),
+            &mut Stopwatch {
+                times: Some((&mut times, Instant::now())),
+            },
+        );
+        (a, times)
+    }
+
     fn analyze_at(&self, cmd: &str, place: Option<&mut Place>) -> Analysis {
+        self.analyze_clocked(cmd, place, &mut Stopwatch { times: None })
+    }
+
+    fn analyze_clocked(
+        &self,
+        cmd: &str,
+        place: Option<&mut Place>,
+        clock: &mut Stopwatch<'_>,
+    ) -> Analysis {
         let budget = self.budget();
         let analyzed = self.run(
             cmd,
@@ -280,13 +346,24 @@ impl Analyzer {
                 place,
                 budget: &budget,
             },
+            clock,
         );
         self.finish(cmd, analyzed)
     }
 
     fn analyze_bytes_at(&self, cmd: &[u8], place: Option<&mut Place>) -> Analysis {
+        self.analyze_bytes_clocked(cmd, place, &mut Stopwatch { times: None })
+    }
+
+    fn analyze_bytes_clocked(
+        &self,
+        cmd: &[u8],
+        place: Option<&mut Place>,
+        clock: &mut Stopwatch<'_>,
+    ) -> Analysis {
         let (text, invalid) = input::decode(cmd);
-        let mut a = self.analyze_at(&text, place);
+        clock.lap(|t| &mut t.input);
+        let mut a = self.analyze_clocked(&text, place, clock);
         if let Some(f) = invalid {
             a.findings.insert(0, self.list.rate(f));
             a.verdict = Verdict::strictest(a.findings.iter().map(|f| f.severity));
@@ -295,10 +372,11 @@ impl Analyzer {
     }
 
     /// Every stage on `cmd`: the findings and segments, before the verdict is drawn.
-    fn run(&self, cmd: &str, scope: Scope<'_>) -> Analyzed {
+    fn run(&self, cmd: &str, scope: Scope<'_>, clock: &mut Stopwatch<'_>) -> Analyzed {
         let limits = self.list.limits;
         let mut raw = Vec::new();
         let admission = input::check(cmd, &limits, &mut raw);
+        clock.lap(|t| &mut t.input);
         let mut findings: Vec<Finding> = raw.into_iter().map(|f| self.list.rate(f)).collect();
         if admission == Admission::Refuse {
             self.fallback(cmd, &mut findings);
@@ -326,7 +404,9 @@ impl Analyzer {
             };
         }
         let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
-        let Some(tree) = parse::parse(cmd, parse_time) else {
+        let parsed = parse::parse(cmd, parse_time);
+        clock.lap(|t| &mut t.parse);
+        let Some(tree) = parsed else {
             findings.push(self.list.rate(Finding::new(
                 Code::ParseError,
                 Span::new(0, cmd.len()),
@@ -339,11 +419,13 @@ impl Analyzer {
             };
         };
         let script = segment::segment(&tree, cmd, budget);
+        clock.lap(|t| &mut t.segment);
         let Checked {
             findings: checked,
             matched,
             extra_segments,
         } = check::check(&self.list, self, cmd, &script, scope);
+        clock.lap(|t| &mut t.check);
         findings.extend(checked);
         drop(level);
         if depth == 0
@@ -419,6 +501,6 @@ impl Analyzer {
 
 impl Nested for Analyzer {
     fn analyze_nested(&self, script: &str, scope: Scope<'_>) -> Analyzed {
-        self.run(script, scope)
+        self.run(script, scope, &mut Stopwatch { times: None })
     }
 }

@@ -13,6 +13,8 @@ use cmdguard::{Analysis, Analyzer, ConfigError, Verdict, Workdir};
 
 // `cmdguard scan` and the SARIF form of `check`.
 mod scan;
+// `init`, `completions`, `man` and `explain`.
+mod shells;
 
 /// Exit status for a usage error (BSD sysexits EX_USAGE).
 pub const EXIT_USAGE: i32 = 64;
@@ -52,6 +54,16 @@ enum Command {
     Install(integrations::install::InstallArgs),
     /// Print decisions from the audit log.
     Log(integrations::audit::LogArgs),
+    /// Print a snippet that checks each interactive command line before the shell runs it
+    /// (ask warns, deny blocks): `eval "$(cmdguard init bash)"` in ~/.bashrc.
+    Init(shells::InitArgs),
+    /// Print shell completions for cmdguard.
+    Completions(shells::CompletionsArgs),
+    /// Print cmdguard's man page (roff): `cmdguard man | man -l -`.
+    Man(shells::ManArgs),
+    /// Take one command through every stage: segments and the rule each matched, findings
+    /// under their spans, the assessor's answer, the time each stage took.
+    Explain(shells::ExplainArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -173,6 +185,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Hook(args) => integrations::hook::run(&args),
         Command::Install(args) => integrations::install::run(&args),
         Command::Log(args) => integrations::audit::run_log(&args),
+        Command::Init(a) => shells::init(&a),
+        Command::Completions(a) => shells::completions(&a),
+        Command::Man(a) => shells::man(&a),
+        Command::Explain(a) => shells::explain(a),
     }
 }
 
@@ -371,6 +387,15 @@ impl Guard {
 }
 
 fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
+    let config = load_config(args)?;
+    Ok(Guard {
+        analyzer: config.analyzer,
+        rules: config.command_rules,
+    })
+}
+
+/// The layered configuration `check` (and `explain`) use, notes about changed files printed.
+fn load_config(args: &CheckArgs) -> Result<config::Config, ConfigError> {
     let mut sources = if args.no_config {
         ConfigSources::built_in()
     } else {
@@ -393,10 +418,7 @@ fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
             eprintln!("cmdguard: note: {} {}", f.path, f.status.as_str());
         }
     }
-    Ok(Guard {
-        analyzer: config.analyzer,
-        rules: config.command_rules,
-    })
+    Ok(config)
 }
 
 fn config_error(e: &ConfigError) -> i32 {

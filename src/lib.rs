@@ -166,7 +166,7 @@ pub mod config;
 pub mod tool;
 
 // Above everything: agent hooks and their installers, the audit log, `cmdguard scan` and
-// SARIF, shell init snippets. The core never imports it.
+// SARIF, interactive-shell snippets and `cmdguard explain`. The core never imports it.
 pub mod integrations;
 
 // `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
@@ -176,7 +176,7 @@ extern crate self as cmdguard;
 pub use crate::allowlist::{
     Allowlist, AllowlistBuilder, ConfigError, DEFAULT_ALLOWLIST, DEFAULT_PACKS, ENGINE_PACKS, Pack,
 };
-pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer};
+pub use crate::analyzer::{Analysis, AnalyzedSegment, Analyzer, StageTimes};
 pub use crate::finding::{Code, Finding, Match, Rule, RuleOrigin, Span, Verdict};
 pub use crate::limits::Limits;
 pub use crate::repo::{GIT_ENV_REDIRECTS, Workdir};

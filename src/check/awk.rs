@@ -164,10 +164,8 @@ fn commands(program: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         match t {
-            Tok::Name(n) if n == "system" => {
-                if toks.get(k + 1) == Some(&Tok::Punct('(')) {
-                    out.extend(literal(k + 2).map(|(cmd, _)| cmd));
-                }
+            Tok::Name(n) if n == "system" && toks.get(k + 1) == Some(&Tok::Punct('(')) => {
+                out.extend(literal(k + 2).map(|(cmd, _)| cmd));
             }
             Tok::Punct('|') => {
                 let from = k + 1 + usize::from(toks.get(k + 1) == Some(&Tok::Punct('&')));
@@ -185,9 +183,9 @@ fn commands(program: &str) -> Vec<String> {
                         .is_some_and(|p| SHELLS.contains(&super::deny::program_name(p).as_ref()));
                     if shell {
                         // What is printed into the shell is its script.
-                        let statement = (0..k)
-                            .rev()
-                            .take_while(|&j| !matches!(toks[j], Tok::Punct(';' | '{' | '}' | '\n')));
+                        let statement = (0..k).rev().take_while(|&j| {
+                            !matches!(toks[j], Tok::Punct(';' | '{' | '}' | '\n'))
+                        });
                         let mut printed: Vec<String> = statement
                             .filter_map(|j| match &toks[j] {
                                 Tok::Str(s) => Some(s.clone()),
@@ -218,12 +216,18 @@ mod tests {
     fn commands_given_to_system_and_pipes_are_read() {
         let rows: &[(&str, &[&str])] = &[
             ("BEGIN{system(\"rm -rf /home/u\")}", &["rm -rf /home/u"]),
-            ("{ system ( \"rm -rf \" \"/home/u\" ) }", &["rm -rf /home/u"]),
+            (
+                "{ system ( \"rm -rf \" \"/home/u\" ) }",
+                &["rm -rf /home/u"],
+            ),
             ("{print | \"sort -r\"}", &["sort -r"]),
             ("BEGIN{print \"rm -rf x\" | \"sh\"}", &["rm -rf x", "sh"]),
             ("BEGIN{\"date\" | getline d; print d}", &["date"]),
             ("BEGIN{\"id\" |& getline}", &["id"]),
-            ("BEGIN{s=\"x\\\"y\"; system(\"echo \\\"a\\\"\")}", &["echo \"a\""]),
+            (
+                "BEGIN{s=\"x\\\"y\"; system(\"echo \\\"a\\\"\")}",
+                &["echo \"a\""],
+            ),
             ("BEGIN{system(cmd)}", &[]),
             ("BEGIN{print \"system(\\\"rm -rf /\\\")\"}", &[]),
             ("{print $1 | cmd}", &[]),

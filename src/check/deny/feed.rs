@@ -16,7 +16,10 @@ use crate::segment::{Expansions, Joiner, RedirectOp, Word};
 pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
     let p = feeder(cx, i)?;
     let program = program_name(p.words.first()?.static_text()?);
-    let mut args: Vec<&str> = p.words[1..].iter().filter_map(|w| w.static_text()).collect();
+    let mut args: Vec<&str> = p.words[1..]
+        .iter()
+        .filter_map(|w| w.static_text())
+        .collect();
     match &*program {
         "echo" => {
             let mut decode = false;
@@ -89,9 +92,8 @@ pub(crate) fn input_texts(cx: &Ctx<'_>, i: usize) -> Vec<String> {
                 continue;
             }
             match r.op {
-                RedirectOp::Heredoc => texts.extend(
-                    crate::check::wrap::heredoc_body(cx.src, r.span).map(str::to_string),
-                ),
+                RedirectOp::Heredoc => texts
+                    .extend(crate::check::wrap::heredoc_body(cx.src, r.span).map(str::to_string)),
                 RedirectOp::Herestring => {
                     texts.extend(r.target.as_ref().map(|t| t.text.clone()));
                 }
@@ -137,6 +139,9 @@ fn client_family(client: &str) -> Option<sql::Client> {
     }
 }
 
+/// Most shell commands of one client command analysed (`psql -c '\! a' -c '\! b' …`).
+const MAX_CLIENT_COMMANDS: usize = 8;
+
 /// psql's `\!`, mysql's `system`, sqlite3's `.shell`, `COPY … TO PROGRAM`: the shell commands a
 /// database client runs for what it is given are analysed as nested scripts, so a denied one
 /// denies (and any one asks, as the client already does).
@@ -148,10 +153,12 @@ pub(super) fn client_shell_commands(cx: &mut Ctx<'_>, i: usize, span: Span, word
         return;
     };
     let what = format!("the shell command `{client}` runs");
-    for text in &texts {
-        for cmd in sql::shell_commands(family, text) {
-            cx.nested(i, span, &what, &cmd);
-        }
+    let commands = texts
+        .iter()
+        .flat_map(|t| sql::shell_commands(family, t))
+        .take(MAX_CLIENT_COMMANDS);
+    for cmd in commands {
+        cx.nested(i, span, &what, &cmd);
     }
 }
 
@@ -183,15 +190,17 @@ pub(super) fn xargs_fed(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) 
         let tail = &argv[start..];
         if let Some(rule) = list.deny.iter().find(|r| {
             r.builtin.is_none() && !r.any_operand.is_empty() && rule_matches(list, r, tail)
-        })
-        {
+        }) {
             cx.deny(rule, span, Some(i));
             return;
         }
         let lead = tail[0].static_text().is_some_and(|t| {
             t.starts_with('-')
                 || t.contains('=')
-                || matches!(&*program_name(t), "sudo" | "doas" | "env" | "nice" | "nohup")
+                || matches!(
+                    &*program_name(t),
+                    "sudo" | "doas" | "env" | "nice" | "nohup"
+                )
         });
         if !lead {
             return;

@@ -10,12 +10,16 @@ use crate::check::{Ctx, Origin};
 use crate::finding::Span;
 use crate::segment::Word;
 
+/// Most `git -c` values of one command read as commands.
+const MAX_CONFIG_COMMANDS: usize = 8;
+
 /// `git [global options] …`: the commands git would run from its own arguments.
 pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let list = cx.list;
     let program = list.programs.get("git");
     let takes_value = |t: &str| program.is_some_and(|p| p.value_options.iter().any(|v| v == t));
     let mut k = 1;
+    let mut configs = 0;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if !t.starts_with('-') {
             break;
@@ -26,7 +30,11 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             _ => t.strip_prefix("-c").filter(|c| !c.is_empty()),
         };
         if let Some(kv) = config {
-            config_command(cx, i, span, kv);
+            // Past the limit the command still asks, as every `git -c` does.
+            configs += 1;
+            if configs <= MAX_CONFIG_COMMANDS {
+                config_command(cx, i, span, kv);
+            }
         }
         k += if takes_value(t) && !t.contains('=') {
             2
@@ -56,7 +64,12 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             let cmd = rest.get(n..).unwrap_or(&[]);
             if !cmd.is_empty() && cmd.iter().all(Word::is_static) {
                 let text: Vec<&str> = cmd.iter().map(|w| w.text.as_str()).collect();
-                cx.nested(i, span, "the command `git submodule foreach` runs", &text.join(" "));
+                cx.nested(
+                    i,
+                    span,
+                    "the command `git submodule foreach` runs",
+                    &text.join(" "),
+                );
             }
         }
         // `git bisect run CMD ARGS…`: git quotes the words and runs them with the shell.
@@ -74,7 +87,8 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
                 let value = match t {
                     "-x" | "--exec" => rest.get(n + 1).and_then(|v| v.static_text()),
                     _ => t.strip_prefix("--exec=").or_else(|| {
-                        t.strip_prefix("-x").filter(|v| !v.is_empty() && !t.starts_with("--"))
+                        t.strip_prefix("-x")
+                            .filter(|v| !v.is_empty() && !t.starts_with("--"))
                     }),
                 };
                 if let Some(cmd) = value {
@@ -292,7 +306,12 @@ pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
             while let Some(t) = word(k).filter(|t| t.starts_with('-')) {
                 k += if r.value_options.contains(&t) { 2 } else { 1 };
             }
-            if !r.sub.iter().enumerate().all(|(n, s)| word(k + n) == Some(*s)) {
+            if !r
+                .sub
+                .iter()
+                .enumerate()
+                .all(|(n, s)| word(k + n) == Some(*s))
+            {
                 continue;
             }
             k += r.sub.len();
@@ -323,7 +342,12 @@ pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
         if shell_mode {
             if inner.iter().all(Word::is_static) {
                 let text: Vec<&str> = inner.iter().map(|w| w.text.as_str()).collect();
-                cx.nested(i, span, &format!("the command `{program}` runs"), &text.join(" "));
+                cx.nested(
+                    i,
+                    span,
+                    &format!("the command `{program}` runs"),
+                    &text.join(" "),
+                );
             }
             return;
         }

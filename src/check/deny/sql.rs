@@ -53,8 +53,8 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
                 };
                 let name_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
                 let name = &rest[..name_len];
-                let shell = name.len() >= 2
-                    && ("shell".starts_with(name) || "system".starts_with(name));
+                let shell =
+                    name.len() >= 2 && ("shell".starts_with(name) || "system".starts_with(name));
                 if shell {
                     out.push(rest[name_len..].trim().to_string());
                 }
@@ -70,9 +70,7 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
                         continue;
                     };
                     let cmd = &piece[6..];
-                    if head.eq_ignore_ascii_case("system")
-                        && cmd.starts_with(char::is_whitespace)
-                    {
+                    if head.eq_ignore_ascii_case("system") && cmd.starts_with(char::is_whitespace) {
                         out.push(cmd.trim().to_string());
                         break;
                     }
@@ -136,15 +134,21 @@ fn computed_members(js: &str) -> String {
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let inner = after.trim_start();
-        let key = inner.chars().next().filter(|q| matches!(q, '"' | '\'' | '`')).and_then(|q| {
-            let body = &inner[1..];
-            let end = body.find(q)?;
-            let name = &body[..end];
-            let close = body[end + 1..].trim_start().strip_prefix(']')?;
-            let plain = !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-            plain.then(|| (name, close))
-        });
+        let key = inner
+            .chars()
+            .next()
+            .filter(|q| matches!(q, '"' | '\'' | '`'))
+            .and_then(|q| {
+                let body = &inner[1..];
+                let end = body.find(q)?;
+                let name = &body[..end];
+                let close = body[end + 1..].trim_start().strip_prefix(']')?;
+                let plain = !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+                plain.then_some((name, close))
+            });
         match key {
             Some((name, close)) => {
                 out.push('.');
@@ -434,18 +438,33 @@ mod tests {
             ("'unterminated DROP TABLE t", false),
             // Red team: a DO block's body, a CTE, dynamic SQL, EXPLAIN ANALYZE.
             ("DO $$ BEGIN DROP TABLE v; END $$", true),
-            ("do $body$ begin execute 'drop table ' || t; end $body$", true),
+            (
+                "do $body$ begin execute 'drop table ' || t; end $body$",
+                true,
+            ),
             ("DO 'BEGIN TRUNCATE t; END'", true),
             ("DO $$ BEGIN IF x THEN DELETE FROM t; END IF; END $$", true),
-            ("WITH d AS (DELETE FROM w RETURNING *) SELECT count(*) FROM d", true),
-            ("WITH d AS (DELETE FROM w RETURNING *) SELECT * FROM d WHERE id > 1", true),
+            (
+                "WITH d AS (DELETE FROM w RETURNING *) SELECT count(*) FROM d",
+                true,
+            ),
+            (
+                "WITH d AS (DELETE FROM w RETURNING *) SELECT * FROM d WHERE id > 1",
+                true,
+            ),
             ("WITH x AS (SELECT 1) DELETE FROM t", true),
             ("EXPLAIN ANALYZE DELETE FROM t", true),
             ("PREPARE s FROM 'DROP TABLE t'", true),
             ("\\x \\\\ DROP TABLE t", true),
             ("DO $$ BEGIN RAISE NOTICE 'x'; END $$", false),
-            ("WITH d AS (DELETE FROM w WHERE id = 1 RETURNING *) SELECT 1", false),
-            ("CREATE TABLE t (id int REFERENCES u ON DELETE CASCADE)", false),
+            (
+                "WITH d AS (DELETE FROM w WHERE id = 1 RETURNING *) SELECT 1",
+                false,
+            ),
+            (
+                "CREATE TABLE t (id int REFERENCES u ON DELETE CASCADE)",
+                false,
+            ),
             ("GRANT SELECT, DELETE ON t TO u", false),
             ("ALTER TABLE t DROP COLUMN c", false),
             ("SELECT 'DELETE FROM t' FROM t WHERE a = 1", false),
@@ -492,7 +511,11 @@ mod tests {
             (Psql, "select 1 \\g |sh -c id", &["sh -c id"]),
             (Psql, "\\o | tee out", &["tee out"]),
             (Psql, "\\copy t to program 'gzip > x.gz'", &["gzip > x.gz"]),
-            (Psql, "COPY (select 1) TO PROGRAM 'rm -rf /var/lib/x'", &["rm -rf /var/lib/x"]),
+            (
+                Psql,
+                "COPY (select 1) TO PROGRAM 'rm -rf /var/lib/x'",
+                &["rm -rf /var/lib/x"],
+            ),
             (Psql, "copy t from program E'cat f'", &["cat f"]),
             (Psql, "copy t from program 'it''s'", &["it's"]),
             (Psql, "select '\\! rm -rf x'", &[]),
@@ -503,7 +526,11 @@ mod tests {
             (Mysql, "\\! id", &["id"]),
             (Mysql, "select systemd from t", &[]),
             (Sqlite, ".shell rm -rf victim", &["rm -rf victim"]),
-            (Sqlite, "select 1;\n.system ls\n.sh id\n.syst pwd", &["ls", "id", "pwd"]),
+            (
+                Sqlite,
+                "select 1;\n.system ls\n.sh id\n.syst pwd",
+                &["ls", "id", "pwd"],
+            ),
             (Sqlite, " .shell not-a-dot-command", &[]),
             (Sqlite, ".s x", &[]),
             (Sqlite, ".schema", &[]),

@@ -805,17 +805,36 @@ fn nesting_through_the_deny_readers_is_bounded() {
     let mut watch = "rm -rf /".to_string();
     let mut sed = "rm -rf /".to_string();
     let mut shell = "rm -rf /".to_string();
+    let mut piped = "rm -rf /".to_string();
+    let mut psql = "rm -rf /".to_string();
+    let mut alias = "rm -rf /".to_string();
+    let mut awk = "rm -rf /".to_string();
     for _ in 0..12 {
         watch = format!("watch {}", quote(&watch));
         sed = format!("sed -n {} f", quote(&format!("1e {sed}")));
         shell = format!("bash --rcfile x -c {}", quote(&shell));
+        piped = format!("echo {} | bash", quote(&piped));
+        psql = format!("psql -c {}", quote(&format!("\\! {psql}")));
+        alias = format!("git -c {} x", quote(&format!("alias.x=!{alias}")));
+        let literal = awk.replace('\\', "\\\\").replace('"', "\\\"");
+        awk = format!("awk {}", quote(&format!("BEGIN{{system(\"{literal}\")}}")));
     }
     let inputs = [
         format!("{}rm -rf /", "watch ".repeat(300)),
         format!("{}rm -rf /", "watch -x ".repeat(300)),
+        format!("{}rm -rf /", "npx ".repeat(300)),
+        format!("{}rm -rf /", "uv run ".repeat(300)),
+        format!(
+            "git{} submodule foreach 'rm -rf /'",
+            " -c alias.x='!ls'".repeat(300)
+        ),
         watch,
         sed,
         shell,
+        piped,
+        psql,
+        alias,
+        awk,
     ];
     std::thread::Builder::new()
         .stack_size(2 << 20)
@@ -829,6 +848,13 @@ fn nesting_through_the_deny_readers_is_bounded() {
             }
             // Shallow enough to be read through: denied.
             assert_eq!(analyzer.analyze("watch watch 'rm -rf /'").verdict, Deny);
+            for cmd in [
+                "echo \"echo 'rm -rf /' | bash\" | bash",
+                "npx npx rimraf /",
+                "git -c alias.x='!git -c alias.y=\"!rm -rf /\" y' x",
+            ] {
+                assert_eq!(analyzer.analyze(cmd).verdict, Deny, "{cmd}");
+            }
         })
         .unwrap()
         .join()

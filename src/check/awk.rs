@@ -2,7 +2,8 @@
 //! not among awk's permitted options) and hands it to the program checker, which proves it
 //! neither writes files, runs programs nor loads code. gawk also opens network connections for
 //! file names under `/inet`, `/inet4` and `/inet6`, as an operand or through `getline <`: those
-//! are refused here.
+//! are refused here. The commands a program runs through `system("…")` or a pipe to or from a
+//! string (`print | "sh"`, `"date" | getline`) are analysed as bash, so a denied one denies.
 
 use super::awk_program::check_awk_program;
 use super::{Arg, Ctx, script_operand};
@@ -21,7 +22,12 @@ pub(super) fn check_args(
         return;
     };
     let reason = match check_awk_program(text) {
-        Err(p) => Some(p.reason),
+        Err(p) => {
+            for cmd in commands(text) {
+                cx.nested(i, span, "the command awk runs", &cmd);
+            }
+            Some(p.reason)
+        }
         Ok(()) => network_files(text),
     };
     super::sensitive::awk_program(cx, i, span, text, &entry.name);
@@ -77,9 +83,160 @@ fn network_files(program: &str) -> Option<String> {
     None
 }
 
+/// A token of an awk program, as far as [`commands`] needs: string literals (escapes
+/// decoded), names, and single punctuation characters.
+#[derive(Debug, PartialEq)]
+enum Tok {
+    Str(String),
+    Name(String),
+    Punct(char),
+}
+
+fn tokens(program: &str) -> Vec<Tok> {
+    let mut out = Vec::new();
+    let mut chars = program.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                let mut s = String::new();
+                while let Some(d) = chars.next() {
+                    match d {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some('n') => s.push('\n'),
+                            Some('t') => s.push('\t'),
+                            Some(e) => s.push(e),
+                            None => {}
+                        },
+                        d => s.push(d),
+                    }
+                }
+                out.push(Tok::Str(s));
+            }
+            '#' => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+                out.push(Tok::Punct('\n'));
+            }
+            c if c.is_ascii_alphanumeric() || c == '_' => {
+                let mut name = String::from(c);
+                while let Some(&d) = chars.peek() {
+                    if !(d.is_ascii_alphanumeric() || d == '_') {
+                        break;
+                    }
+                    name.push(d);
+                    chars.next();
+                }
+                out.push(Tok::Name(name));
+            }
+            c if c.is_whitespace() && c != '\n' => {}
+            c => out.push(Tok::Punct(c)),
+        }
+    }
+    out
+}
+
+/// Shells whose input is a script: what awk prints into them is read as one.
+const SHELLS: &[&str] = &["sh", "bash", "dash", "ksh", "zsh", "mksh"];
+
+/// Most commands read from one awk program.
+const MAX_COMMANDS: usize = 8;
+
+/// The commands an awk program runs, where they are string literals (adjacent literals are
+/// concatenated, as awk does): the argument of `system(…)`, the target of `print … | "CMD"`,
+/// the source of `"CMD" | getline`, and — when the target is a shell (`print "rm x" | "sh"`) —
+/// the literals printed into it.
+fn commands(program: &str) -> Vec<String> {
+    let toks = tokens(program);
+    // The literals starting at `k`, concatenated, and where they end.
+    let literal = |k: usize| {
+        let mut text = String::new();
+        let mut end = k;
+        while let Some(Tok::Str(s)) = toks.get(end) {
+            text.push_str(s);
+            end += 1;
+        }
+        (end > k).then_some((text, end))
+    };
+    let mut out = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Name(n) if n == "system" && toks.get(k + 1) == Some(&Tok::Punct('(')) => {
+                out.extend(literal(k + 2).map(|(cmd, _)| cmd));
+            }
+            Tok::Punct('|') => {
+                let from = k + 1 + usize::from(toks.get(k + 1) == Some(&Tok::Punct('&')));
+                if matches!(toks.get(from), Some(Tok::Name(n)) if n == "getline") {
+                    // `"CMD" | getline`: the literals just before the pipe.
+                    let start = (0..k)
+                        .rev()
+                        .take_while(|&j| matches!(toks[j], Tok::Str(_)))
+                        .last();
+                    out.extend(start.and_then(literal).map(|(cmd, _)| cmd));
+                } else if let Some((cmd, _)) = literal(from) {
+                    let shell = cmd
+                        .split_whitespace()
+                        .next()
+                        .is_some_and(|p| SHELLS.contains(&super::deny::program_name(p).as_ref()));
+                    if shell {
+                        // What is printed into the shell is its script.
+                        let statement = (0..k).rev().take_while(|&j| {
+                            !matches!(toks[j], Tok::Punct(';' | '{' | '}' | '\n'))
+                        });
+                        let mut printed: Vec<String> = statement
+                            .filter_map(|j| match &toks[j] {
+                                Tok::Str(s) => Some(s.clone()),
+                                Tok::Name(_) | Tok::Punct(_) => None,
+                            })
+                            .collect();
+                        printed.reverse();
+                        out.extend(printed);
+                    }
+                    out.push(cmd);
+                }
+            }
+            _ => {}
+        }
+        if out.len() >= MAX_COMMANDS {
+            break;
+        }
+    }
+    out.truncate(MAX_COMMANDS);
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::network_files;
+    use super::{commands, network_files};
+
+    #[test]
+    fn commands_given_to_system_and_pipes_are_read() {
+        let rows: &[(&str, &[&str])] = &[
+            ("BEGIN{system(\"rm -rf /home/u\")}", &["rm -rf /home/u"]),
+            (
+                "{ system ( \"rm -rf \" \"/home/u\" ) }",
+                &["rm -rf /home/u"],
+            ),
+            ("{print | \"sort -r\"}", &["sort -r"]),
+            ("BEGIN{print \"rm -rf x\" | \"sh\"}", &["rm -rf x", "sh"]),
+            ("BEGIN{\"date\" | getline d; print d}", &["date"]),
+            ("BEGIN{\"id\" |& getline}", &["id"]),
+            (
+                "BEGIN{s=\"x\\\"y\"; system(\"echo \\\"a\\\"\")}",
+                &["echo \"a\""],
+            ),
+            ("BEGIN{system(cmd)}", &[]),
+            ("BEGIN{print \"system(\\\"rm -rf /\\\")\"}", &[]),
+            ("{print $1 | cmd}", &[]),
+            ("# system(\"rm -rf /\")\n{print}", &[]),
+        ];
+        for (program, want) in rows {
+            assert_eq!(commands(program), *want, "{program}");
+        }
+    }
 
     #[test]
     fn network_files_are_found_in_every_spelling() {

@@ -8,7 +8,11 @@
 //! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
 //! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
 
+mod feed;
+mod nested;
 mod sql;
+
+pub(crate) use self::feed::piped_text;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -17,7 +21,7 @@ use super::sed_script::{SedDialect, check_sed_script};
 use super::{Arg, Ctx, DOWNLOADERS, INTERPRETERS, Origin, inside, names, parse_args};
 use crate::allowlist::{Allowlist, Builtin, DenyRule};
 use crate::finding::{Code, Span};
-use crate::segment::{Event, Expansions, Joiner, Nest, Redirect, RedirectOp, Segment, Word};
+use crate::segment::{Event, Expansions, Joiner, Nest, Redirect, Segment, Word};
 
 impl Ctx<'_> {
     /// Reports a matched deny rule.
@@ -206,13 +210,19 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             cx.deny(rule, span, Some(i));
         }
     }
-    if words
+    let program = words
         .first()
         .and_then(|w| w.static_text())
-        .is_some_and(|t| program_name(t) == "watch")
-    {
-        watch(cx, i, span, words);
+        .map(program_name);
+    match program.as_deref() {
+        Some("watch") => watch(cx, i, span, words),
+        Some("redis-cli") => feed::redis_input(cx, i, span, words),
+        Some("xargs") => feed::xargs_fed(cx, i, span, words),
+        Some("git") => nested::git(cx, i, span, words),
+        Some(p) => nested::runner(cx, i, span, p, words),
+        None => {}
     }
+    feed::client_shell_commands(cx, i, span, words);
     if matches!(origin, Origin::Tail) {
         return;
     }
@@ -642,11 +652,14 @@ const XARGS_VALUE_OPTIONS: &[&str] = &[
 
 /// `xargs rm`, `xargs -0 sudo rm -f`: the paths deleted are whatever the input lists.
 fn xargs_deletes(words: &[Word]) -> bool {
-    let Some(first) = words.first().and_then(|w| w.static_text()) else {
-        return false;
-    };
+    xargs_command(words).is_some_and(|inner| runs_one_of(inner, DELETERS))
+}
+
+/// The command an `xargs` runs (its words before the input's are added), past its options.
+fn xargs_command(words: &[Word]) -> Option<&[Word]> {
+    let first = words.first()?.static_text()?;
     if program_name(first) != "xargs" {
-        return false;
+        return None;
     }
     let mut k = 1;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
@@ -663,7 +676,7 @@ fn xargs_deletes(words: &[Word]) -> bool {
             1
         };
     }
-    runs_one_of(words.get(k..).unwrap_or(&[]), DELETERS)
+    Some(words.get(k..).unwrap_or(&[]))
 }
 
 /// Database clients and the options whose value is SQL (or, for mongosh, JavaScript).
@@ -724,19 +737,32 @@ const SQLITE_VALUE_OPTIONS: &[&str] = &[
 /// True when a database client (run directly, or by `docker exec` / `kubectl exec`) is given
 /// SQL that destroys data: in an option, as sqlite3's operands, or in a heredoc or here-string.
 fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
-    let Some(k) = client_at(words) else {
+    let Some((client, texts)) = client_input(cx, i, words) else {
         return false;
     };
+    let js = matches!(client, "mongosh" | "mongo");
+    texts.iter().any(|t| {
+        if js {
+            sql::js_destroys(t)
+        } else {
+            sql::destroys(t)
+        }
+    })
+}
+
+/// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and
+/// every text it is given to run: option values, sqlite3's operands after the database, and
+/// its input (see [`feed::input_texts`]).
+fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str, Vec<String>)> {
+    let k = client_at(words)?;
     let name = program_name(&words[k].text);
-    let Some((client, sql_options)) = SQL_CLIENTS.iter().find(|(c, _)| *c == name) else {
-        return false;
-    };
+    let (client, sql_options) = SQL_CLIENTS.iter().find(|(c, _)| *c == name)?;
     let mut args = &words[k + 1..];
     if *client == "clickhouse" {
         // `clickhouse client -q …`: the client is a subcommand of the one binary.
         match args.first().and_then(|w| w.static_text()) {
             Some("client") => args = &args[1..],
-            _ => return false,
+            _ => return None,
         }
     }
     let mut texts: Vec<&str> = Vec::new();
@@ -806,55 +832,9 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     }
     // A heredoc or here-string is the client's input (through any wrapper before it), and so
     // is what `echo` or `printf` pipes into it.
-    let src = cx.src;
-    let segments = &cx.script.segments;
-    let piped = i
-        .checked_sub(1)
-        .and_then(|p| segments.get(p))
-        .filter(|p| {
-            p.joiner == Some(Joiner::Pipe)
-                && segments.get(i).is_some_and(|s| s.nesting == p.nesting)
-        })
-        .filter(|p| {
-            p.words
-                .first()
-                .and_then(|w| w.static_text())
-                .is_some_and(|t| matches!(&*program_name(t), "echo" | "printf"))
-        });
-    let echoed: Vec<&str> = piped
-        .map(|p| {
-            p.words[1..]
-                .iter()
-                .filter_map(|w| w.static_text())
-                .collect()
-        })
-        .unwrap_or_default();
-    let echoed = echoed.join(" ");
-    if !echoed.is_empty() {
-        texts.push(&echoed);
-    }
-    if let Some(seg) = segments.get(i) {
-        for r in &seg.redirects {
-            if !matches!(r.fd, None | Some(0)) {
-                continue;
-            }
-            match r.op {
-                RedirectOp::Heredoc => texts.extend(super::wrap::heredoc_body(src, r.span)),
-                RedirectOp::Herestring => {
-                    texts.extend(r.target.as_ref().map(|t| t.text.as_str()));
-                }
-                _ => {}
-            }
-        }
-    }
-    let js = matches!(*client, "mongosh" | "mongo");
-    texts.iter().any(|t| {
-        if js {
-            sql::js_destroys(t)
-        } else {
-            sql::destroys(t)
-        }
-    })
+    let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
+    out.extend(feed::input_texts(cx, i));
+    Some((client, out))
 }
 
 /// Where the database client is among `words`: the program itself, or the command that

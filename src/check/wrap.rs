@@ -591,13 +591,22 @@ pub(super) fn shell(
                 ),
             }
         }
-        None => cx.push_rule(
-            Code::Exec,
-            words[0].span,
-            Some(i),
-            format!("`{name}` reads a script from its input, which cmdguard cannot see"),
-            &sh.name,
-        ),
+        None => {
+            cx.push_rule(
+                Code::Exec,
+                words[0].span,
+                Some(i),
+                format!("`{name}` reads a script from its input, which cmdguard cannot see"),
+                &sh.name,
+            );
+            // `echo 'rm -rf x' | bash`: the script an `echo` or `printf` pipes in is read as
+            // one, so a denied command in it denies; the shell still asks, since what those
+            // print is not worked out to the byte.
+            if let Some(script) = super::deny::piped_text(cx, i) {
+                let what = format!("the script piped into `{name}`");
+                nested_script(cx, i, words[0].span, &what, &script, name, sh.dialect);
+            }
+        }
     }
     Some(Match::Shell {
         shell: sh.rule(),

@@ -500,7 +500,11 @@ fn package_managers_denies_unpublishing_and_yanking() {
         ("cargo yank --version 1.0.1 --undo", None),
         ("pip uninstall requests", None),
         // Bypass attempts.
-        ("npx --yes npm unpublish pkg", None),
+        // npx runs the npm it is given (check/deny/nested.rs sees through package runners).
+        (
+            "npx --yes npm unpublish pkg",
+            Some("package_managers/npm-unpublish"),
+        ),
         (
             "sudo npm unpublish pkg",
             Some("package_managers/npm-unpublish"),
@@ -801,17 +805,36 @@ fn nesting_through_the_deny_readers_is_bounded() {
     let mut watch = "rm -rf /".to_string();
     let mut sed = "rm -rf /".to_string();
     let mut shell = "rm -rf /".to_string();
+    let mut piped = "rm -rf /".to_string();
+    let mut psql = "rm -rf /".to_string();
+    let mut alias = "rm -rf /".to_string();
+    let mut awk = "rm -rf /".to_string();
     for _ in 0..12 {
         watch = format!("watch {}", quote(&watch));
         sed = format!("sed -n {} f", quote(&format!("1e {sed}")));
         shell = format!("bash --rcfile x -c {}", quote(&shell));
+        piped = format!("echo {} | bash", quote(&piped));
+        psql = format!("psql -c {}", quote(&format!("\\! {psql}")));
+        alias = format!("git -c {} x", quote(&format!("alias.x=!{alias}")));
+        let literal = awk.replace('\\', "\\\\").replace('"', "\\\"");
+        awk = format!("awk {}", quote(&format!("BEGIN{{system(\"{literal}\")}}")));
     }
     let inputs = [
         format!("{}rm -rf /", "watch ".repeat(300)),
         format!("{}rm -rf /", "watch -x ".repeat(300)),
+        format!("{}rm -rf /", "npx ".repeat(300)),
+        format!("{}rm -rf /", "uv run ".repeat(300)),
+        format!(
+            "git{} submodule foreach 'rm -rf /'",
+            " -c alias.x='!ls'".repeat(300)
+        ),
         watch,
         sed,
         shell,
+        piped,
+        psql,
+        alias,
+        awk,
     ];
     std::thread::Builder::new()
         .stack_size(2 << 20)
@@ -825,6 +848,13 @@ fn nesting_through_the_deny_readers_is_bounded() {
             }
             // Shallow enough to be read through: denied.
             assert_eq!(analyzer.analyze("watch watch 'rm -rf /'").verdict, Deny);
+            for cmd in [
+                "echo \"echo 'rm -rf /' | bash\" | bash",
+                "npx npx rimraf /",
+                "git -c alias.x='!git -c alias.y=\"!rm -rf /\" y' x",
+            ] {
+                assert_eq!(analyzer.analyze(cmd).verdict, Deny, "{cmd}");
+            }
         })
         .unwrap()
         .join()
@@ -1137,5 +1167,237 @@ fn a_default_or_alternative_expansion_inside_a_word_is_read_with_its_word() {
         ("docker system prune -${X:-f}", None),
         ("psql -c \"SELECT ${T:-x}\"", None),
         ("rm -${F:-$G}f victim", None),
+    ]);
+}
+
+#[test]
+fn database_clients_that_run_shell_commands_or_hide_sql_deny() {
+    let rm = Some("core.filesystem/rm-recursive");
+    let sql = Some("databases/destructive-sql");
+    denies(&[
+        // Red team rows, each verified against the real client (psql and mysql by the red
+        // team; sqlite3 here).
+        ("psql -c '\\! rm -rf /tmp/redteam/pg/victim'", rm),
+        ("psql -c 'DO $$ BEGIN DROP TABLE v; END $$'", sql),
+        (
+            "psql -c 'WITH d AS (DELETE FROM w RETURNING *) SELECT count(*) FROM d'",
+            sql,
+        ),
+        (
+            "psql -c \"COPY (select 1) TO PROGRAM 'rm -rf /var/lib/x'\"",
+            rm,
+        ),
+        ("mysql -e 'system rm -rf /tmp/x'", rm),
+        ("sqlite3 t.db '.shell rm -rf victim'", rm),
+        ("sqlite3 t.db '.system rm -rf victim'", rm),
+        ("sqlite3 db <<'EOF'\n.shell rm -rf x\nEOF", rm),
+        ("mongosh --eval 'db[\"dropDatabase\"]()'", sql),
+        // Other spellings of the same side doors.
+        ("psql <<'EOF'\nselect 1;\n\\! rm -rf victim\nEOF", rm),
+        ("psql -c 'select 1' -c '\\! rm -rf victim'", rm),
+        (
+            "psql -c '\\copy t to program '\"'\"'rm -rf victim'\"'\"",
+            rm,
+        ),
+        ("psql -c 'select 1 \\g |rm -rf victim'", rm),
+        ("echo '\\! rm -rf victim' | psql", rm),
+        ("mysql -e '\\! rm -rf victim'", rm),
+        ("mariadb <<< 'SYSTEM rm -rf victim'", rm),
+        ("sqlite3 -cmd '.sh rm -rf victim' t.db", rm),
+        ("sqlite3 t.db '.syst rm -rf victim'", rm),
+        ("duckdb t.db '.shell rm -rf victim'", rm),
+        ("docker exec db sqlite3 t.db '.shell rm -rf victim'", rm),
+        ("sudo -u postgres psql -c '\\! rm -rf victim'", rm),
+        (
+            "psql -c 'do $b$ begin execute '\"'\"'truncate t'\"'\"'; end $b$'",
+            sql,
+        ),
+        ("psql -c 'WITH x AS (SELECT 1) DELETE FROM t'", sql),
+        ("mongosh --eval \"db['logs'].drop()\"", sql),
+        // Near misses: the side door runs nothing denied, or the text only mentions one.
+        ("psql -c '\\! ls'", None),
+        ("psql -c 'select 1'", None),
+        ("psql -c \"SELECT '\\! rm -rf victim'\"", None),
+        ("psql -c \"COPY t TO PROGRAM 'gzip > t.gz'\"", None),
+        ("psql -c 'DO $$ BEGIN RAISE NOTICE $x$hi$x$; END $$'", None),
+        (
+            "psql -c 'WITH d AS (DELETE FROM w WHERE id = 1 RETURNING *) SELECT 1'",
+            None,
+        ),
+        ("mysql -e 'select systemd from t'", None),
+        ("sqlite3 t.db ' .shell rm -rf victim'", None),
+        ("sqlite3 t.db '.schema'", None),
+        ("mongosh --eval 'db[\"users\"].find()'", None),
+        ("grep -rn 'DROP TABLE' .", None),
+        ("grep -rn '.shell rm -rf' docs", None),
+    ]);
+    // Any shell command a client runs asks, like the client itself.
+    check(&[
+        ("psql -c '\\! ls'", Ask, Some(Code::NotAllowlisted)),
+        ("sqlite3 t.db '.shell ls'", Ask, Some(Code::NotAllowlisted)),
+    ]);
+}
+
+#[test]
+fn commands_fed_on_input_are_read_as_the_reader_reads_them() {
+    let rm = Some("core.filesystem/rm-recursive");
+    let flush = Some("databases/redis-flush");
+    denies(&[
+        // A shell fed a script by echo or printf (verified with bash: the dir was deleted).
+        ("echo 'rm -rf victim' | bash", rm),
+        ("printf 'rm -rf victim\\n' | sh", rm),
+        ("echo -e 'ls\\nrm -rf victim' | bash", rm),
+        ("echo 'rm -rf victim' | sudo bash", rm),
+        (
+            "echo 'git reset --hard' | bash",
+            Some("core.git/git-reset-hard"),
+        ),
+        // redis-cli runs each input line as a command.
+        ("echo FLUSHALL | redis-cli", flush),
+        ("printf 'flushdb\\n' | redis-cli -n 2", flush),
+        ("redis-cli <<< FLUSHALL", flush),
+        ("redis-cli <<'EOF'\nSET a 1\nFLUSHALL\nEOF", flush),
+        (
+            "redis-cli EVAL \"redis.call('flushall')\" 0",
+            Some("databases/redis-script-flush"),
+        ),
+        // Near misses.
+        ("echo 'rm victim.log' | bash", None),
+        ("echo 'rm -rf victim' | cat", None),
+        ("echo 'rm -rf victim' > script.sh", None),
+        ("echo GET k | redis-cli", None),
+        ("echo FLUSHALL | grep FLUSH", None),
+        (
+            "redis-cli EVAL \"return redis.call('get', KEYS[1])\" 1 k",
+            None,
+        ),
+    ]);
+    // A shell reading its script from a pipe still asks, whatever the script.
+    check(&[("echo ls | bash", Ask, Some(Code::Exec))]);
+}
+
+#[test]
+fn xargs_fed_by_a_listing_of_everything_denies_like_the_substitution() {
+    denies(&[
+        (
+            "docker ps -aq | xargs docker rm -f",
+            Some("containers/docker-rm-all"),
+        ),
+        (
+            "docker images -q | xargs docker rmi -f",
+            Some("containers/docker-rmi-all"),
+        ),
+        (
+            "docker ps -a -q | xargs -r sudo docker rm",
+            Some("containers/docker-rm-all"),
+        ),
+        (
+            "sudo docker ps -aq | xargs docker rm -f",
+            Some("containers/docker-rm-all"),
+        ),
+        // Near misses: the input is not every container.
+        ("echo web | xargs docker rm -f", None),
+        ("docker ps -aq | xargs docker inspect", None),
+        ("cat ids.txt | xargs docker rm", None),
+    ]);
+}
+
+#[test]
+fn git_commands_that_run_a_command_from_their_arguments_deny_a_denied_one() {
+    let rm = Some("core.filesystem/rm-recursive");
+    denies(&[
+        // Each verified with git 2.x: the directory was deleted.
+        ("git submodule foreach 'rm -rf x'", rm),
+        ("git bisect run rm -rf x", rm),
+        ("git -c alias.x='!rm -rf victim' x", rm),
+        ("git -c core.fsmonitor='rm -rf victim' status", rm),
+        ("git rebase --exec 'rm -rf victim' HEAD~1", rm),
+        // Other spellings.
+        ("git submodule --quiet foreach --recursive rm -rf x", rm),
+        ("git -C sub submodule foreach 'rm -rf x'", rm),
+        ("git -c Alias.X='! rm -rf victim' x", rm),
+        (
+            "git -c alias.x='clean -fdx' x",
+            Some("core.git/git-clean-force"),
+        ),
+        ("git -c core.pager='rm -rf victim' log", rm),
+        ("git -c diff.external='rm -rf victim' diff", rm),
+        ("git -c filter.a.clean='rm -rf victim' add .", rm),
+        ("git rebase -x 'rm -rf victim' main", rm),
+        ("git rebase --exec='rm -rf victim' main", rm),
+        ("sudo git bisect run sh -c 'rm -rf x'", rm),
+        // Near misses.
+        ("git submodule foreach git status", None),
+        ("git bisect run cargo test", None),
+        ("git -c alias.st=status st", None),
+        ("git -c user.name='rm -rf victim' commit -m x", None),
+        ("git -c core.fsmonitor=false status", None),
+        ("git rebase --exec 'cargo test' main", None),
+        ("git commit -m \"git submodule foreach 'rm -rf x'\"", None),
+    ]);
+    // The outer command asks whatever it runs.
+    check(&[
+        (
+            "git submodule foreach git status",
+            Ask,
+            Some(Code::NotAllowlisted),
+        ),
+        ("git bisect run cargo test", Ask, Some(Code::NotAllowlisted)),
+    ]);
+}
+
+#[test]
+fn awk_commands_in_string_literals_are_analysed() {
+    let rm = Some("core.filesystem/rm-recursive");
+    denies(&[
+        // Each verified with gawk: the directory was deleted.
+        ("awk 'BEGIN{system(\"rm -rf /home/u\")}'", rm),
+        ("awk 'BEGIN{print \"rm -rf victim\" | \"sh\"}'", rm),
+        ("awk 'BEGIN{\"rm -rf victim\" | getline x}'", rm),
+        ("awk 'BEGIN{system(\"rm -rf \" \"victim\")}'", rm),
+        ("gawk '{ system(\"rm -rf \" $1) }' f", rm),
+        // Near misses.
+        ("awk 'BEGIN{system(\"ls\")}'", None),
+        ("awk '{print \"rm -rf victim\"}' f", None),
+        ("awk '{print | \"sort\"}' f", None),
+        ("awk 'BEGIN{system(cmd)}'", None),
+    ]);
+}
+
+#[test]
+fn package_runners_are_seen_through_and_deleting_packages_read_as_rm_rf() {
+    let rm = Some("core.filesystem/rm-recursive");
+    let interp = Some("interpreters.python.delete");
+    denies(&[
+        ("npx -y rimraf ~", rm),
+        ("npx rimraf@5 dist", rm),
+        ("npx --yes del-cli '**/*'", rm),
+        ("pnpm dlx rimraf node_modules", rm),
+        ("bunx rimraf build", rm),
+        ("bun x rimraf build", rm),
+        ("yarn dlx rimraf build", rm),
+        ("npm exec -- rimraf build", rm),
+        ("npx -c 'rm -rf build'", rm),
+        ("npx trash-cli ~/work", rm),
+        ("rimraf dist", rm),
+        (
+            "uv run python -c \"import shutil; shutil.rmtree('/home/u')\"",
+            interp,
+        ),
+        ("uv run --with rich rm -rf build", rm),
+        ("poetry run rm -rf build", rm),
+        ("pipenv run rm -rf build", rm),
+        ("pdm run rm -rf build", rm),
+        ("hatch run rm -rf build", rm),
+        ("hatch run test:rm -rf build", rm),
+        ("conda run -n base rm -rf build", rm),
+        ("uvx --from x rm -rf build", rm),
+        // Near misses.
+        ("npx prettier --check .", None),
+        ("npx rimraf --help", None),
+        ("uv run pytest", None),
+        ("uv pip install rimraf", None),
+        ("poetry install", None),
+        ("conda run -n base python -V", None),
     ]);
 }

@@ -1,0 +1,209 @@
+//! check/deny/feed: what a command reads on its input, where the line shows it — the output of
+//! an `echo` or `printf` piped into it, a heredoc, a here-string — and the commands that run
+//! it: a shell fed a script (`echo 'rm -rf x' | bash`), `redis-cli` fed commands, a database
+//! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
+//! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested
+//! scripts it hands to the analyser); it never allows anything.
+
+use super::{program_name, rule_matches, sql, static_word};
+use crate::check::Ctx;
+use crate::finding::Span;
+use crate::segment::{Expansions, Joiner, RedirectOp, Word};
+
+/// The text an `echo` or `printf` piped straight into segment `i` writes: its static words
+/// (a run-time one is left out), with the escapes `echo -e` and `printf` decode decoded.
+/// `None` when the segment before `i` is not such a feeder.
+pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
+    let p = feeder(cx, i)?;
+    let program = program_name(p.words.first()?.static_text()?);
+    let mut args: Vec<&str> = p.words[1..]
+        .iter()
+        .filter_map(|w| w.static_text())
+        .collect();
+    match &*program {
+        "echo" => {
+            let mut decode = false;
+            while let Some(opt) = args.first().filter(|a| {
+                a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| "neE".contains(c))
+            }) {
+                decode |= opt.contains('e');
+                args.remove(0);
+            }
+            let text = args.join(" ");
+            Some(if decode { decode_escapes(&text) } else { text })
+        }
+        "printf" => {
+            if args.first() == Some(&"--") {
+                args.remove(0);
+            }
+            // `printf -v NAME …` writes a variable, not the pipe.
+            if args.first().is_some_and(|a| a.starts_with('-')) {
+                return None;
+            }
+            // The format and then every argument: what a `%s` would put where is not worked
+            // out, but every word the output can hold is in the text.
+            Some(decode_escapes(&args.join(" ")))
+        }
+        _ => None,
+    }
+}
+
+/// The segment piped straight into segment `i` at the same level.
+fn feeder<'s>(cx: &Ctx<'s>, i: usize) -> Option<&'s crate::segment::Segment> {
+    let segments = &cx.script.segments;
+    let p = segments.get(i.checked_sub(1)?)?;
+    let same_level = segments.get(i).is_some_and(|s| s.nesting == p.nesting);
+    (p.joiner == Some(Joiner::Pipe) && same_level).then_some(p)
+}
+
+/// `\n`, `\t` and `\\` decoded, as `echo -e` and `printf` do; other escapes stay.
+fn decode_escapes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Everything segment `i` reads on its input that the line shows: piped `echo`/`printf`
+/// output, heredoc bodies and here-strings on fd 0.
+pub(crate) fn input_texts(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let mut texts: Vec<String> = piped_text(cx, i)
+        .filter(|t| !t.is_empty())
+        .into_iter()
+        .collect();
+    if let Some(seg) = cx.script.segments.get(i) {
+        for r in &seg.redirects {
+            if !matches!(r.fd, None | Some(0)) {
+                continue;
+            }
+            match r.op {
+                RedirectOp::Heredoc => texts
+                    .extend(crate::check::wrap::heredoc_body(cx.src, r.span).map(str::to_string)),
+                RedirectOp::Herestring => {
+                    texts.extend(r.target.as_ref().map(|t| t.text.clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+    texts
+}
+
+/// Most lines of input read as `redis-cli` commands.
+const MAX_REDIS_LINES: usize = 32;
+
+/// `echo FLUSHALL | redis-cli`, `redis-cli <<< flushdb`: with no command among its arguments,
+/// redis-cli runs each input line as one; each is checked as if it were given as arguments.
+pub(super) fn redis_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let list = cx.list;
+    let texts = input_texts(cx, i);
+    let lines = texts.iter().flat_map(|t| t.lines()).take(MAX_REDIS_LINES);
+    for line in lines {
+        let mut argv = words.to_vec();
+        argv.extend(line.split_whitespace().map(|t| static_word(t, span)));
+        if let Some(rule) = list
+            .deny
+            .iter()
+            .find(|r| r.builtin.is_none() && rule_matches(list, r, &argv))
+        {
+            cx.deny(rule, span, Some(i));
+            return;
+        }
+    }
+}
+
+/// The client family whose shell escapes [`sql::shell_commands`] reads, by program name.
+fn client_family(client: &str) -> Option<sql::Client> {
+    match client {
+        "psql" => Some(sql::Client::Psql),
+        "mysql" | "mariadb" => Some(sql::Client::Mysql),
+        "sqlite3" | "sqlite" | "duckdb" => Some(sql::Client::Sqlite),
+        // JavaScript has no shell escape of this kind.
+        "mongosh" | "mongo" => None,
+        _ => Some(sql::Client::Other),
+    }
+}
+
+/// Most shell commands of one client command analysed (`psql -c '\! a' -c '\! b' …`).
+const MAX_CLIENT_COMMANDS: usize = 8;
+
+/// psql's `\!`, mysql's `system`, sqlite3's `.shell`, `COPY … TO PROGRAM`: the shell commands a
+/// database client runs for what it is given are analysed as nested scripts, so a denied one
+/// denies (and any one asks, as the client already does).
+pub(super) fn client_shell_commands(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let Some((client, texts)) = super::client_input(cx, i, words) else {
+        return;
+    };
+    let Some(family) = client_family(client) else {
+        return;
+    };
+    let what = format!("the shell command `{client}` runs");
+    let commands = texts
+        .iter()
+        .flat_map(|t| sql::shell_commands(family, t))
+        .take(MAX_CLIENT_COMMANDS);
+    for cmd in commands {
+        cx.nested(i, span, &what, &cmd);
+    }
+}
+
+/// `docker ps -aq | xargs docker rm -f`: xargs's command is checked with the feeder's output as
+/// its extra operand, written as the substitution it stands for (`$(docker ps -aq)`), so the
+/// rules that deny `docker rm -f $(docker ps -aq)` deny this too.
+pub(super) fn xargs_fed(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let list = cx.list;
+    let Some(inner) = super::xargs_command(words) else {
+        return;
+    };
+    let Some(p) = feeder(cx, i) else {
+        return;
+    };
+    let Some(source) = cx.src.get(p.span.start..p.span.end) else {
+        return;
+    };
+    let mut fed = static_word(&format!("$({})", source.trim()), span);
+    fed.expansions = Expansions {
+        command: true,
+        ..Expansions::NONE
+    };
+    let mut argv = inner.to_vec();
+    argv.push(fed);
+    // The command may sit behind `sudo`, `env` and the like (`xargs sudo docker rm -f`). Only
+    // rules that read operands can tell the feeder's output from any other: the rest matched
+    // already when the wrapped command was checked.
+    for start in 0..argv.len().min(4) {
+        let tail = &argv[start..];
+        if let Some(rule) = list.deny.iter().find(|r| {
+            r.builtin.is_none() && !r.any_operand.is_empty() && rule_matches(list, r, tail)
+        }) {
+            cx.deny(rule, span, Some(i));
+            return;
+        }
+        let lead = tail[0].static_text().is_some_and(|t| {
+            t.starts_with('-')
+                || t.contains('=')
+                || matches!(
+                    &*program_name(t),
+                    "sudo" | "doas" | "env" | "nice" | "nohup"
+                )
+        });
+        if !lead {
+            return;
+        }
+    }
+}

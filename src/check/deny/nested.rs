@@ -1,0 +1,422 @@
+//! check/deny/nested: commands that run a command given on their own command line, which the
+//! allowlist does not follow because the outer command asks anyway — `git submodule foreach
+//! CMD`, `git bisect run CMD`, `git rebase --exec CMD`, a program-running `git -c KEY=VALUE`
+//! (`alias.x=!CMD`, `core.fsmonitor=CMD`), and package runners (`npx`, `pnpm dlx`, `bunx`,
+//! `uv run`, `poetry run`, `conda run`, …). The inner command goes back through the analyser,
+//! so a denied one denies. It never allows anything: the outer command asks by itself.
+
+use super::{rule_matches, static_word};
+use crate::check::{Ctx, Origin};
+use crate::finding::Span;
+use crate::segment::Word;
+
+/// Most `git -c` values of one command read as commands.
+const MAX_CONFIG_COMMANDS: usize = 8;
+
+/// `git [global options] …`: the commands git would run from its own arguments.
+pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let list = cx.list;
+    let program = list.programs.get("git");
+    let takes_value = |t: &str| program.is_some_and(|p| p.value_options.iter().any(|v| v == t));
+    let mut k = 1;
+    let mut configs = 0;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') {
+            break;
+        }
+        // `-c KEY=VALUE` (git also takes `-cKEY=VALUE`).
+        let config = match t {
+            "-c" => words.get(k + 1).and_then(|w| w.static_text()),
+            _ => t.strip_prefix("-c").filter(|c| !c.is_empty()),
+        };
+        if let Some(kv) = config {
+            // Past the limit the command still asks, as every `git -c` does.
+            configs += 1;
+            if configs <= MAX_CONFIG_COMMANDS {
+                config_command(cx, i, span, kv);
+            }
+        }
+        k += if takes_value(t) && !t.contains('=') {
+            2
+        } else {
+            1
+        };
+    }
+    let rest = words.get(k..).unwrap_or(&[]);
+    let word = |n: usize| rest.get(n).and_then(|w| w.static_text());
+    match word(0) {
+        Some("submodule") => {
+            // `git submodule [--quiet] foreach [--recursive] CMD…`: CMD runs with `sh -c`.
+            let mut n = 1;
+            while matches!(word(n), Some("-q" | "--quiet")) {
+                n += 1;
+            }
+            if word(n) != Some("foreach") {
+                return;
+            }
+            n += 1;
+            while matches!(word(n), Some("-q" | "--quiet" | "--recursive")) {
+                n += 1;
+            }
+            if word(n) == Some("--") {
+                n += 1;
+            }
+            let cmd = rest.get(n..).unwrap_or(&[]);
+            if !cmd.is_empty() && cmd.iter().all(Word::is_static) {
+                let text: Vec<&str> = cmd.iter().map(|w| w.text.as_str()).collect();
+                cx.nested(
+                    i,
+                    span,
+                    "the command `git submodule foreach` runs",
+                    &text.join(" "),
+                );
+            }
+        }
+        // `git bisect run CMD ARGS…`: git quotes the words and runs them with the shell.
+        Some("bisect") if word(1) == Some("run") => {
+            if let Some(cmd) = rest.get(2..).filter(|c| !c.is_empty()) {
+                cx.command(i, span, cmd, Origin::Tail);
+            }
+        }
+        // `git rebase --exec CMD` / `-x CMD`: CMD runs with the shell after each commit.
+        Some("rebase") => {
+            for (n, w) in rest.iter().enumerate().skip(1) {
+                let Some(t) = w.static_text() else {
+                    continue;
+                };
+                let value = match t {
+                    "-x" | "--exec" => rest.get(n + 1).and_then(|v| v.static_text()),
+                    _ => t.strip_prefix("--exec=").or_else(|| {
+                        t.strip_prefix("-x")
+                            .filter(|v| !v.is_empty() && !t.starts_with("--"))
+                    }),
+                };
+                if let Some(cmd) = value {
+                    cx.nested(i, span, "the command `git rebase --exec` runs", cmd);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `git -c KEY=VALUE`: a shell alias (`alias.x=!CMD`) and every key of `[git] program_keys`
+/// (`core.fsmonitor`, `core.pager`, `diff.external`, …) hold a command git runs with the
+/// shell; a plain alias (`alias.x=reset --hard`) holds git arguments.
+fn config_command(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str) {
+    let Some((key, value)) = kv.split_once('=') else {
+        return;
+    };
+    let key = key.to_ascii_lowercase();
+    let (section, rest) = key.split_once('.').unwrap_or((key.as_str(), ""));
+    let (sub, name) = match rest.rsplit_once('.') {
+        Some((sub, name)) => (Some(sub), name),
+        None => (None, rest),
+    };
+    if section == "alias" {
+        match value.trim_start().strip_prefix('!') {
+            Some(cmd) => cx.nested(i, span, "the shell alias `git -c` defines", cmd),
+            None => cx.nested(
+                i,
+                span,
+                "the alias `git -c` defines",
+                &format!("git {value}"),
+            ),
+        }
+        return;
+    }
+    let runs = cx
+        .list
+        .git_keys
+        .iter()
+        .any(|p| p.matches(section, sub.is_some(), name));
+    if runs && !value.trim().is_empty() {
+        let what = format!("the command `git -c {key}` names");
+        cx.nested(i, span, &what, value);
+    }
+}
+
+/// A program that runs the command in its arguments: its name, the subcommand words that make
+/// it do so, and the options (before the command) that take the next word as their value.
+struct Runner {
+    program: &'static str,
+    sub: &'static [&'static str],
+    value_options: &'static [&'static str],
+}
+
+/// Options of the Python runners that take a value.
+const UV_VALUES: &[&str] = &[
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "-p",
+    "--python",
+    "--package",
+    "--extra",
+    "--group",
+    "--only-group",
+    "--no-group",
+    "--env-file",
+    "--directory",
+    "--project",
+    "--from",
+    "--index",
+    "--default-index",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "-C",
+    "--config-setting",
+    "--cache-dir",
+    "--config-file",
+    "--color",
+];
+
+/// Options of the node package runners that take a value (`-c` / `--call` is a script: read
+/// apart).
+const NODE_VALUES: &[&str] = &[
+    "-p",
+    "--package",
+    "--cache",
+    "--registry",
+    "--userconfig",
+    "-w",
+    "--workspace",
+    "-C",
+    "--dir",
+    "--reporter",
+];
+
+const RUNNERS: &[Runner] = &[
+    Runner {
+        program: "npx",
+        sub: &[],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "npm",
+        sub: &["exec"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "npm",
+        sub: &["x"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "pnpm",
+        sub: &["dlx"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "pnpm",
+        sub: &["exec"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "bunx",
+        sub: &[],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "bun",
+        sub: &["x"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "yarn",
+        sub: &["dlx"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "yarn",
+        sub: &["exec"],
+        value_options: NODE_VALUES,
+    },
+    Runner {
+        program: "uv",
+        sub: &["run"],
+        value_options: UV_VALUES,
+    },
+    Runner {
+        program: "uv",
+        sub: &["tool", "run"],
+        value_options: UV_VALUES,
+    },
+    Runner {
+        program: "uvx",
+        sub: &[],
+        value_options: UV_VALUES,
+    },
+    Runner {
+        program: "poetry",
+        sub: &["run"],
+        value_options: &["-C", "--directory", "-P", "--project"],
+    },
+    Runner {
+        program: "pipenv",
+        sub: &["run"],
+        value_options: &["--python"],
+    },
+    Runner {
+        program: "pdm",
+        sub: &["run"],
+        value_options: &["-p", "--project", "--venv"],
+    },
+    Runner {
+        program: "hatch",
+        sub: &["run"],
+        value_options: &["-e", "--env", "-p", "--project"],
+    },
+    Runner {
+        program: "conda",
+        sub: &["run"],
+        value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
+    },
+    Runner {
+        program: "mamba",
+        sub: &["run"],
+        value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
+    },
+    Runner {
+        program: "micromamba",
+        sub: &["run"],
+        value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
+    },
+];
+
+/// npm packages that delete the paths they are given, recursively: read as `rm -rf PATHS`.
+const DELETER_PACKAGES: &[&str] = &["rimraf", "del-cli", "del", "trash-cli", "trash"];
+
+/// `npx -y rimraf ~`, `uv run python -c "…"`: the command a package runner runs is checked
+/// like any other (so a denied one denies); a deleting package is read as `rm -rf` of its
+/// operands. `rimraf DIR` run directly is read the same way.
+pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, words: &[Word]) {
+    if program == "rimraf" || program == "del-cli" {
+        deleter(cx, i, span, words);
+        return;
+    }
+    let word = |n: usize| words.get(n).and_then(|w| w.static_text());
+    for r in RUNNERS.iter().filter(|r| r.program == program) {
+        // Options before the subcommand (`hatch -e test run`, `poetry -C dir run`).
+        let mut k = 1;
+        if !r.sub.is_empty() {
+            while let Some(t) = word(k).filter(|t| t.starts_with('-')) {
+                k += if r.value_options.contains(&t) { 2 } else { 1 };
+            }
+            if !r
+                .sub
+                .iter()
+                .enumerate()
+                .all(|(n, s)| word(k + n) == Some(*s))
+            {
+                continue;
+            }
+            k += r.sub.len();
+        }
+        let mut shell_mode = false;
+        while let Some(t) = word(k).filter(|t| t.starts_with('-')) {
+            if t == "--" {
+                k += 1;
+                break;
+            }
+            // `npx -c 'CMD'`, `npm exec --call=CMD`: a shell command line.
+            let call = match t {
+                "-c" | "--call" if matches!(program, "npx" | "npm") => word(k + 1),
+                _ => t.strip_prefix("--call="),
+            };
+            if let Some(script) = call {
+                cx.nested(i, span, &format!("the command `{program}` runs"), script);
+                return;
+            }
+            // `pnpm dlx -c CMD…`: the words are one shell command line.
+            shell_mode |= program == "pnpm" && matches!(t, "-c" | "--shell-mode");
+            let value = r.value_options.contains(&t) && !t.contains('=');
+            k += if value { 2 } else { 1 };
+        }
+        let Some(inner) = words.get(k..).filter(|w| !w.is_empty()) else {
+            return;
+        };
+        if shell_mode {
+            if inner.iter().all(Word::is_static) {
+                let text: Vec<&str> = inner.iter().map(|w| w.text.as_str()).collect();
+                cx.nested(
+                    i,
+                    span,
+                    &format!("the command `{program}` runs"),
+                    &text.join(" "),
+                );
+            }
+            return;
+        }
+        // `hatch run test:pytest`: an environment before the command.
+        let mut inner = inner.to_vec();
+        if program == "hatch"
+            && let Some((_, cmd)) = inner[0].static_text().and_then(|t| t.split_once(':'))
+        {
+            inner[0] = static_word(cmd, inner[0].span);
+        }
+        let package = inner[0].static_text().map(package_name);
+        if package.is_some_and(|p| DELETER_PACKAGES.contains(&p)) {
+            deleter(cx, i, span, &inner);
+        } else {
+            cx.command(i, span, &inner, Origin::Wrapped);
+        }
+        return;
+    }
+}
+
+/// `rimraf@5`, `@scope/pkg@1` → `rimraf`, `@scope/pkg`.
+fn package_name(spec: &str) -> &str {
+    match spec.get(1..).and_then(|s| s.find('@')) {
+        Some(at) => &spec[..at + 1],
+        None => spec,
+    }
+}
+
+/// A deleting package's command read as `rm -rf` of its operands, against the deny rules.
+fn deleter(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let list = cx.list;
+    let args = &words[1..];
+    if args
+        .iter()
+        .any(|w| matches!(w.static_text(), Some("-h" | "--help" | "--version")))
+    {
+        return;
+    }
+    let mut argv = vec![static_word("rm", span), static_word("-rf", span)];
+    argv.extend(
+        args.iter()
+            .filter(|w| !w.static_text().is_some_and(|t| t.starts_with('-')))
+            .cloned(),
+    );
+    if let Some(rule) = list
+        .deny
+        .iter()
+        .find(|r| r.builtin.is_none() && rule_matches(list, r, &argv))
+    {
+        cx.deny(rule, span, Some(i));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package_name;
+
+    #[test]
+    fn package_specs_lose_their_version() {
+        for (spec, name) in [
+            ("rimraf", "rimraf"),
+            ("rimraf@5", "rimraf"),
+            ("rimraf@latest", "rimraf"),
+            ("@scope/pkg", "@scope/pkg"),
+            ("@scope/pkg@1.2", "@scope/pkg"),
+            ("@", "@"),
+            ("", ""),
+        ] {
+            assert_eq!(package_name(spec), name, "{spec}");
+        }
+    }
+}

@@ -37,6 +37,7 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
             Tok::Command(c) => calls.push(Call {
                 names: vec!["`".to_string()],
                 args: vec![c.clone().map(Value::Text)],
+                keywords: Vec::new(),
                 receiver: Vec::new(),
             }),
             Tok::Ident(name) => {
@@ -90,6 +91,7 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
                     calls.push(Call {
                         names: vec![name.to_string()],
                         args,
+                        keywords: Vec::new(),
                         receiver: Vec::new(),
                     });
                 }

@@ -134,7 +134,7 @@ pub(crate) fn scan(
     time: Duration,
 ) -> Scan {
     match lang {
-        Lang::Perl => perl::scan(code, budget),
+        Lang::Perl => perl::scan(code, argv, budget),
         Lang::Python | Lang::JavaScript | Lang::Ruby | Lang::Php => {
             code::scan(lang, form, code, argv, budget, time)
         }

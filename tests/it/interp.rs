@@ -654,7 +654,30 @@ fn ruby_one_liners() {
         ("ruby -e 'FileUtils.rm_rf(\"tmp\")'", Ask),
         ("ruby -e 'system(\"bundle exec rspec\")'", Ask),
         ("ruby -e 'system(\"rm -rf #{ARGV[0]}\")'", Ask),
-        ("ruby -e 'send(:system, \"rm -rf /\")'", Ask),
+        // `send` with a symbol calls the method it names.
+        ("ruby -e 'send(:system, \"rm -rf /\")'", Deny),
+        ("ruby -e 'Kernel.send(:system, \"rm -rf /home/u\")'", Deny),
+        ("ruby -e 'FileUtils.public_send(:rm_rf, \"/home/u\")'", Deny),
+        ("ruby -e 'send(:system, \"ls\")'", Ask),
+        ("ruby -e 'send(m, \"rm -rf /\")'", Ask),
+        // ARGV: the operands after the code (no ruby on the test machine: not run for real).
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' /home/u", Deny),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' -- /home/u", Deny),
+        ("ruby -e 'system \"rm\", \"-rf\", ARGV[0]' /home/u", Deny),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' tmp", Ask),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[1])' /home/u", Ask),
+        // Names assigned once.
+        ("ruby -e 'p = \"/home/u\"; FileUtils.rm_rf(p)'", Deny),
+        ("ruby -e 'c = \"rm -rf /home/u\"; system(c)'", Deny),
+        (
+            "ruby -e 'p = \"/home/u\"; p = \"tmp\"; FileUtils.rm_rf(p)'",
+            Ask,
+        ),
+        (
+            "ruby -e 'p = \"/home/u\"; [1].each { |p| FileUtils.rm_rf(p) }'",
+            Ask,
+        ),
+        ("ruby -e '%x{rm -rf /home/u}'", Deny),
     ]);
 }
 
@@ -676,6 +699,22 @@ fn perl_one_liners() {
         ("perl -ne 'print if /rm -rf/' log.txt", Ask),
         ("perl -e 'system(\"rm -rf $dir\")'", Ask),
         ("perl -e 'system(\"rm -rf /'", Ask),
+        // `system LIST` and `@ARGV` (the deny rows were run with the real perl against a
+        // throwaway directory, which they deleted).
+        ("perl -e 'system \"rm\", \"-rf\", \"/home/u\"'", Deny),
+        ("perl -e 'system qw(rm -rf /home/u)'", Deny),
+        ("perl -e 'system \"rm\", \"-rf\", $ARGV[0]' /home/u", Deny),
+        (
+            "perl -MFile::Path=remove_tree -e 'remove_tree($ARGV[0])' /home/u",
+            Deny,
+        ),
+        ("perl -e 'unlink $ARGV[1]' a /home/u", Deny),
+        (
+            "perl -MFile::Path=remove_tree -e 'remove_tree($ARGV[0])' build",
+            Ask,
+        ),
+        ("perl -e 'unlink $ARGV[0] . \"x\"' /home/u", Ask),
+        ("perl -e 'unlink $ARGV[0]'", Ask),
     ]);
 }
 

@@ -344,7 +344,7 @@ mod imp {
                         self.includes.push(module);
                     }
                 }
-                (Lang::Python, "assignment")
+                (Lang::Python | Lang::Ruby, "assignment")
                 | (Lang::JavaScript, "variable_declarator" | "assignment_expression") => {
                     let (Some(name), Some(value)) = (
                         self.field(n, "left").or_else(|| self.field(n, "name")),
@@ -504,6 +504,7 @@ mod imp {
                     Lang::Python,
                     "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause",
                 )
+                | (Lang::Ruby, "assignment" | "operator_assignment")
                 | (
                     Lang::JavaScript,
                     "assignment_expression"
@@ -530,7 +531,12 @@ mod imp {
                     | "import_from_statement"
                     | "delete_statement",
                 )
-                | (Lang::JavaScript, "formal_parameters" | "import_clause") => Some(n),
+                | (Lang::JavaScript, "formal_parameters" | "import_clause")
+                | (
+                    Lang::Ruby,
+                    "method_parameters" | "block_parameters" | "lambda_parameters" | "for"
+                    | "rescue" | "method",
+                ) => Some(n),
                 (Lang::JavaScript, "update_expression") => self.field(n, "argument"),
                 (Lang::JavaScript, "arrow_function" | "catch_clause") => self.field(n, "parameter"),
                 _ => None,
@@ -688,7 +694,20 @@ mod imp {
                     })
                 }
                 (Lang::Ruby, "call") => {
-                    let method = self.text(self.field(n, "method")?);
+                    let mut method = self.text(self.field(n, "method")?);
+                    let mut args = self.args(n, 0);
+                    // `send(:system, cmd)`: the method the symbol names, with the rest.
+                    if matches!(method, "send" | "public_send" | "__send__")
+                        && let Some(first) = self
+                            .field(n, "arguments")
+                            .and_then(|a| self.named(a).first().copied())
+                    {
+                        if first.kind() != "simple_symbol" || args.is_empty() {
+                            return None;
+                        }
+                        method = self.text(first).trim_start_matches(':');
+                        args.remove(0);
+                    }
                     let (names, receiver) = match self.field(n, "receiver") {
                         Some(r) => {
                             let receiver = if r.kind() == "call" {
@@ -706,7 +725,7 @@ mod imp {
                     };
                     Some(Call {
                         names,
-                        args: self.args(n, 0),
+                        args,
                         keywords: Vec::new(),
                         receiver,
                     })

@@ -6,8 +6,9 @@
 //! outside the working directory, or a home or system path, is denied.
 //!
 //! It only ever adds denies: a one-liner asks already, because no interpreter is allowlisted.
-//! Code it cannot parse adds an `ask` finding; code it cannot follow (a variable, an
-//! interpolated string, `getattr`) adds nothing. It never allows anything.
+//! Code it cannot parse adds an `ask` finding; code it cannot follow (a name bound more than
+//! once, an interpolated string, an operand only run time knows) adds nothing. It never allows
+//! anything.
 
 mod code;
 mod pack;
@@ -841,5 +842,30 @@ mod tests {
             Some("'ls'")
         );
         assert_eq!(command_text(&[], 3), None);
+    }
+
+    #[test]
+    fn a_program_named_apart_replaces_argv0() {
+        let t = |s: &str| Some(Value::Text(s.to_string()));
+        let ws = |w: &[&str]| Some(Value::Words(w.iter().map(|s| s.to_string()).collect()));
+        let table: &[(&str, &[Option<Value>], Option<&str>)] = &[
+            ("rm", &[ws(&["ls", "-rf", "/"])], Some("'rm' '-rf' '/'")),
+            ("rm", &[t("rm"), t("-rf"), t("/")], Some("'rm' '-rf' '/'")),
+            (
+                "/bin/sh",
+                &[t("sh"), t("-c"), None, t("x")],
+                Some("'/bin/sh' '-c'"),
+            ),
+            ("ls", &[ws(&["ls"])], Some("'ls'")),
+            ("rm", &[None, t("-rf")], None),
+            ("rm", &[], None),
+        ];
+        for (program, values, want) in table {
+            assert_eq!(
+                argv_text(program, values).as_deref(),
+                *want,
+                "{program} {values:?}"
+            );
+        }
     }
 }

@@ -114,8 +114,14 @@ fn python_one_liners() {
         ("python -c \"import shutil; shutil.rmtree('build')\"", Ask),
         ("python3 -c 'import os; os.system(\"ls -la\")'", Ask),
         ("python3 -c 'print(\"os.system(\\\"rm -rf /\\\")\")'", Ask),
+        // An f-string placeholder holding a name assigned once is its value.
         (
             "python3 -c 'import os; d=\"/\"; os.system(f\"rm -rf {d}\")'",
+            Deny,
+        ),
+        ("python3 -c 'import os; os.system(f\"rm -rf {d}\")'", Ask),
+        (
+            "python3 -c 'import os; d=\"/\"; os.system(f\"rm -rf {d!r}\")'",
             Ask,
         ),
         ("python3 -c 'import os; os.system(cmd)'", Ask),
@@ -329,9 +335,17 @@ fn python_spawn_family_keywords_constants_and_arguments() {
             "python3 -c \"import shutil; p='/home/u'; p+='x'; shutil.rmtree(p)\"",
             Ask,
         ),
-        // Names bound to each other: bounded work, no deny from nothing.
+        // Names bound to each other: bounded work and stack, no deny from nothing.
         (
             "python3 -c \"import shutil; a=b+b; b=a+a; shutil.rmtree(a)\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil; a=str(b); b=str(a); shutil.rmtree(a)\"",
+            Ask,
+        ),
+        (
+            "python3 -c 'import os; a=f\"{b}\"; b=f\"{a}\"; os.system(a)'",
             Ask,
         ),
         // sys.argv: the operands after the code (`--` included, as Python passes it).
@@ -527,6 +541,10 @@ fn javascript_one_liners() {
             Ask,
         ),
         (
+            "node -e 'const d = \"/home/u\"; require(\"child_process\").execSync(`rm -rf ${d}`)'",
+            Deny,
+        ),
+        (
             "node -e \"require('child_process').execSync('rm -rf /'\"",
             Ask,
         ),
@@ -678,6 +696,7 @@ fn ruby_one_liners() {
             Ask,
         ),
         ("ruby -e '%x{rm -rf /home/u}'", Deny),
+        ("ruby -e 'd = \"/home/u\"; system(\"rm -rf #{d}\")'", Deny),
     ]);
 }
 
@@ -833,6 +852,37 @@ proptest! {
         let quoted = format!("'{}'", code.replace('\'', r"'\''"));
         let a = ANALYZER.analyze(&format!("{prog} {quoted}"));
         prop_assert_ne!(a.verdict, Verdict::Allow);
+    }
+
+    /// A path reaches a deleting call the same way whether it is written in the call, bound
+    /// to a name once, or passed as an operand: the verdicts agree.
+    #[test]
+    #[cfg(feature = "interpreters")]
+    fn a_path_bound_to_a_name_or_an_operand_is_judged_as_written(
+        path in prop::sample::select(vec![
+            "/", "/home/u", "~", "~/x", "build", "a/b", "..", "../x", "/etc/passwd", ".",
+            "./out", "/tmp/x", "",
+        ]),
+    ) {
+        let direct = ANALYZER
+            .analyze(&format!("python3 -c \"import shutil; shutil.rmtree('{path}')\""))
+            .verdict;
+        let named = ANALYZER
+            .analyze(&format!("python3 -c \"import shutil; p = '{path}'; shutil.rmtree(p)\""))
+            .verdict;
+        let operand = ANALYZER
+            .analyze(&format!(
+                "python3 -c \"import shutil, sys; shutil.rmtree(sys.argv[1])\" '{path}'"
+            ))
+            .verdict;
+        let node = ANALYZER
+            .analyze(&format!(
+                "node -e \"require('fs').rmSync(process.argv[1], {{recursive: true}})\" '{path}'"
+            ))
+            .verdict;
+        prop_assert_eq!(named, direct);
+        prop_assert_eq!(operand, direct);
+        prop_assert_eq!(node, direct);
     }
 
     /// Code built from the tokens the readers look for, in any order.

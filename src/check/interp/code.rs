@@ -235,6 +235,7 @@ mod imp {
             bindings: HashMap::new(),
             consts: HashMap::new(),
             steps: Cell::new(0),
+            level: Cell::new(0),
         };
         // Two passes: imports and aliases anywhere in the code name what calls stand for.
         let mut nodes = Vec::new();
@@ -286,6 +287,8 @@ mod imp {
         consts: HashMap<String, Node<'n>>,
         /// Steps spent following values for the current call (see [`MAX_STEPS`]).
         steps: Cell<usize>,
+        /// How many `value` calls are on the stack.
+        level: Cell<usize>,
     }
 
     impl<'s, 'n> Reader<'s, 'n> {
@@ -746,7 +749,7 @@ mod imp {
                 }
                 (Lang::Ruby, "subshell") | (Lang::Php, "shell_command_expression") => Some(Call {
                     names: vec!["`".to_string()],
-                    args: vec![self.literal(n)],
+                    args: vec![self.literal(n, 0)],
                     keywords: Vec::new(),
                     receiver: Vec::new(),
                 }),
@@ -804,7 +807,7 @@ mod imp {
         }
 
         /// A string node's text when every part of it is literal.
-        fn literal(&self, n: Node<'_>) -> Option<Value> {
+        fn literal(&self, n: Node<'_>, depth: usize) -> Option<Value> {
             let raw = self.lang == Lang::Python
                 && n.child(0).is_some_and(|s| {
                     s.kind() == "string_start" && self.text(s).contains(['r', 'R'])
@@ -827,6 +830,21 @@ mod imp {
                         }
                     }
                     "escape_sequence" => out.push_str(&unescape(t)),
+                    // `f"rm -rf {d}"`, `` `rm -rf ${d}` ``, `"rm -rf #{d}"`: a bare expression
+                    // with a known text (no conversion, format or `=`).
+                    "interpolation" | "template_substitution" => {
+                        let [expr] = self.named(part)[..] else {
+                            return None;
+                        };
+                        let e = self.text(expr);
+                        if ![format!("{{{e}}}"), format!("${{{e}}}"), format!("#{{{e}}}")]
+                            .iter()
+                            .any(|w| w == t)
+                        {
+                            return None;
+                        }
+                        out.push_str(&text(self.value(expr, depth + 1)?)?);
+                    }
                     _ => return None,
                 }
             }
@@ -835,6 +853,19 @@ mod imp {
 
         /// The literal value of an expression, when it has one.
         fn value(&self, n: Node<'_>, depth: usize) -> Option<Value> {
+            // `depth` restarts where a call's arguments are read, and names lead back to
+            // earlier code (`a = str(b); b = str(a)`): the real nesting is counted here.
+            let level = self.level.get();
+            if level > MAX_DEPTH {
+                return None;
+            }
+            self.level.set(level + 1);
+            let v = self.value_at(n, depth);
+            self.level.set(level);
+            v
+        }
+
+        fn value_at(&self, n: Node<'_>, depth: usize) -> Option<Value> {
             let steps = self.steps.get() + 1;
             self.steps.set(steps);
             if depth > MAX_DEPTH || steps > MAX_STEPS || !self.budget.ok() {
@@ -856,7 +887,7 @@ mod imp {
                     // Text built from names can grow faster than the code: it is paid for.
                     self.budget.take_bytes(len).then_some(v)
                 }
-                "string" | "template_string" | "encapsed_string" => self.literal(n),
+                "string" | "template_string" | "encapsed_string" => self.literal(n, d),
                 "concatenated_string" | "chained_string" => {
                     let mut s = String::new();
                     for p in self.named(n) {

@@ -396,7 +396,7 @@ mod tests {
 
     fn calls(code: &str) -> Vec<Found> {
         let budget = Budget::new(&Limits::default());
-        match scan(code, &budget) {
+        match scan(code, &[], &budget) {
             Scan::Calls(cs) => cs
                 .into_iter()
                 .map(|c| (c.names[0].clone(), c.args))

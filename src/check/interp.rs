@@ -848,7 +848,8 @@ mod tests {
     fn a_program_named_apart_replaces_argv0() {
         let t = |s: &str| Some(Value::Text(s.to_string()));
         let ws = |w: &[&str]| Some(Value::Words(w.iter().map(|s| s.to_string()).collect()));
-        let table: &[(&str, &[Option<Value>], Option<&str>)] = &[
+        type Case<'a> = (&'a str, &'a [Option<Value>], Option<&'a str>);
+        let table: &[Case<'_>] = &[
             ("rm", &[ws(&["ls", "-rf", "/"])], Some("'rm' '-rf' '/'")),
             ("rm", &[t("rm"), t("-rf"), t("/")], Some("'rm' '-rf' '/'")),
             (

@@ -6,8 +6,9 @@
 //! outside the working directory, or a home or system path, is denied.
 //!
 //! It only ever adds denies: a one-liner asks already, because no interpreter is allowlisted.
-//! Code it cannot parse adds an `ask` finding; code it cannot follow (a variable, an
-//! interpolated string, `getattr`) adds nothing. It never allows anything.
+//! Code it cannot parse adds an `ask` finding; code it cannot follow (a name bound more than
+//! once, an interpolated string, an operand only run time knows) adds nothing. It never allows
+//! anything.
 
 mod code;
 mod pack;
@@ -64,13 +65,19 @@ pub(crate) enum Value {
 }
 
 /// One call found in the code: the names it may stand for (after imports and aliases), its
-/// positional arguments, and those of the call its method was called on (`Path(p).unlink()`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// positional and keyword arguments, and the arguments of the call its method was called on
+/// (`Path(p).unlink()`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Call {
     pub names: Vec<String>,
     pub args: Vec<Option<Value>>,
+    pub keywords: Vec<(String, Option<Value>)>,
     pub receiver: Vec<Option<Value>>,
 }
+
+/// The last part of a call name whose member only run time knows (`cp[name](…)` is
+/// `child_process.[]`).
+pub(crate) const UNKNOWN_MEMBER: &str = ".[]";
 
 /// What reading the code gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +108,7 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
             return;
         }
         let time = Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
-        match scan(lang, src.form, &src.code, cx.budget, time) {
+        match scan(lang, src.form, &src.code, &src.argv, cx.budget, time) {
             Scan::Unparsed(why) => cx.push(
                 Code::Exec,
                 src.at,
@@ -117,12 +124,20 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
     }
 }
 
-/// Reads `code` as `lang`. Bounded by `budget` and `time`; never panics.
-pub(crate) fn scan(lang: Lang, form: Form, code: &str, budget: &Budget, time: Duration) -> Scan {
+/// Reads `code` as `lang`; `argv` are the arguments the code sees after its own name. Bounded
+/// by `budget` and `time`; never panics.
+pub(crate) fn scan(
+    lang: Lang,
+    form: Form,
+    code: &str,
+    argv: &[String],
+    budget: &Budget,
+    time: Duration,
+) -> Scan {
     match lang {
-        Lang::Perl => perl::scan(code, budget),
+        Lang::Perl => perl::scan(code, argv, budget),
         Lang::Python | Lang::JavaScript | Lang::Ruby | Lang::Php => {
-            code::scan(lang, form, code, budget, time)
+            code::scan(lang, form, code, argv, budget, time)
         }
     }
 }
@@ -159,6 +174,9 @@ struct Source {
     /// Bash expands parameters in the text before the interpreter reads it (`"…$HOME…"`, an
     /// unquoted heredoc): `$HOME` there is the home directory, other `$X` unknown.
     expanded: bool,
+    /// The arguments the code sees after its own name (`sys.argv[1:]`, Ruby's `ARGV`), as far
+    /// as they are static.
+    argv: Vec<String>,
 }
 
 /// How one interpreter's options are read to find its code.
@@ -178,6 +196,8 @@ struct Options {
     value_long: &'static [&'static str],
     /// Options after which the next operand is a module or file, not code (`python -m`).
     stop_short: &'static [u8],
+    /// The code option ends the options: every later word is an argument (`python -c`).
+    code_ends_options: bool,
 }
 
 fn options(lang: Lang) -> Options {
@@ -190,10 +210,12 @@ fn options(lang: Lang) -> Options {
             digits_short: b"",
             value_long: &["--check-hash-based-pycs"],
             stop_short: b"m",
+            code_ends_options: true,
         },
         Lang::JavaScript => Options {
-            code_short: b"ep",
-            code_long: &["--eval", "--print"],
+            // `-p` / `--print` are read apart: they take code only when an operand follows.
+            code_short: b"e",
+            code_long: &["--eval"],
             value_short: b"rC",
             attached_short: b"",
             digits_short: b"",
@@ -211,6 +233,7 @@ fn options(lang: Lang) -> Options {
                 "--config",
             ],
             stop_short: b"",
+            code_ends_options: false,
         },
         Lang::Ruby => Options {
             code_short: b"e",
@@ -220,6 +243,7 @@ fn options(lang: Lang) -> Options {
             digits_short: b"0T",
             value_long: &["--encoding", "--external-encoding", "--internal-encoding"],
             stop_short: b"",
+            code_ends_options: false,
         },
         Lang::Perl => Options {
             code_short: b"eE",
@@ -229,6 +253,7 @@ fn options(lang: Lang) -> Options {
             digits_short: b"0l",
             value_long: &[],
             stop_short: b"",
+            code_ends_options: false,
         },
         Lang::Php => Options {
             code_short: b"rBRE",
@@ -243,13 +268,15 @@ fn options(lang: Lang) -> Options {
             digits_short: b"",
             value_long: &["--define", "--php-ini", "--zend-extension"],
             stop_short: b"fF",
+            code_ends_options: false,
         },
     }
 }
 
 /// Finds the code a command runs: option values (`-c CODE`, `-eCODE`, several `-e` joined by
-/// newlines), `deno eval CODE`, or, with no script operand, a heredoc or here-string on stdin.
-/// Only static words count: a run-time value leaves the command to its `ask`.
+/// newlines, node's `-p CODE` / `-pe CODE`), `deno eval CODE`, or, with no script operand, a
+/// heredoc or here-string on stdin. Each source carries the operands the code sees as its
+/// arguments. Only static words count: a run-time value leaves the command to its `ask`.
 fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> Vec<Source> {
     let program = words.first().map(|w| w.text.as_str()).unwrap_or("");
     let mut out = Vec::new();
@@ -270,6 +297,7 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                         what: format!("`{program} eval`"),
                         form: Form::Option,
                         expanded: false,
+                        argv: Vec::new(),
                     });
                     return out;
                 }
@@ -279,7 +307,6 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
         return out;
     }
     let opts = options(lang);
-    let mut operand = false;
     let push = |out: &mut Vec<Source>, w: &Word, code: &str, opt: &str| {
         // A word with a command substitution runs what only run time knows: nothing to read.
         // Parameters (`"…rm -rf $HOME…"`) are read as written; only denies come out of it.
@@ -289,7 +316,8 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
         }
         let expanded = e.parameter;
         match out.first_mut() {
-            // `perl -e A -e B` runs A and B as lines of one program.
+            // `perl -e A -e B` runs A and B as lines of one program (node runs only the last;
+            // reading both can only add a deny).
             Some(first) => {
                 first.code.push('\n');
                 first.code.push_str(code);
@@ -302,9 +330,13 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                 what: format!("`{program} {opt}`"),
                 form: Form::Option,
                 expanded,
+                argv: Vec::new(),
             }),
         }
     };
+    let mut operand = false;
+    // Where the program's own arguments start, once its options end.
+    let mut rest: Option<usize> = None;
     while let Some(w) = words.get(k) {
         let Some(t) = w.static_text() else {
             // A run-time option could be anything, code included: nothing certain to read.
@@ -312,7 +344,26 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
         };
         if t == "--" || t == "-" || !t.starts_with('-') {
             operand = t != "-";
+            // Node's stdin script sees `-` as its first argument; Python's does not.
+            rest = Some(match t {
+                "--" => k + 1,
+                "-" if lang == Lang::Python => k + 1,
+                _ => k,
+            });
             break;
+        }
+        if lang == Lang::JavaScript && matches!(t, "-p" | "--print" | "-pe") {
+            // Node: `-pe` is `--print --eval`; `-p` and `--print` take the next word as code
+            // unless it is an option (`-p -e CODE`); `--print=X` is only the flag.
+            match words.get(k + 1) {
+                Some(next) if t == "-pe" || !next.text.starts_with('-') => {
+                    push(&mut out, next, &next.text, t);
+                    k += 2;
+                }
+                Some(_) => k += 1,
+                None => return out,
+            }
+            continue;
         }
         if let Some(long) = t.strip_prefix("--") {
             let (name, attached) = match long.split_once('=') {
@@ -343,22 +394,22 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
         let mut stop = false;
         while p < bytes.len() {
             let c = bytes[p];
-            let rest = &t[p + 1..];
+            let tail = &t[p + 1..];
             if opts.code_short.contains(&c) {
                 let opt = format!("-{}", c as char);
-                if rest.is_empty() {
+                if tail.is_empty() {
                     match words.get(k + 1) {
                         Some(next) => push(&mut out, next, &next.text, &opt),
                         None => return out,
                     }
                     next_taken = true;
                 } else {
-                    push(&mut out, w, rest, &opt);
+                    push(&mut out, w, tail, &opt);
                 }
                 break;
             }
             if opts.value_short.contains(&c) {
-                next_taken = rest.is_empty();
+                next_taken = tail.is_empty();
                 break;
             }
             if opts.attached_short.contains(&c) {
@@ -381,13 +432,27 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
             return out;
         }
         k += if next_taken { 2 } else { 1 };
+        if opts.code_ends_options && !out.is_empty() {
+            // Python: every word after `-c CODE` is an argument of the code, `--` included.
+            rest = Some(k);
+            break;
+        }
     }
-    // Python stops reading options at `-c` and node at `-e`: later words are the program's
-    // arguments. Whatever the interpreter, code given by option is all it runs.
-    if !out.is_empty() || operand {
+    if !out.is_empty() {
+        let argv = rest.map(|r| operands(words.get(r..).unwrap_or_default()));
+        for s in &mut out {
+            s.argv = argv.clone().unwrap_or_default();
+        }
+        return out;
+    }
+    // Whatever the interpreter, code given by option is all it runs.
+    if operand {
         return out;
     }
     // No code and no script file: the interpreter reads its program from stdin.
+    let argv = rest
+        .map(|r| operands(words.get(r..).unwrap_or_default()))
+        .unwrap_or_default();
     let Some(seg) = segment else { return out };
     let Some(r) = seg.redirects.iter().find(|r| {
         matches!(
@@ -406,6 +471,7 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                     what: format!("the here-string run by `{program}`"),
                     form: Form::Stdin,
                     expanded: false,
+                    argv,
                 });
             }
         }
@@ -427,11 +493,21 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
                     what: format!("the heredoc run by `{program}`"),
                     form: Form::Stdin,
                     expanded: !r.quoted_heredoc,
+                    argv,
                 });
             }
         }
     }
     out
+}
+
+/// The arguments a one-liner's code sees: the static words in `words`, up to the first
+/// run-time word (it may stand for any number of words, so no later position is known).
+fn operands(words: &[Word]) -> Vec<String> {
+    words
+        .iter()
+        .map_while(|w| w.static_text().map(str::to_string))
+        .collect()
 }
 
 /// Applies the pack's rules to the calls found in one piece of code; `evals` counts the
@@ -447,12 +523,27 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
             .names
             .iter()
             .find_map(|n| pack.lookup(lang, n).next().map(|r| (n, r)))
+            .or_else(|| {
+                // `m[x](…)` on a module that spawns: any of its spawning calls.
+                call.names.iter().find_map(|n| {
+                    let module = n.strip_suffix(UNKNOWN_MEMBER)?;
+                    pack.spawn_on(lang, module).map(|r| (n, r))
+                })
+            })
         else {
             continue;
         };
+        let values = values(call, rule);
         match rule.kind {
             Kind::Spawn => {
-                let Some(script) = command_text(&call.args, rule.argument) else {
+                let script = match rule.program {
+                    Some(p) => match call.args.get(p) {
+                        Some(Some(Value::Text(program))) => argv_text(program, values),
+                        _ => None,
+                    },
+                    None => command_text(values, 0),
+                };
+                let Some(script) = script else {
                     continue;
                 };
                 spawns += 1;
@@ -462,7 +553,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                 spawn(cx, i, src, name, rule, &script);
             }
             Kind::Eval => {
-                let Some(Some(Value::Text(code))) = call.args.get(rule.argument) else {
+                let Some(Some(Value::Text(code))) = values.first() else {
                     continue;
                 };
                 if evals >= MAX_EVAL_DEPTH || !cx.budget.take_bytes(code.len()) {
@@ -471,7 +562,9 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                 let time =
                     Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
                 // Code that does not parse raises at run time: nothing more runs from it.
-                if let Scan::Calls(inner) = scan(lang, Form::Option, code, cx.budget, time) {
+                if let Scan::Calls(inner) =
+                    scan(lang, Form::Option, code, &src.argv, cx.budget, time)
+                {
                     let via = Source {
                         code: String::new(),
                         at: src.at,
@@ -481,6 +574,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                         ),
                         form: src.form,
                         expanded: src.expanded,
+                        argv: src.argv.clone(),
                     };
                     judge(cx, i, lang, &via, &inner, evals + 1);
                 }
@@ -489,7 +583,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                 let value = if rule.receiver {
                     call.receiver.first()
                 } else {
-                    call.args.get(rule.argument)
+                    values.first()
                 };
                 let Some(Some(Value::Text(path))) = value else {
                     continue;
@@ -548,6 +642,41 @@ fn command_text(args: &[Option<Value>], from: usize) -> Option<String> {
             }
             (!words.is_empty()).then(|| words.join(" "))
         }
+    }
+}
+
+/// The command a call runs when it names the program apart from its argv (`os.execvp(file,
+/// args)`): the program, then the argv after argv\[0\], which is only the name the program
+/// sees itself called. `None` when no argv is literal.
+fn argv_text(program: &str, values: &[Option<Value>]) -> Option<String> {
+    let mut words = vec![quote(program)];
+    let mut seen = false;
+    for v in values.iter().map_while(Option::as_ref) {
+        let items: &[String] = match v {
+            Value::Text(t) => std::slice::from_ref(t),
+            Value::Words(ws) => ws,
+        };
+        for w in items {
+            if seen {
+                words.push(quote(w));
+            }
+            seen = true;
+        }
+    }
+    seen.then(|| words.join(" "))
+}
+
+/// The values a rule reads from a call: its positional arguments from the rule's `argument`
+/// on or, when there are none, the first keyword argument the rule names.
+fn values<'c>(call: &'c Call, rule: &Rule) -> &'c [Option<Value>] {
+    match call.args.get(rule.argument..) {
+        Some(v) if !v.is_empty() => v,
+        _ => rule
+            .keywords
+            .iter()
+            .find_map(|k| call.keywords.iter().find(|(n, _)| n == k))
+            .map(|(_, v)| std::slice::from_ref(v))
+            .unwrap_or_default(),
     }
 }
 
@@ -713,5 +842,31 @@ mod tests {
             Some("'ls'")
         );
         assert_eq!(command_text(&[], 3), None);
+    }
+
+    #[test]
+    fn a_program_named_apart_replaces_argv0() {
+        let t = |s: &str| Some(Value::Text(s.to_string()));
+        let ws = |w: &[&str]| Some(Value::Words(w.iter().map(|s| s.to_string()).collect()));
+        type Case<'a> = (&'a str, &'a [Option<Value>], Option<&'a str>);
+        let table: &[Case<'_>] = &[
+            ("rm", &[ws(&["ls", "-rf", "/"])], Some("'rm' '-rf' '/'")),
+            ("rm", &[t("rm"), t("-rf"), t("/")], Some("'rm' '-rf' '/'")),
+            (
+                "/bin/sh",
+                &[t("sh"), t("-c"), None, t("x")],
+                Some("'/bin/sh' '-c'"),
+            ),
+            ("ls", &[ws(&["ls"])], Some("'ls'")),
+            ("rm", &[None, t("-rf")], None),
+            ("rm", &[], None),
+        ];
+        for (program, values, want) in table {
+            assert_eq!(
+                argv_text(program, values).as_deref(),
+                *want,
+                "{program} {values:?}"
+            );
+        }
     }
 }

@@ -114,8 +114,14 @@ fn python_one_liners() {
         ("python -c \"import shutil; shutil.rmtree('build')\"", Ask),
         ("python3 -c 'import os; os.system(\"ls -la\")'", Ask),
         ("python3 -c 'print(\"os.system(\\\"rm -rf /\\\")\")'", Ask),
+        // An f-string placeholder holding a name assigned once is its value.
         (
             "python3 -c 'import os; d=\"/\"; os.system(f\"rm -rf {d}\")'",
+            Deny,
+        ),
+        ("python3 -c 'import os; os.system(f\"rm -rf {d}\")'", Ask),
+        (
+            "python3 -c 'import os; d=\"/\"; os.system(f\"rm -rf {d!r}\")'",
             Ask,
         ),
         ("python3 -c 'import os; os.system(cmd)'", Ask),
@@ -201,12 +207,198 @@ fn python_one_liners() {
         ),
         ("python3 -c 'import shutil; shutil.rmtree(\"$HOME\")'", Ask),
         ("python3 -c \"$(cat code.py)\"", Ask),
-        // `getattr` indirection is not followed: it asks, never allows.
+        // `getattr` with a constant name is the attribute itself.
         (
             "python3 -c 'import os; getattr(os, \"system\")(\"rm -rf /\")'",
-            Ask,
+            Deny,
         ),
         ("python3 -c 'import os; os.system(\"rm -rf \" + d)'", Ask),
+    ]);
+}
+
+/// Red-team rows (issue 12): each deny row was run with the real python3 against a throwaway
+/// directory in place of `/home/u`, and deleted it.
+#[test]
+#[cfg(feature = "interpreters")]
+fn python_spawn_family_keywords_constants_and_arguments() {
+    table(&[
+        // The os.spawn*/os.exec*/os.posix_spawn* family: argv lists are analysed as a command,
+        // and the program is the file argument, not argv[0].
+        (
+            "python3 -c \"import os; os.spawnlp(os.P_WAIT,'rm','rm','-rf','/home/u')\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; os.spawnvp(os.P_WAIT,'rm',['rm','-rf','/home/u'])\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; os.posix_spawnp('rm',('rm','-rf','/home/u'),{})\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; os.execvp('rm', ['ls','-rf','/home/u'])\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; os.execl('/bin/sh', 'sh', '-c', 'rm -rf ~')\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; os.spawnlp(os.P_WAIT, 'ls', 'ls', '/home/u')\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import os; os.execvp('ls', ['rm', '-rf', '/home/u'])\"",
+            Ask,
+        ),
+        // A recursive delete of a run-time path, as `rm -rf \"$d\"` is in bash.
+        (
+            "python3 -c \"import os; os.spawnlp(os.P_WAIT, 'rm', 'rm', '-rf', d)\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; os.spawnlp(os.P_WAIT, 'git', 'git', 'status', d)\"",
+            Ask,
+        ),
+        // getattr, __import__ and sys.modules name the same callables.
+        (
+            "python3 -c \"getattr(__import__('shutil'),'rmtree')('/home/u')\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import os; getattr(os, 'sys'+'tem')('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import sys; sys.modules['shutil'].rmtree('/home/u')\"",
+            Deny,
+        ),
+        // A run-time attribute of a spawning module still runs a denied command.
+        (
+            "python3 -c \"import os; getattr(os, x)('rm -rf /home/u')\"",
+            Deny,
+        ),
+        ("python3 -c \"import os; getattr(os, x)('ls')\"", Ask),
+        (
+            "python3 -c \"import shutil; getattr(shutil, x)('/home/u')\"",
+            Ask,
+        ),
+        // Keyword arguments.
+        (
+            "python3 -c \"import shutil; shutil.rmtree(path='/home/u')\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import subprocess; subprocess.run(args=['rm','-rf','/home/u'])\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import shutil; shutil.rmtree(path='build')\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil; shutil.rmtree('build', ignore_errors=True)\"",
+            Ask,
+        ),
+        // Names assigned a value once.
+        (
+            "python3 -c \"import shutil; p='/home/u'; shutil.rmtree(p)\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import shutil; h='/home'; p=h+'/u'; shutil.rmtree(p)\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import subprocess; c=['rm','-rf','/home/u']; subprocess.run(c)\"",
+            Deny,
+        ),
+        (
+            "python3 -c \"import shutil; p='build'; shutil.rmtree(p)\"",
+            Ask,
+        ),
+        // Bound twice, or also as a parameter or loop variable: not a constant.
+        (
+            "python3 -c \"import shutil; p='/home/u'; p='build'; shutil.rmtree(p)\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil; p='/home/u'\nfor p in ['a']: shutil.rmtree(p)\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil; p='/home/u'\ndef f(p): shutil.rmtree(p)\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil; p='/home/u'; p+='x'; shutil.rmtree(p)\"",
+            Ask,
+        ),
+        // Names bound to each other: bounded work and stack, no deny from nothing.
+        (
+            "python3 -c \"import shutil; a=b+b; b=a+a; shutil.rmtree(a)\"",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil; a=str(b); b=str(a); shutil.rmtree(a)\"",
+            Ask,
+        ),
+        (
+            "python3 -c 'import os; a=f\"{b}\"; b=f\"{a}\"; os.system(a)'",
+            Ask,
+        ),
+        // sys.argv: the operands after the code (`--` included, as Python passes it).
+        (
+            "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" /home/u",
+            Deny,
+        ),
+        (
+            "python3 -c \"from sys import argv; import shutil; shutil.rmtree(argv[2])\" x ~",
+            Deny,
+        ),
+        (
+            "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" -- /home/u",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" build",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" \"$D\" /home/u",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[2])\" \"$D\" /home/u",
+            Ask,
+        ),
+        (
+            "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\"",
+            Ask,
+        ),
+        // Python stops reading options at `-c`: a later `-c` is an argument, not code.
+        (
+            "python3 -c 'print(1)' -c 'import os; os.system(\"rm -rf /\")'",
+            Ask,
+        ),
+        // Multi-line code in -c and heredocs, with arguments.
+        (
+            "python3 -c \"import shutil\np = '/home/u'\nshutil.rmtree(p)\"",
+            Deny,
+        ),
+        (
+            "python3 -c $'import shutil\\nif True:\\n    shutil.rmtree(\"/home/u\")'",
+            Deny,
+        ),
+        (
+            "python3 - /home/u <<'PY'\nimport shutil, sys\nshutil.rmtree(sys.argv[1])\nPY",
+            Deny,
+        ),
+        (
+            "python3 - build <<'PY'\nimport shutil, sys\nshutil.rmtree(sys.argv[1])\nPY",
+            Ask,
+        ),
     ]);
 }
 
@@ -339,12 +531,124 @@ fn javascript_one_liners() {
             "node script.js -e \"require('child_process').execSync('rm -rf /')\"",
             Ask,
         ),
+        // A name given a value once is that value.
         (
             "node -e \"const c = 'rm -rf /'; require('child_process').execSync(c)\"",
+            Deny,
+        ),
+        (
+            "node -e \"let c = 'rm -rf /'; c = 'ls'; require('child_process').execSync(c)\"",
             Ask,
         ),
         (
+            "node -e 'const d = \"/home/u\"; require(\"child_process\").execSync(`rm -rf ${d}`)'",
+            Deny,
+        ),
+        (
             "node -e \"require('child_process').execSync('rm -rf /'\"",
+            Ask,
+        ),
+    ]);
+}
+
+/// Red-team rows (issue 12): each deny row was run with the real node v20 against a throwaway
+/// directory in place of `/home/u` (or the command inside), and deleted it.
+#[test]
+#[cfg(feature = "interpreters")]
+fn node_print_options_module_loaders_and_arguments() {
+    table(&[
+        // `-p` and `-pe` run their code too; `-p -e CODE` and `--print CODE` as well.
+        (
+            "node -pe \"require('child_process').execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node -p -e \"require('fs').rmSync('/home/u',{recursive:true})\"",
+            Deny,
+        ),
+        (
+            "node --print \"require('fs').rmSync('/home/u',{recursive:true})\"",
+            Deny,
+        ),
+        (
+            "node --eval=\"require('fs').rmSync('/home/u',{recursive:true})\"",
+            Deny,
+        ),
+        ("node -pe '1+1'", Ask),
+        ("node -p -e '1+1'", Ask),
+        // `node -p -- FILE` runs a file; `--print=X` is only the flag (node reads stdin).
+        ("node -p -- 'rm -rf /'", Ask),
+        // Every way of loading child_process.
+        (
+            "node -e \"import('child_process').then(m=>m.execSync('rm -rf /'))\"",
+            Deny,
+        ),
+        (
+            "node -e \"import('child_process').then(({execSync})=>execSync('rm -rf /home/u'))\"",
+            Deny,
+        ),
+        (
+            "node --input-type=module -e \"const cp = await import('child_process'); cp.execSync('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "node --input-type=module -e \"(await import('node:child_process')).execSync('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "node -e \"process.getBuiltinModule('child_process').execSync('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node -e \"require('node:child_process').execSync('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "node -e \"import('child_process').then(m=>m.execSync('git status'))\"",
+            Ask,
+        ),
+        // Computed members: constant keys are folded; a run-time key on a spawning module
+        // runs whatever command it is given.
+        (
+            "node -e \"require('child_process')['exec'+'Sync']('rm -rf /')\"",
+            Deny,
+        ),
+        (
+            "node -e \"const m = require('child_process'); const k = 'exec' + 'Sync'; m[k]('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "node -e \"const {['exec'+'Sync']: x} = require('child_process'); x('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "node -e \"const m = require('child_process'); m[process.env.X]('rm -rf /home/u')\"",
+            Deny,
+        ),
+        (
+            "node -e \"const m = require('child_process'); m[process.env.X]('ls')\"",
+            Ask,
+        ),
+        ("node -e \"require('fs')[process.env.X]('/home/u')\"", Ask),
+        // process.argv: the operands after the code, once node's own options end.
+        (
+            "node -e \"require('fs').rmSync(process.argv[1],{recursive:true})\" /home/u",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').rmSync(process.argv[1],{recursive:true})\" --no-warnings /home/u",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').rmSync(process.argv[1],{recursive:true})\" -- /home/u",
+            Deny,
+        ),
+        (
+            "node -e \"require('fs').rmSync(process.argv[1],{recursive:true})\" dist",
+            Ask,
+        ),
+        (
+            "node -e \"require('fs').rmSync(process.argv[2],{recursive:true})\" dist",
             Ask,
         ),
     ]);
@@ -368,7 +672,31 @@ fn ruby_one_liners() {
         ("ruby -e 'FileUtils.rm_rf(\"tmp\")'", Ask),
         ("ruby -e 'system(\"bundle exec rspec\")'", Ask),
         ("ruby -e 'system(\"rm -rf #{ARGV[0]}\")'", Ask),
-        ("ruby -e 'send(:system, \"rm -rf /\")'", Ask),
+        // `send` with a symbol calls the method it names.
+        ("ruby -e 'send(:system, \"rm -rf /\")'", Deny),
+        ("ruby -e 'Kernel.send(:system, \"rm -rf /home/u\")'", Deny),
+        ("ruby -e 'FileUtils.public_send(:rm_rf, \"/home/u\")'", Deny),
+        ("ruby -e 'send(:system, \"ls\")'", Ask),
+        ("ruby -e 'send(m, \"rm -rf /\")'", Ask),
+        // ARGV: the operands after the code (no ruby on the test machine: not run for real).
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' /home/u", Deny),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' -- /home/u", Deny),
+        ("ruby -e 'system \"rm\", \"-rf\", ARGV[0]' /home/u", Deny),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' tmp", Ask),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[1])' /home/u", Ask),
+        // Names assigned once.
+        ("ruby -e 'p = \"/home/u\"; FileUtils.rm_rf(p)'", Deny),
+        ("ruby -e 'c = \"rm -rf /home/u\"; system(c)'", Deny),
+        (
+            "ruby -e 'p = \"/home/u\"; p = \"tmp\"; FileUtils.rm_rf(p)'",
+            Ask,
+        ),
+        (
+            "ruby -e 'p = \"/home/u\"; [1].each { |p| FileUtils.rm_rf(p) }'",
+            Ask,
+        ),
+        ("ruby -e '%x{rm -rf /home/u}'", Deny),
+        ("ruby -e 'd = \"/home/u\"; system(\"rm -rf #{d}\")'", Deny),
     ]);
 }
 
@@ -390,6 +718,22 @@ fn perl_one_liners() {
         ("perl -ne 'print if /rm -rf/' log.txt", Ask),
         ("perl -e 'system(\"rm -rf $dir\")'", Ask),
         ("perl -e 'system(\"rm -rf /'", Ask),
+        // `system LIST` and `@ARGV` (the deny rows were run with the real perl against a
+        // throwaway directory, which they deleted).
+        ("perl -e 'system \"rm\", \"-rf\", \"/home/u\"'", Deny),
+        ("perl -e 'system qw(rm -rf /home/u)'", Deny),
+        ("perl -e 'system \"rm\", \"-rf\", $ARGV[0]' /home/u", Deny),
+        (
+            "perl -MFile::Path=remove_tree -e 'remove_tree($ARGV[0])' /home/u",
+            Deny,
+        ),
+        ("perl -e 'unlink $ARGV[1]' a /home/u", Deny),
+        (
+            "perl -MFile::Path=remove_tree -e 'remove_tree($ARGV[0])' build",
+            Ask,
+        ),
+        ("perl -e 'unlink $ARGV[0] . \"x\"' /home/u", Ask),
+        ("perl -e 'unlink $ARGV[0]'", Ask),
     ]);
 }
 
@@ -508,6 +852,37 @@ proptest! {
         let quoted = format!("'{}'", code.replace('\'', r"'\''"));
         let a = ANALYZER.analyze(&format!("{prog} {quoted}"));
         prop_assert_ne!(a.verdict, Verdict::Allow);
+    }
+
+    /// A path reaches a deleting call the same way whether it is written in the call, bound
+    /// to a name once, or passed as an operand: the verdicts agree.
+    #[test]
+    #[cfg(feature = "interpreters")]
+    fn a_path_bound_to_a_name_or_an_operand_is_judged_as_written(
+        path in prop::sample::select(vec![
+            "/", "/home/u", "~", "~/x", "build", "a/b", "..", "../x", "/etc/passwd", ".",
+            "./out", "/tmp/x", "",
+        ]),
+    ) {
+        let direct = ANALYZER
+            .analyze(&format!("python3 -c \"import shutil; shutil.rmtree('{path}')\""))
+            .verdict;
+        let named = ANALYZER
+            .analyze(&format!("python3 -c \"import shutil; p = '{path}'; shutil.rmtree(p)\""))
+            .verdict;
+        let operand = ANALYZER
+            .analyze(&format!(
+                "python3 -c \"import shutil, sys; shutil.rmtree(sys.argv[1])\" '{path}'"
+            ))
+            .verdict;
+        let node = ANALYZER
+            .analyze(&format!(
+                "node -e \"require('fs').rmSync(process.argv[1], {{recursive: true}})\" '{path}'"
+            ))
+            .verdict;
+        prop_assert_eq!(named, direct);
+        prop_assert_eq!(operand, direct);
+        prop_assert_eq!(node, direct);
     }
 
     /// Code built from the tokens the readers look for, in any order.

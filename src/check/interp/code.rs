@@ -23,14 +23,22 @@ pub(crate) enum Form {
 }
 
 /// Lists the calls in `code`. Parsing is bounded by `time`, walking by `budget`.
+/// `argv` are the arguments the code sees after its own name (`sys.argv[1:]`).
 #[cfg(feature = "interpreters")]
-pub(crate) fn scan(lang: Lang, form: Form, code: &str, budget: &Budget, time: Duration) -> Scan {
-    imp::scan(lang, form, code, budget, time)
+pub(crate) fn scan(
+    lang: Lang,
+    form: Form,
+    code: &str,
+    argv: &[String],
+    budget: &Budget,
+    time: Duration,
+) -> Scan {
+    imp::scan(lang, form, code, argv, budget, time)
 }
 
 /// Without the `interpreters` feature no grammar is built in: the one-liner keeps its `ask`.
 #[cfg(not(feature = "interpreters"))]
-pub(crate) fn scan(_: Lang, _: Form, _: &str, _: &Budget, _: Duration) -> Scan {
+pub(crate) fn scan(_: Lang, _: Form, _: &str, _: &[String], _: &Budget, _: Duration) -> Scan {
     Scan::Unparsed("is not read (cmdguard was built without its `interpreters` feature)".into())
 }
 
@@ -90,7 +98,7 @@ pub(crate) fn unescape(s: &str) -> String {
 
 #[cfg(feature = "interpreters")]
 mod imp {
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::collections::HashMap;
     use std::time::Duration;
 
@@ -102,6 +110,24 @@ mod imp {
 
     /// How deep an expression (a callee chain, a `+` chain, a list) is followed.
     const MAX_DEPTH: usize = 48;
+
+    /// Most expression nodes evaluated for one call: names bound to names (`b = a + a`) could
+    /// otherwise make the work grow exponentially with the code.
+    const MAX_STEPS: usize = 4096;
+
+    /// Calls that give a module its name: `__import__('os')`, `require('fs')`, `import('fs')`.
+    const LOADERS: &[&str] = &[
+        "__import__",
+        "importlib.import_module",
+        "builtins.__import__",
+        "require",
+        "import",
+        "process.getBuiltinModule",
+        "globalThis.process.getBuiltinModule",
+    ];
+
+    /// Calls that read an attribute named by a string: `getattr(os, 'system')`.
+    const GETATTR: &[&str] = &["getattr", "builtins.getattr"];
 
     /// Calls that stand for the home directory, by language.
     const HOME: &[&str] = &[
@@ -181,6 +207,7 @@ mod imp {
         lang: Lang,
         form: Form,
         code: &str,
+        argv: &[String],
         budget: &Budget,
         time: Duration,
     ) -> Scan {
@@ -201,8 +228,14 @@ mod imp {
         let mut r = Reader {
             lang,
             src: code,
+            argv,
+            budget,
             aliases: HashMap::new(),
             includes: Vec::new(),
+            bindings: HashMap::new(),
+            consts: HashMap::new(),
+            steps: Cell::new(0),
+            level: Cell::new(0),
         };
         // Two passes: imports and aliases anywhere in the code name what calls stand for.
         let mut nodes = Vec::new();
@@ -223,27 +256,42 @@ mod imp {
         }
         for n in &nodes {
             r.bind(*n);
+            r.count(*n);
         }
         let mut calls = Vec::new();
         for n in &nodes {
             if !budget.ok() {
                 return Scan::Unparsed("is too large to read within the work budget".into());
             }
+            // Each call gets its own allowance of steps for following names to values.
+            r.steps.set(0);
             calls.extend(r.call(*n));
         }
         Scan::Calls(calls)
     }
 
-    struct Reader<'s> {
+    struct Reader<'s, 'n> {
         lang: Lang,
         src: &'s str,
+        /// The arguments the code sees after its own name.
+        argv: &'s [String],
+        budget: &'s Budget,
         /// Local names and what they stand for: `s` → `shutil`, `system` → `os.system`.
         aliases: HashMap<String, String>,
         /// Modules whose names are usable bare (`from os import *`, Ruby's `include FileUtils`).
         includes: Vec<String>,
+        /// How many times each name is bound anywhere in the code (Python and JavaScript).
+        bindings: HashMap<String, usize>,
+        /// The value a name is given by a plain assignment; it counts only for a name bound
+        /// once (`p = '/home/u'`).
+        consts: HashMap<String, Node<'n>>,
+        /// Steps spent following values for the current call (see [`MAX_STEPS`]).
+        steps: Cell<usize>,
+        /// How many `value` calls are on the stack.
+        level: Cell<usize>,
     }
 
-    impl<'s> Reader<'s> {
+    impl<'s, 'n> Reader<'s, 'n> {
         fn text(&self, n: Node<'_>) -> &'s str {
             self.src.get(n.byte_range()).unwrap_or("")
         }
@@ -258,7 +306,7 @@ mod imp {
         }
 
         /// Records what an import or a plain alias binds.
-        fn bind(&mut self, n: Node<'_>) {
+        fn bind(&mut self, n: Node<'n>) {
             match (self.lang, n.kind()) {
                 (Lang::Python, "import_statement") => {
                     let mut c = n.walk();
@@ -299,50 +347,49 @@ mod imp {
                         self.includes.push(module);
                     }
                 }
-                (Lang::Python, "assignment") => {
-                    if let (Some(l), Some(r)) = (self.field(n, "left"), self.field(n, "right"))
-                        && l.kind() == "identifier"
-                        && let Some(full) = self.dotted(r, 0)
-                    {
-                        self.aliases.insert(self.text(l).to_string(), full);
+                (Lang::Python | Lang::Ruby, "assignment")
+                | (Lang::JavaScript, "variable_declarator" | "assignment_expression") => {
+                    let (Some(name), Some(value)) = (
+                        self.field(n, "left").or_else(|| self.field(n, "name")),
+                        self.field(n, "right").or_else(|| self.field(n, "value")),
+                    ) else {
+                        return;
+                    };
+                    if name.kind() == "identifier" {
+                        // A constant only if nothing else binds the name (see `count`).
+                        self.consts.insert(self.text(name).to_string(), value);
+                    }
+                    if let Some(full) = self.dotted(value, 0) {
+                        self.bind_pattern(name, &full);
                     }
                 }
-                (Lang::JavaScript, "variable_declarator") => {
-                    let (Some(name), Some(value)) = (self.field(n, "name"), self.field(n, "value"))
+                (Lang::JavaScript, "call_expression") => {
+                    // `import('m').then(m => …)`, `.then(({execSync}) => …)`: the parameter is
+                    // what the promise gives, the module.
+                    let Some(f) = self.field(n, "function") else {
+                        return;
+                    };
+                    if f.kind() != "member_expression"
+                        || self.field(f, "property").map(|p| self.text(p)) != Some("then")
+                    {
+                        return;
+                    }
+                    let Some(full) = self.field(f, "object").and_then(|o| self.dotted(o, 0)) else {
+                        return;
+                    };
+                    let Some(callback) = self
+                        .field(n, "arguments")
+                        .and_then(|a| self.named(a).first().copied())
+                        .filter(|c| matches!(c.kind(), "arrow_function" | "function_expression"))
                     else {
                         return;
                     };
-                    let Some(full) = self.dotted(value, 0) else {
-                        return;
-                    };
-                    match name.kind() {
-                        "identifier" => {
-                            self.aliases.insert(self.text(name).to_string(), full);
-                        }
-                        "object_pattern" => {
-                            for p in self.named(name) {
-                                match p.kind() {
-                                    "shorthand_property_identifier_pattern" => {
-                                        let local = self.text(p).to_string();
-                                        self.aliases
-                                            .insert(local.clone(), format!("{full}.{local}"));
-                                    }
-                                    "pair_pattern" => {
-                                        if let (Some(k), Some(v)) =
-                                            (self.field(p, "key"), self.field(p, "value"))
-                                            && v.kind() == "identifier"
-                                        {
-                                            self.aliases.insert(
-                                                self.text(v).to_string(),
-                                                format!("{full}.{}", self.text(k)),
-                                            );
-                                        }
-                                    }
-                                    _ => {}
-                                }
-                            }
-                        }
-                        _ => {}
+                    let param = self.field(callback, "parameter").or_else(|| {
+                        self.field(callback, "parameters")
+                            .and_then(|ps| self.named(ps).first().copied())
+                    });
+                    if let Some(param) = param {
+                        self.bind_pattern(param, &full);
                     }
                 }
                 (Lang::JavaScript, "import_statement") => {
@@ -404,6 +451,129 @@ mod imp {
             }
         }
 
+        /// Binds the names in an assignment target to what `full` names: `cp` → `child_process`,
+        /// `{execSync: x}` → `x` is `child_process.execSync`.
+        fn bind_pattern(&mut self, target: Node<'_>, full: &str) {
+            match target.kind() {
+                "identifier" => {
+                    self.aliases
+                        .insert(self.text(target).to_string(), full.to_string());
+                }
+                "object_pattern" => {
+                    for p in self.named(target) {
+                        match p.kind() {
+                            "shorthand_property_identifier_pattern" => {
+                                let local = self.text(p).to_string();
+                                self.aliases
+                                    .insert(local.clone(), format!("{full}.{local}"));
+                            }
+                            "pair_pattern" => {
+                                if let (Some(k), Some(v)) =
+                                    (self.field(p, "key"), self.field(p, "value"))
+                                    && v.kind() == "identifier"
+                                {
+                                    let key = match k.kind() {
+                                        "property_identifier" => Some(self.text(k).to_string()),
+                                        // `{['exec' + 'Sync']: x}`
+                                        "computed_property_name" => self
+                                            .named(k)
+                                            .first()
+                                            .and_then(|e| self.value(*e, 0))
+                                            .and_then(text),
+                                        _ => self.value(k, 0).and_then(text),
+                                    };
+                                    if let Some(key) = key {
+                                        self.aliases.insert(
+                                            self.text(v).to_string(),
+                                            format!("{full}.{key}"),
+                                        );
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        /// Counts the names `n` binds: an assignment, a loop variable, a parameter, an import.
+        /// A name bound more than once is never read as a constant. Counting a name that is
+        /// not really bound (`a.b = 1` counts `a`) only leaves a value unknown.
+        fn count(&mut self, n: Node<'_>) {
+            let target = match (self.lang, n.kind()) {
+                (
+                    Lang::Python,
+                    "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause",
+                )
+                | (Lang::Ruby, "assignment" | "operator_assignment")
+                | (
+                    Lang::JavaScript,
+                    "assignment_expression"
+                    | "augmented_assignment_expression"
+                    | "for_in_statement",
+                ) => self.field(n, "left"),
+                (Lang::Python, "named_expression")
+                | (Lang::Python, "function_definition" | "class_definition")
+                | (
+                    Lang::JavaScript,
+                    "variable_declarator"
+                    | "function_declaration"
+                    | "generator_function_declaration"
+                    | "class_declaration",
+                ) => self.field(n, "name"),
+                (
+                    Lang::Python,
+                    "parameters"
+                    | "lambda_parameters"
+                    | "as_pattern_target"
+                    | "global_statement"
+                    | "nonlocal_statement"
+                    | "import_statement"
+                    | "import_from_statement"
+                    | "delete_statement",
+                )
+                | (Lang::JavaScript, "formal_parameters" | "import_clause")
+                | (
+                    Lang::Ruby,
+                    "method_parameters" | "block_parameters" | "lambda_parameters" | "for"
+                    | "rescue" | "method",
+                ) => Some(n),
+                (Lang::JavaScript, "update_expression") => self.field(n, "argument"),
+                (Lang::JavaScript, "arrow_function" | "catch_clause") => self.field(n, "parameter"),
+                _ => None,
+            };
+            let Some(target) = target else { return };
+            let mut cursor = target.walk();
+            'walk: loop {
+                let node = cursor.node();
+                if matches!(
+                    node.kind(),
+                    "identifier" | "shorthand_property_identifier_pattern"
+                ) {
+                    *self
+                        .bindings
+                        .entry(self.text(node).to_string())
+                        .or_insert(0) += 1;
+                }
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                loop {
+                    if cursor.node() == target {
+                        break 'walk;
+                    }
+                    if cursor.goto_next_sibling() {
+                        break;
+                    }
+                    if !cursor.goto_parent() {
+                        break 'walk;
+                    }
+                }
+            }
+        }
+
         /// The dotted name an expression stands for: `s.rmtree` → `shutil.rmtree`,
         /// `require('fs').rmSync` → `fs.rmSync`, `Path(p).unlink` → `pathlib.Path().unlink`.
         fn dotted(&self, n: Node<'_>, depth: usize) -> Option<String> {
@@ -431,19 +601,43 @@ mod imp {
                     self.dotted(self.field(n, "object")?, d)?,
                     self.text(self.field(n, "property")?)
                 )),
+                // `cp['exec' + 'Sync']`: a computed member, folded when its key is constant.
+                (Lang::JavaScript, "subscript_expression") => {
+                    let object = self.dotted(self.field(n, "object")?, d)?;
+                    let key = self.field(n, "index").and_then(|k| self.value(k, d));
+                    Some(member(&object, key))
+                }
+                // `sys.modules['os']`: the module.
+                (Lang::Python, "subscript") => {
+                    let object = self.dotted(self.field(n, "value")?, d)?;
+                    let key = self.field(n, "subscript").and_then(|k| self.value(k, d));
+                    match object.as_str() {
+                        "sys.modules" => key.and_then(text),
+                        _ => Some(member(&object, key)),
+                    }
+                }
+                // `import('fs')` is a call whose callee is this keyword.
+                (Lang::JavaScript, "import") => Some("import".to_string()),
                 (Lang::Python, "call")
                 | (Lang::JavaScript, "call_expression" | "new_expression") => {
                     let f = self
                         .field(n, "function")
                         .or_else(|| self.field(n, "constructor"))?;
                     let name = self.dotted(f, d)?;
-                    // `__import__('os')`, `require('fs')`: the module itself.
-                    let loads = match self.lang {
-                        Lang::Python => {
-                            matches!(name.as_str(), "__import__" | "importlib.import_module")
+                    if self.lang == Lang::Python && GETATTR.contains(&name.as_str()) {
+                        // `getattr(os, 'system')`: the attribute, when its name is constant.
+                        let list = self.field(n, "arguments")?;
+                        let args = self.named(list);
+                        let (object, key) = (args.first()?, args.get(1)?);
+                        if object.kind() == "keyword_argument" || key.kind() == "keyword_argument" {
+                            return None;
                         }
-                        _ => name == "require" || name.ends_with(".require"),
-                    };
+                        let object = self.dotted(*object, d)?;
+                        return Some(member(&object, self.value(*key, d)));
+                    }
+                    // `__import__('os')`, `require('fs')`, `import('fs')`: the module itself.
+                    let loads = LOADERS.contains(&name.as_str())
+                        || (self.lang == Lang::JavaScript && name.ends_with(".require"));
                     if loads {
                         let arg = self.args(n, d).into_iter().next().flatten();
                         return match arg {
@@ -498,11 +692,25 @@ mod imp {
                     Some(Call {
                         names,
                         args: self.args(n, 0),
+                        keywords: self.keywords(n),
                         receiver,
                     })
                 }
                 (Lang::Ruby, "call") => {
-                    let method = self.text(self.field(n, "method")?);
+                    let mut method = self.text(self.field(n, "method")?);
+                    let mut args = self.args(n, 0);
+                    // `send(:system, cmd)`: the method the symbol names, with the rest.
+                    if matches!(method, "send" | "public_send" | "__send__")
+                        && let Some(first) = self
+                            .field(n, "arguments")
+                            .and_then(|a| self.named(a).first().copied())
+                    {
+                        if first.kind() != "simple_symbol" || args.is_empty() {
+                            return None;
+                        }
+                        method = self.text(first).trim_start_matches(':');
+                        args.remove(0);
+                    }
                     let (names, receiver) = match self.field(n, "receiver") {
                         Some(r) => {
                             let receiver = if r.kind() == "call" {
@@ -520,7 +728,8 @@ mod imp {
                     };
                     Some(Call {
                         names,
-                        args: self.args(n, 0),
+                        args,
+                        keywords: Vec::new(),
                         receiver,
                     })
                 }
@@ -534,16 +743,33 @@ mod imp {
                     Some(Call {
                         names: vec![name],
                         args: self.args(n, 0),
+                        keywords: Vec::new(),
                         receiver: Vec::new(),
                     })
                 }
                 (Lang::Ruby, "subshell") | (Lang::Php, "shell_command_expression") => Some(Call {
                     names: vec!["`".to_string()],
-                    args: vec![self.literal(n)],
+                    args: vec![self.literal(n, 0)],
+                    keywords: Vec::new(),
                     receiver: Vec::new(),
                 }),
                 _ => None,
             }
+        }
+
+        /// Python's keyword arguments (`rmtree(path='/x')`), by name.
+        fn keywords(&self, call: Node<'_>) -> Vec<(String, Option<Value>)> {
+            let Some(list) = self.field(call, "arguments") else {
+                return Vec::new();
+            };
+            self.named(list)
+                .into_iter()
+                .filter(|a| a.kind() == "keyword_argument")
+                .filter_map(|a| {
+                    let name = self.text(self.field(a, "name")?).to_string();
+                    Some((name, self.value(self.field(a, "value")?, 1)))
+                })
+                .collect()
         }
 
         /// Positional arguments; the first one that is not plain (a splat, a keyword in
@@ -581,7 +807,7 @@ mod imp {
         }
 
         /// A string node's text when every part of it is literal.
-        fn literal(&self, n: Node<'_>) -> Option<Value> {
+        fn literal(&self, n: Node<'_>, depth: usize) -> Option<Value> {
             let raw = self.lang == Lang::Python
                 && n.child(0).is_some_and(|s| {
                     s.kind() == "string_start" && self.text(s).contains(['r', 'R'])
@@ -604,6 +830,21 @@ mod imp {
                         }
                     }
                     "escape_sequence" => out.push_str(&unescape(t)),
+                    // `f"rm -rf {d}"`, `` `rm -rf ${d}` ``, `"rm -rf #{d}"`: a bare expression
+                    // with a known text (no conversion, format or `=`).
+                    "interpolation" | "template_substitution" => {
+                        let [expr] = self.named(part)[..] else {
+                            return None;
+                        };
+                        let e = self.text(expr);
+                        if ![format!("{{{e}}}"), format!("${{{e}}}"), format!("#{{{e}}}")]
+                            .iter()
+                            .any(|w| w == t)
+                        {
+                            return None;
+                        }
+                        out.push_str(&text(self.value(expr, depth + 1)?)?);
+                    }
                     _ => return None,
                 }
             }
@@ -612,12 +853,41 @@ mod imp {
 
         /// The literal value of an expression, when it has one.
         fn value(&self, n: Node<'_>, depth: usize) -> Option<Value> {
-            if depth > MAX_DEPTH {
+            // `depth` restarts where a call's arguments are read, and names lead back to
+            // earlier code (`a = str(b); b = str(a)`): the real nesting is counted here.
+            let level = self.level.get();
+            if level > MAX_DEPTH {
+                return None;
+            }
+            self.level.set(level + 1);
+            let v = self.value_at(n, depth);
+            self.level.set(level);
+            v
+        }
+
+        fn value_at(&self, n: Node<'_>, depth: usize) -> Option<Value> {
+            let steps = self.steps.get() + 1;
+            self.steps.set(steps);
+            if depth > MAX_DEPTH || steps > MAX_STEPS || !self.budget.ok() {
                 return None;
             }
             let d = depth + 1;
             match n.kind() {
-                "string" | "template_string" | "encapsed_string" => self.literal(n),
+                // A name bound once, to a value: `p = '/home/u'`.
+                "identifier" => {
+                    let name = self.text(n);
+                    if self.bindings.get(name) != Some(&1) {
+                        return None;
+                    }
+                    let v = self.value(*self.consts.get(name)?, d)?;
+                    let len = match &v {
+                        Value::Text(t) => t.len(),
+                        Value::Words(ws) => ws.iter().map(String::len).sum(),
+                    };
+                    // Text built from names can grow faster than the code: it is paid for.
+                    self.budget.take_bytes(len).then_some(v)
+                }
+                "string" | "template_string" | "encapsed_string" => self.literal(n, d),
                 "concatenated_string" | "chained_string" => {
                     let mut s = String::new();
                     for p in self.named(n) {
@@ -660,6 +930,7 @@ mod imp {
                         .or_else(|| self.field(n, "index"))
                         .or_else(|| self.named(n).get(1).copied())?;
                     self.environ(object, key, d)
+                        .or_else(|| self.argument(object, key, d))
                 }
                 "member_expression" => {
                     let name = self.dotted(n, d)?;
@@ -668,6 +939,23 @@ mod imp {
                 "call" | "call_expression" | "function_call_expression" => self.call_value(n, d),
                 _ => None,
             }
+        }
+
+        /// `sys.argv[1]`, `process.argv[1]`, `ARGV[0]`: an operand after the code, when it is
+        /// static.
+        fn argument(&self, object: Node<'_>, key: Node<'_>, d: usize) -> Option<Value> {
+            let first = match (self.lang, self.dotted(object, d)?.as_str()) {
+                // `sys.argv[0]` is `-c` and `process.argv[0]` the interpreter.
+                (Lang::Python, "sys.argv") | (Lang::JavaScript, "process.argv") => 1,
+                (Lang::Ruby, "ARGV") => 0,
+                _ => return None,
+            };
+            if !matches!(key.kind(), "integer" | "number") {
+                return None;
+            }
+            let index: usize = self.text(key).parse().ok()?;
+            let at = index.checked_sub(first)?;
+            self.argv.get(at).cloned().map(Value::Text)
         }
 
         /// `os.environ['HOME']`, `process.env["HOME"]`, `ENV['HOME']`: the home directory.
@@ -709,6 +997,15 @@ mod imp {
             }
             let _ = d;
             None
+        }
+    }
+
+    /// The name of member `key` of `object`; a key only run time knows is
+    /// [`UNKNOWN_MEMBER`](super::super::UNKNOWN_MEMBER).
+    fn member(object: &str, key: Option<Value>) -> String {
+        match key.and_then(text) {
+            Some(k) => format!("{object}.{k}"),
+            None => format!("{object}{}", super::super::UNKNOWN_MEMBER),
         }
     }
 

@@ -37,6 +37,12 @@ pub(crate) struct Rule {
     pub argument: usize,
     /// The path is the first argument of the call the method is called on (`X(p).m()`).
     pub receiver: bool,
+    /// Index of the argument naming the program a spawning call runs, when the words from
+    /// `argument` on are its argv (`os.execvp(file, args)`): argv\[0\] is only a display name.
+    pub program: Option<usize>,
+    /// Keyword arguments that carry the value when no positional one does
+    /// (`shutil.rmtree(path='/x')`).
+    pub keywords: Vec<String>,
     pub reason: String,
 }
 
@@ -52,6 +58,22 @@ impl Pack {
         self.rules
             .iter()
             .filter(move |r| r.language == lang && r.calls.iter().any(|c| c == call))
+    }
+
+    /// A spawning rule of `lang` for a call on `module` whose command is its first argument,
+    /// for a member only run time names (`child_process[name](cmd)`).
+    pub(crate) fn spawn_on(&self, lang: Lang, module: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| {
+            r.language == lang
+                && r.kind == Kind::Spawn
+                && r.argument == 0
+                && r.program.is_none()
+                && r.calls.iter().any(|c| {
+                    c.strip_prefix(module)
+                        .and_then(|m| m.strip_prefix('.'))
+                        .is_some_and(|m| !m.contains('.'))
+                })
+        })
     }
 }
 
@@ -72,6 +94,10 @@ struct RawRule {
     argument: usize,
     #[serde(default)]
     receiver: bool,
+    #[serde(default)]
+    program: Option<usize>,
+    #[serde(default)]
+    keywords: Vec<String>,
     reason: String,
     // Checked by the integration test, which runs each one through the analyser.
     #[serde(default, rename = "match")]
@@ -93,6 +119,8 @@ pub(crate) fn parse(text: &str) -> Result<Pack, String> {
             calls: r.calls,
             argument: r.argument,
             receiver: r.receiver,
+            program: r.program,
+            keywords: r.keywords,
             reason: r.reason,
         })
         .collect();

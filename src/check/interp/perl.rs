@@ -25,8 +25,8 @@ enum Tok {
     Arrow,
 }
 
-/// Lists the calls in `code`.
-pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
+/// Lists the calls in `code`; `argv` are the operands the code sees as `@ARGV`.
+pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
     let toks = match tokens(code, budget) {
         Ok(t) => t,
         Err(why) => return Scan::Unparsed(why.to_string()),
@@ -37,6 +37,7 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
             Tok::Command(c) => calls.push(Call {
                 names: vec!["`".to_string()],
                 args: vec![c.clone().map(Value::Text)],
+                keywords: Vec::new(),
                 receiver: Vec::new(),
             }),
             Tok::Ident(name) => {
@@ -58,6 +59,20 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
                         Some(Tok::Punct('$')) if env_home(&toks[p..]) => {
                             p += 5;
                             args.push(Some(Value::Text("~".into())));
+                            if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                                p += 1;
+                                continue;
+                            }
+                            break;
+                        }
+                        // `$ARGV[0]`: an operand after the code, when it stands alone.
+                        Some(Tok::Punct('$')) if let Some((index, len)) = argument(&toks[p..]) => {
+                            p += len;
+                            let alone = matches!(
+                                toks.get(p),
+                                Some(Tok::Punct(',' | ')' | ';') | Tok::Arrow) | None
+                            );
+                            args.push(argv.get(index).filter(|_| alone).cloned().map(Value::Text));
                             if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
                                 p += 1;
                                 continue;
@@ -90,6 +105,7 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
                     calls.push(Call {
                         names: vec![name.to_string()],
                         args,
+                        keywords: Vec::new(),
                         receiver: Vec::new(),
                     });
                 }
@@ -98,6 +114,33 @@ pub(crate) fn scan(code: &str, budget: &Budget) -> Scan {
         }
     }
     Scan::Calls(calls)
+}
+
+/// `$ARGV[N]` at the start of `toks`: `N` and the number of tokens it takes.
+fn argument(toks: &[Tok]) -> Option<(usize, usize)> {
+    let [
+        Tok::Punct('$'),
+        Tok::Ident(name),
+        Tok::Punct('['),
+        rest @ ..,
+    ] = toks
+    else {
+        return None;
+    };
+    if name != "ARGV" {
+        return None;
+    }
+    let digits: String = rest
+        .iter()
+        .map_while(|t| match t {
+            Tok::Punct(c) if c.is_ascii_digit() => Some(*c),
+            _ => None,
+        })
+        .collect();
+    if digits.is_empty() || rest.get(digits.len()) != Some(&Tok::Punct(']')) {
+        return None;
+    }
+    Some((digits.parse().ok()?, 4 + digits.len()))
 }
 
 /// `$ENV{HOME}` / `$ENV{'HOME'}` at the start of `toks`.
@@ -353,7 +396,7 @@ mod tests {
 
     fn calls(code: &str) -> Vec<Found> {
         let budget = Budget::new(&Limits::default());
-        match scan(code, &budget) {
+        match scan(code, &[], &budget) {
             Scan::Calls(cs) => cs
                 .into_iter()
                 .map(|c| (c.names[0].clone(), c.args))

@@ -364,7 +364,10 @@ impl RuleRegex {
     }
 
     /// The regex as written.
-    #[cfg_attr(not(test), allow(dead_code, reason = "read by the test of the embedded regexes"))]
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "read by the test of the embedded regexes")
+    )]
     pub fn as_str(&self) -> &str {
         &self.source
     }
@@ -1459,7 +1462,11 @@ mod tests {
         };
         let lines = LineStarts::new(text);
         for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
-            assert_eq!(lines.line_col(text, offset), scan(offset), "offset {offset}");
+            assert_eq!(
+                lines.line_col(text, offset),
+                scan(offset),
+                "offset {offset}"
+            );
         }
         assert_eq!(lines.line_col(text, text.len() + 5), scan(text.len()));
     }

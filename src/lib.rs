@@ -165,6 +165,10 @@ pub mod config;
 // imports it.
 pub mod tool;
 
+// Each stage on its own, for the per-stage benches (`benches/stages.rs`); not part of the API.
+#[doc(hidden)]
+pub mod stages;
+
 // `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
 // risk-assessment agent's tools).
 extern crate self as cmdguard;

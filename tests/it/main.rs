@@ -18,6 +18,7 @@ mod interp;
 mod mismatch;
 mod options;
 mod packs;
+mod pathological;
 mod policy;
 mod precision;
 mod properties;

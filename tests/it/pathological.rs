@@ -6,7 +6,7 @@
 use cmdguard::{Analyzer, Code, Verdict};
 
 #[path = "../../benches/hostile/pathological.rs"]
-mod pathological;
+mod rows;
 
 /// Each row's verdict and the code of the finding that says why, at the full size.
 const EXPECTED: &[(&str, Verdict, Code)] = &[
@@ -29,8 +29,8 @@ const EXPECTED: &[(&str, Verdict, Code)] = &[
 #[test]
 fn pathological_inputs_ask_with_their_reason() {
     let analyzer = Analyzer::default();
-    assert_eq!(EXPECTED.len(), pathological::ROWS.len());
-    for (row, (name, verdict, code)) in pathological::ROWS.iter().zip(EXPECTED) {
+    assert_eq!(EXPECTED.len(), rows::ROWS.len());
+    for (row, (name, verdict, code)) in rows::ROWS.iter().zip(EXPECTED) {
         assert_eq!(row.name, *name);
         let a = analyzer.analyze(&(row.build)(row.full));
         assert_eq!(a.verdict, *verdict, "{name}: {:?}", a.findings);
@@ -48,7 +48,7 @@ fn pathological_inputs_ask_with_their_reason() {
 #[test]
 fn pathological_inputs_ask_at_every_size() {
     let analyzer = Analyzer::default();
-    for row in pathological::ROWS {
+    for row in rows::ROWS {
         for quarters in [1, 2] {
             let a = analyzer.analyze(&(row.build)(row.full * quarters / 4));
             assert_eq!(a.verdict, Verdict::Ask, "{} at {quarters}/4", row.name);

@@ -152,6 +152,10 @@ mod check;
 // Wires the stages and draws the verdict.
 mod analyzer;
 
+// Each stage on its own, for the per-stage benches (`benches/stages.rs`); not part of the API.
+#[doc(hidden)]
+pub mod stages;
+
 // Above the core: a second opinion on `ask` verdicts (the core never imports it).
 pub mod assess;
 
@@ -164,10 +168,6 @@ pub mod config;
 // A layer on top: tools an agent calls, `cmd` going through an `Analyzer`. The core never
 // imports it.
 pub mod tool;
-
-// Each stage on its own, for the per-stage benches (`benches/stages.rs`); not part of the API.
-#[doc(hidden)]
-pub mod stages;
 
 // `#[tool]` expands to paths under `::cmdguard`; this lets the crate use its own macro (the
 // risk-assessment agent's tools).

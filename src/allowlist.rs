@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ::toml::Spanned;
 use regex::Regex;
@@ -263,7 +263,7 @@ pub(crate) struct Entry {
     /// Fewest operands allowed.
     pub min_operands: Option<usize>,
     /// A regex every operand must match.
-    pub operand_pattern: Option<Regex>,
+    pub operand_pattern: Option<RuleRegex>,
     /// Whether the operands name files the program reads (`[sensitive]` paths among them ask).
     pub reads_operands: bool,
 }
@@ -325,12 +325,66 @@ pub(crate) struct DenyRule {
     pub min_operands: Option<usize>,
     pub operand_after_double_dash: bool,
     pub value_of: Vec<String>,
-    pub any_value: Vec<Regex>,
+    pub any_value: Vec<RuleRegex>,
     pub spec: OptionSpec,
-    pub any_operand: Vec<Regex>,
-    pub redirect_target: Vec<Regex>,
+    pub any_operand: Vec<RuleRegex>,
+    pub redirect_target: Vec<RuleRegex>,
     pub builtin: Option<Builtin>,
-    pub fallback: Option<Regex>,
+    pub fallback: Option<RuleRegex>,
+}
+
+/// A regex of a rule, compiled the first time the rule is reached: one check reaches a handful
+/// of the hundred-odd regexes the default allowlist and packs hold, and compiling all of them
+/// was most of the start-up once the rules were parsed.
+///
+/// A user's file is compiled when it loads, so a bad regex is a config error naming its place.
+/// The embedded sources are deferred: a unit test compiles each of their regexes.
+#[derive(Debug, Clone)]
+pub(crate) struct RuleRegex {
+    source: Box<str>,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl RuleRegex {
+    /// Compiles `source` now: an invalid one is the error.
+    fn checked(source: &str) -> Result<RuleRegex, regex::Error> {
+        let re = Regex::new(source)?;
+        Ok(RuleRegex {
+            source: source.into(),
+            compiled: OnceLock::from(Some(re)),
+        })
+    }
+
+    /// Keeps `source` to compile when first used (an embedded source, tested to compile).
+    fn deferred(source: &str) -> RuleRegex {
+        RuleRegex {
+            source: source.into(),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The regex as written.
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "read by the test of the embedded regexes")
+    )]
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// The compiled regex; `None` only for a deferred one that does not compile, which the
+    /// test of the embedded sources rules out.
+    pub fn regex(&self) -> Option<&Regex> {
+        self.compiled
+            .get_or_init(|| Regex::new(&self.source).ok())
+            .as_ref()
+    }
+
+    /// True when the regex matches somewhere in `text`; never for a regex that does not
+    /// compile (unreachable for the embedded sources, see above).
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex().is_some_and(|re| re.is_match(text))
+    }
 }
 
 /// Structural deny rules that are not a single command's words.
@@ -453,6 +507,16 @@ struct Source {
     text: Cow<'static, str>,
     origin: String,
     kind: SourceKind,
+    regexes: Regexes,
+}
+
+/// When a source's regexes are compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Regexes {
+    /// When it loads: a bad one is a config error (every file and text a caller adds).
+    OnLoad,
+    /// When a rule is first reached: the embedded sources, whose regexes a test compiles.
+    OnUse,
 }
 
 /// What a source holds.
@@ -477,6 +541,7 @@ impl AllowlistBuilder {
             text: Cow::Borrowed(DEFAULT_ALLOWLIST),
             origin: EMBEDDED.to_string(),
             kind: SourceKind::Allowlist,
+            regexes: Regexes::OnUse,
         });
         self.add_default_packs()
     }
@@ -489,6 +554,7 @@ impl AllowlistBuilder {
                 text: Cow::Borrowed(text),
                 origin: format!("{EMBEDDED}/packs/{file}"),
                 kind: SourceKind::Pack,
+                regexes: Regexes::OnUse,
             });
         }
         self
@@ -522,6 +588,7 @@ impl AllowlistBuilder {
             text: Cow::Owned(text.to_string()),
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
             kind: SourceKind::Pack,
+            regexes: Regexes::OnLoad,
         });
         self
     }
@@ -533,6 +600,7 @@ impl AllowlistBuilder {
             text: Cow::Owned(text),
             origin: path.display().to_string(),
             kind: SourceKind::Pack,
+            regexes: Regexes::OnLoad,
         });
         Ok(self)
     }
@@ -544,6 +612,7 @@ impl AllowlistBuilder {
             text: Cow::Owned(text.to_string()),
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
             kind: SourceKind::Allowlist,
+            regexes: Regexes::OnLoad,
         });
         self
     }
@@ -555,6 +624,7 @@ impl AllowlistBuilder {
             text: Cow::Owned(text),
             origin: path.display().to_string(),
             kind: SourceKind::Allowlist,
+            regexes: Regexes::OnLoad,
         });
         Ok(self)
     }
@@ -775,29 +845,37 @@ fn split_command(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 
-fn location(text: &str, origin: &str, offset: usize) -> Location {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or("");
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .map(|l| l.chars().count())
-        .unwrap_or(0)
-        + 1;
-    Location {
-        origin: origin.to_string(),
-        line,
-        column,
+/// Where each line of a text starts, so that turning a byte offset into a line and column
+/// costs a binary search rather than a scan from the top of the file: the default allowlist
+/// locates thousands of rules and examples at every start.
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn new(text: &str) -> LineStarts {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineStarts(starts)
+    }
+
+    /// The 1-based line and column (in characters) of byte `offset` of `text`.
+    fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        // The number of line starts at or before `offset`; there is always one, at 0.
+        let line = self.0.partition_point(|&s| s <= offset);
+        let start = self.0.get(line.wrapping_sub(1)).copied().unwrap_or(0);
+        let column = text.get(start..offset).map_or(0, |l| l.chars().count()) + 1;
+        (line, column)
     }
 }
 
 /// Compiles one source's tables into `list`, in the order the file format documents them.
 fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
-    let cx = Text {
-        text: &source.text,
-        origin: &source.origin,
-    };
+    let cx = Text::new(source);
     let raw: RawConfig = ::toml::from_str(&source.text).map_err(|e| {
         let at = cx.at(e.span().unwrap_or(0..0));
         ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
@@ -864,10 +942,7 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
 
 /// Compiles a deny pack: its header, then its rules with their ids qualified by the pack's.
 fn compile_pack(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
-    let cx = Text {
-        text: &source.text,
-        origin: &source.origin,
-    };
+    let cx = Text::new(source);
     let raw: RawPackFile = ::toml::from_str(&source.text).map_err(|e| {
         let at = cx.at(e.span().unwrap_or(0..0));
         ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
@@ -968,11 +1043,35 @@ fn apply_pack_toggles(list: &mut Allowlist) -> Result<(), ConfigError> {
 struct Text<'a> {
     text: &'a str,
     origin: &'a str,
+    lines: LineStarts,
+    regexes: Regexes,
 }
 
-impl Text<'_> {
+impl<'a> Text<'a> {
+    fn new(source: &'a Source) -> Text<'a> {
+        Text {
+            text: &source.text,
+            origin: &source.origin,
+            lines: LineStarts::new(&source.text),
+            regexes: source.regexes,
+        }
+    }
+
+    /// A rule's regex, compiled when the source says.
+    fn regex(&self, source: &str) -> Result<RuleRegex, regex::Error> {
+        match self.regexes {
+            Regexes::OnLoad => RuleRegex::checked(source),
+            Regexes::OnUse => Ok(RuleRegex::deferred(source)),
+        }
+    }
+
     fn at(&self, span: Range<usize>) -> Location {
-        location(self.text, self.origin, span.start)
+        let (line, column) = self.lines.line_col(self.text, span.start);
+        Location {
+            origin: self.origin.to_string(),
+            line,
+            column,
+        }
     }
 
     fn err(&self, span: Range<usize>, key: &str, message: String) -> ConfigError {
@@ -1112,7 +1211,7 @@ fn compile_entry(
     });
     let options = compile_options(cx, &e, option_sets)?;
     let operand_pattern = match &e.operand_pattern {
-        Some(r) => Some(Regex::new(r).map_err(|x| {
+        Some(r) => Some(cx.regex(r).map_err(|x| {
             cx.err(
                 e.command.span(),
                 "operand_pattern",
@@ -1232,10 +1331,10 @@ fn compile_deny(
         Some(p) => format!("{p}/{}", d.id.get_ref()),
         None => d.id.get_ref().clone(),
     };
-    let regexes = |list: &[String], key: &str| -> Result<Vec<Regex>, ConfigError> {
+    let regexes = |list: &[String], key: &str| -> Result<Vec<RuleRegex>, ConfigError> {
         list.iter()
             .map(|r| {
-                Regex::new(r).map_err(|e| {
+                cx.regex(r).map_err(|e| {
                     cx.err(
                         d.id.span(),
                         key,
@@ -1310,5 +1409,65 @@ impl From<RawStyle> for Style {
             RawStyle::Gnu | RawStyle::BundleNext => Style::Gnu,
             RawStyle::Words => Style::Words,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The embedded sources' regexes are compiled only when a rule is first reached; this is
+    /// where every one of them must compile.
+    #[test]
+    fn every_embedded_regex_compiles() {
+        let list = Allowlist::default();
+        let mut all: Vec<&RuleRegex> = Vec::new();
+        for e in list.entries.values().flatten() {
+            all.extend(&e.operand_pattern);
+        }
+        for d in &list.deny {
+            all.extend(d.any_value.iter().chain(&d.any_operand));
+            all.extend(d.redirect_target.iter().chain(&d.fallback));
+        }
+        assert!(all.len() > 50, "only {} regexes found", all.len());
+        for r in all {
+            assert!(r.regex().is_some(), "`{}` does not compile", r.as_str());
+        }
+    }
+
+    /// A user's regex is compiled when the file loads: a bad one is an error there, not a
+    /// rule that silently never matches.
+    #[test]
+    fn a_bad_regex_in_a_user_file_is_a_load_error() {
+        let e = AllowlistBuilder::new()
+            .add_toml(
+                "[[deny]]\nid = \"x\"\nreason = \"r\"\ncommand = \"x\"\nany_operand = [\"(\"]\n",
+                None,
+            )
+            .compile()
+            .unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (2, Some("any_operand")));
+        assert!(e.message.contains("invalid regex `(`"), "{e}");
+    }
+
+    /// The line index gives the line and column a scan from the top of the text gives.
+    #[test]
+    fn line_starts_locate_offsets_as_a_scan_does() {
+        let text = "ab\n\nçd e\n\nlast";
+        let scan = |offset: usize| {
+            let before = &text[..offset];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            (line, column)
+        };
+        let lines = LineStarts::new(text);
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+            assert_eq!(
+                lines.line_col(text, offset),
+                scan(offset),
+                "offset {offset}"
+            );
+        }
+        assert_eq!(lines.line_col(text, text.len() + 5), scan(text.len()));
     }
 }

@@ -152,6 +152,10 @@ mod check;
 // Wires the stages and draws the verdict.
 mod analyzer;
 
+// Each stage on its own, for the per-stage benches (`benches/stages.rs`); not part of the API.
+#[doc(hidden)]
+pub mod stages;
+
 // Above the core: a second opinion on `ask` verdicts (the core never imports it).
 pub mod assess;
 

@@ -5,7 +5,7 @@
 //! It never reads a command line (see `check/args.rs`); it only says what the program's parser
 //! would accept and which of those spellings the entry permits.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// How many values an option takes, as the program's parser reads them.
@@ -182,14 +182,17 @@ pub(crate) fn compile(
         number: false,
         options_first: false,
     };
+    // A set of every spelling, rather than a search of the table per spelling: the default
+    // allowlist compiles tables of hundreds of options at every start.
+    let mut spellings: HashSet<String> = HashSet::with_capacity(options.len() * 2);
     for spec in options {
         if spec == "-NUM" {
             table.number = true;
             continue;
         }
         let def = compile_one(parser, spec)?;
-        for (k, s) in def.spellings.iter().enumerate() {
-            if table.exact(s).is_some() || def.spellings[..k].contains(s) {
+        for s in &def.spellings {
+            if !spellings.insert(s.clone()) {
                 return Err(SpecError(format!("option `{s}` is listed twice")));
             }
         }
@@ -203,7 +206,7 @@ pub(crate) fn compile(
                     "known option `{k}` must be a long option name such as `--output`"
                 )));
             }
-            if table.exact(k).is_none() {
+            if !spellings.contains(k) {
                 list.push(k.clone());
             }
         }

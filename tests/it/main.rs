@@ -20,6 +20,7 @@ mod interp;
 mod mismatch;
 mod options;
 mod packs;
+mod pathological;
 mod policy;
 mod precision;
 mod properties;

@@ -406,17 +406,28 @@ impl Analyzer {
         let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
         let parsed = parse::parse(cmd, parse_time);
         clock.lap(|t| &mut t.parse);
-        let Some(tree) = parsed else {
-            findings.push(self.list.rate(Finding::new(
-                Code::ParseError,
-                Span::new(0, cmd.len()),
-                "the command could not be parsed within the work budget",
-            )));
-            self.fallback(cmd, &mut findings);
-            return Analyzed {
-                findings,
-                segments: Vec::new(),
-            };
+        let tree = match parsed {
+            Ok(tree) => tree,
+            Err(why) => {
+                let message = match why {
+                    parse::Unparsed::Budget => {
+                        "the command could not be parsed within the work budget"
+                    }
+                    parse::Unparsed::Hazard => {
+                        "a `{` followed by a character past U+00FF crashes the bash grammar's scanner, so the command is not parsed"
+                    }
+                };
+                findings.push(self.list.rate(Finding::new(
+                    Code::ParseError,
+                    Span::new(0, cmd.len()),
+                    message,
+                )));
+                self.fallback(cmd, &mut findings);
+                return Analyzed {
+                    findings,
+                    segments: Vec::new(),
+                };
+            }
         };
         let script = segment::segment(&tree, cmd, budget);
         clock.lap(|t| &mut t.segment);

@@ -36,7 +36,7 @@ pub fn input_checks(analyzer: &Analyzer, cmd: &str) -> bool {
 /// Stage 1: the parse, with the analyser's per-thread parser and its time limit.
 pub fn parse(analyzer: &Analyzer, cmd: &str) -> Option<tree_sitter::Tree> {
     let limits = analyzer.allowlist().limits();
-    parse::parse(cmd, Duration::from_millis(limits.max_parse_ms))
+    parse::parse(cmd, Duration::from_millis(limits.max_parse_ms)).ok()
 }
 
 /// Stage 2: the tree of `cmd` as segments, under a fresh work budget.

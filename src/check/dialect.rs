@@ -181,7 +181,7 @@ pub(crate) fn foreign_syntax(
         Dialect::Posix => (POSIX_KINDS, POSIX_TOKENS),
         Dialect::Zsh => (ZSH_KINDS, ZSH_TOKENS),
     };
-    let Some(tree) = parse::parse(script, parse_budget) else {
+    let Ok(tree) = parse::parse(script, parse_budget) else {
         return Some(format!(
             "the script of `{name}` could not be parsed in time"
         ));

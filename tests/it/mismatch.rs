@@ -246,3 +246,30 @@ fn double_quoted_text_outside_the_strings_children_is_kept() {
         ("echo \"a\nb\"", Allow, None),
     ]);
 }
+
+/// tree-sitter-bash's scanner calls C's `isdigit` on the character after `{` (and after
+/// `{N..M`); past U+00FF that is undefined and crashed the process (SIGSEGV with U+E0001),
+/// which an agent's hook would take as "no objection". Such text is never parsed: it asks,
+/// at the top level and in nested scripts.
+#[test]
+fn text_that_crashes_the_grammars_scanner_asks_and_never_reaches_it() {
+    let analyzer = Analyzer::default();
+    for cmd in [
+        "{\u{e0001}}",
+        "echo {\u{e0001}",
+        "echo {1..\u{e0001}}",
+        "bash -c $'{\\U000E0001}'",
+        "eval $'echo {\\U000E0001}'",
+    ] {
+        let a = analyzer.analyze(cmd);
+        assert_eq!(a.verdict, Ask, "{cmd:?}: {a:?}");
+        assert!(a.findings.iter().any(|f| f.code == Code::ParseError), "{cmd:?}: {a:?}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+        .args(["check", "--no-config", "{\u{e0001}}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // Near misses still parse: a wide character elsewhere, or not right after the digits.
+    assert_eq!(analyzer.analyze("echo '日本' {a,b}").verdict, Allow);
+}

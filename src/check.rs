@@ -259,6 +259,7 @@ impl Ctx<'_> {
             ),
             Event::ExpansionAssignment(name) => {
                 let construct = format!("`{}`", snippet());
+                sensitive::for_list(self, span);
                 return vars::assign(self, None, name, span, vars::Scope::Shell, &construct);
             }
             Event::Limit(what) => (

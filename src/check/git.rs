@@ -71,6 +71,16 @@ impl Place {
         repo::list_names(dir, max)
     }
 
+    /// Walks `root` as a recursive reader would, through `repo` (see `repo/walk.rs`).
+    pub(crate) fn walk(
+        &self,
+        root: &Path,
+        rules: &repo::WalkRules,
+        sensitive: &mut dyn FnMut(&Path, &Path) -> bool,
+    ) -> repo::Walked {
+        repo::walk(root, rules, sensitive)
+    }
+
     fn unknown(&mut self, why: String) {
         self.unknown.get_or_insert(why);
     }

@@ -56,6 +56,11 @@ impl Place {
         self.unknown.is_none().then_some(self.dirs.as_slice())
     }
 
+    /// Why the directory is only known at run time (`` `cd -` ``), once it is.
+    pub(crate) fn lost(&self) -> Option<&str> {
+        self.unknown.as_deref()
+    }
+
     /// `$HOME`, when the caller said.
     pub(crate) fn home(&self) -> Option<&Path> {
         self.workdir.home()

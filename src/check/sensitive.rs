@@ -73,6 +73,117 @@ struct Candidate {
     anywhere: bool,
 }
 
+/// Which file names a walking program opens, by its own name filters (`find -name`, `grep
+/// --include`/`--exclude`): a file whose name fails them is not read. With no filter every
+/// name is opened.
+#[derive(Debug, Clone, Default)]
+struct Names {
+    /// The name matches every one (`find -name A -name B`).
+    all: Vec<Glob>,
+    /// The name matches one of them, when there are any (`grep --include`).
+    any: Vec<Glob>,
+    /// The name matches none (`grep --exclude`).
+    none: Vec<Glob>,
+    /// Compared without regard to case (`find -iname`).
+    fold: bool,
+}
+
+impl Names {
+    fn opens(&self, name: &str) -> bool {
+        let name = if self.fold {
+            name.to_lowercase()
+        } else {
+            name.to_string()
+        };
+        let is = |g: &Glob| intersects(g, &Glob::literal(&name));
+        self.all.iter().all(is)
+            && (self.any.is_empty() || self.any.iter().any(is))
+            && !self.none.iter().any(is)
+    }
+
+    /// A name pattern as fnmatch reads it without `FNM_PERIOD`: `*` matches a leading dot.
+    fn glob(pattern: &str) -> Glob {
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut toks = Vec::with_capacity(chars.len());
+        let mut k = 0;
+        while k < chars.len() {
+            match chars[k] {
+                '*' => toks.push(Tok::Star),
+                '?' => toks.push(Tok::One),
+                '[' => {
+                    if let Some((t, next)) = class(&chars, k) {
+                        toks.push(t);
+                        k = next;
+                        continue;
+                    }
+                    toks.push(Tok::Lit('['));
+                }
+                '\\' if k + 1 < chars.len() => {
+                    k += 1;
+                    toks.push(Tok::Lit(chars[k]));
+                }
+                c => toks.push(Tok::Lit(c)),
+            }
+            k += 1;
+        }
+        Glob {
+            toks,
+            dot_rule: false,
+        }
+    }
+
+    /// `grep --include=GLOB` / `--exclude=GLOB`, from the parsed options.
+    fn of_grep(parsed: &[Arg<'_>]) -> Names {
+        let mut n = Names::default();
+        for a in parsed {
+            if let Arg::Opt {
+                name: o,
+                value: Some(v),
+                ..
+            } = a
+            {
+                if names(o, "--include") {
+                    n.any.push(Names::glob(v));
+                } else if names(o, "--exclude") {
+                    n.none.push(Names::glob(v));
+                }
+            }
+        }
+        n
+    }
+
+    /// `find`'s `-name`/`-iname` tests, when the expression is a plain conjunction (no `-o`,
+    /// `!`, `-not`, `,` or parentheses, which could bring back what a test left out).
+    fn of_find(expression: &[Word]) -> Names {
+        let mut n = Names::default();
+        if expression.iter().any(|w| {
+            matches!(
+                w.text.as_str(),
+                "-o" | "-or" | "!" | "-not" | "," | "(" | ")"
+            )
+        }) {
+            return n;
+        }
+        let iname = expression.iter().any(|w| w.text == "-iname");
+        let name = expression.iter().any(|w| w.text == "-name");
+        if iname && name {
+            // One compares with case, one without: not worth copying.
+            return n;
+        }
+        n.fold = iname;
+        for pair in expression.windows(2) {
+            if matches!(pair[0].text.as_str(), "-name" | "-iname") {
+                let Some(p) = pair[1].static_text() else {
+                    return Names::default();
+                };
+                let p = if iname { p.to_lowercase() } else { p.to_string() };
+                n.all.push(Names::glob(&p));
+            }
+        }
+        n
+    }
+}
+
 /// The checks on an allowlist entry's arguments: sensitive operands, option values and
 /// recursive roots, and the programs' ways of printing the environment.
 pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], parsed: &[Arg<'_>]) {
@@ -147,7 +258,11 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 name: o,
                 value: Some(v),
                 word,
-            } if FILE_OPTIONS.iter().any(|f| names(o, f)) => {
+            // `--exclude` and `--include` are options of their own (a glob), not
+            // abbreviations of `--exclude-from`.
+            } if FILE_OPTIONS.iter().any(|f| names(o, f))
+                && !matches!(o.as_str(), "--exclude" | "--include") =>
+            {
                 read_text(cx, i, rest[*word].span, v, name);
             }
             Arg::Opt { .. } | Arg::Refused { .. } => {}
@@ -156,6 +271,11 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     // `xargs -a FILE` reads FILE whatever it runs; a reader under xargs reads its input's words.
     xargs_feed(cx, i, name, entry.reads_operands);
     if let Some(how) = walk_rules(name, parsed) {
+        let filter = if name == "git grep" || name == "rg" {
+            Names::default()
+        } else {
+            Names::of_grep(parsed)
+        };
         let span = rest.last().map_or(Span::default(), |w| w.span);
         // `git -C DIR grep`: the search starts in DIR, and its paths are relative to it.
         let chdir = if name == "git grep" {
@@ -176,6 +296,8 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         let under = |text: &str| -> Word {
             let text = if chdir.is_empty() || text.starts_with(['/', '~']) {
                 text.to_string()
+            } else if text == "." {
+                chdir.clone()
             } else {
                 format!("{chdir}/{text}")
             };
@@ -193,12 +315,14 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             .and_then(|p| cx.script.segments.get(p))
             .is_some_and(|p| p.joiner == Some(Joiner::Pipe));
         if roots.is_empty() && !(name == "rg" && piped) {
-            search(cx, i, &under("."), name, Some(&how));
+            search(cx, i, &under("."), name, Some((&how, &filter)));
         }
         for w in roots {
             match w.static_text() {
-                Some(t) if !chdir.is_empty() => search(cx, i, &under(t), name, Some(&how)),
-                _ => search(cx, i, w, name, Some(&how)),
+                Some(t) if !chdir.is_empty() => {
+                    search(cx, i, &under(t), name, Some((&how, &filter)));
+                }
+                _ => search(cx, i, w, name, Some((&how, &filter))),
             }
         }
     }
@@ -584,13 +708,14 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
     let base = base(cx);
     let cands = candidates(cx, w, &base);
     if let Some((pattern, shown)) = reached(cx, &cands, false) {
-        cx.push_rule(
-            Code::SensitiveRead,
-            w.span,
-            Some(i),
-            format!("`{program}` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
-            program,
-        );
+        let message = match cx.place.as_deref().and_then(|p| p.lost()) {
+            Some(why) if cands.iter().any(|c| c.anywhere) => format!(
+                "`{program}` reads `{}` after {why}, in a directory known only at run time, which may be a sensitive place (`{pattern}`)",
+                w.text
+            ),
+            _ => format!("`{program}` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
+        };
+        cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
     }
 }
 
@@ -614,7 +739,7 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
     if seg.words.first().map(|w| super::deny::basename(&w.text)) != Some("xargs") {
         return;
     }
-    let mut feed: Vec<(Word, Option<WalkRules>)> = Vec::new();
+    let mut feed: Vec<(Word, Option<(WalkRules, Names)>)> = Vec::new();
     let words = &seg.words;
     for (k, w) in words.iter().enumerate() {
         let t = w.text.as_str();
@@ -675,8 +800,12 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
                 // Tracked files: what the repository holds, not what the directory does.
                 "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
                 _ => match lister(program, args) {
-                    Some((how, roots)) => {
-                        feed.extend(roots.into_iter().map(|w| (w, Some(how))));
+                    Some((how, filter, roots)) => {
+                        feed.extend(
+                            roots
+                                .into_iter()
+                                .map(|w| (w, Some((how, filter.clone())))),
+                        );
                     }
                     None => {
                         let shown = prev.words.first().map_or("", |w| w.text.as_str());
@@ -688,9 +817,13 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
         None if !fed => unseen = Some((seg.span, "its standard input".into())),
         None => {}
     }
+    let feeder = feeder
+        .and_then(|p| p.words.first())
+        .map_or(String::new(), |w| format!("{} | ", w.text));
+    let program = format!("{feeder}xargs {name}");
     for (w, how) in feed {
         match how {
-            Some(how) => search(cx, i, &w, name, Some(&how)),
+            Some((how, filter)) => search(cx, i, &w, &program, Some((&how, &filter))),
             None => read(cx, i, &w, name),
         }
     }
@@ -710,7 +843,7 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
 /// the program after `| xargs` opens, symlinks followed. Options are read loosely, so the
 /// working directory is a root too wherever a word could be an option's value rather than a
 /// path: the walk may only cover more than the program lists.
-fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
+fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Names, Vec<Word>)> {
     let short = |w: &Word, letters: &[char]| {
         let t = w.text.as_str();
         t.starts_with('-') && !t.starts_with("--") && t[1..].contains(letters)
@@ -730,7 +863,7 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
         .cloned()
         .collect();
     let open = |follow: bool| if follow { Links::Follow } else { Links::Open };
-    let (how, mut roots) = match program {
+    let (how, filter, mut roots) = match program {
         "find" => {
             let start = args
                 .iter()
@@ -751,7 +884,8 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
                 gitignore: false,
                 levels,
             };
-            (how, roots)
+            let filter = Names::of_find(&args[start + roots.len()..]);
+            (how, filter, roots)
         }
         "ls" => {
             let how = WalkRules {
@@ -765,7 +899,7 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
             if !roots.is_empty() {
                 roots.push(here(span));
             }
-            (how, roots)
+            (how, Names::default(), roots)
         }
         "fd" | "fdfind" | "tree" | "du" => {
             let unrestricted = any(&|w| short(w, &['u']) || long(w, &["--unrestricted"]));
@@ -787,7 +921,7 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
             };
             let mut roots = plain;
             roots.push(here(span));
-            (how, roots)
+            (how, Names::default(), roots)
         }
         "rg" if any(&|w| long(w, &["--files"])) => {
             let u = args
@@ -808,7 +942,7 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
             };
             let mut roots = plain;
             roots.push(here(span));
-            (how, roots)
+            (how, Names::default(), roots)
         }
         "grep" | "egrep" | "fgrep"
             if any(&|w| short(w, &['l', 'L']) || long(w, &["--files-with-matches"]))
@@ -831,14 +965,14 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Vec<Word>)> {
             if roots.is_empty() {
                 roots.push(here(span));
             }
-            (how, roots)
+            (how, Names::default(), roots)
         }
         _ => return None,
     };
     if roots.is_empty() {
         roots.push(here(span));
     }
-    Some((how, roots))
+    Some((how, filter, roots))
 }
 
 /// The path-like words written inside the `$(…)` / backquote substitutions of `text`:
@@ -878,7 +1012,13 @@ fn read_text(cx: &mut Ctx<'_>, i: usize, span: Span, text: &str, program: &str) 
 /// fixes (a home's `~/.ssh`, `/proc`), and — when the working directory is known and `how`
 /// says how the program walks — when a walk of the tree the program reads reaches a
 /// sensitive file or is too large to finish.
-fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str, how: Option<&WalkRules>) {
+fn search(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    w: &Word,
+    program: &str,
+    how: Option<(&WalkRules, &Names)>,
+) {
     // `grep -r x ~/..` or `../../..`: a root above where it starts can hold the home
     // directory and everything in it.
     if w.text.split('/').any(|p| p == "..") {
@@ -921,10 +1061,10 @@ fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str, how: Option<&Walk
         );
         return;
     }
-    if let Some(how) = how
+    if let Some((how, names)) = how
         && base.dirs.is_some()
     {
-        walk(cx, i, w, program, how, &roots, &base);
+        walk(cx, i, w, program, (how, names), &roots, &base);
     }
 }
 
@@ -935,7 +1075,7 @@ fn walk(
     i: usize,
     w: &Word,
     program: &str,
-    how: &WalkRules,
+    (how, names): (&WalkRules, &Names),
     roots: &[PathBuf],
     base: &Base,
 ) {
@@ -943,7 +1083,7 @@ fn walk(
         return;
     };
     let mut walked: Vec<PathBuf> = Vec::new();
-    let mut found: Option<(Walked, Option<(String, String)>)> = None;
+    let mut found: Option<(Walked, Option<(String, String)>, &Path)> = None;
     for root in roots {
         // A symlinked root and the place it leads are one tree.
         let real = place.physical(root).unwrap_or_else(|| root.clone());
@@ -954,6 +1094,10 @@ fn walk(
         let mut hit = None;
         let cx_ref: &Ctx<'_> = cx;
         let outcome = place.walk(root, how, &mut |path, real| {
+            let name = path.file_name().map(|n| n.to_string_lossy());
+            if !name.is_some_and(|n| names.opens(&n)) {
+                return false;
+            }
             let cands = [
                 literal_candidate(&path.to_string_lossy(), base),
                 literal_candidate(&real.to_string_lossy(), base),
@@ -962,22 +1106,35 @@ fn walk(
             hit.is_some()
         });
         if outcome != Walked::Clean {
-            found = Some((outcome, hit));
+            found = Some((outcome, hit, root));
             break;
         }
     }
+    // The file as the command names it: `./.env` under `.`.
+    let named = |p: &Path, root: &Path| match p.strip_prefix(root) {
+        Ok(rel) => Path::new(&w.text).join(rel).display().to_string(),
+        Err(_) => p.display().to_string(),
+    };
     let message = match found {
-        None | Some((Walked::Clean, _)) => return,
-        Some((Walked::Reached(_), Some((pattern, shown)))) => format!(
-            "`{program}` searches `{}` recursively and reads `{shown}`, which `[sensitive]` lists (`{pattern}`)",
-            w.text
-        ),
-        Some((Walked::Reached(p), None)) => format!(
+        None | Some((Walked::Clean, _, _)) => return,
+        Some((Walked::Reached(p), Some((pattern, shown)), root)) => {
+            let file = named(&p, root);
+            let through = if shown.ends_with(file.trim_start_matches("./")) {
+                String::new()
+            } else {
+                format!(" (`{shown}`)")
+            };
+            format!(
+                "`{program}` searches `{}` recursively and reads `{file}`{through}, which `[sensitive]` lists (`{pattern}`)",
+                w.text
+            )
+        }
+        Some((Walked::Reached(p), None, root)) => format!(
             "`{program}` searches `{}` recursively and reads `{}`, which `[sensitive]` lists",
             w.text,
-            p.display()
+            named(&p, root)
         ),
-        Some((Walked::Stopped(why), _)) => format!(
+        Some((Walked::Stopped(why), _, _)) => format!(
             "`{program}` searches `{}` recursively, and the tree {why}: cmdguard stopped looking before it could tell whether a secret is in it",
             w.text
         ),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Arg, Ctx, names};
 use crate::allowlist::Entry;
-use crate::allowlist::sensitive::{Glob, Tok, Which, class, intersects};
+use crate::allowlist::sensitive::{Glob, Sensitive, Tok, Which, class, intersects};
 use crate::finding::{Code, Span};
 use crate::repo::{Links, WalkRules, Walked};
 use crate::segment::{Joiner, Redirect, RedirectOp, Segment, SegmentKind, Word};
@@ -337,6 +337,55 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         {
             search(cx, i, w, "find -exec", None);
         }
+    }
+}
+
+/// The literal runs of each `[sensitive]` path pattern (`~/.ssh/`, `.pem`): a literal path a
+/// pattern matches holds every run of it, so a walk passes over most files with a few
+/// substring tests and matches globs only for the rest.
+struct Runs(Vec<Vec<String>>);
+
+impl Runs {
+    fn of(table: &Sensitive) -> Runs {
+        Runs(
+            table
+                .paths
+                .iter()
+                .map(|(_, g)| {
+                    let mut runs = vec![String::new()];
+                    for t in &g.toks {
+                        match t {
+                            Tok::Lit(c) => runs.last_mut().into_iter().for_each(|r| r.push(*c)),
+                            Tok::One | Tok::Star | Tok::Any | Tok::Class { .. } => {
+                                runs.push(String::new());
+                            }
+                        }
+                    }
+                    runs.retain(|r| !r.is_empty());
+                    runs
+                })
+                .collect(),
+        )
+    }
+
+    fn may_match(&self, path: &str) -> bool {
+        self.0
+            .iter()
+            .any(|runs| runs.iter().all(|r| path.contains(r.as_str())))
+    }
+}
+
+/// `path` with a leading home written `~`, as the table's patterns write it.
+fn tilde(path: &str, home: Option<&Path>) -> String {
+    let Some(home) = home.map(|h| h.to_string_lossy()) else {
+        return path.to_string();
+    };
+    let home = home.trim_end_matches('/');
+    match path.strip_prefix(home) {
+        Some(rest) if home.len() > 1 && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => path.to_string(),
     }
 }
 
@@ -1093,9 +1142,14 @@ fn walk(
         walked.push(real);
         let mut hit = None;
         let cx_ref: &Ctx<'_> = cx;
+        let runs = Runs::of(&cx.list.sensitive);
         let outcome = place.walk(root, how, &mut |path, real| {
             let name = path.file_name().map(|n| n.to_string_lossy());
             if !name.is_some_and(|n| names.opens(&n)) {
+                return false;
+            }
+            let shown = |p: &Path| tilde(&p.to_string_lossy(), base.home.as_deref());
+            if !runs.may_match(&shown(path)) && (path == real || !runs.may_match(&shown(real))) {
                 return false;
             }
             let cands = [

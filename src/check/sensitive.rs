@@ -48,7 +48,6 @@ const FILE_OPTIONS: &[&str] = &[
     "--slurpfile",
 ];
 
-
 /// find actions that run a program on what find reaches.
 const FIND_EXEC: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
 
@@ -176,7 +175,11 @@ impl Names {
                 let Some(p) = pair[1].static_text() else {
                     return Names::default();
                 };
-                let p = if iname { p.to_lowercase() } else { p.to_string() };
+                let p = if iname {
+                    p.to_lowercase()
+                } else {
+                    p.to_string()
+                };
                 n.all.push(Names::glob(&p));
             }
         }
@@ -258,8 +261,8 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 name: o,
                 value: Some(v),
                 word,
-            // `--exclude` and `--include` are options of their own (a glob), not
-            // abbreviations of `--exclude-from`.
+                // `--exclude` and `--include` are options of their own (a glob), not
+                // abbreviations of `--exclude-from`.
             } if FILE_OPTIONS.iter().any(|f| names(o, f))
                 && !matches!(o.as_str(), "--exclude" | "--include") =>
             {
@@ -400,7 +403,9 @@ fn walk_rules(name: &str, parsed: &[Arg<'_>]) -> Option<WalkRules> {
     let count = |options: &[&str]| {
         parsed
             .iter()
-            .filter(|a| matches!(a, Arg::Opt { name: o, .. } if options.iter().any(|x| names(o, x))))
+            .filter(
+                |a| matches!(a, Arg::Opt { name: o, .. } if options.iter().any(|x| names(o, x))),
+            )
             .count()
     };
     let has = |options: &[&str]| count(options) > 0;
@@ -836,7 +841,10 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
         .filter(|p| p.joiner == Some(Joiner::Pipe));
     match feeder {
         Some(prev) => {
-            let program = prev.words.first().map_or("", |w| super::deny::basename(&w.text));
+            let program = prev
+                .words
+                .first()
+                .map_or("", |w| super::deny::basename(&w.text));
             let args = prev.words.get(1..).unwrap_or(&[]);
             match program {
                 "echo" | "printf" => {
@@ -850,11 +858,7 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
                 "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
                 _ => match lister(program, args) {
                     Some((how, filter, roots)) => {
-                        feed.extend(
-                            roots
-                                .into_iter()
-                                .map(|w| (w, Some((how, filter.clone())))),
-                        );
+                        feed.extend(roots.into_iter().map(|w| (w, Some((how, filter.clone())))));
                     }
                     None => {
                         let shown = prev.words.first().map_or("", |w| w.text.as_str());
@@ -1061,13 +1065,7 @@ fn read_text(cx: &mut Ctx<'_>, i: usize, span: Span, text: &str, program: &str) 
 /// fixes (a home's `~/.ssh`, `/proc`), and — when the working directory is known and `how`
 /// says how the program walks — when a walk of the tree the program reads reaches a
 /// sensitive file or is too large to finish.
-fn search(
-    cx: &mut Ctx<'_>,
-    i: usize,
-    w: &Word,
-    program: &str,
-    how: Option<(&WalkRules, &Names)>,
-) {
+fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str, how: Option<(&WalkRules, &Names)>) {
     // `grep -r x ~/..` or `../../..`: a root above where it starts can hold the home
     // directory and everything in it.
     if w.text.split('/').any(|p| p == "..") {

@@ -289,9 +289,8 @@ fn ignore_file(path: &Path, depth: usize) -> Vec<Ignored> {
 }
 
 fn ignored(list: &[Ignored], name: &str, depth: usize, is_dir: bool) -> bool {
-    list.iter().any(|i| {
-        i.name == name && (!i.dir_only || is_dir) && i.at_depth.is_none_or(|d| d == depth)
-    })
+    list.iter()
+        .any(|i| i.name == name && (!i.dir_only || is_dir) && i.at_depth.is_none_or(|d| d == depth))
 }
 
 #[cfg(test)]
@@ -370,7 +369,10 @@ mod tests {
         };
         assert_eq!(first(&p, ls, "a.rs"), Walked::Clean);
         // The root is followed when it is a symlink.
-        assert!(matches!(first(&p.join("conf"), GREP_R, "id_rsa"), Walked::Reached(_)));
+        assert!(matches!(
+            first(&p.join("conf"), GREP_R, "id_rsa"),
+            Walked::Reached(_)
+        ));
         let _ = fs::remove_dir_all(&root);
     }
 
@@ -392,7 +394,10 @@ mod tests {
         for k in 0..=MAX_ENTRIES {
             fs::write(wide.join(k.to_string()), "").unwrap();
         }
-        assert!(matches!(first(&wide, GREP_R, "nothing"), Walked::Stopped(_)));
+        assert!(matches!(
+            first(&wide, GREP_R, "nothing"),
+            Walked::Stopped(_)
+        ));
         let _ = fs::remove_dir_all(&root);
     }
 }

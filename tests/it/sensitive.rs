@@ -617,7 +617,11 @@ fn relative_reads_after_a_cd_to_an_unknown_directory_ask() {
 fn secret_variables_in_a_for_list_ask() {
     check(&[
         ("for t in \"$GITHUB_TOKEN\"; do echo $t; done", Ask, PRINTS),
-        ("for t in a \"${OPENAI_API_KEY}\"\ndo echo \"$t\"; done", Ask, PRINTS),
+        (
+            "for t in a \"${OPENAI_API_KEY}\"\ndo echo \"$t\"; done",
+            Ask,
+            PRINTS,
+        ),
         ("for t in $(echo x) $NPM_TOKEN; do :; done", Ask, PRINTS),
         ("for t in '$GITHUB_TOKEN'; do echo $t; done", Allow, None),
         ("for t in a b; do echo $t; done", Allow, None),

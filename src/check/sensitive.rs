@@ -817,11 +817,9 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
         return;
     }
     let mut unseen: Option<(Span, String)> = None;
-    let mut fed = !feed.is_empty();
     for r in &seg.redirects {
         match (r.op, &r.target) {
             (RedirectOp::Herestring, Some(t)) => {
-                fed = true;
                 for tok in t.text.split_whitespace() {
                     let mut w = t.clone();
                     w.text = tok.to_string();
@@ -829,7 +827,6 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
                 }
             }
             (RedirectOp::Read, Some(t)) if r.fd.is_none_or(|fd| fd == 0) => {
-                fed = true;
                 unseen = Some((t.span, "a file".into()));
             }
             _ => {}
@@ -867,7 +864,8 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
                 },
             }
         }
-        None if !fed => unseen = Some((seg.span, "its standard input".into())),
+        // Without a pipe the input is the caller's own (an agent's is empty), not names the
+        // command chose.
         None => {}
     }
     let feeder = feeder

@@ -80,7 +80,11 @@ pub(crate) fn walk(
             Walked::Clean
         };
     }
-    let in_repo = rules.gitignore && physical.ancestors().any(|a| a.join(".git").exists());
+    // rg asks whether the root is in a work tree by the path it was given; the walk honours
+    // `.gitignore` only when both that path and the physical one are.
+    let in_repo = rules.gitignore
+        && physical.ancestors().any(|a| a.join(".git").exists())
+        && root.ancestors().any(|a| a.join(".git").exists());
     let mut w = Walker {
         rules,
         sensitive,

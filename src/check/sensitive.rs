@@ -836,37 +836,34 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
         .checked_sub(1)
         .and_then(|p| cx.script.segments.get(p))
         .filter(|p| p.joiner == Some(Joiner::Pipe));
-    match feeder {
-        Some(prev) => {
-            let program = prev
-                .words
-                .first()
-                .map_or("", |w| super::deny::basename(&w.text));
-            let args = prev.words.get(1..).unwrap_or(&[]);
-            match program {
-                "echo" | "printf" => {
-                    feed.extend(
-                        args.iter()
-                            .filter(|w| !w.text.starts_with('-'))
-                            .map(|w| (w.clone(), None)),
-                    );
-                }
-                // Tracked files: what the repository holds, not what the directory does.
-                "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
-                _ => match lister(program, args) {
-                    Some((how, filter, roots)) => {
-                        feed.extend(roots.into_iter().map(|w| (w, Some((how, filter.clone())))));
-                    }
-                    None => {
-                        let shown = prev.words.first().map_or("", |w| w.text.as_str());
-                        unseen = Some((prev.span, format!("the output of `{shown}`")));
-                    }
-                },
+    // Without a pipe the input is the caller's own (an agent's is empty), not names the
+    // command chose.
+    if let Some(prev) = feeder {
+        let program = prev
+            .words
+            .first()
+            .map_or("", |w| super::deny::basename(&w.text));
+        let args = prev.words.get(1..).unwrap_or(&[]);
+        match program {
+            "echo" | "printf" => {
+                feed.extend(
+                    args.iter()
+                        .filter(|w| !w.text.starts_with('-'))
+                        .map(|w| (w.clone(), None)),
+                );
             }
+            // Tracked files: what the repository holds, not what the directory does.
+            "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
+            _ => match lister(program, args) {
+                Some((how, filter, roots)) => {
+                    feed.extend(roots.into_iter().map(|w| (w, Some((how, filter.clone())))));
+                }
+                None => {
+                    let shown = prev.words.first().map_or("", |w| w.text.as_str());
+                    unseen = Some((prev.span, format!("the output of `{shown}`")));
+                }
+            },
         }
-        // Without a pipe the input is the caller's own (an agent's is empty), not names the
-        // command chose.
-        None => {}
     }
     let feeder = feeder
         .and_then(|p| p.words.first())
@@ -1128,7 +1125,9 @@ fn walk(
         return;
     };
     let mut walked: Vec<PathBuf> = Vec::new();
-    let mut found: Option<(Walked, Option<(String, String)>, &Path)> = None;
+    // What stopped the walk, the pattern and shown path when it reached a file, and the root.
+    type Found<'r> = (Walked, Option<(String, String)>, &'r Path);
+    let mut found: Option<Found<'_>> = None;
     for root in roots {
         // A symlinked root and the place it leads are one tree.
         let real = place.physical(root).unwrap_or_else(|| root.clone());

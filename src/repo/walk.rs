@@ -244,7 +244,7 @@ impl Walker<'_> {
         if self.entries > MAX_ENTRIES {
             return Err(Stop::Over(format!("holds more than {MAX_ENTRIES} entries")));
         }
-        if self.entries % 256 == 0 && Instant::now() >= self.deadline {
+        if self.entries.is_multiple_of(256) && Instant::now() >= self.deadline {
             return Err(Stop::Over(format!(
                 "takes longer than {} ms to list",
                 MAX_TIME.as_millis()

@@ -131,7 +131,11 @@ pub(crate) fn check(
         pending_cd: Vec::new(),
         counters: HashMap::new(),
     };
-    for (event, span) in &script.events {
+    // A redirect tree-sitter hangs on a whole list (`cd ~/.aws && cat < credentials`) is read
+    // by a command after the list's `cd`s: it is judged once they are all applied (the set of
+    // directories only grows, so it holds the one the redirect opens in).
+    let compound = |e: &Event| matches!(e, Event::CompoundRedirect(_));
+    for (event, span) in script.events.iter().filter(|(e, _)| !compound(e)) {
         cx.event(event, *span);
     }
     git::prepare(&mut cx);
@@ -144,6 +148,9 @@ pub(crate) fn check(
         cx.segment(i, seg);
     }
     git::after_script(&mut cx);
+    for (event, span) in script.events.iter().filter(|(e, _)| compound(e)) {
+        cx.event(event, *span);
+    }
     deny::structural(&mut cx);
     Checked {
         findings: cx.findings,
@@ -259,6 +266,7 @@ impl Ctx<'_> {
             ),
             Event::ExpansionAssignment(name) => {
                 let construct = format!("`{}`", snippet());
+                sensitive::for_list(self, span);
                 return vars::assign(self, None, name, span, vars::Scope::Shell, &construct);
             }
             Event::Limit(what) => (

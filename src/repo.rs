@@ -17,6 +17,7 @@
 
 mod config;
 mod index;
+mod walk;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -27,6 +28,7 @@ use std::rc::Rc;
 use crate::budget::Budget;
 
 pub(crate) use self::config::Variable;
+pub(crate) use self::walk::{Links, WalkRules, Walked, walk};
 use crate::allowlist::KeyPattern;
 
 /// Where a command will run: the directory, and what of the caller's environment decides where

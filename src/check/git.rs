@@ -56,6 +56,11 @@ impl Place {
         self.unknown.is_none().then_some(self.dirs.as_slice())
     }
 
+    /// Why the directory is only known at run time (`` `cd -` ``), once it is.
+    pub(crate) fn lost(&self) -> Option<&str> {
+        self.unknown.as_deref()
+    }
+
     /// `$HOME`, when the caller said.
     pub(crate) fn home(&self) -> Option<&Path> {
         self.workdir.home()
@@ -69,6 +74,16 @@ impl Place {
     /// The names in `dir` (at most `max`), read through `repo`.
     pub(crate) fn list(&self, dir: &Path, max: usize) -> Option<Vec<String>> {
         repo::list_names(dir, max)
+    }
+
+    /// Walks `root` as a recursive reader would, through `repo` (see `repo/walk.rs`).
+    pub(crate) fn walk(
+        &self,
+        root: &Path,
+        rules: &repo::WalkRules,
+        sensitive: &mut dyn FnMut(&Path, &Path) -> bool,
+    ) -> repo::Walked {
+        repo::walk(root, rules, sensitive)
     }
 
     fn unknown(&mut self, why: String) {

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 use super::{Arg, Ctx, names};
 use crate::allowlist::Entry;
-use crate::allowlist::sensitive::{Glob, Tok, Which, class, intersects};
+use crate::allowlist::sensitive::{Glob, Sensitive, Tok, Which, class, intersects};
 use crate::finding::{Code, Span};
+use crate::repo::{Links, WalkRules, Walked};
 use crate::segment::{Joiner, Redirect, RedirectOp, Segment, SegmentKind, Word};
 
 /// Programs whose first operand is a pattern or a script, not a file, unless an option gives
@@ -47,9 +48,6 @@ const FILE_OPTIONS: &[&str] = &[
     "--slurpfile",
 ];
 
-/// Options of grep and diff that make them descend into directories.
-const RECURSIVE: &[&str] = &["-r", "-R", "--recursive", "--dereference-recursive"];
-
 /// find actions that run a program on what find reaches.
 const FIND_EXEC: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
 
@@ -60,6 +58,8 @@ const PRINTING_BUILTINS: &[&str] = &["export", "declare", "typeset", "readonly",
 struct Base {
     dirs: Option<Vec<PathBuf>>,
     home: Option<PathBuf>,
+    /// A working directory was given, and a `cd` left it for one known only at run time.
+    lost: bool,
 }
 
 /// One place a word can name, as a glob over absolute (`/…`), home (`~/…`) or relative
@@ -67,6 +67,124 @@ struct Base {
 struct Candidate {
     glob: Glob,
     literal: Option<String>,
+    /// A relative path after a `cd` to a directory known only at run time (`cd -`): it may
+    /// lie under any directory, a home's `~/.aws` included.
+    anywhere: bool,
+}
+
+/// Which file names a walking program opens, by its own name filters (`find -name`, `grep
+/// --include`/`--exclude`): a file whose name fails them is not read. With no filter every
+/// name is opened.
+#[derive(Debug, Clone, Default)]
+struct Names {
+    /// The name matches every one (`find -name A -name B`).
+    all: Vec<Glob>,
+    /// The name matches one of them, when there are any (`grep --include`).
+    any: Vec<Glob>,
+    /// The name matches none (`grep --exclude`).
+    none: Vec<Glob>,
+    /// Compared without regard to case (`find -iname`).
+    fold: bool,
+}
+
+impl Names {
+    fn opens(&self, name: &str) -> bool {
+        let name = if self.fold {
+            name.to_lowercase()
+        } else {
+            name.to_string()
+        };
+        let is = |g: &Glob| intersects(g, &Glob::literal(&name));
+        self.all.iter().all(is)
+            && (self.any.is_empty() || self.any.iter().any(is))
+            && !self.none.iter().any(is)
+    }
+
+    /// A name pattern as fnmatch reads it without `FNM_PERIOD`: `*` matches a leading dot.
+    fn glob(pattern: &str) -> Glob {
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut toks = Vec::with_capacity(chars.len());
+        let mut k = 0;
+        while k < chars.len() {
+            match chars[k] {
+                '*' => toks.push(Tok::Star),
+                '?' => toks.push(Tok::One),
+                '[' => {
+                    if let Some((t, next)) = class(&chars, k) {
+                        toks.push(t);
+                        k = next;
+                        continue;
+                    }
+                    toks.push(Tok::Lit('['));
+                }
+                '\\' if k + 1 < chars.len() => {
+                    k += 1;
+                    toks.push(Tok::Lit(chars[k]));
+                }
+                c => toks.push(Tok::Lit(c)),
+            }
+            k += 1;
+        }
+        Glob {
+            toks,
+            dot_rule: false,
+        }
+    }
+
+    /// `grep --include=GLOB` / `--exclude=GLOB`, from the parsed options.
+    fn of_grep(parsed: &[Arg<'_>]) -> Names {
+        let mut n = Names::default();
+        for a in parsed {
+            if let Arg::Opt {
+                name: o,
+                value: Some(v),
+                ..
+            } = a
+            {
+                if names(o, "--include") {
+                    n.any.push(Names::glob(v));
+                } else if names(o, "--exclude") {
+                    n.none.push(Names::glob(v));
+                }
+            }
+        }
+        n
+    }
+
+    /// `find`'s `-name`/`-iname` tests, when the expression is a plain conjunction (no `-o`,
+    /// `!`, `-not`, `,` or parentheses, which could bring back what a test left out).
+    fn of_find(expression: &[Word]) -> Names {
+        let mut n = Names::default();
+        if expression.iter().any(|w| {
+            matches!(
+                w.text.as_str(),
+                "-o" | "-or" | "!" | "-not" | "," | "(" | ")"
+            )
+        }) {
+            return n;
+        }
+        let iname = expression.iter().any(|w| w.text == "-iname");
+        let name = expression.iter().any(|w| w.text == "-name");
+        if iname && name {
+            // One compares with case, one without: not worth copying.
+            return n;
+        }
+        n.fold = iname;
+        for pair in expression.windows(2) {
+            if matches!(pair[0].text.as_str(), "-name" | "-iname") {
+                let Some(p) = pair[1].static_text() else {
+                    return Names::default();
+                };
+                let p = if iname {
+                    p.to_lowercase()
+                } else {
+                    p.to_string()
+                };
+                n.all.push(Names::glob(&p));
+            }
+        }
+        n
+    }
 }
 
 /// The checks on an allowlist entry's arguments: sensitive operands, option values and
@@ -127,7 +245,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                                 expansions: Default::default(),
                                 quoted: false,
                             };
-                            search(cx, i, &t, name);
+                            search(cx, i, &t, name, None);
                         }
                     }
                     if let Some(t) = w.static_text()
@@ -143,7 +261,11 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 name: o,
                 value: Some(v),
                 word,
-            } if FILE_OPTIONS.iter().any(|f| names(o, f)) => {
+                // `--exclude` and `--include` are options of their own (a glob), not
+                // abbreviations of `--exclude-from`.
+            } if FILE_OPTIONS.iter().any(|f| names(o, f))
+                && !matches!(o.as_str(), "--exclude" | "--include") =>
+            {
                 read_text(cx, i, rest[*word].span, v, name);
             }
             Arg::Opt { .. } | Arg::Refused { .. } => {}
@@ -151,26 +273,43 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     }
     // `xargs -a FILE` reads FILE whatever it runs; a reader under xargs reads its input's words.
     xargs_feed(cx, i, name, entry.reads_operands);
-    let recursive = match name {
-        // `rg --files` lists the files it would search, and reads none of them.
-        "rg" => !parsed.iter().any(|a| {
-            matches!(a, Arg::Opt { name: o, .. } if names(o, "--files") || names(o, "--type-list"))
-        }),
-        "grep" | "egrep" | "fgrep" | "diff" => parsed.iter().any(|a| match a {
-            Arg::Opt { name: o, value, .. } => {
-                RECURSIVE.iter().any(|r| names(o, r))
-                    || ((names(o, "-d") || names(o, "--directories")) && *value == Some("recurse"))
+    if let Some(how) = walk_rules(name, parsed) {
+        let filter = if name == "git grep" || name == "rg" {
+            Names::default()
+        } else {
+            Names::of_grep(parsed)
+        };
+        let span = rest.last().map_or(Span::default(), |w| w.span);
+        // `git -C DIR grep`: the search starts in DIR, and its paths are relative to it.
+        let chdir = if name == "git grep" {
+            git_chdir(cx, i)
+        } else {
+            Some(String::new())
+        };
+        let Some(chdir) = chdir else {
+            cx.push_rule(
+                Code::SensitiveRead,
+                span,
+                Some(i),
+                "`git grep` searches a directory `-C` names only at run time".into(),
+                name,
+            );
+            return;
+        };
+        let under = |text: &str| -> Word {
+            let text = if chdir.is_empty() || text.starts_with(['/', '~']) {
+                text.to_string()
+            } else if text == "." {
+                chdir.clone()
+            } else {
+                format!("{chdir}/{text}")
+            };
+            Word {
+                text,
+                span,
+                expansions: Default::default(),
+                quoted: false,
             }
-            _ => false,
-        }),
-        _ => false,
-    };
-    if recursive {
-        let here = Word {
-            text: ".".into(),
-            span: rest.last().map_or(Span::default(), |w| w.span),
-            expansions: Default::default(),
-            quoted: false,
         };
         // With no path, grep -r searches the working directory; rg searches it too unless its
         // input is a pipe, which it then reads instead.
@@ -179,10 +318,15 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             .and_then(|p| cx.script.segments.get(p))
             .is_some_and(|p| p.joiner == Some(Joiner::Pipe));
         if roots.is_empty() && !(name == "rg" && piped) {
-            search(cx, i, &here, name);
+            search(cx, i, &under("."), name, Some((&how, &filter)));
         }
         for w in roots {
-            search(cx, i, w, name);
+            match w.static_text() {
+                Some(t) if !chdir.is_empty() => {
+                    search(cx, i, &under(t), name, Some((&how, &filter)));
+                }
+                _ => search(cx, i, w, name, Some((&how, &filter))),
+            }
         }
     }
     if name == "find" && rest.iter().any(|w| FIND_EXEC.contains(&w.text.as_str())) {
@@ -194,9 +338,147 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             .iter()
             .take_while(|w| !w.text.starts_with(['-', '(', '!', ')']))
         {
-            search(cx, i, w, "find -exec");
+            search(cx, i, w, "find -exec", None);
         }
     }
+}
+
+/// The literal runs of each `[sensitive]` path pattern (`~/.ssh/`, `.pem`): a literal path a
+/// pattern matches holds every run of it, so a walk passes over most files with a few
+/// substring tests and matches globs only for the rest.
+struct Runs(Vec<Vec<String>>);
+
+impl Runs {
+    fn of(table: &Sensitive) -> Runs {
+        Runs(
+            table
+                .paths
+                .iter()
+                .map(|(_, g)| {
+                    let mut runs = vec![String::new()];
+                    for t in &g.toks {
+                        match t {
+                            Tok::Lit(c) => runs.last_mut().into_iter().for_each(|r| r.push(*c)),
+                            Tok::One | Tok::Star | Tok::Any | Tok::Class { .. } => {
+                                runs.push(String::new());
+                            }
+                        }
+                    }
+                    runs.retain(|r| !r.is_empty());
+                    runs
+                })
+                .collect(),
+        )
+    }
+
+    fn may_match(&self, path: &str) -> bool {
+        self.0
+            .iter()
+            .any(|runs| runs.iter().all(|r| path.contains(r.as_str())))
+    }
+}
+
+/// `path` with a leading home written `~`, as the table's patterns write it.
+fn tilde(path: &str, home: Option<&Path>) -> String {
+    let Some(home) = home.map(|h| h.to_string_lossy()) else {
+        return path.to_string();
+    };
+    let home = home.trim_end_matches('/');
+    match path.strip_prefix(home) {
+        Some(rest) if home.len() > 1 && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => path.to_string(),
+    }
+}
+
+/// How `name` walks the roots it searches recursively, as the real program does; `None` when
+/// it does not search recursively here. Verified against GNU grep 3.8, ripgrep 13, git 2.47
+/// and GNU diff 3.8: `grep -r` reads hidden files and skips symlinks below its roots, `-R`
+/// follows them; rg skips hidden and gitignored entries (`--hidden`, `-uu` read the first,
+/// `-u`, `--no-ignore` the second) and follows symlinks only with `-L`; `git grep` reads
+/// untracked files only with `--untracked` (which honours `.gitignore`) or `--no-index` (which
+/// does not), never through symlinks; `diff -r` follows symlinks and reads hidden files.
+fn walk_rules(name: &str, parsed: &[Arg<'_>]) -> Option<WalkRules> {
+    let count = |options: &[&str]| {
+        parsed
+            .iter()
+            .filter(
+                |a| matches!(a, Arg::Opt { name: o, .. } if options.iter().any(|x| names(o, x))),
+            )
+            .count()
+    };
+    let has = |options: &[&str]| count(options) > 0;
+    let links = |follow: bool| if follow { Links::Follow } else { Links::Skip };
+    match name {
+        "grep" | "egrep" | "fgrep" => {
+            let follow = has(&["-R", "--dereference-recursive"]);
+            let recurse = parsed.iter().any(|a| {
+                matches!(a, Arg::Opt { name: o, value, .. }
+                    if (names(o, "-d") || names(o, "--directories")) && *value == Some("recurse"))
+            });
+            (follow || recurse || has(&["-r", "--recursive"])).then_some(WalkRules {
+                hidden: true,
+                links: links(follow),
+                gitignore: false,
+                levels: None,
+            })
+        }
+        "diff" => has(&["-r", "--recursive"]).then_some(WalkRules {
+            hidden: true,
+            links: Links::Follow,
+            gitignore: false,
+            levels: None,
+        }),
+        // `rg --files` lists the files it would search, and reads none of them.
+        "rg" if has(&["--files", "--type-list"]) => None,
+        "rg" => {
+            let unrestricted = count(&["-u", "--unrestricted"]);
+            Some(WalkRules {
+                hidden: unrestricted >= 2 || has(&["--hidden", "-."]),
+                links: links(has(&["-L", "--follow"])),
+                gitignore: unrestricted == 0 && !has(&["--no-ignore", "--no-ignore-vcs"]),
+                levels: None,
+            })
+        }
+        "git grep" => {
+            let untracked = has(&["--untracked"]);
+            (untracked || has(&["--no-index"])).then_some(WalkRules {
+                hidden: true,
+                links: Links::Skip,
+                gitignore: untracked && !has(&["--no-exclude-standard"]),
+                levels: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The directory `git -C A -C B grep` runs in, relative to where it starts (`""` for there);
+/// `None` when a `-C` value is only known at run time.
+fn git_chdir(cx: &Ctx<'_>, i: usize) -> Option<String> {
+    let words = &cx.script.segments.get(i)?.words;
+    let git = words
+        .iter()
+        .position(|w| super::deny::basename(&w.text) == "git")?;
+    let mut dir = String::new();
+    let mut k = git + 1;
+    while let Some(w) = words.get(k) {
+        match w.static_text() {
+            Some("-C") => {
+                let d = words.get(k + 1)?.static_text()?;
+                dir = if d.starts_with(['/', '~']) || dir.is_empty() {
+                    d.to_string()
+                } else {
+                    format!("{dir}/{d}")
+                };
+                k += 2;
+            }
+            Some(t) if t.starts_with('-') => k += 1,
+            _ => break,
+        }
+    }
+    Some(dir)
 }
 
 /// A `<` redirect from a static path: `true` when it was judged here (a sensitive path asks, an
@@ -270,6 +552,72 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
                 Some(i),
                 format!("`${n}` expands a variable whose name looks like a secret (`[sensitive] secret_vars`)"),
             );
+        }
+    }
+}
+
+/// `for t in "$GITHUB_TOKEN"; do echo "$t"; done`: the words of a `for` list reach the body
+/// through the loop variable, so a secret-looking variable there counts as printed. `span` is
+/// the `for NAME` of a `for_statement` event (any other event span is left alone); the list is
+/// the text after it up to the first unquoted `;`, `&` or newline outside a substitution, with
+/// single-quoted parts (which expand nothing) dropped.
+pub(super) fn for_list(cx: &mut Ctx<'_>, span: Span) {
+    let Some(head) = cx.src.get(span.start..span.end) else {
+        return;
+    };
+    if !(head.starts_with("for") || head.starts_with("select")) {
+        return;
+    }
+    let rest = cx.src.get(span.end..).unwrap_or("");
+    let after = rest.trim_start_matches([' ', '\t']);
+    let Some(list) = after
+        .strip_prefix("in")
+        .filter(|l| l.starts_with([' ', '\t', '\n']))
+    else {
+        return;
+    };
+    let start = span.end + (rest.len() - list.len());
+    let mut text = String::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut end = start + list.len();
+    let mut chars = list.char_indices().peekable();
+    while let Some((k, c)) = chars.next() {
+        match (quote, c) {
+            (Some('\''), '\'') => quote = None,
+            (Some('\''), _) => continue,
+            (Some('"'), '"') => quote = None,
+            (None, '\'') if depth == 0 => {
+                quote = Some('\'');
+                continue;
+            }
+            (None, '"') => quote = Some('"'),
+            (_, '\\') => {
+                text.push(c);
+                if let Some((_, n)) = chars.next() {
+                    text.push(n);
+                }
+                continue;
+            }
+            (_, '(') => depth += 1,
+            (_, ')') => depth = depth.saturating_sub(1),
+            (None, ';' | '&' | '\n') if depth == 0 => {
+                end = start + k;
+                break;
+            }
+            _ => {}
+        }
+        text.push(c);
+    }
+    for n in expanded_names(&text) {
+        if cx.list.sensitive.secret_var(&n) {
+            cx.push(
+                Code::PrintsEnvironment,
+                Span::new(start, end),
+                None,
+                format!("`${n}` in a `for` list reaches the loop's body through the loop variable, and its name looks like a secret (`[sensitive] secret_vars`)"),
+            );
+            return;
         }
     }
 }
@@ -414,13 +762,14 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
     let base = base(cx);
     let cands = candidates(cx, w, &base);
     if let Some((pattern, shown)) = reached(cx, &cands, false) {
-        cx.push_rule(
-            Code::SensitiveRead,
-            w.span,
-            Some(i),
-            format!("`{program}` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
-            program,
-        );
+        let message = match cx.place.as_deref().and_then(|p| p.lost()) {
+            Some(why) if cands.iter().any(|c| c.anywhere) => format!(
+                "`{program}` reads `{}` after {why}, in a directory known only at run time, which may be a sensitive place (`{pattern}`)",
+                w.text
+            ),
+            _ => format!("`{program}` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
+        };
+        cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
     }
 }
 
@@ -444,13 +793,13 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
     if seg.words.first().map(|w| super::deny::basename(&w.text)) != Some("xargs") {
         return;
     }
-    let mut feed: Vec<(Word, bool)> = Vec::new();
+    let mut feed: Vec<(Word, Option<(WalkRules, Names)>)> = Vec::new();
     let words = &seg.words;
     for (k, w) in words.iter().enumerate() {
         let t = w.text.as_str();
         if t == "-a" || t == "--arg-file" {
             if let Some(f) = words.get(k + 1) {
-                feed.push((f.clone(), false));
+                feed.push((f.clone(), None));
             }
         } else if let Some(f) = t.strip_prefix("--arg-file=").or_else(|| {
             t.strip_prefix("-a")
@@ -458,7 +807,7 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
         }) {
             let mut named = w.clone();
             named.text = f.to_string();
-            feed.push((named, false));
+            feed.push((named, None));
         }
     }
     if !reader {
@@ -467,62 +816,211 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
         }
         return;
     }
-    let mut unseen = None;
+    let mut unseen: Option<(Span, String)> = None;
     for r in &seg.redirects {
         match (r.op, &r.target) {
             (RedirectOp::Herestring, Some(t)) => {
                 for tok in t.text.split_whitespace() {
                     let mut w = t.clone();
                     w.text = tok.to_string();
-                    feed.push((w, false));
+                    feed.push((w, None));
                 }
             }
             (RedirectOp::Read, Some(t)) if r.fd.is_none_or(|fd| fd == 0) => {
-                unseen = Some(t.span);
+                unseen = Some((t.span, "a file".into()));
             }
             _ => {}
         }
     }
-    if let Some(prev) = i
+    let feeder = i
         .checked_sub(1)
         .and_then(|p| cx.script.segments.get(p))
-        .filter(|p| p.joiner == Some(Joiner::Pipe))
-    {
-        let program = prev.words.first().map(|w| super::deny::basename(&w.text));
-        let operands = prev.words.iter().skip(1);
+        .filter(|p| p.joiner == Some(Joiner::Pipe));
+    // Without a pipe the input is the caller's own (an agent's is empty), not names the
+    // command chose.
+    if let Some(prev) = feeder {
+        let program = prev
+            .words
+            .first()
+            .map_or("", |w| super::deny::basename(&w.text));
+        let args = prev.words.get(1..).unwrap_or(&[]);
         match program {
-            Some("echo" | "printf") => {
+            "echo" | "printf" => {
                 feed.extend(
-                    operands
+                    args.iter()
                         .filter(|w| !w.text.starts_with('-'))
-                        .map(|w| (w.clone(), false)),
+                        .map(|w| (w.clone(), None)),
                 );
             }
-            Some("find" | "ls" | "fd" | "tree" | "du") => feed.extend(
-                operands
-                    .take_while(|w| !w.text.starts_with(['(', '!']) || w.text.len() > 1)
-                    .filter(|w| !w.text.starts_with('-'))
-                    .map(|w| (w.clone(), true)),
-            ),
-            _ => {}
+            // Tracked files: what the repository holds, not what the directory does.
+            "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
+            _ => match lister(program, args) {
+                Some((how, filter, roots)) => {
+                    feed.extend(roots.into_iter().map(|w| (w, Some((how, filter.clone())))));
+                }
+                None => {
+                    let shown = prev.words.first().map_or("", |w| w.text.as_str());
+                    unseen = Some((prev.span, format!("the output of `{shown}`")));
+                }
+            },
         }
     }
-    for (w, recursive) in feed {
-        if recursive {
-            search(cx, i, &w, name);
-        } else {
-            read(cx, i, &w, name);
+    let feeder = feeder
+        .and_then(|p| p.words.first())
+        .map_or(String::new(), |w| format!("{} | ", w.text));
+    let program = format!("{feeder}xargs {name}");
+    for (w, how) in feed {
+        match how {
+            Some((how, filter)) => search(cx, i, &w, &program, Some((&how, &filter))),
+            None => read(cx, i, &w, name),
         }
     }
-    if let Some(span) = unseen {
+    if let Some((span, from)) = unseen {
         cx.push_rule(
             Code::SensitiveRead,
             span,
             Some(i),
-            format!("`xargs {name}` reads the files named in a file cmdguard cannot see"),
+            format!("`xargs {name}` reads the files named in {from}, which cmdguard cannot see"),
             name,
         );
     }
+}
+
+/// A program whose output is names of files, with how it finds them and where it starts:
+/// `find`, `ls`, `fd`, `tree`, `du`, `rg --files`, `grep -r -l`. The names it prints are what
+/// the program after `| xargs` opens, symlinks followed. Options are read loosely, so the
+/// working directory is a root too wherever a word could be an option's value rather than a
+/// path: the walk may only cover more than the program lists.
+fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Names, Vec<Word>)> {
+    let short = |w: &Word, letters: &[char]| {
+        let t = w.text.as_str();
+        t.starts_with('-') && !t.starts_with("--") && t[1..].contains(letters)
+    };
+    let long = |w: &Word, names: &[&str]| names.contains(&w.text.as_str());
+    let any = |f: &dyn Fn(&Word) -> bool| args.iter().any(f);
+    let here = |span: Span| Word {
+        text: ".".into(),
+        span,
+        expansions: Default::default(),
+        quoted: false,
+    };
+    let span = args.first().map_or(Span::default(), |w| w.span);
+    let plain: Vec<Word> = args
+        .iter()
+        .filter(|w| !w.text.starts_with('-'))
+        .cloned()
+        .collect();
+    let open = |follow: bool| if follow { Links::Follow } else { Links::Open };
+    let (how, filter, mut roots) = match program {
+        "find" => {
+            let start = args
+                .iter()
+                .take_while(|w| matches!(w.text.as_str(), "-H" | "-L" | "-P"))
+                .count();
+            let roots: Vec<Word> = args[start..]
+                .iter()
+                .take_while(|w| !w.text.starts_with(['-', '(', '!']))
+                .cloned()
+                .collect();
+            let levels = args
+                .windows(2)
+                .find(|p| p[0].text == "-maxdepth")
+                .and_then(|p| p[1].text.parse::<usize>().ok());
+            let how = WalkRules {
+                hidden: true,
+                links: open(args[..start].iter().any(|w| w.text == "-L")),
+                gitignore: false,
+                levels,
+            };
+            let filter = Names::of_find(&args[start + roots.len()..]);
+            (how, filter, roots)
+        }
+        "ls" => {
+            let how = WalkRules {
+                hidden: any(&|w| short(w, &['a', 'A', 'f']) || long(w, &["--all", "--almost-all"])),
+                links: Links::Open,
+                gitignore: false,
+                levels: (!any(&|w| short(w, &['R']) || long(w, &["--recursive"]))).then_some(1),
+            };
+            // `ls DIR` prints bare names, which the reader opens in the working directory.
+            let mut roots = plain;
+            if !roots.is_empty() {
+                roots.push(here(span));
+            }
+            (how, Names::default(), roots)
+        }
+        "fd" | "fdfind" | "tree" | "du" => {
+            let unrestricted = any(&|w| short(w, &['u']) || long(w, &["--unrestricted"]));
+            let how = WalkRules {
+                hidden: program == "du"
+                    || unrestricted
+                    || any(&|w| long(w, &["--hidden"]))
+                    || (program == "tree" && any(&|w| short(w, &['a'])))
+                    || (program != "tree" && any(&|w| short(w, &['H']))),
+                links: open(
+                    any(&|w| long(w, &["--follow"]))
+                        || (program == "tree" && any(&|w| short(w, &['l'])))
+                        || (program != "tree" && any(&|w| short(w, &['L']))),
+                ),
+                gitignore: program.starts_with("fd")
+                    && !unrestricted
+                    && !any(&|w| short(w, &['I']) || long(w, &["--no-ignore"])),
+                levels: None,
+            };
+            let mut roots = plain;
+            roots.push(here(span));
+            (how, Names::default(), roots)
+        }
+        "rg" if any(&|w| long(w, &["--files"])) => {
+            let u = args
+                .iter()
+                .filter(|w| short(w, &['u']))
+                .map(|w| w.text.matches('u').count())
+                .sum::<usize>()
+                + args.iter().filter(|w| long(w, &["--unrestricted"])).count();
+            let how = WalkRules {
+                hidden: u >= 2 || any(&|w| long(w, &["--hidden"]) || short(w, &['.'])),
+                links: if any(&|w| short(w, &['L']) || long(w, &["--follow"])) {
+                    Links::Follow
+                } else {
+                    Links::Skip
+                },
+                gitignore: u == 0 && !any(&|w| long(w, &["--no-ignore", "--no-ignore-vcs"])),
+                levels: None,
+            };
+            let mut roots = plain;
+            roots.push(here(span));
+            (how, Names::default(), roots)
+        }
+        "grep" | "egrep" | "fgrep"
+            if any(&|w| short(w, &['l', 'L']) || long(w, &["--files-with-matches"]))
+                && any(&|w| short(w, &['r', 'R']) || long(w, &["--recursive"])) =>
+        {
+            let how = WalkRules {
+                hidden: true,
+                links: if any(&|w| short(w, &['R'])) {
+                    Links::Follow
+                } else {
+                    Links::Skip
+                },
+                gitignore: false,
+                levels: None,
+            };
+            // The first plain word is the pattern unless `-e` gave one; with no path left,
+            // grep searches the working directory.
+            let given = any(&|w| short(w, &['e', 'f']) || w.text.starts_with("--regexp"));
+            let mut roots: Vec<Word> = plain.into_iter().skip(usize::from(!given)).collect();
+            if roots.is_empty() {
+                roots.push(here(span));
+            }
+            (how, Names::default(), roots)
+        }
+        _ => return None,
+    };
+    if roots.is_empty() {
+        roots.push(here(span));
+    }
+    Some((how, filter, roots))
 }
 
 /// The path-like words written inside the `$(…)` / backquote substitutions of `text`:
@@ -558,8 +1056,11 @@ fn read_text(cx: &mut Ctx<'_>, i: usize, span: Span, text: &str, program: &str) 
     read(cx, i, &w, program);
 }
 
-/// The root of a recursive search: it asks when the search can reach a sensitive place.
-fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+/// The root of a recursive search: it asks when the search can reach a place the table
+/// fixes (a home's `~/.ssh`, `/proc`), and — when the working directory is known and `how`
+/// says how the program walks — when a walk of the tree the program reads reaches a
+/// sensitive file or is too large to finish.
+fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str, how: Option<(&WalkRules, &Names)>) {
     // `grep -r x ~/..` or `../../..`: a root above where it starts can hold the home
     // directory and everything in it.
     if w.text.split('/').any(|p| p == "..") {
@@ -577,6 +1078,11 @@ fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
     }
     let base = base(cx);
     let mut cands = candidates(cx, w, &base);
+    let roots: Vec<PathBuf> = cands
+        .iter()
+        .filter_map(|c| c.literal.as_deref().and_then(|l| absolute(l, &base)))
+        .map(PathBuf::from)
+        .collect();
     let direct = reached(cx, &cands, false);
     for c in &mut cands {
         if c.glob.toks.last() != Some(&Tok::Lit('/')) {
@@ -595,7 +1101,94 @@ fn search(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
             ),
             program,
         );
+        return;
     }
+    if let Some((how, names)) = how
+        && base.dirs.is_some()
+    {
+        walk(cx, i, w, program, (how, names), &roots, &base);
+    }
+}
+
+/// Walks each root as the program would and asks at the first sensitive file it reaches, or
+/// when the walk stops before it has seen the whole tree.
+fn walk(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    w: &Word,
+    program: &str,
+    (how, names): (&WalkRules, &Names),
+    roots: &[PathBuf],
+    base: &Base,
+) {
+    let Some(place) = cx.place.as_deref() else {
+        return;
+    };
+    let mut walked: Vec<PathBuf> = Vec::new();
+    // What stopped the walk, the pattern and shown path when it reached a file, and the root.
+    type Found<'r> = (Walked, Option<(String, String)>, &'r Path);
+    let mut found: Option<Found<'_>> = None;
+    for root in roots {
+        // A symlinked root and the place it leads are one tree.
+        let real = place.physical(root).unwrap_or_else(|| root.clone());
+        if walked.contains(&real) {
+            continue;
+        }
+        walked.push(real);
+        let mut hit = None;
+        let cx_ref: &Ctx<'_> = cx;
+        let runs = Runs::of(&cx.list.sensitive);
+        let outcome = place.walk(root, how, &mut |path, real| {
+            let name = path.file_name().map(|n| n.to_string_lossy());
+            if !name.is_some_and(|n| names.opens(&n)) {
+                return false;
+            }
+            let shown = |p: &Path| tilde(&p.to_string_lossy(), base.home.as_deref());
+            if !runs.may_match(&shown(path)) && (path == real || !runs.may_match(&shown(real))) {
+                return false;
+            }
+            let cands = [
+                literal_candidate(&path.to_string_lossy(), base),
+                literal_candidate(&real.to_string_lossy(), base),
+            ];
+            hit = reached(cx_ref, &cands, false);
+            hit.is_some()
+        });
+        if outcome != Walked::Clean {
+            found = Some((outcome, hit, root));
+            break;
+        }
+    }
+    // The file as the command names it: `./.env` under `.`.
+    let named = |p: &Path, root: &Path| match p.strip_prefix(root) {
+        Ok(rel) => Path::new(&w.text).join(rel).display().to_string(),
+        Err(_) => p.display().to_string(),
+    };
+    let message = match found {
+        None | Some((Walked::Clean, _, _)) => return,
+        Some((Walked::Reached(p), Some((pattern, shown)), root)) => {
+            let file = named(&p, root);
+            let through = if shown.ends_with(file.trim_start_matches("./")) {
+                String::new()
+            } else {
+                format!(" (`{shown}`)")
+            };
+            format!(
+                "`{program}` searches `{}` recursively and reads `{file}`{through}, which `[sensitive]` lists (`{pattern}`)",
+                w.text
+            )
+        }
+        Some((Walked::Reached(p), None, root)) => format!(
+            "`{program}` searches `{}` recursively and reads `{}`, which `[sensitive]` lists",
+            w.text,
+            named(&p, root)
+        ),
+        Some((Walked::Stopped(why), _, _)) => format!(
+            "`{program}` searches `{}` recursively, and the tree {why}: cmdguard stopped looking before it could tell whether a secret is in it",
+            w.text
+        ),
+    };
+    cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
 }
 
 fn base(cx: &Ctx<'_>) -> Base {
@@ -603,10 +1196,12 @@ fn base(cx: &Ctx<'_>) -> Base {
         Some(p) => Base {
             dirs: p.dirs().map(<[PathBuf]>::to_vec),
             home: p.home().map(Path::to_path_buf),
+            lost: p.dirs().is_none(),
         },
         None => Base {
             dirs: None,
             home: None,
+            lost: false,
         },
     }
 }
@@ -620,7 +1215,9 @@ fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(St
         Which::All
     };
     cands.iter().find_map(|c| {
-        let hit = if c.glob.toks.first() == Some(&Tok::Any) {
+        let hit = if c.anywhere {
+            sensitive.reaches(&c.glob, Which::All)
+        } else if c.glob.toks.first() == Some(&Tok::Any) {
             // A path under a run-time value (`"$(git rev-parse --show-toplevel)/README.md"`):
             // where it lies is unknown, so only its own name is judged (`$dir/.env` asks), or
             // every such path would ask because some home's `~/.ssh/**` could hold it.
@@ -690,7 +1287,7 @@ fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
     let mut out = Vec::new();
     let dot_rule = w.expansions.glob;
     let (root, comps) = components(&toks);
-    let mut push = |mut toks: Vec<Tok>| {
+    let mut push = |mut toks: Vec<Tok>, anywhere: bool| {
         if let Some(home) = &base.home {
             toks = home_to_tilde(toks, home);
         }
@@ -704,15 +1301,16 @@ fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
         out.push(Candidate {
             glob: Glob { toks, dot_rule },
             literal,
+            anywhere,
         });
     };
     match root {
-        Root::Abs => push(join(&['/'], &comps)),
-        Root::Home => push(join(&['~'], &comps)),
+        Root::Abs => push(join(&['/'], &comps), false),
+        Root::Home => push(join(&['~'], &comps), false),
         Root::Unknown => {
             let mut t = vec![Tok::Any];
             t.extend(join(&['/'], &comps));
-            push(t);
+            push(t, false);
         }
         Root::Relative(up) => match &base.dirs {
             Some(dirs) => {
@@ -723,13 +1321,20 @@ fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
                     }
                     let prefix: Vec<char> =
                         d.to_string_lossy().trim_end_matches('/').chars().collect();
-                    push(join(&prefix, &comps));
+                    push(join(&prefix, &comps), false);
                 }
+            }
+            // After `cd -` (or `cd ~-`) the directory is the inherited `$OLDPWD`, which may be
+            // `~/.aws`: the path may lie under any directory.
+            None if base.lost => {
+                let mut t = vec![Tok::Any];
+                t.extend(join(&['/'], &comps));
+                push(t, true);
             }
             // With no working directory, a relative path is taken to be in the project, even
             // after `..`: only patterns at any depth (`.env`, `*.pem`) can match it. The CLI
             // always has one.
-            None => push(join(&['.'], &comps)),
+            None => push(join(&['.'], &comps), false),
         },
     }
     let Some(place) = cx.place.as_deref() else {
@@ -793,6 +1398,7 @@ fn literal_candidate(path: &str, base: &Base) -> Candidate {
             dot_rule: false,
         },
         literal,
+        anywhere: false,
     }
 }
 
@@ -823,6 +1429,7 @@ fn expand(place: &super::Place, c: Candidate, base: &Base) -> Vec<Candidate> {
                 dot_rule: true,
             },
             literal: None,
+            anywhere: false,
         };
         return vec![c, under];
     };
@@ -849,6 +1456,7 @@ fn expand(place: &super::Place, c: Candidate, base: &Base) -> Vec<Candidate> {
         out.push(Candidate {
             glob: Glob::literal(&written),
             literal: Some(written),
+            anywhere: false,
         });
     }
     out

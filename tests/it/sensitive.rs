@@ -463,3 +463,170 @@ fn globs_with_wildcards_in_directory_parts_ask_when_they_can_reach_a_secret() {
         ],
     );
 }
+
+/// A project laid out as the session-4 red team's: a hidden `.env`, a symlink to a key file,
+/// symlinks to `~/.ssh` and `~/.aws`, and a clean `src/`.
+#[cfg(unix)]
+fn red_team_tree() -> Scratch {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    s.write("home/.aws/credentials", "x");
+    s.write("home/.ssh/id_rsa", "x");
+    s.write("home/proj/.env", "TOKEN=x");
+    s.write("home/proj/src/main.rs", "x");
+    s.write("home/proj/notes.txt", "x");
+    std::fs::create_dir_all(s.path().join("empty")).unwrap();
+    let proj = s.path().join("home/proj");
+    symlink(
+        s.path().join("home/.aws/credentials"),
+        proj.join("link-aws"),
+    )
+    .unwrap();
+    symlink(s.path().join("home/.ssh"), proj.join("conf")).unwrap();
+    symlink(s.path().join("home/.aws"), proj.join("awsconf")).unwrap();
+    s
+}
+
+/// Recursive searches walk the tree the real program reads, with its own skips (verified with
+/// GNU grep 3.8, ripgrep 13, git 2.47 and GNU diff 3.8 on this layout): `grep -r` reads
+/// hidden files and skips symlinks below its root, `-R` follows them; rg skips hidden files
+/// and symlinks unless told; `git grep` reads untracked files only with `--no-index` or
+/// `--untracked`; `diff -r` follows symlinks.
+#[cfg(unix)]
+#[test]
+fn recursive_searches_walk_the_tree_the_program_reads() {
+    let s = red_team_tree();
+    let empty = s.path().join("empty");
+    let diff_all = format!("diff -r -N . {}", empty.display());
+    let diff_src = format!("diff -r src {}", empty.display());
+    check_in(
+        &s,
+        &[
+            ("grep -rn TOKEN .", Ask, READ),
+            ("grep -rn TOKEN", Ask, READ),
+            ("grep -R x .", Ask, READ),
+            ("grep -Rn x . --exclude=.env", Ask, READ),
+            ("rg --hidden TOKEN", Ask, READ),
+            ("rg -uu TOKEN", Ask, READ),
+            ("rg -L x .", Ask, READ),
+            ("git grep --no-index TOKEN", Ask, READ),
+            ("git grep --untracked TOKEN", Ask, READ),
+            ("git -C ~/.aws grep --no-index -e .", Ask, READ),
+            ("git -C awsconf grep --no-index -e .", Ask, READ),
+            ("cd ~/.ssh && git grep --no-index -e .", Ask, READ),
+            (&diff_all, Ask, READ),
+            // Near misses: what the program skips, or a tree with no secret.
+            ("grep -rn TOKEN src/", Allow, None),
+            ("grep -rn x . --exclude=.env", Allow, None),
+            ("grep -rn x . --include='*.rs'", Allow, None),
+            ("rg TOKEN", Allow, None),
+            ("rg -u TOKEN", Allow, None),
+            ("rg --hidden TOKEN src", Allow, None),
+            ("git grep TOKEN", Allow, None),
+            ("git grep --no-index TOKEN -- src", Allow, None),
+            (&diff_src, Allow, None),
+        ],
+    );
+}
+
+/// rg and `git grep --untracked` skip what a `.gitignore` names inside a work tree;
+/// `grep -r`, `rg --no-ignore` and `git grep --no-index` do not.
+#[cfg(unix)]
+#[test]
+fn gitignored_directories_are_skipped_by_the_programs_that_skip_them() {
+    let s = Scratch::new();
+    s.repo("home/proj", "");
+    s.write("home/proj/.gitignore", "/build/\n");
+    s.write("home/proj/build/gen.key", "x");
+    s.write("home/proj/src/lib.rs", "x");
+    check_in(
+        &s,
+        &[
+            ("rg x", Allow, None),
+            ("git grep --untracked x", Allow, None),
+            ("rg --no-ignore x", Ask, READ),
+            ("rg -u x", Ask, READ),
+            ("grep -r x .", Ask, READ),
+            ("git grep --no-index x", Ask, READ),
+        ],
+    );
+}
+
+/// A reader under `xargs` opens the names its input holds: a lister before the pipe is walked
+/// as it lists (symlinks it names are opened by the reader), any other producer is output
+/// nobody saw.
+#[cfg(unix)]
+#[test]
+fn xargs_readers_open_what_the_lister_lists() {
+    let s = red_team_tree();
+    check_in(
+        &s,
+        &[
+            ("ls | xargs cat", Ask, READ),
+            ("find . | xargs cat", Ask, READ),
+            ("find . -type f | xargs grep -l x", Ask, READ),
+            ("xargs -a link-aws echo", Ask, READ),
+            ("sort notes.txt | xargs cat", Ask, READ),
+            ("find src -name '*.rs' | xargs cat", Allow, None),
+            ("find . -name '*.rs' | xargs wc -l", Allow, None),
+            ("echo notes.txt | xargs cat", Allow, None),
+            ("xargs -a notes.txt echo", Allow, None),
+        ],
+    );
+}
+
+/// Without a working directory only what the pipe shows is judged; output nobody saw asks.
+#[test]
+fn xargs_readers_fed_unseen_output_ask() {
+    check(&[
+        ("sort list.txt | xargs cat", Ask, READ),
+        ("git diff | xargs wc -l", Ask, READ),
+        ("ps aux | xargs grep -l TODO", Ask, READ),
+        // Without a pipe the input is the caller's, not names the command chose.
+        ("xargs cat", Allow, None),
+        ("echo a.txt b.txt | xargs cat", Allow, None),
+        ("sort list.txt | xargs echo", Allow, None),
+        ("xargs echo", Allow, None),
+    ]);
+}
+
+/// After `cd -` (or `cd ~-`) the directory is the inherited `$OLDPWD`, known only at run time:
+/// a relative read may be of `~/.aws/credentials`. A redirect tree-sitter hangs on the whole
+/// list is judged after the list's `cd`.
+#[cfg(unix)]
+#[test]
+fn relative_reads_after_a_cd_to_an_unknown_directory_ask() {
+    let s = red_team_tree();
+    check_in(
+        &s,
+        &[
+            ("cd - && cat credentials", Ask, READ),
+            ("cd ~- && cat credentials", Ask, READ),
+            ("cd - && cat < credentials", Ask, READ),
+            ("cd - && grep -r x .", Ask, READ),
+            ("cd ~/.aws && cat < credentials", Ask, READ),
+            ("cd - && ls", Allow, None),
+            ("cd - && cat /etc/hostname", Allow, None),
+            ("cd src && cat main.rs", Allow, None),
+            ("cd src && wc -l < main.rs", Allow, None),
+        ],
+    );
+}
+
+/// The words of a `for` list reach the body through the loop variable.
+#[test]
+fn secret_variables_in_a_for_list_ask() {
+    check(&[
+        ("for t in \"$GITHUB_TOKEN\"; do echo $t; done", Ask, PRINTS),
+        (
+            "for t in a \"${OPENAI_API_KEY}\"\ndo echo \"$t\"; done",
+            Ask,
+            PRINTS,
+        ),
+        ("for t in $(echo x) $NPM_TOKEN; do :; done", Ask, PRINTS),
+        ("for t in '$GITHUB_TOKEN'; do echo $t; done", Allow, None),
+        ("for t in a b; do echo $t; done", Allow, None),
+        ("for f in *.rs; do wc -l \"$f\"; done", Allow, None),
+        ("for t in $HOME; do echo $t; done", Allow, None),
+    ]);
+}

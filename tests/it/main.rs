@@ -13,6 +13,7 @@ mod cli;
 mod config;
 mod dialects;
 mod differential;
+mod fast;
 mod git_config;
 mod interp;
 mod mismatch;

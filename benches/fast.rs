@@ -22,8 +22,11 @@ use tree_sitter::Parser;
 const AGENT_CORPUS: &str = include_str!("data/agent-commands.txt");
 const ROUNDS: usize = 15;
 
+/// Whether a command belongs to a class.
+type IsClass = fn(&str) -> bool;
+
 /// The input classes of issue 15, decided from the text (first match wins).
-const CLASSES: &[(&str, fn(&str) -> bool)] = &[
+const CLASSES: &[(&str, IsClass)] = &[
     ("heredoc", |c| c.contains("<<")),
     ("nested shell", |c| {
         ["sh -c", "bash -c", "eval "].iter().any(|p| c.contains(p))
@@ -84,6 +87,21 @@ fn main() {
         eprintln!("tree-sitter-bash did not load");
         return;
     };
+
+    // For instruction counts on a loaded machine: one pass of one path over the corpus, e.g.
+    // `FAST_BENCH_ONLY=fast valgrind --tool=callgrind target/release/deps/fast-* --bench`,
+    // minus the same with `FAST_BENCH_ONLY=none` (start-up).
+    if let Ok(only) = std::env::var("FAST_BENCH_ONLY") {
+        for cmd in &corpus {
+            match only.as_str() {
+                "parse" => drop(black_box(parser.parse(black_box(cmd), None))),
+                "full" => drop(black_box(full.analyze(black_box(cmd)))),
+                "fast" => drop(black_box(fast.analyze(black_box(cmd)))),
+                _ => {}
+            }
+        }
+        return;
+    }
 
     let mut rows = Vec::with_capacity(corpus.len());
     for cmd in &corpus {

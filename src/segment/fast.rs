@@ -88,28 +88,20 @@ pub(crate) fn segment(src: &str, budget: &Budget) -> Option<Script> {
 }
 
 /// Whether `c` may stand unquoted in a word here. Each is literal to bash and to the grammar
-/// wherever it stands in a word (`*` and `?` are globs, marked as the walker marks them);
-/// every other byte either ends the word (blanks, `|`, `&`, `;`, `<`, `>`) or is not ours.
+/// wherever it stands in a word (`*` is a glob, marked as the walker marks it); every other
+/// byte either ends the word (blanks, `|`, `&`, `;`, `<`, `>`) or is not ours. Not `%`, `@`,
+/// `?` or `#`: after a name (`te%x`, `a@b`, `a?b`) tree-sitter-bash's scanner may cut the
+/// name off as a `variable_name` (scanner.c, `VARIABLE_NAME`), and the fuzzer found it does.
 fn bare(c: u8) -> bool {
     c.is_ascii_alphanumeric()
         || matches!(
             c,
-            b'_' | b'-'
-                | b'.'
-                | b'/'
-                | b':'
-                | b','
-                | b'+'
-                | b'='
-                | b'@'
-                | b'%'
-                | b'^'
-                | b'*'
-                | b'?'
+            b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'=' | b'^' | b'*'
         )
 }
 
-/// Whether `c` may stand in a command word here: a program name or path, spelt plainly.
+/// Whether `c` may stand in a command word here: a program name or path, spelt plainly (not
+/// starting with `-`, checked in `command`).
 fn command_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/')
 }
@@ -220,7 +212,13 @@ impl<'a> Lexer<'a> {
             // (keywords, assignments, `a+=`, `a[0]=`, numbers, names after an assignment: `1%`,
             // `1@a` and `A=1 1%x` come apart there): only a plain program name or path is ours.
             let spelt = self.b.get(word.span.start..word.span.end)?;
-            if words.is_empty() && !spelt.iter().copied().all(command_byte) {
+            if words.is_empty()
+                && (!spelt.iter().copied().all(command_byte) || spelt.first() == Some(&b'-'))
+            {
+                return None;
+            }
+            // `a+=x` and `a+:x` after a name are assignment spellings to the scanner.
+            if spelt.windows(2).any(|w| w == b"+=" || w == b"+:") {
                 return None;
             }
             words.push(word);

@@ -117,7 +117,7 @@ const SHAPES: &[(&str, bool)] = &[
     ("grep -rn 'a|b' src &> out.txt", true),
     ("wc -l < data.txt >> out", true),
     ("echo 'héllo wörld' \"ünï\"", true),
-    ("ls *.rs src/?.c", true),
+    ("ls *.rs src/*.c", true),
     ("echo \"$a[0]\" \"$b-c\" $_", true),
     ("awk '{print $1}' f", true),
     ("ls\tsrc", true),
@@ -166,6 +166,11 @@ const SHAPES: &[(&str, bool)] = &[
     ("a=b 1%", false), // a name, then `%`, after an assignment
     ("1?A", false),    // a command word starting with a digit comes apart
     ("1@a", false),
+    ("git x - && - te%sts/e.md", false), // found by the fuzzer: `te` becomes a variable name
+    ("date +%Y", false),
+    ("ls a?b", false),
+    ("- x", false),
+    ("ls a+=b", false),
     ("wc -l 0< f", false),   // the word `0`, then `<` (bash: descriptor 0)
     ("ls | cat > f", false), // a redirection on a later stage hangs on the whole pipeline
     ("ls && cat 2>&1 | head", false),

@@ -217,8 +217,10 @@ impl<'a> Lexer<'a> {
             {
                 return None;
             }
-            // `a+=x` and `a+:x` after a name are assignment spellings to the scanner.
-            if spelt.windows(2).any(|w| w == b"+=" || w == b"+:") {
+            // `a+=x` and `a+:x` after a name are assignment spellings to the scanner; a lone
+            // `-` before a redirection is read differently (found by the fuzzer:
+            // `ls - 2>&1`), so a lone `-` is not ours anywhere.
+            if spelt.windows(2).any(|w| w == b"+=" || w == b"+:") || spelt == b"-" {
                 return None;
             }
             words.push(word);

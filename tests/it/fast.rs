@@ -170,6 +170,8 @@ const SHAPES: &[(&str, bool)] = &[
     ("date +%Y", false),
     ("ls a?b", false),
     ("- x", false),
+    ("ls - 2>&1 | i", false), // found by the fuzzer
+    ("cat -", false),
     ("ls a+=b", false),
     ("wc -l 0< f", false),   // the word `0`, then `<` (bash: descriptor 0)
     ("ls | cat > f", false), // a redirection on a later stage hangs on the whole pipeline

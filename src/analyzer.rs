@@ -29,6 +29,17 @@ use crate::segment::{self, Segment};
 #[derive(Debug, Clone)]
 pub struct Analyzer {
     list: Allowlist,
+    segmenter: Segmenter,
+}
+
+/// How the analyser turns text into segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Segmenter {
+    /// The fast segmenter (`segment/fast.rs`) where it accepts the text, the parser elsewhere.
+    FastThenFull,
+    /// Always the parser and the tree walker: the reference the fast segmenter is tested
+    /// against.
+    FullOnly,
 }
 
 /// The result of analysing one command: the library result, the CLI's JSON, and the value
@@ -131,9 +142,7 @@ impl Serialize for AnalyzedSegment {
 impl Default for Analyzer {
     /// An analyser over the embedded default allowlist.
     fn default() -> Self {
-        Analyzer {
-            list: Allowlist::default(),
-        }
+        Analyzer::new(Allowlist::default())
     }
 }
 
@@ -152,9 +161,7 @@ impl AllowlistBuilder {
     /// assert_eq!((e.line, e.column, e.key.as_deref()), (3, 14, Some("ls")));
     /// ```
     pub fn build(&self) -> Result<Allowlist, ConfigError> {
-        let analyzer = Analyzer {
-            list: self.compile()?,
-        };
+        let analyzer = Analyzer::new(self.compile()?);
         analyzer.verify_examples()?;
         Ok(analyzer.list)
     }
@@ -174,7 +181,28 @@ impl Analyzer {
     /// # Ok::<(), cmdguard::ConfigError>(())
     /// ```
     pub fn new(list: Allowlist) -> Analyzer {
-        Analyzer { list }
+        Analyzer {
+            list,
+            segmenter: Segmenter::FastThenFull,
+        }
+    }
+
+    /// This analyser without the fast segmenter: every command, nested scripts included, goes
+    /// through the parser. Its analyses are the reference the fast path must equal; for the
+    /// differential tests and the fuzz target, not for callers.
+    #[doc(hidden)]
+    pub fn without_fast_path(self) -> Analyzer {
+        Analyzer {
+            segmenter: Segmenter::FullOnly,
+            ..self
+        }
+    }
+
+    /// Whether the fast segmenter takes `cmd` itself (at the top level), for the differential
+    /// tests and the benches.
+    #[doc(hidden)]
+    pub fn fast_path_accepts(&self, cmd: &str) -> bool {
+        segment::fast::segment(cmd, &self.budget()).is_some()
     }
 
     /// The allowlist in use.
@@ -403,34 +431,49 @@ impl Analyzer {
                 segments: Vec::new(),
             };
         }
-        let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
-        let parsed = parse::parse(cmd, parse_time);
-        clock.lap(|t| &mut t.parse);
-        let tree = match parsed {
-            Ok(tree) => tree,
-            Err(why) => {
-                let message = match why {
-                    parse::Unparsed::Budget => {
-                        "the command could not be parsed within the work budget"
-                    }
-                    parse::Unparsed::Hazard => {
-                        "a `{` followed by a character past U+00FF crashes the bash grammar's scanner, so the command is not parsed"
+        // The common shape needs no parser: the fast segmenter proves the command lies in a
+        // grammar subset and yields the walker's very segments, or declines.
+        let fast = match self.segmenter {
+            Segmenter::FastThenFull => segment::fast::segment(cmd, budget),
+            Segmenter::FullOnly => None,
+        };
+        let script = match fast {
+            Some(script) => {
+                clock.lap(|t| &mut t.segment);
+                script
+            }
+            None => {
+                let parse_time = Duration::from_millis(limits.max_parse_ms).min(budget.time_left());
+                let parsed = parse::parse(cmd, parse_time);
+                clock.lap(|t| &mut t.parse);
+                let tree = match parsed {
+                    Ok(tree) => tree,
+                    Err(why) => {
+                        let message = match why {
+                            parse::Unparsed::Budget => {
+                                "the command could not be parsed within the work budget"
+                            }
+                            parse::Unparsed::Hazard => {
+                                "a `{` followed by a character past U+00FF crashes the bash grammar's scanner, so the command is not parsed"
+                            }
+                        };
+                        findings.push(self.list.rate(Finding::new(
+                            Code::ParseError,
+                            Span::new(0, cmd.len()),
+                            message,
+                        )));
+                        self.fallback(cmd, &mut findings);
+                        return Analyzed {
+                            findings,
+                            segments: Vec::new(),
+                        };
                     }
                 };
-                findings.push(self.list.rate(Finding::new(
-                    Code::ParseError,
-                    Span::new(0, cmd.len()),
-                    message,
-                )));
-                self.fallback(cmd, &mut findings);
-                return Analyzed {
-                    findings,
-                    segments: Vec::new(),
-                };
+                let script = segment::segment(&tree, cmd, budget);
+                clock.lap(|t| &mut t.segment);
+                script
             }
         };
-        let script = segment::segment(&tree, cmd, budget);
-        clock.lap(|t| &mut t.segment);
         let Checked {
             findings: checked,
             matched,

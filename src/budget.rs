@@ -112,6 +112,11 @@ impl Budget {
             || self.stop("the command and its nested scripts have more commands than the limit")
     }
 
+    /// Segments that may still be taken (the fast segmenter checks before it takes any).
+    pub(crate) fn segments_left(&self) -> usize {
+        self.limits.max_segments.saturating_sub(self.segments.get())
+    }
+
     /// Takes `n` bytes read from a repository; false (and spent) when over the limit.
     pub(crate) fn take_repo_bytes(&self, n: u64) -> bool {
         let total = self.repo_bytes.get().saturating_add(n);

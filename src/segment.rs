@@ -12,6 +12,7 @@
 //! holds the types, the walk's state and the entry point.
 
 mod expand;
+pub(crate) mod fast;
 mod kind;
 mod mismatch;
 mod redirect;
@@ -221,7 +222,7 @@ pub enum Event {
 }
 
 /// The output of segmenting one command.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Script {
     /// Simple commands in source order.
     pub segments: Vec<Segment>,

@@ -104,9 +104,15 @@ fn allowed_commands_run_only_allowlisted_programs_and_write_nothing() {
     }
 
     let observed = to_run.len() * Mode::BOTH.len();
+    // The allows of the fast segmenter (issue 15) must be among those bash is asked about.
+    let fast = allowed
+        .iter()
+        .filter(|c| std::str::from_utf8(&c.cmd).is_ok_and(|t| analyzer.fast_path_accepts(t)))
+        .count();
+    assert!(fast > 0, "no allowed command went through the fast path");
     sandbox::notice(&format!(
-        "differential: {} commands, {} allowed, {} labelled; {observed} sandbox runs in {:.1} s \
-         ({:.0} runs/s)",
+        "differential: {} commands, {} allowed ({fast} through the fast path), {} labelled; \
+         {observed} sandbox runs in {:.1} s ({:.0} runs/s)",
         cases.len(),
         allowed.len(),
         labelled.len(),

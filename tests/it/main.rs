@@ -14,6 +14,7 @@ mod config;
 mod dialects;
 mod differential;
 mod explain;
+mod fast;
 mod git_config;
 mod hooks;
 mod interp;

@@ -1,0 +1,471 @@
+//! segment/fast: stage 2 without the parser — a hand-written lexer for the common shape of a
+//! command (plain and quoted words, `$NAME`, prefix assignments, `|`, `&&`, `||`, `;` and
+//! trailing file redirections) that turns it straight into the [`Script`] the tree walker
+//! would have produced.
+//!
+//! It never guesses. It accepts a command only when every byte lies inside a small grammar
+//! subset whose reading by bash, by tree-sitter-bash and by the walker is the same and
+//! trivially so: no newline, backslash, backquote, `#`, `!`, brace, bracket, parenthesis,
+//! tilde or keyword, no `${…}`, `$'…'`, `$"…"`, heredoc or background job. On anything else it
+//! answers `None` ("not mine") and the full path runs. It never decides safety: `check` judges
+//! the segments exactly as it judges the walker's. The differential tests
+//! (`tests/it/fast.rs`, `fuzz/fuzz_targets/fast_vs_full.rs`) hold it to the full path.
+
+use super::word::{Expansions, WordBuf};
+use super::{Assignment, Joiner, Redirect, RedirectOp, Script, Segment, SegmentKind, Word};
+use crate::budget::Budget;
+use crate::finding::Span;
+
+/// The most segments one command may have here. tree-sitter-bash nests `a && b && c` to the
+/// left, one level per operator, and the walker stops descending at a fixed depth: long lists
+/// are left to the full path, which reports that limit.
+const MAX_SEGMENTS: usize = 32;
+
+/// Words that are reserved words, declaration builtins or the `time` keyword to bash or to
+/// tree-sitter-bash in some position. Bare, they are never ours, wherever they stand: the
+/// grammar reads them contextually, and the walker gives several of them node kinds of
+/// their own (`declaration_command`, `unset_command`, `time` stripping).
+const KEYWORDS: &[&str] = &[
+    "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do",
+    "done", "in", "function", "time", "coproc", "declare", "typeset", "export", "readonly",
+    "local", "unset", "unsetenv",
+];
+
+/// Segments `src` when it lies inside the fast path's grammar subset; `None` otherwise, and
+/// then nothing has been spent from `budget`. The result equals what
+/// `segment(&parse(src), src, budget)` would return.
+pub(crate) fn segment(src: &str, budget: &Budget) -> Option<Script> {
+    let mut lexer = Lexer {
+        b: src.as_bytes(),
+        src,
+        i: 0,
+    };
+    // Newlines, carriage returns and other control bytes have readings of their own (lists,
+    // mismatches, input findings): none is ours, not even inside quotes.
+    if src.bytes().any(|c| (c < 0x20 && c != b'\t') || c == 0x7f) {
+        return None;
+    }
+    let mut segments: Vec<Segment> = Vec::new();
+    lexer.blanks();
+    if lexer.at_end() {
+        return None;
+    }
+    loop {
+        if segments.len() == MAX_SEGMENTS {
+            return None;
+        }
+        let after = segments.last().and_then(|s| s.joiner);
+        segments.push(lexer.command(after)?);
+        lexer.blanks();
+        if lexer.at_end() {
+            break;
+        }
+        let joiner = lexer.operator()?;
+        if let Some(last) = segments.last_mut() {
+            last.joiner = Some(joiner);
+        }
+        lexer.blanks();
+        if lexer.at_end() {
+            // Only `;` may end a command line; `ls |` waits for more input.
+            if joiner == Joiner::Semicolon {
+                break;
+            }
+            return None;
+        }
+    }
+    // The walker takes one segment per command from the budget and turns a refusal into a
+    // limit event: leave that to it.
+    if budget.spent().is_some() || budget.segments_left() < segments.len() {
+        return None;
+    }
+    for _ in &segments {
+        budget.take_segment();
+    }
+    Some(Script {
+        segments,
+        events: Vec::new(),
+    })
+}
+
+/// Whether `c` may stand unquoted in a word here. Each is literal to bash and to the grammar
+/// wherever it stands in a word (`*` is a glob, marked as the walker marks it); every other
+/// byte either ends the word (blanks, `|`, `&`, `;`, `<`, `>`) or is not ours. Not `%`, `@`,
+/// `?` or `#`: after a name (`te%x`, `a@b`, `a?b`) tree-sitter-bash's scanner may cut the
+/// name off as a `variable_name` (scanner.c, `VARIABLE_NAME`), and the fuzzer found it does.
+fn bare(c: u8) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'_' | b'-' | b'.' | b'/' | b':' | b',' | b'+' | b'=' | b'^' | b'*'
+        )
+}
+
+/// Whether `c` may stand in a command word here: a program name or path, spelt plainly (not
+/// starting with `-`, checked in `command`).
+fn command_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/')
+}
+
+fn name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn name_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+struct Lexer<'a> {
+    b: &'a [u8],
+    src: &'a str,
+    i: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn at_end(&self) -> bool {
+        self.i >= self.b.len()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn peek_at(&self, k: usize) -> Option<u8> {
+        self.b.get(self.i + k).copied()
+    }
+
+    fn blanks(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.i += 1;
+        }
+    }
+
+    /// True when the next byte ends a word or a redirection: a blank, the end, or the start of
+    /// a list operator we accept. Anything else right after a word (`a>b`, `a&`, `a(`) is not
+    /// ours.
+    fn at_boundary(&self) -> bool {
+        match self.peek() {
+            None | Some(b' ' | b'\t' | b';' | b'|') => true,
+            Some(b'&') => self.peek_at(1) == Some(b'&'),
+            Some(_) => false,
+        }
+    }
+
+    fn at_operator(&self) -> bool {
+        matches!(self.peek(), None | Some(b';' | b'|' | b'&'))
+    }
+
+    /// `|`, `||`, `&&` or `;`. `|&`, `&`, `;;` and the like are not ours.
+    fn operator(&mut self) -> Option<Joiner> {
+        let (joiner, len) = match (self.peek()?, self.peek_at(1)) {
+            (b'|', Some(b'|')) => (Joiner::Or, 2),
+            (b'|', Some(b'&')) => return None,
+            (b'|', _) => (Joiner::Pipe, 1),
+            (b'&', Some(b'&')) => (Joiner::And, 2),
+            (b';', Some(b';' | b'&')) => return None,
+            (b';', _) => (Joiner::Semicolon, 1),
+            _ => return None,
+        };
+        self.i += len;
+        Some(joiner)
+    }
+
+    /// One simple command: prefix assignments, words, then redirections (a word after a
+    /// redirection is not ours). `after` is the operator before it.
+    ///
+    /// Redirections are ours only on the first command of a statement (the first of the line
+    /// or one after `;`): on a later stage of a pipeline or a later command of an `&&`/`||`
+    /// list, tree-sitter-bash hangs them on the whole pipeline or list, which the walker
+    /// reports as a compound redirection rather than as the segment's own.
+    fn command(&mut self, after: Option<Joiner>) -> Option<Segment> {
+        let start = self.i;
+        let mut end = start;
+        let mut words: Vec<Word> = Vec::new();
+        let mut assignments: Vec<Assignment> = Vec::new();
+        let mut redirects: Vec<Redirect> = Vec::new();
+        loop {
+            self.blanks();
+            if self.at_operator() && !self.at_redirect() {
+                break;
+            }
+            if self.at_redirect() {
+                redirects.push(self.redirect()?);
+                end = self.i;
+                continue;
+            }
+            if !redirects.is_empty() {
+                return None;
+            }
+            if words.is_empty()
+                && let Some(a) = self.assignment()?
+            {
+                assignments.push(a);
+                end = self.i;
+                continue;
+            }
+            let word = self.word()?;
+            if self.keyword_like(word.span) {
+                return None;
+            }
+            // A command word with an unquoted `=` is an assignment spelling we do not take
+            // (`a+=1`, `a[0]=1`) or one bash reads differently from its look.
+            // The command word is where tree-sitter-bash's lexer tries the most readings
+            // (keywords, assignments, `a+=`, `a[0]=`, numbers, names after an assignment: `1%`,
+            // `1@a` and `A=1 1%x` come apart there): only a plain program name or path is ours.
+            let spelt = self.b.get(word.span.start..word.span.end)?;
+            if words.is_empty()
+                && (!spelt.iter().copied().all(command_byte) || spelt.first() == Some(&b'-'))
+            {
+                return None;
+            }
+            // `a+=x` and `a+:x` after a name are assignment spellings to the scanner; a lone
+            // `-` before a redirection is read differently (found by the fuzzer:
+            // `ls - 2>&1`), so a lone `-` is not ours anywhere.
+            if spelt.windows(2).any(|w| w == b"+=" || w == b"+:") || spelt == b"-" {
+                return None;
+            }
+            words.push(word);
+            end = self.i;
+        }
+        if start == end {
+            return None; // an empty command: `;;`, `| x`
+        }
+        if !redirects.is_empty() && !matches!(after, None | Some(Joiner::Semicolon)) {
+            return None;
+        }
+        let kind = if words.is_empty() {
+            // Redirections with no command become a segment of their own kind in the walker,
+            // with a different span rule: not ours.
+            if !redirects.is_empty() {
+                return None;
+            }
+            SegmentKind::Assignments
+        } else {
+            SegmentKind::Command
+        };
+        Some(Segment {
+            kind,
+            span: Span::new(start, end),
+            words,
+            assignments,
+            redirects,
+            joiner: None,
+            nesting: Vec::new(),
+        })
+    }
+
+    /// True when the word at `span` starts with a keyword: the word itself (`done`) or the
+    /// keyword followed by any byte that is not a name byte (`if@`, `time.sh`, `in'x'`), which
+    /// tree-sitter-bash may lex as the keyword and a rest.
+    fn keyword_like(&self, span: Span) -> bool {
+        let text = self.b.get(span.start..span.end).unwrap_or(&[]);
+        let head = text.iter().take_while(|c| name_char(**c)).count();
+        KEYWORDS
+            .iter()
+            .any(|k| text.get(..head) == Some(k.as_bytes()))
+    }
+
+    /// `NAME=value` at the current position, `Ok(None)` when the word there is not one.
+    /// Returned as `Option<Option<_>>`: the outer `None` is "not ours".
+    fn assignment(&mut self) -> Option<Option<Assignment>> {
+        let b = self.b;
+        let start = self.i;
+        if !b.get(start).copied().is_some_and(name_start) {
+            return Some(None);
+        }
+        let mut k = start + 1;
+        while b.get(k).copied().is_some_and(name_char) {
+            k += 1;
+        }
+        if b.get(k) != Some(&b'=') {
+            return Some(None);
+        }
+        let name = self.src.get(start..k)?.to_string();
+        self.i = k + 1;
+        let value = if matches!(self.peek(), None | Some(b' ' | b'\t')) {
+            // `A= cmd`: an empty value, placed where the assignment ends. (`A=|x` is not ours:
+            // tree-sitter-bash takes `x` for the value.)
+            Word {
+                text: String::new(),
+                span: Span::new(self.i, self.i),
+                expansions: Expansions::NONE,
+                quoted: false,
+            }
+        } else {
+            self.word()?
+        };
+        Some(Some(Assignment {
+            name,
+            value,
+            subscript: false,
+            span: Span::new(start, self.i),
+        }))
+    }
+
+    /// True when a redirection starts here: `<`, `>`, `&>`, or one digit right before `<`/`>`.
+    /// A `0` there is not ours: tree-sitter-bash reads `0<` as the word `0` and a `<` (bash
+    /// reads descriptor 0), so the words would differ.
+    fn at_redirect(&self) -> bool {
+        match self.peek() {
+            Some(b'<' | b'>') => true,
+            Some(b'&') => self.peek_at(1) == Some(b'>'),
+            Some(c) if c.is_ascii_digit() => matches!(self.peek_at(1), Some(b'<' | b'>')),
+            _ => false,
+        }
+    }
+
+    /// `[n]>`, `[n]>>`, `[n]<`, `&>`, `&>>` with a word target, `[n]>&m` and `[n]<&m` with a
+    /// number. Heredocs, here-strings, `<>`, `>|`, `>&-` and process substitutions are not ours.
+    fn redirect(&mut self) -> Option<Redirect> {
+        let start = self.i;
+        let mut fd = None;
+        if let Some(c) = self.peek().filter(u8::is_ascii_digit) {
+            if c == b'0' {
+                return None;
+            }
+            fd = Some(u32::from(c - b'0'));
+            self.i += 1;
+        }
+        let (op, len) = match (self.peek()?, self.peek_at(1), self.peek_at(2)) {
+            (b'&', Some(b'>'), Some(b'>')) if fd.is_none() => (RedirectOp::AppendBoth, 3),
+            (b'&', Some(b'>'), _) if fd.is_none() => (RedirectOp::WriteBoth, 2),
+            (b'>', Some(b'>'), _) => (RedirectOp::Append, 2),
+            (b'>', Some(b'&'), _) => (RedirectOp::DupWrite, 2),
+            (b'>', Some(b'|' | b'('), _) => return None,
+            (b'>', _, _) => (RedirectOp::Write, 1),
+            (b'<', Some(b'&'), _) => (RedirectOp::DupRead, 2),
+            (b'<', Some(b'<' | b'>' | b'('), _) => return None,
+            (b'<', _, _) => (RedirectOp::Read, 1),
+            _ => return None,
+        };
+        self.i += len;
+        if matches!(op, RedirectOp::DupWrite | RedirectOp::DupRead) {
+            // Only a descriptor number, written right after the operator.
+            let t = self.i;
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.i += 1;
+            }
+            if self.i == t || self.i - t > 1 || !self.at_boundary() {
+                return None;
+            }
+            let target = Word {
+                text: self.src.get(t..self.i)?.to_string(),
+                span: Span::new(t, self.i),
+                expansions: Expansions::NONE,
+                quoted: false,
+            };
+            return Some(Redirect {
+                fd,
+                op,
+                target: Some(target),
+                quoted_heredoc: false,
+                span: Span::new(start, self.i),
+            });
+        }
+        self.blanks();
+        if self.at_operator() || self.at_redirect() {
+            return None;
+        }
+        let target = self.word()?;
+        Some(Redirect {
+            fd,
+            op,
+            target: Some(target),
+            quoted_heredoc: false,
+            span: Span::new(start, self.i),
+        })
+    }
+
+    /// One word: bare runs, `'…'`, `"…"` holding text and `$NAME`, and `$NAME`, side by side.
+    fn word(&mut self) -> Option<Word> {
+        let b = self.b;
+        let start = self.i;
+        let mut buf = WordBuf::default();
+        // tree-sitter-bash splits `"…"$NAME` into two words (bash reads one): the walker
+        // reports that shape, so it is not ours.
+        let mut after_dquote = false;
+        loop {
+            let this_dquote = self.peek() == Some(b'"');
+            if after_dquote && self.peek() == Some(b'$') {
+                return None;
+            }
+            after_dquote = this_dquote;
+            match self.peek() {
+                Some(c) if bare(c) => {
+                    let run = self.i;
+                    while self.peek().is_some_and(bare) {
+                        self.i += 1;
+                    }
+                    buf.push_bare(self.src.get(run..self.i)?);
+                }
+                Some(b'\'') => {
+                    let open = self.i + 1;
+                    let close = open + b.get(open..)?.iter().position(|c| *c == b'\'')?;
+                    buf.push_quoted(self.src.get(open..close)?);
+                    self.i = close + 1;
+                }
+                Some(b'"') => {
+                    self.double_quoted(&mut buf)?;
+                }
+                Some(b'$') => {
+                    let raw = self.parameter()?;
+                    buf.push_expansion(raw, Expansions::PARAMETER);
+                }
+                _ => break,
+            }
+        }
+        if self.i == start || !self.at_boundary() {
+            return None;
+        }
+        // An unquoted `{` would be brace expansion; a quoted one next to unquoted text makes
+        // the walker run its brace expander (and spend budget on it) for nothing. Neither is
+        // ours. (A bare `{` never gets here: it is not a bare byte.)
+        if buf.text.contains('{') && !buf.quoted_mask.iter().all(|q| *q) {
+            return None;
+        }
+        Some(buf.finish(Span::new(start, self.i)))
+    }
+
+    /// `"…"` whose content is text without `\`, `` ` `` and `$`, except `$NAME`. An empty
+    /// string still marks the word as quoted, as the walker does.
+    fn double_quoted(&mut self, buf: &mut WordBuf) -> Option<()> {
+        self.i += 1;
+        buf.push_quoted("");
+        loop {
+            let run = self.i;
+            while let Some(c) = self.peek() {
+                if matches!(c, b'"' | b'\\' | b'`' | b'$') || c < 0x20 || c == 0x7f {
+                    break;
+                }
+                self.i += 1;
+            }
+            if self.i > run {
+                buf.push_quoted(self.src.get(run..self.i)?);
+            }
+            match self.peek()? {
+                b'"' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                b'$' => {
+                    let raw = self.parameter()?;
+                    buf.push_expansion(raw, Expansions::PARAMETER);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// `$NAME` at the current position: its source text. `$1`, `$@`, `${…}`, `$(…)` and the
+    /// rest are not ours.
+    fn parameter(&mut self) -> Option<&'a str> {
+        let start = self.i;
+        if !self.peek_at(1).is_some_and(name_start) {
+            return None;
+        }
+        self.i += 2;
+        while self.peek().is_some_and(name_char) {
+            self.i += 1;
+        }
+        self.src.get(start..self.i)
+    }
+}

@@ -97,6 +97,7 @@ pub struct AgentHandle {
     user: Option<Arc<dyn UserChannel>>,
     compacted: Option<Arc<dyn CompactedResults>>,
     search: Option<Arc<dyn SearchBackend>>,
+    depth: usize,
 }
 
 /// What a tool receives about its call, through a parameter of type `ToolCallContext<C>` (such a
@@ -259,6 +260,7 @@ impl AgentHandle {
             user: None,
             compacted: None,
             search: None,
+            depth: 0,
         }
     }
 
@@ -278,6 +280,13 @@ impl AgentHandle {
     pub fn with_workspace(mut self, workspace: Workspace) -> Self {
         self.workspace = Some(workspace);
         self
+    }
+
+    /// How deep among sub-agents this agent runs: 0 for the runtime's own agent, 1 for a
+    /// sub-agent it started through `agent_run`, and so on (at most
+    /// [`MAX_SUBAGENT_DEPTH`](crate::tool::MAX_SUBAGENT_DEPTH)).
+    pub fn depth(&self) -> usize {
+        self.depth
     }
 
     /// The agent's workspace, when it has one.
@@ -338,6 +347,7 @@ impl fmt::Debug for AgentHandle {
             .field("user", &self.user.is_some())
             .field("compacted", &self.compacted.is_some())
             .field("search", &self.search.is_some())
+            .field("depth", &self.depth)
             .finish()
     }
 }
@@ -367,6 +377,18 @@ impl<C> ToolCallContext<C> {
             tool_name: Arc::from(tool_name),
             value,
             progress_enabled,
+        }
+    }
+
+    /// The same call one sub-agent level deeper: what a sub-agent provider receives.
+    pub(crate) fn deeper(&self) -> Self {
+        let mut agent = self.agent.clone();
+        agent.depth += 1;
+        ToolCallContext {
+            agent,
+            tool_name: self.tool_name.clone(),
+            value: self.value.clone(),
+            progress_enabled: self.progress_enabled,
         }
     }
 

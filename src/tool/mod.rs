@@ -238,8 +238,8 @@ pub use images::{
 };
 pub use schema::Param;
 pub use subagent::{
-    AGENT_RUN, AGENT_RUN_PARALLEL, MAX_PARALLEL_SUBAGENTS, ProviderGetter, SubagentProvider,
-    SubagentTask,
+    AGENT_RUN, AGENT_RUN_PARALLEL, MAX_PARALLEL_SUBAGENTS, MAX_SUBAGENT_DEPTH, ProviderGetter,
+    SubagentProvider, SubagentTask,
 };
 pub use toolbox::{SearchHit, TOOL_SEARCH, ToolBox};
 pub use validate::Arguments;

@@ -20,13 +20,19 @@ pub const AGENT_RUN: &str = "agent_run";
 pub const AGENT_RUN_PARALLEL: &str = "agent_run_parallel";
 /// How many sub-agents `agent_run_parallel` runs at once; the others wait for a free place.
 pub const MAX_PARALLEL_SUBAGENTS: usize = 4;
+/// How deep sub-agents may nest: an agent at this [depth](crate::tool::AgentHandle::depth) is
+/// refused `agent_run` and `agent_run_parallel`.
+pub const MAX_SUBAGENT_DEPTH: usize = 3;
 
 /// Runs sub-agents for the `agent_run` tools. The runtime implements it; closures
 /// `Fn(SubagentTask, ToolCallContext<C>) -> impl Future<Output = Result<Value, CallError>>`
 /// implement it already.
 ///
-/// The context is the calling tool's: its value `C` is the one the caller passed to
-/// [`ToolBox::call_tool`](crate::tool::ToolBox::call_tool). Return
+/// The context is the calling tool's, one level deeper: its value `C` is the one the caller
+/// passed to [`ToolBox::call_tool`](crate::tool::ToolBox::call_tool), and its agent's
+/// [`depth`](crate::tool::AgentHandle::depth) is the caller's plus one. Make the sub-agent's
+/// own tool calls with that `ctx.agent()` (or a clone of it): sub-agents then nest at most
+/// [`MAX_SUBAGENT_DEPTH`] deep. Return
 /// `Err(CallError::Cancelled(…))` to propagate a cancellation and `Err(CallError::Failed(…))` for
 /// a sub-agent that failed.
 pub trait SubagentProvider<C>: Send + Sync {
@@ -100,7 +106,8 @@ pub(crate) fn subagent_tools<C: Send + Sync + 'static>(getter: ProviderGetter<C>
                     task: args.take("task")?,
                     name: args.take("name")?,
                 };
-                provider.run_subagent(task, ctx).await
+                too_deep(&ctx)?;
+                provider.run_subagent(task, ctx.deeper()).await
             }
         });
     let parallel = Tool::builder(AGENT_RUN_PARALLEL)
@@ -121,9 +128,11 @@ pub(crate) fn subagent_tools<C: Send + Sync + 'static>(getter: ProviderGetter<C>
             let provider = getter();
             async move {
                 let tasks = paired(args.take("tasks")?, args.take("names")?)?;
+                too_deep(&ctx)?;
+                let deeper = ctx.deeper();
                 let runs = tasks
                     .into_iter()
-                    .map(|task| provider.run_subagent(task, ctx.clone()))
+                    .map(|task| provider.run_subagent(task, deeper.clone()))
                     .collect();
                 let mut entries = Vec::new();
                 for outcome in join_limited(runs, MAX_PARALLEL_SUBAGENTS).await {
@@ -143,6 +152,20 @@ pub(crate) fn subagent_tools<C: Send + Sync + 'static>(getter: ProviderGetter<C>
             }
         });
     [run, parallel]
+}
+
+/// Refuses a sub-agent to an agent already at [`MAX_SUBAGENT_DEPTH`].
+fn too_deep<C>(ctx: &ToolCallContext<C>) -> Result<(), CallError> {
+    if ctx.agent().depth() >= MAX_SUBAGENT_DEPTH {
+        return Err(CallError::Failed(crate::tool::ErrorInfo::new(
+            format!(
+                "sub-agents nest at most {MAX_SUBAGENT_DEPTH} deep and this agent is at depth {}: do the task yourself",
+                ctx.agent().depth()
+            ),
+            "agent_run depth limit",
+        )));
+    }
+    Ok(())
 }
 
 /// The tasks with their sub-agent names: from `names` by position, or from the task object. A

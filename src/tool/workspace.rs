@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::config::Config;
 use crate::policy::{Confirm, Outcome, Policy};
 use crate::tool::groups::cmd::Jobs;
 use crate::{Analyzer, Verdict, Workdir};
@@ -39,6 +40,8 @@ struct Inner {
     workdir: PathBuf,
     permission: Option<Arc<Mutex<Permission>>>,
     analyzer: Option<Arc<Analyzer>>,
+    /// A whole configuration (allowlist layers and command rules), when the runtime gave one.
+    config: Option<Arc<Config>>,
     /// The embedded default analyser, built on first use when none was given.
     default_analyzer: OnceLock<Analyzer>,
     temp: OnceLock<PathBuf>,
@@ -51,11 +54,13 @@ impl Inner {
         workdir: PathBuf,
         permission: Option<Arc<Mutex<Permission>>>,
         analyzer: Option<Arc<Analyzer>>,
+        config: Option<Arc<Config>>,
     ) -> Inner {
         Inner {
             workdir,
             permission,
             analyzer,
+            config,
             default_analyzer: OnceLock::new(),
             temp: OnceLock::new(),
             jobs: Mutex::new(Jobs::default()),
@@ -139,7 +144,7 @@ impl Workspace {
             });
         }
         Ok(Workspace {
-            inner: Arc::new(Inner::new(workdir, None, None)),
+            inner: Arc::new(Inner::new(workdir, None, None, None)),
         })
     }
 
@@ -160,6 +165,7 @@ impl Workspace {
                 self.inner.workdir.clone(),
                 Some(permission),
                 self.inner.analyzer.clone(),
+                self.inner.config.clone(),
             )),
         }
     }
@@ -172,6 +178,21 @@ impl Workspace {
                 self.inner.workdir.clone(),
                 self.inner.permission.clone(),
                 Some(analyzer),
+                None,
+            )),
+        }
+    }
+
+    /// The same workspace judging the `cmd` group's commands with a whole configuration (see
+    /// [`Config`]): its merged allowlist and its command rules (`Bash(…)` rules imported from
+    /// Claude Code), as `cmdguard check` would. It replaces an analyser given before.
+    pub fn with_config(self, config: Arc<Config>) -> Workspace {
+        Workspace {
+            inner: Arc::new(Inner::new(
+                self.inner.workdir.clone(),
+                self.inner.permission.clone(),
+                None,
+                Some(config),
             )),
         }
     }
@@ -184,9 +205,10 @@ impl Workspace {
     /// The analyser that judges commands: the one given, or the embedded default, built on
     /// first use.
     pub fn analyzer(&self) -> &Analyzer {
-        match &self.inner.analyzer {
-            Some(a) => a,
-            None => self.inner.default_analyzer.get_or_init(Analyzer::default),
+        match (&self.inner.analyzer, &self.inner.config) {
+            (Some(a), _) => a,
+            (None, Some(c)) => &c.analyzer,
+            (None, None) => self.inner.default_analyzer.get_or_init(Analyzer::default),
         }
     }
 
@@ -206,14 +228,20 @@ impl Workspace {
             Some(permission) => {
                 let mut permission = permission.lock().unwrap_or_else(PoisonError::into_inner);
                 let Permission { policy, confirm } = &mut *permission;
-                let decided = policy.check_in(self.analyzer(), command, &dir, confirm.as_mut());
+                let decided = match &self.inner.config {
+                    Some(config) => config.check_in(policy, command, &dir, confirm.as_mut()),
+                    None => policy.check_in(self.analyzer(), command, &dir, confirm.as_mut()),
+                };
                 match decided.outcome {
                     Outcome::Run => Ok(()),
                     Outcome::Refused { message } => Err(message),
                 }
             }
             None => {
-                let analysis = self.analyzer().analyze_in(command, &dir);
+                let analysis = match &self.inner.config {
+                    Some(config) => config.analyze_in(command, &dir),
+                    None => self.analyzer().analyze_in(command, &dir),
+                };
                 if analysis.verdict == Verdict::Allow {
                     return Ok(());
                 }

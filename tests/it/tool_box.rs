@@ -538,3 +538,61 @@ fn macro_attributes_reach_the_tool() {
         Some(json!({"title": "Array_of_string", "type": "array", "items": {"type": "string"}}))
     );
 }
+
+/// A provider whose sub-agent immediately starts another sub-agent through the same toolbox,
+/// with the context's agent, recording each depth it runs at.
+struct Recursive {
+    toolbox: std::sync::OnceLock<Arc<ToolBox>>,
+    depths: std::sync::Mutex<Vec<usize>>,
+}
+
+impl SubagentProvider<()> for Recursive {
+    fn run_subagent(
+        &self,
+        _task: SubagentTask,
+        ctx: ToolCallContext<()>,
+    ) -> cmdguard::tool::BoxFuture<'static, Result<Value, CallError>> {
+        self.depths.lock().unwrap().push(ctx.agent().depth());
+        let toolbox = self.toolbox.get().unwrap().clone();
+        Box::pin(async move {
+            let inner = toolbox
+                .call_tool(ctx.agent(), "agent_run", json!({"task": "go deeper"}), ())
+                .await;
+            Ok(match inner {
+                Ok(v) => v,
+                Err(e) => json!(format!("stopped: {}", e.error_info().unwrap().error)),
+            })
+        })
+    }
+}
+
+#[test]
+fn sub_agents_nest_at_most_three_deep() {
+    let provider = Arc::new(Recursive {
+        toolbox: std::sync::OnceLock::new(),
+        depths: std::sync::Mutex::new(Vec::new()),
+    });
+    let p = provider.clone();
+    let toolbox = Arc::new(
+        ToolBox::new()
+            .with_subagent_provider(move || p.clone() as Arc<dyn SubagentProvider<()>>)
+            .unwrap(),
+    );
+    assert!(provider.toolbox.set(toolbox.clone()).is_ok());
+    let top = AgentHandle::new("top");
+    assert_eq!(top.depth(), 0);
+    let answer = toolbox
+        .call_tool_blocking(&top, "agent_run", json!({"task": "start"}), ())
+        .unwrap();
+    assert_eq!(*provider.depths.lock().unwrap(), [1, 2, 3]);
+    assert!(
+        answer
+            .as_str()
+            .unwrap()
+            .contains("sub-agents nest at most 3 deep and this agent is at depth 3"),
+        "{answer}"
+    );
+    let deep = toolbox.call_tool_blocking(&top, "agent_run_parallel", json!({"tasks": ["a"]}), ());
+    assert!(deep.is_ok(), "{deep:?}");
+    assert_eq!(cmdguard::tool::MAX_SUBAGENT_DEPTH, 3);
+}

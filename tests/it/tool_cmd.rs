@@ -295,3 +295,42 @@ fn the_tool_schema_says_what_a_model_may_pass() {
         json!(["command"])
     );
 }
+
+#[test]
+fn a_workspace_with_a_config_judges_by_its_command_rules_too() {
+    let dir = Scratch::new();
+    dir.write(
+        "home/.claude/settings.json",
+        r#"{"permissions": {"allow": ["Bash(touch MARK)"], "deny": ["Bash(echo secret:*)"]}}"#,
+    );
+    std::fs::create_dir_all(dir.path().join("proj")).unwrap();
+    let env = cmdguard::config::Env::new(dir.path().join("proj"))
+        .var("HOME", dir.path().join("home"))
+        .var("XDG_STATE_HOME", dir.path().join("state"))
+        .var("CMDGUARD_SYSTEM_CONFIG", dir.path().join("none.toml"));
+    let config = cmdguard::config::ConfigSources::discover(&env)
+        .load()
+        .unwrap();
+    let asked = Arc::new(Mutex::new(0));
+    let count = asked.clone();
+    let ws = Workspace::new(dir.path().join("proj"))
+        .unwrap()
+        .with_permission(
+            Arc::new(Policy::new(PolicySettings::default())),
+            move |_: &Prompt| {
+                *count.lock().unwrap() += 1;
+                ChoiceOutcome::user(Choice::No)
+            },
+        )
+        .with_config(Arc::new(config));
+    let agent = AgentHandle::new("t").with_workspace(ws);
+    let toolbox = ToolBox::new().with_defaults(&["cmd"]).unwrap();
+    let run = |cmd: &str| toolbox.call_tool_blocking(&agent, "bash", json!({"command": cmd}), ());
+    // The user's Claude Code allow rule lets `touch MARK` run without a question…
+    run("touch MARK").unwrap();
+    assert!(dir.path().join("proj/MARK").exists());
+    // …and its deny rule stops a command the allowlist alone would allow.
+    assert!(run("echo secret stuff").is_err());
+    assert_eq!(run("echo fine").unwrap()["exit_code"], json!(0));
+    assert_eq!(*asked.lock().unwrap(), 0);
+}

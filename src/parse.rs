@@ -58,17 +58,18 @@ pub(crate) fn parse(src: &str, budget: Duration) -> Result<Tree, Unparsed> {
     if scanner_hazard(src) {
         return Err(Unparsed::Hazard);
     }
-    PARSER.with(|cell| {
-        let mut slot = cell.try_borrow_mut().ok()?;
-        if slot.is_none() {
-            let mut p = Parser::new();
-            p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
-            *slot = Some(p);
-        }
-        let parser = slot.as_mut()?;
-        parse_within(parser, src, budget)
-    })
-    .ok_or(Unparsed::Budget)
+    PARSER
+        .with(|cell| {
+            let mut slot = cell.try_borrow_mut().ok()?;
+            if slot.is_none() {
+                let mut p = Parser::new();
+                p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
+                *slot = Some(p);
+            }
+            let parser = slot.as_mut()?;
+            parse_within(parser, src, budget)
+        })
+        .ok_or(Unparsed::Budget)
 }
 
 /// Runs `parser` on `src`, giving up once `budget` has passed (`None`). Shared with the
@@ -102,11 +103,28 @@ mod tests {
 
     #[test]
     fn the_scanner_hazard_is_a_brace_then_digits_then_a_wide_character() {
-        for bad in ["{\u{e0001}}", "echo {\u{e0001}", "{12\u{100}", "{1..\u{e0001}", "{1..2\u{4e00}", "{..\u{100}"] {
+        for bad in [
+            "{\u{e0001}}",
+            "echo {\u{e0001}",
+            "{12\u{100}",
+            "{1..\u{e0001}",
+            "{1..2\u{4e00}",
+            "{..\u{100}",
+        ] {
             assert!(scanner_hazard(bad), "{bad:?}");
-            assert_eq!(parse(bad, Duration::from_secs(1)).err(), Some(Unparsed::Hazard));
+            assert_eq!(
+                parse(bad, Duration::from_secs(1)).err(),
+                Some(Unparsed::Hazard)
+            );
         }
-        for fine in ["{\u{e9}}", "{a\u{e0001}}", "x{1.\u{100}", "\u{e0001}{}", "echo {a,b}", "{1..3}"] {
+        for fine in [
+            "{\u{e9}}",
+            "{a\u{e0001}}",
+            "x{1.\u{100}",
+            "\u{e0001}{}",
+            "echo {a,b}",
+            "{1..3}",
+        ] {
             assert!(!scanner_hazard(fine), "{fine:?}");
         }
     }

@@ -55,7 +55,7 @@ struct ToolOptions {
 /// How a parameter that the model may leave out gets its value.
 enum ParamDefault {
     /// `#[tool(default = expr)]` or `#[default = expr]`.
-    Expr(Expr),
+    Expr(Box<Expr>),
     /// `#[tool(default)]` or `#[default]`: the type's `Default`.
     TypeDefault,
 }
@@ -389,8 +389,8 @@ fn take_param_attrs(attrs: &mut Vec<Attribute>) -> syn::Result<ParamAttrs> {
         if attr.path().is_ident("default") {
             found.default = Some(match &attr.meta {
                 Meta::Path(_) => ParamDefault::TypeDefault,
-                Meta::NameValue(pair) => ParamDefault::Expr(pair.value.clone()),
-                Meta::List(list) => ParamDefault::Expr(list.parse_args()?),
+                Meta::NameValue(pair) => ParamDefault::Expr(Box::new(pair.value.clone())),
+                Meta::List(list) => ParamDefault::Expr(Box::new(list.parse_args()?)),
             });
             continue;
         }
@@ -406,7 +406,7 @@ fn take_param_attrs(attrs: &mut Vec<Attribute>) -> syn::Result<ParamAttrs> {
                     );
                 }
                 found.default = Some(if meta.input.peek(syn::Token![=]) {
-                    ParamDefault::Expr(meta.value()?.parse()?)
+                    ParamDefault::Expr(Box::new(meta.value()?.parse()?))
                 } else {
                     ParamDefault::TypeDefault
                 });

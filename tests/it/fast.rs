@@ -170,7 +170,7 @@ const SHAPES: &[(&str, bool)] = &[
     ("date +%Y", false),
     ("ls a?b", false),
     ("- x", false),
-    ("ls - 2>&1 | i", false), // found by the fuzzer
+    ("ls - 2>&1 | i", false),   // found by the fuzzer
     ("echo \"a\"$HOME", false), // found by the fuzzer: tree-sitter makes two words of it
     ("echo \"a\"b$HOME", true),
     ("cat -", false),

@@ -263,7 +263,10 @@ fn text_that_crashes_the_grammars_scanner_asks_and_never_reaches_it() {
     ] {
         let a = analyzer.analyze(cmd);
         assert_eq!(a.verdict, Ask, "{cmd:?}: {a:?}");
-        assert!(a.findings.iter().any(|f| f.code == Code::ParseError), "{cmd:?}: {a:?}");
+        assert!(
+            a.findings.iter().any(|f| f.code == Code::ParseError),
+            "{cmd:?}: {a:?}"
+        );
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cmdguard"))
         .args(["check", "--no-config", "{\u{e0001}}"])

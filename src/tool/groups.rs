@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::tool::def::Tool;
 use crate::tool::error::RegistryError;
+use crate::tool::{ToolCallContext, Workspace};
 
 /// Makes the tools of one group, fresh each time.
 pub type GroupFactory<C> = Arc<dyn Fn() -> Vec<Tool<C>> + Send + Sync>;
@@ -143,6 +144,14 @@ impl<C: Send + Sync + 'static> ToolGroups<C> {
             .group("search", || into_context(search::tools()))
             .group("diagnostic", || into_context(diagnostic::tools()))
     }
+}
+
+/// The calling agent's workspace, or the error every built-in tool gives without one.
+pub(crate) fn agent_workspace(ctx: &ToolCallContext<()>) -> Result<&Workspace, String> {
+    ctx.agent().workspace().ok_or_else(|| {
+        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
+            .to_owned()
+    })
 }
 
 fn into_context<C: Send + Sync + 'static>(tools: Vec<Tool>) -> Vec<Tool<C>> {

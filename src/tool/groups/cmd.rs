@@ -80,10 +80,7 @@ pub struct CommandResult {
 }
 
 fn workspace(ctx: &Ctx) -> Outcome<Workspace> {
-    ctx.agent().workspace().cloned().ok_or_else(|| {
-        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
-            .to_owned()
-    })
+    super::agent_workspace(ctx).cloned()
 }
 
 /// Checks the command where it would run and says where that is. The command is judged as

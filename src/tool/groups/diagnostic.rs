@@ -93,17 +93,20 @@ pub struct Report {
     pub problems: Vec<Problem>,
 }
 
-fn open(ctx: &Ctx, path: &str, language: Option<Language>) -> Outcome<(String, String, Language)> {
-    let ws = ctx.agent().workspace().ok_or_else(|| {
-        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
-            .to_owned()
-    })?;
+/// The workspace's text file at `path`: where it resolved, and its text.
+fn read_in_workspace(ctx: &Ctx, path: &str) -> Outcome<(std::path::PathBuf, String)> {
+    let ws = super::agent_workspace(ctx)?;
     let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
     let text = read_text(&resolved).map_err(|e| match e {
         NotText::Io(e) => format!("cannot read {}: {e}", resolved.display()),
         NotText::TooLarge(n) => format!("{} is {n} bytes, too large", resolved.display()),
         NotText::Binary => format!("{} is not a text file", resolved.display()),
     })?;
+    Ok((resolved, text))
+}
+
+fn open(ctx: &Ctx, path: &str, language: Option<Language>) -> Outcome<(String, String, Language)> {
+    let (resolved, text) = read_in_workspace(ctx, path)?;
     let language = language
         .or_else(|| Language::guess(&resolved, &text))
         .ok_or_else(|| {
@@ -367,25 +370,12 @@ fn diff_files(
     path_b: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let ws = ctx.agent().workspace().ok_or_else(|| {
-        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
-            .to_owned()
-    })?;
-    let mut texts = Vec::new();
-    let mut names = Vec::new();
-    for p in [path_a, path_b] {
-        let resolved = ws.resolve(p).map_err(|e| e.to_string())?;
-        texts.push(read_text(&resolved).map_err(|e| match e {
-            NotText::Io(e) => format!("cannot read {}: {e}", resolved.display()),
-            NotText::TooLarge(n) => format!("{} is {n} bytes, too large", resolved.display()),
-            NotText::Binary => format!("{} is not a text file", resolved.display()),
-        })?);
-        names.push(p.to_owned());
-    }
-    let diff = similar::TextDiff::from_lines(&texts[0], &texts[1]);
+    let (_, old) = read_in_workspace(ctx, path_a)?;
+    let (_, new) = read_in_workspace(ctx, path_b)?;
+    let diff = similar::TextDiff::from_lines(&old, &new);
     Ok(diff
         .unified_diff()
         .context_radius(3)
-        .header(&names[0], &names[1])
+        .header(path_a, path_b)
         .to_string())
 }

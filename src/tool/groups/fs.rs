@@ -53,10 +53,7 @@ type Ctx = ToolCallContext<()>;
 type Outcome<T = String> = Result<T, String>;
 
 fn workspace(ctx: &Ctx) -> Outcome<&Workspace> {
-    ctx.agent().workspace().ok_or_else(|| {
-        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
-            .to_owned()
-    })
+    super::agent_workspace(ctx)
 }
 
 fn resolve(ctx: &Ctx, path: &str) -> Outcome<(Workspace, PathBuf)> {

@@ -33,10 +33,7 @@ fn apply_patch(
     directory: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Result<String, String> {
-    let ws = ctx.agent().workspace().cloned().ok_or_else(|| {
-        "this tool needs a workspace: the runtime gives the agent one with AgentHandle::with_workspace"
-            .to_owned()
-    })?;
+    let ws = super::agent_workspace(ctx)?.clone();
     let root = ws.resolve(directory).map_err(|e| e.to_string())?;
     if !root.is_dir() {
         return Err(format!("{} is not a directory", root.display()));

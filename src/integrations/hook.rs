@@ -5,8 +5,9 @@
 //!
 //! It never fails open. Every agent here runs the tool when a hook crashes, times out or exits
 //! with a status other than 0 or 2, so a payload that cannot be read (too large, not UTF-8,
-//! not JSON, a duplicate key, a missing field), a config that does not load, a panic and a
-//! decision that outlives `--timeout` all still produce an explicit answer: `ask` where the
+//! not JSON, a duplicate key, a missing field), a config that does not load, a panic, a
+//! decision that outlives `--timeout` and a checking process that dies (the decision runs in a
+//! worker process: see `isolate`) all still produce an explicit answer: `ask` where the
 //! agent can ask (Claude Code), `deny` otherwise or with `--on-error deny`, exit 0; when even
 //! that answer cannot be written, exit 2 with the reason on stderr. What each agent's format
 //! looks like, and where it was verified, is in the agent's module.
@@ -18,6 +19,7 @@
 mod claude;
 mod codex;
 mod gemini;
+mod isolate;
 pub mod payload;
 
 use std::ffi::OsString;
@@ -121,6 +123,14 @@ pub struct HookArgs {
     /// the answer is the --on-error one.
     #[arg(long, default_value_t = 45, value_name = "SECS")]
     pub timeout: u64,
+    /// Caps the checking process's address space at this many MiB (0: no cap). Past it the
+    /// check ends as an --on-error answer. The cap reaches an assessor command the check starts,
+    /// so leave room for it (a Node.js CLI reserves far more address space than it uses).
+    #[arg(long, default_value_t = 0, value_name = "MIB")]
+    pub max_memory: u64,
+    /// Internal: this process is the worker a supervising `cmdguard hook` started.
+    #[arg(long, hide = true)]
+    pub worker: bool,
 }
 
 /// What the hook answers, before the agent's format.
@@ -202,7 +212,53 @@ pub struct Judged {
 }
 
 /// Runs `cmdguard hook` on this process's stdin and stdout; returns the exit status.
+///
+/// The decision runs in a worker process (see `isolate`), so even a crash that kills it is
+/// answered; without a worker it runs here.
 pub fn run(args: &HookArgs) -> i32 {
+    if args.worker {
+        if let Err(why) = isolate::limit_memory(args.max_memory) {
+            let on_error = settle(args.agent, args.on_error.or(args.ask_as));
+            let env = HookEnv::process();
+            return finish(
+                args.agent,
+                failure(args.agent, on_error, &why, None, audit_path(&env, None)),
+            );
+        }
+        return decide_here(args);
+    }
+    match isolate::supervise(args) {
+        Some(isolate::Outcome::Answered { stdout, code }) => forward(args.agent, &stdout, code),
+        Some(isolate::Outcome::Failed(why)) => {
+            let on_error = settle(args.agent, args.on_error.or(args.ask_as));
+            let env = HookEnv::process();
+            finish(
+                args.agent,
+                failure(args.agent, on_error, &why, None, failure_log(&env)),
+            )
+        }
+        None => decide_here(args),
+    }
+}
+
+/// Passes the worker's answer on; when stdout cannot take it, a non-allow still blocks.
+fn forward(agent: Agent, stdout: &[u8], code: i32) -> i32 {
+    let out = io::stdout();
+    let mut out = out.lock();
+    match out.write_all(stdout).and_then(|()| out.flush()) {
+        Ok(()) => code,
+        Err(e) => {
+            eprintln!(
+                "cmdguard could not write its {} hook answer: {e}",
+                agent_title(agent)
+            );
+            2
+        }
+    }
+}
+
+/// Decides in this process: a worker thread, bounded by `--timeout`, with panics caught.
+fn decide_here(args: &HookArgs) -> i32 {
     let agent = args.agent;
     let ask_as = settle(agent, args.ask_as);
     let on_error = settle(agent, args.on_error.or(args.ask_as));
@@ -252,6 +308,11 @@ pub fn run(args: &HookArgs) -> i32 {
             ),
         },
     };
+    finish(agent, judged)
+}
+
+/// Appends the audit record and writes the answer.
+fn finish(agent: Agent, judged: Judged) -> i32 {
     if let Some((record, Some(path))) = &judged.audit
         && let Err(e) = audit::append(path, record)
     {

@@ -394,6 +394,99 @@ fn a_decision_past_the_hooks_timeout_is_the_on_error_answer() {
     assert!(reason.contains("did not decide within 1 s"), "{reason}");
 }
 
+/// The pids of `pid`'s children (each thread lists the ones it started).
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .flat_map(|t| {
+            std::fs::read_to_string(t.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+#[test]
+fn a_checking_process_that_crashes_is_still_answered() {
+    // The hook decides in a worker process; here the worker dies of SIGABRT while its assessor
+    // runs, as it would from an allocation failure or a crash in a grammar's C scanner (a
+    // SIGSEGV sent with kill is swallowed once by Rust's stack-overflow handler, so abort). Every agent would run the tool
+    // if the hook itself died, so the supervisor must answer.
+    for (agent, fixture, want) in [
+        ("claude-code", "claude-bash.json", "ask"),
+        ("codex", "codex-bash.json", "deny"),
+    ] {
+        let home = Home::new();
+        home.user_config(
+            "[assessor]\nkind = \"command\"\ncommand = [\"sleep\", \"30\"]\ntimeout_ms = 60000\n",
+        );
+        let mut child = home
+            .command(&["hook", agent])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(&home.payload(fixture, "ls > out.txt"))
+            .unwrap();
+        drop(pipe);
+        // Wait until the worker has started its assessor: then it is deep in a decision.
+        let start = Instant::now();
+        let worker = loop {
+            let busy = children(child.id())
+                .into_iter()
+                .find(|&w| !children(w).is_empty());
+            if let Some(w) = busy {
+                break w;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "no worker seen");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let killed = Command::new("kill")
+            .args(["-ABRT", &worker.to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{agent}");
+        let (d, reason) = decision(&o).unwrap();
+        assert_eq!(d, want, "{agent}: {reason}");
+        assert!(
+            reason.contains("killed by signal 6 (SIGABRT)"),
+            "{agent}: {reason}"
+        );
+    }
+}
+
+#[test]
+fn a_checking_process_out_of_memory_is_the_on_error_answer() {
+    let home = Home::new();
+    for cap in ["1", "8", "64"] {
+        let o = home.run(
+            &["hook", "claude-code", "--max-memory", cap],
+            &[],
+            &home.payload("claude-bash.json", "ls"),
+        );
+        assert_eq!(o.status.code(), Some(0), "cap {cap}");
+        let (d, reason) = decision(&o).unwrap();
+        assert_eq!(d, "ask", "cap {cap}: {reason}");
+        assert!(reason.contains("could not check"), "cap {cap}: {reason}");
+    }
+    // A cap with room is no failure.
+    let o = home.run(
+        &["hook", "claude-code", "--max-memory", "4096"],
+        &[],
+        &home.payload("claude-bash.json", "ls"),
+    );
+    assert_eq!(decision(&o).unwrap().0, "allow");
+}
+
 #[test]
 fn a_mistyped_hook_command_blocks_with_exit_2() {
     let home = Home::new();

@@ -97,6 +97,29 @@ enum ConfigCommand {
     },
 }
 
+/// The options that choose the configuration and the directory, shared by `check`, `scan` and
+/// `explain`.
+#[derive(Debug, Clone, Default, clap::Args)]
+struct ConfigArgs {
+    /// Use this allowlist instead of the embedded default.
+    #[arg(long, value_name = "FILE")]
+    allowlist: Option<PathBuf>,
+    /// Extend the allowlist with this file (repeatable).
+    #[arg(long = "allowlist-add", value_name = "FILE")]
+    allowlist_add: Vec<PathBuf>,
+    /// Read no config file (system, user, project, CMDGUARD_CONFIG, Claude Code settings):
+    /// only the built-in default and these flags (and so no assessor).
+    #[arg(long)]
+    no_config: bool,
+    /// Add this deny pack (a `[pack]` table and `[[deny]]` rules; repeatable).
+    #[arg(long = "pack", value_name = "FILE")]
+    pack: Vec<PathBuf>,
+    /// The directory the commands will run in (default: the current directory). git commands
+    /// are checked against the config of the repository there, and its project config is read.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+}
+
 #[derive(Debug, clap::Args)]
 struct CheckArgs {
     /// Print one JSON object with verdict, findings and segments.
@@ -107,30 +130,15 @@ struct CheckArgs {
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "jsonl"])]
     format: Option<scan::Format>,
     /// Read JSON lines from stdin (`{"cmd": "…"}` or a JSON string) and print one JSON verdict
-    /// per line; the exit status is the strictest verdict.
+    /// per line; the exit status is the strictest verdict. A line's own `"cwd"` field wins
+    /// over --cwd.
     #[arg(long, conflicts_with = "stdin")]
     jsonl: bool,
     /// Read one command from stdin (all of it, newlines included).
     #[arg(long)]
     stdin: bool,
-    /// Use this allowlist instead of the embedded default.
-    #[arg(long, value_name = "FILE")]
-    allowlist: Option<PathBuf>,
-    /// Extend the allowlist with this file (repeatable).
-    #[arg(long = "allowlist-add", value_name = "FILE")]
-    allowlist_add: Vec<PathBuf>,
-    /// Read no config file (system, user, project, CMDGUARD_CONFIG, Claude Code settings):
-    /// only the built-in default and these flags.
-    #[arg(long)]
-    no_config: bool,
-    /// Add this deny pack (a `[pack]` table and `[[deny]]` rules; repeatable).
-    #[arg(long = "pack", value_name = "FILE")]
-    pack: Vec<PathBuf>,
-    /// The directory the command will run in (default: the current directory). git commands
-    /// are checked against the config of the repository there; with --jsonl a line's own
-    /// `"cwd"` field wins.
-    #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
     /// The command to analyse; several words are joined with spaces.
     #[arg(
         value_name = "COMMAND",
@@ -386,7 +394,7 @@ impl Guard {
     }
 }
 
-fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
+fn guard(args: &ConfigArgs) -> Result<Guard, ConfigError> {
     let config = load_config(args)?;
     Ok(Guard {
         analyzer: config.analyzer,
@@ -395,7 +403,7 @@ fn guard(args: &CheckArgs) -> Result<Guard, ConfigError> {
 }
 
 /// The layered configuration `check` (and `explain`) use, notes about changed files printed.
-fn load_config(args: &CheckArgs) -> Result<config::Config, ConfigError> {
+fn load_config(args: &ConfigArgs) -> Result<config::Config, ConfigError> {
     let mut sources = if args.no_config {
         ConfigSources::built_in()
     } else {
@@ -524,11 +532,11 @@ fn trust(dir: Option<&Path>, change: TrustChange) -> i32 {
 }
 
 fn check(args: CheckArgs) -> i32 {
-    let guard = match guard(&args) {
+    let guard = match guard(&args.config) {
         Ok(g) => g,
         Err(e) => return config_error(&e),
     };
-    let workdir = match workdir(args.cwd.as_deref()) {
+    let workdir = match workdir(args.config.cwd.as_deref()) {
         Ok(w) => w,
         Err(code) => return code,
     };

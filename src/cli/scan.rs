@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use cmdguard::Verdict;
 use cmdguard::integrations::scan::{self, FileKind, FileReport, ScanReport, sarif};
 
-use super::{CheckArgs, EXIT_INTERNAL, EXIT_USAGE, config_error, guard, workdir};
+use super::{ConfigArgs, EXIT_INTERNAL, EXIT_USAGE, config_error, guard, workdir};
 
 /// Exit status for a file that cannot be read (BSD sysexits EX_NOINPUT).
 pub const EXIT_NOINPUT: i32 = 66;
@@ -33,22 +33,8 @@ pub struct ScanArgs {
     /// shell_script, dockerfile, workflow, makefile, package_json.
     #[arg(long, value_name = "KIND")]
     kind: Option<String>,
-    /// Use this allowlist instead of the embedded default.
-    #[arg(long, value_name = "FILE")]
-    allowlist: Option<PathBuf>,
-    /// Extend the allowlist with this file (repeatable).
-    #[arg(long = "allowlist-add", value_name = "FILE")]
-    allowlist_add: Vec<PathBuf>,
-    /// Read no config file: only the built-in default and these flags.
-    #[arg(long)]
-    no_config: bool,
-    /// Add this deny pack (repeatable).
-    #[arg(long = "pack", value_name = "FILE")]
-    pack: Vec<PathBuf>,
-    /// The directory the commands will run in, for git's repository config (default: the
-    /// current directory).
-    #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
     /// The files to scan.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -86,23 +72,11 @@ pub fn run(args: ScanArgs) -> i32 {
         };
         inputs.push((path.display().to_string(), bytes, kind));
     }
-    let check_args = CheckArgs {
-        json: false,
-        jsonl: false,
-        stdin: false,
-        format: None,
-        allowlist: args.allowlist,
-        allowlist_add: args.allowlist_add,
-        no_config: args.no_config,
-        pack: args.pack,
-        cwd: args.cwd,
-        command: Vec::new(),
-    };
-    let guard = match guard(&check_args) {
+    let guard = match guard(&args.config) {
         Ok(g) => g,
         Err(e) => return config_error(&e),
     };
-    let workdir = match workdir(check_args.cwd.as_deref()) {
+    let workdir = match workdir(args.config.cwd.as_deref()) {
         Ok(w) => w,
         Err(code) => return code,
     };

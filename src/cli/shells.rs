@@ -3,13 +3,12 @@
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
 
 use clap::CommandFactory;
 use cmdguard::integrations::explain::Explanation;
 use cmdguard::integrations::shell::Shell;
 
-use super::{CheckArgs, Cli, EXIT_INTERNAL, EXIT_USAGE};
+use super::{Cli, EXIT_INTERNAL, EXIT_USAGE};
 
 /// `cmdguard init SHELL`.
 #[derive(Debug, clap::Args)]
@@ -41,21 +40,8 @@ pub(super) struct ExplainArgs {
     /// Read one command from stdin (all of it, newlines included).
     #[arg(long)]
     stdin: bool,
-    /// Use this allowlist instead of the embedded default.
-    #[arg(long, value_name = "FILE")]
-    allowlist: Option<PathBuf>,
-    /// Extend the allowlist with this file (repeatable).
-    #[arg(long = "allowlist-add", value_name = "FILE")]
-    allowlist_add: Vec<PathBuf>,
-    /// Read no config file: only the built-in default and these flags (and so no assessor).
-    #[arg(long)]
-    no_config: bool,
-    /// Add this deny pack (repeatable).
-    #[arg(long = "pack", value_name = "FILE")]
-    pack: Vec<PathBuf>,
-    /// The directory the command will run in (default: the current directory).
-    #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    #[command(flatten)]
+    config: super::ConfigArgs,
     /// The command to explain; several words are joined with spaces.
     #[arg(
         value_name = "COMMAND",
@@ -127,19 +113,7 @@ pub(super) fn man(args: &ManArgs) -> i32 {
 
 /// `cmdguard explain`: exit status as for `check` (0 allow, 1 ask, 2 deny).
 pub(super) fn explain(args: ExplainArgs) -> i32 {
-    let check = CheckArgs {
-        json: false,
-        jsonl: false,
-        format: None,
-        stdin: args.stdin,
-        allowlist: args.allowlist,
-        allowlist_add: args.allowlist_add,
-        no_config: args.no_config,
-        pack: args.pack,
-        cwd: args.cwd,
-        command: args.command,
-    };
-    let config = match super::load_config(&check) {
+    let config = match super::load_config(&args.config) {
         Ok(c) => c,
         Err(e) => return super::config_error(&e),
     };
@@ -147,12 +121,12 @@ pub(super) fn explain(args: ExplainArgs) -> i32 {
         Ok(a) => a,
         Err(e) => return super::config_error(&e),
     };
-    let workdir = match super::workdir(check.cwd.as_deref()) {
+    let workdir = match super::workdir(args.config.cwd.as_deref()) {
         Ok(w) => w,
         Err(code) => return code,
     };
-    let bytes = if check.stdin {
-        if !check.command.is_empty() {
+    let bytes = if args.stdin {
+        if !args.command.is_empty() {
             eprintln!("cmdguard: give the command either as an argument or with --stdin, not both");
             return EXIT_USAGE;
         }
@@ -162,13 +136,13 @@ pub(super) fn explain(args: ExplainArgs) -> i32 {
             return EXIT_INTERNAL;
         }
         buf
-    } else if check.command.is_empty() {
+    } else if args.command.is_empty() {
         eprintln!(
             "cmdguard: no command given\n\nUsage: cmdguard explain [OPTIONS] [--] <COMMAND>..."
         );
         return EXIT_USAGE;
     } else {
-        super::join_os(&check.command)
+        super::join_os(&args.command)
     };
     let e = Explanation::with_assessor(
         &config.analyzer,

@@ -12,7 +12,7 @@ mod feed;
 mod nested;
 mod sql;
 
-pub(crate) use self::feed::piped_text;
+pub(crate) use self::feed::{operand_text, piped_text};
 
 use std::borrow::Cow;
 use std::collections::HashSet;

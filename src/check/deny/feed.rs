@@ -8,13 +8,24 @@
 use super::{program_name, rule_matches, sql, static_word};
 use crate::check::Ctx;
 use crate::finding::Span;
-use crate::segment::{Expansions, Joiner, RedirectOp, Word};
+use crate::segment::{Expansions, Joiner, Nest, RedirectOp, Word};
 
-/// The text an `echo` or `printf` piped straight into segment `i` writes: its static words
-/// (a run-time one is left out), with the escapes `echo -e` and `printf` decode decoded.
-/// `None` when the segment before `i` is not such a feeder.
+/// The text the command piped straight into segment `i` writes, where the line shows it (see
+/// [`printed_text`]). `None` when the segment before `i` is not such a feeder.
 pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
-    let p = feeder(cx, i)?;
+    feeder(cx, i)?;
+    printed_text(cx, i - 1, MAX_CAT_CHAIN)
+}
+
+/// Most `cat`s in a row read through (`echo x | cat | cat | bash`): each costs a walk back.
+const MAX_CAT_CHAIN: usize = 8;
+
+/// What segment `j` writes to its output, where the line shows it: an `echo`'s or `printf`'s
+/// static words (a run-time one is left out), with the escapes `echo -e` and `printf` decode
+/// decoded, or what a `cat` with no file copies from its own input (`cat <<< TEXT`,
+/// `echo TEXT | cat`). `cats` bounds the `cat`s read through.
+fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
+    let p = cx.script.segments.get(j)?;
     let program = program_name(p.words.first()?.static_text()?);
     let mut args: Vec<&str> = p.words[1..]
         .iter()
@@ -44,8 +55,57 @@ pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
             // out, but every word the output can hold is in the text.
             Some(decode_escapes(&args.join(" ")))
         }
+        // `cat` or `cat -` copies its input; a file operand or an option is not followed.
+        "cat" if cats > 0 && p.words.len() == args.len() + 1 && args.iter().all(|a| *a == "-") => {
+            let mut texts = Vec::new();
+            if feeder(cx, j).is_some() {
+                texts.extend(printed_text(cx, j - 1, cats - 1));
+            }
+            texts.extend(redirected_input(cx, j));
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
         _ => None,
     }
+}
+
+/// The text a process substitution (`<(echo 'rm -rf x')`) in segment `i` gives the file it
+/// stands for: what its one command prints, where the line shows it.
+pub(crate) fn substituted_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    let e = w.expansions;
+    if !e.process || e.parameter || e.command || e.arithmetic || e.glob {
+        return None;
+    }
+    if !(w.text.starts_with("<(") && w.text.ends_with(')')) {
+        return None;
+    }
+    let outer = cx.script.segments.get(i)?;
+    let level = outer.nesting.len() + 1;
+    let mut inner = cx.script.segments.iter().enumerate().filter(|(_, s)| {
+        s.span.start >= w.span.start
+            && s.span.end <= w.span.end
+            && s.nesting.len() == level
+            && s.nesting.last() == Some(&Nest::ProcessSubstitution)
+    });
+    let (j, _) = inner.next()?;
+    // `<(echo a; rm x)`: more than one command is not read.
+    if inner.next().is_some() {
+        return None;
+    }
+    printed_text(cx, j, MAX_CAT_CHAIN)
+}
+
+/// Paths that name a program's own standard input.
+const STDIN_PATHS: &[&str] = &["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
+
+/// The text a program reads from the file operand `w` of segment `i`, where the line shows
+/// it: a process substitution's output, or, for `/dev/stdin`, the segment's own input (see
+/// [`input_texts`]).
+pub(crate) fn operand_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    if w.static_text().is_some_and(|t| STDIN_PATHS.contains(&t)) {
+        let texts = input_texts(cx, i);
+        return (!texts.is_empty()).then(|| texts.join("\n"));
+    }
+    substituted_text(cx, i, w)
 }
 
 /// The segment piped straight into segment `i` at the same level.
@@ -86,6 +146,13 @@ pub(crate) fn input_texts(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         .filter(|t| !t.is_empty())
         .into_iter()
         .collect();
+    texts.extend(redirected_input(cx, i));
+    texts
+}
+
+/// The heredoc bodies and here-strings segment `i` reads on fd 0.
+fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let mut texts = Vec::new();
     if let Some(seg) = cx.script.segments.get(i) {
         for r in &seg.redirects {
             if !matches!(r.fd, None | Some(0)) {

@@ -8,6 +8,7 @@
 //! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
 //! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
 
+mod assigned;
 mod feed;
 mod nested;
 mod sql;
@@ -189,6 +190,7 @@ const MAX_MENTIONS: usize = 16;
 pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], origin: Origin<'_>) {
     let list = cx.list;
     let defaults = with_defaults(words);
+    let mut denied = false;
     for rule in &list.deny {
         let hit = match rule.builtin {
             None => {
@@ -207,8 +209,13 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             Some(Builtin::ForkBomb | Builtin::DownloadToInterpreter) => false,
         };
         if hit {
+            denied = true;
             cx.deny(rule, span, Some(i));
         }
+    }
+    // `c='rm -rf v'; bash -c "$c"`: the words with the values the line gives them.
+    if !denied {
+        assigned::command(cx, i, span, words);
     }
     let program = words
         .first()
@@ -218,7 +225,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli") => feed::redis_input(cx, i, span, words),
         Some("xargs") => feed::xargs_fed(cx, i, span, words),
-        Some("git") => nested::git(cx, i, span, words),
+        Some("git") => {
+            nested::git(cx, i, span, words);
+            if let Some(seg) = origin.segment() {
+                nested::git_environment(cx, i, span, &seg.assignments);
+            }
+        }
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
     }

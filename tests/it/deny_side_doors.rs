@@ -105,3 +105,73 @@ fn interpreter_code_fed_on_stdin_or_by_a_substitution_is_read() {
         ("python3 <(echo 'print(1)')", None),
     ]);
 }
+
+#[test]
+fn a_literal_the_line_assigns_is_read_where_it_is_used() {
+    // The first three removed the directory under real bash 5 (with `C` unset).
+    denies(&[
+        ("c='rm -rf v'; bash -c \"$c\"", RM),
+        ("c='rm -rf v'; sh -c \"$c\"", RM),
+        ("c='rm -rf v'; eval \"$c\"", RM),
+        ("bash -c \"${C:-rm -rf v}\"", RM),
+        ("o=--hard; git reset $o", Some("core.git/git-reset-hard")),
+        ("a=destroy; terraform $a", Some("cloud/terraform-destroy")),
+        (
+            "sql='DROP TABLE x'; psql -c \"$sql\"",
+            Some("databases/destructive-sql"),
+        ),
+        // Near misses: a harmless value, a value set twice or out of reach, a set variable
+        // whose default is not used, text that is only printed.
+        ("c=ls; bash -c \"$c\"", None),
+        ("c='rm -rf v'; c=ls; bash -c \"$c\"", None),
+        ("(c='rm -rf v'); bash -c \"$c\"", None),
+        ("C=x; bash -c \"${C:-rm -rf v}\"", None),
+        ("bash -c \"${C:+rm -rf v}\"", None),
+        ("o=--soft; git reset $o", None),
+        ("c='rm -rf v'; echo \"$c\"", None),
+        ("bash -c \"$c\"", None),
+    ]);
+}
+
+#[test]
+fn git_runs_commands_from_options_remotes_environment_and_earlier_config_writes() {
+    let reset = Some("core.git/git-reset-hard");
+    // Each removed the directory with real git 2.4x in a scratch repository (the pager one is
+    // the denied `-c core.pager` through the environment: git pages only on a terminal).
+    denies(&[
+        ("git -c credential.helper='!rm -rf v1' fetch", RM),
+        ("git -c credential.https://x.helper='!rm -rf v1' fetch", RM),
+        ("git difftool -y -x 'rm -rf v2;:'", RM),
+        ("git difftool -y --extcmd='rm -rf v2;:'", RM),
+        ("git ls-remote --upload-pack='rm -rf v3;:' .", RM),
+        ("git fetch --upload-pack 'rm -rf v3;:' origin", RM),
+        ("git clone -u 'rm -rf v3;:' . x", RM),
+        ("git push --receive-pack='rm -rf v3;:' . HEAD:x", RM),
+        ("git archive --exec='rm -rf v3;:' --remote=. HEAD", RM),
+        (
+            "git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% v4'",
+            RM,
+        ),
+        ("GIT_PAGER='rm -rf v5' git log", RM),
+        ("GIT_EXTERNAL_DIFF='rm -rf v5' git diff", RM),
+        ("GIT_SSH_COMMAND='rm -rf v5' git fetch", RM),
+        (
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf v' git x",
+            RM,
+        ),
+        ("git config alias.x '!rm -rf v' && git x", RM),
+        ("git config --local alias.x 'reset --hard'; git x", reset),
+        ("git config core.pager 'rm -rf v'; git log", RM),
+        // Near misses: harmless commands, `fetch -u` (--update-head-ok), a helper without `!`,
+        // a written alias nobody runs, another alias run.
+        ("git -c credential.helper=store fetch", None),
+        ("git difftool -y -x 'diff -u'", None),
+        ("git fetch -u origin", None),
+        ("git ls-remote 'ext::sh -c echo% hi'", None),
+        ("GIT_PAGER=less git log", None),
+        ("git config --global alias.st '!rm -rf ~'", None),
+        ("git config alias.x '!rm -rf v' && git y", None),
+        ("git config core.pager less; git log", None),
+        ("git commit -m 'git difftool -x \"rm -rf v\"'", None),
+    ]);
+}

@@ -753,9 +753,12 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
         return false;
     };
     let js = matches!(client, "mongosh" | "mongo");
+    let mysql = matches!(client, "mysql" | "mariadb");
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
+        } else if mysql {
+            sql::destroys(&sql::open_executable_comments(t))
         } else {
             sql::destroys(t)
         }
@@ -780,11 +783,25 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut texts: Vec<&str> = Vec::new();
     let mut operands = 0;
     let mut j = 0;
+    // `psql -f <(echo …)`, `sqlite3 -init <(…)`: a script file the line shows.
+    let mut files: Vec<String> = Vec::new();
     while j < args.len() {
         let Some(t) = args[j].static_text() else {
             j += 1;
             continue;
         };
+        let script_option = match *client {
+            "psql" => matches!(t, "-f" | "--file"),
+            "sqlite3" | "sqlite" | "duckdb" => t == "-init",
+            _ => false,
+        };
+        if script_option
+            && let Some(text) = args.get(j + 1).and_then(|w| feed::operand_text(cx, i, w))
+        {
+            files.push(text);
+            j += 2;
+            continue;
+        }
         let (opt, attached) = match t.split_once('=') {
             Some((o, v)) if t.starts_with("--") => (o, Some(v)),
             _ => (t, None),
@@ -845,6 +862,7 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     // A heredoc or here-string is the client's input (through any wrapper before it), and so
     // is what `echo` or `printf` pipes into it.
     let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
+    out.extend(files);
     out.extend(feed::input_texts(cx, i));
     Some((client, out))
 }

@@ -175,3 +175,55 @@ fn git_runs_commands_from_options_remotes_environment_and_earlier_config_writes(
         ("git commit -m 'git difftool -x \"rm -rf v\"'", None),
     ]);
 }
+
+#[test]
+fn database_clients_run_pipes_editors_executable_comments_and_generated_sql() {
+    let sql = Some("databases/destructive-sql");
+    // The sqlite3 rows removed the directory with real sqlite3 3.40; the others follow the
+    // clients' documentation (no server here).
+    denies(&[
+        ("sqlite3 t.db '.once |rm -rf v1' 'select 1'", RM),
+        ("sqlite3 t.db '.output |rm -rf v2' 'select 1'", RM),
+        ("sqlite3 t.db '.out |rm -rf v2' 'select 1'", RM),
+        ("sqlite3 t.db \".once --bom '|rm -rf v'\" 'select 1'", RM),
+        ("sqlite3 -cmd '.once |rm -rf v1' t.db 'select 1'", RM),
+        ("sqlite3 t.db \"select edit('x','rm -rf v3;')\"", RM),
+        ("psql -f <(echo '\\! rm -rf v1')", RM),
+        ("mysql -e 'DROP /*!50000 TABLE */ x'", sql),
+        ("mysql -e '/*!50000 DROP TABLE t */'", sql),
+        ("mariadb -e '/*M!100100 DROP TABLE t */'", sql),
+        ("psql -c \"SELECT 'DROP TABLE x' \\gexec\"", sql),
+        (
+            "psql -c \"SELECT 'DROP TABLE ' || tablename FROM pg_tables \\gexec\"",
+            sql,
+        ),
+        ("psql -c 'DELETE FROM x WHERE true'", sql),
+        ("psql -c 'DELETE FROM x WHERE 1=1'", sql),
+        ("psql -c \"DELETE FROM x WHERE 'a'='a'\"", sql),
+        ("mongosh --eval 'db.runCommand({dropDatabase:1})'", sql),
+        ("mongosh --eval 'db.adminCommand({ drop: \"c\" })'", sql),
+        ("mongosh --eval 'db.c.deleteMany({},{})'", sql),
+        (
+            "mongosh --eval 'db.c.bulkWrite([{deleteMany:{filter:{}}}])'",
+            sql,
+        ),
+        // Near misses.
+        ("sqlite3 t.db '.once out.txt' 'select 1'", None),
+        ("sqlite3 t.db \"select edit('x','vim')\"", None),
+        ("sqlite3 t.db \"select 'edit(1, ''rm -rf v'')'\"", None),
+        ("psql -f <(echo 'SELECT 1')", None),
+        ("mysql -e 'SELECT 1 /* DROP TABLE t */'", None),
+        ("psql -c '/*! DROP TABLE t */ SELECT 1'", None),
+        ("psql -c \"SELECT 'DROP TABLE x'\"", None),
+        (
+            "psql -c \"SELECT format('VACUUM %I', t) FROM x \\gexec\"",
+            None,
+        ),
+        ("psql -c 'DELETE FROM x WHERE 1>1'", None),
+        ("psql -c 'DELETE FROM x WHERE 1=2'", None),
+        ("psql -c 'DELETE FROM x WHERE 1=1 AND id=3'", None),
+        ("psql -c 'DELETE FROM x WHERE id=1'", None),
+        ("mongosh --eval 'db.runCommand({ping:1})'", None),
+        ("mongosh --eval 'db.c.deleteMany({a:1},{})'", None),
+    ]);
+}

@@ -10,6 +10,7 @@
 
 mod assigned;
 mod feed;
+mod multicall;
 mod nested;
 mod sql;
 
@@ -231,6 +232,11 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
                 nested::git_environment(cx, i, span, &seg.assignments);
             }
         }
+        Some(p @ ("busybox" | "toybox" | "coreutils")) => {
+            multicall::applet(cx, i, span, p, words);
+        }
+        Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
+        Some("rsync") => multicall::rsync(cx, i, span, words),
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
     }

@@ -227,3 +227,46 @@ fn database_clients_run_pipes_editors_executable_comments_and_generated_sql() {
         ("mongosh --eval 'db.c.deleteMany({a:1},{})'", None),
     ]);
 }
+
+#[test]
+fn multi_call_binaries_fd_exec_shx_and_rsync_delete_run_what_they_name() {
+    let root = Some("core.filesystem/rm-root");
+    // busybox 1.36, fd 8.x and rsync 3.x removed the directory (rsync: a stand-in home).
+    denies(&[
+        ("busybox rm -rf x", RM),
+        ("toybox rm -rf x", RM),
+        ("busybox sh -c 'rm -rf x'", RM),
+        ("coreutils --coreutils-prog=rm -rf x", RM),
+        ("fd -x rm -rf", RM),
+        ("fdfind -t d '^v$' -X rm -rf", RM),
+        ("fd pattern --exec rm -rf {} \\;", RM),
+        ("npx shx rm -rf v", RM),
+        ("rsync -a --delete empty/ ~/", root),
+        ("rsync -a --delete-after /tmp/empty/ /", root),
+        ("rsync -a --del empty/ \"$HOME\"", root),
+        (
+            "gcloud storage buckets delete gs://x",
+            Some("cloud/gcloud-storage-buckets-delete"),
+        ),
+        (
+            "aws s3api delete-objects --bucket b --delete file://k.json",
+            Some("cloud/aws-s3api-delete-objects"),
+        ),
+        (
+            "az storage blob delete-batch --source c",
+            Some("cloud/az-storage-blob-delete-batch"),
+        ),
+        // Near misses.
+        ("busybox ls -la", None),
+        ("busybox --list", None),
+        ("fd -x wc -l", None),
+        ("fd -e rs", None),
+        ("npx shx ls", None),
+        ("rsync -a --delete src/ dest/", None),
+        ("rsync -a --delete / backup/", None),
+        ("rsync -a empty/ ~/", None),
+        ("rsync -a --delete empty/ host:/", None),
+        ("gcloud storage buckets list", None),
+        ("aws s3api delete-object --bucket b --key one.txt", None),
+    ]);
+}

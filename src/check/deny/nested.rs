@@ -605,6 +605,9 @@ pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
         let package = inner[0].static_text().map(package_name);
         if package.is_some_and(|p| DELETER_PACKAGES.contains(&p)) {
             deleter(cx, i, span, &inner);
+        } else if package == Some("shx") && inner.len() > 1 {
+            // `npx shx rm -rf v`: ShellJS's command line runs its commands as the shell's.
+            cx.command(i, span, &inner[1..], Origin::Wrapped);
         } else {
             cx.command(i, span, &inner, Origin::Wrapped);
         }

@@ -236,6 +236,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::applet(cx, i, span, p, words);
         }
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
+        Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
@@ -619,14 +620,62 @@ pub(super) fn sed_exec(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str, dia
         } else {
             return;
         };
-        if let Some(c) = command.filter(|c| !c.is_empty()) {
-            cx.nested(i, span, "the command sed's `e` runs", &c);
+        match command.filter(|c| !c.is_empty()) {
+            Some(c) => cx.nested(i, span, "the command sed's `e` runs", &c),
+            // A bare `e` runs the pattern space: what an earlier `s` wrote there
+            // (`s/x/rm -rf v/;e`) is read as the command.
+            None if problem.reason.starts_with("sed command `e`") => {
+                for r in replacements(&script[..at]).into_iter().take(MAX_SED_EXECS) {
+                    cx.nested(i, span, "the pattern space sed's `e` runs", &r);
+                }
+            }
+            None => {}
         }
         match script[at..].find('\n') {
             Some(nl) => from = at + nl + 1,
             None => return,
         }
     }
+}
+
+/// The replacements of the `s` commands in a sed script (`s/x/TEXT/`, any delimiter),
+/// escaped delimiters unescaped; a replacement with `&` or a back-reference is left out, as
+/// the pattern space it builds is not known.
+fn replacements(script: &str) -> Vec<String> {
+    let b = script.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k + 1 < b.len() {
+        let starts = k == 0
+            || matches!(b[k - 1], b';' | b'\n' | b'{' | b' ' | b'$' | b'/')
+            || b[k - 1].is_ascii_digit();
+        let delim = b[k + 1];
+        if b[k] != b's'
+            || !starts
+            || delim.is_ascii_alphanumeric()
+            || delim.is_ascii_whitespace()
+            || delim == b'\\'
+        {
+            k += 1;
+            continue;
+        }
+        // The pattern, then the replacement, each up to an unescaped delimiter.
+        let part = |from: usize| {
+            let mut j = from;
+            while j < b.len() && b[j] != delim {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            (j < b.len()).then_some(j)
+        };
+        let Some(p_end) = part(k + 2) else { break };
+        let Some(r_end) = part(p_end + 1) else { break };
+        let text = &script[p_end + 1..r_end];
+        if !text.contains('&') && !text.contains('\\') {
+            out.push(text.to_string());
+        }
+        k = r_end + 1;
+    }
+    out
 }
 
 /// The replacement of the `s` command whose `e` flag is at `flag`: the text between the last
@@ -1070,6 +1119,20 @@ mod tests {
         assert!(texts("{a,{b,c}}").is_empty());
     }
 
+    #[test]
+    fn the_replacements_of_s_commands_are_listed() {
+        for (script, want) in [
+            ("s/x/rm -rf v/;e", vec!["rm -rf v"]),
+            ("1s|a|ls|;2s,b,id,", vec!["ls", "id"]),
+            ("s/x/&y/", vec![]),
+            ("s/x/\\1/", vec![]),
+            ("p;s/x", vec![]),
+            ("/s/d", vec![]),
+        ] {
+            assert_eq!(replacements(script), want, "{script}");
+        }
+    }
+
     proptest::proptest! {
         /// No text makes the fallback readers panic, and what they produce is plain words.
         #[test]
@@ -1080,6 +1143,7 @@ mod tests {
             for at in 0..s.len() {
                 let _ = substitute_replacement(&s, at);
             }
+            let _ = replacements(&s);
         }
     }
 }

@@ -270,3 +270,35 @@ fn multi_call_binaries_fd_exec_shx_and_rsync_delete_run_what_they_name() {
         ("aws s3api delete-object --bucket b --key one.txt", None),
     ]);
 }
+
+#[test]
+fn awk_perl_and_sed_commands_are_followed_through_variables_pipes_and_the_pattern_space() {
+    // Each removed the directory with real mawk 1.3, gawk 5, busybox awk, perl 5.36 and GNU
+    // sed 4.9.
+    denies(&[
+        ("mawk 'BEGIN{system(\"rm -rf s2\")}'", RM),
+        ("nawk 'BEGIN{system(\"rm -rf s2\")}'", RM),
+        ("busybox awk 'BEGIN{system(\"rm -rf s2\")}'", RM),
+        ("awk 'BEGIN{c=\"rm -rf s3\"; system(c)}'", RM),
+        ("gawk -v c='rm -rf s3' 'BEGIN{system(c)}'", RM),
+        ("mawk -v c='rm -rf s3' 'BEGIN{system(c)}'", RM),
+        ("awk 'BEGIN{print \"rm -rf v\"}' | sh", RM),
+        ("perl -e 'open(F, \"rm -rf p1|\")'", RM),
+        ("perl -e 'open F, \"|rm -rf p2\"'", RM),
+        ("perl -e 'open($f,\"|-\",\"rm -rf p4\")'", RM),
+        ("perl -e '$c=\"rm -rf p3\"; system $c'", RM),
+        ("sed 's/x/rm -rf s1/;e' <<< x", RM),
+        // Near misses: a variable set twice, harmless commands, text only printed, no `e`.
+        ("awk 'BEGIN{c=\"rm -rf s3\"; c=\"ls\"; system(c)}'", None),
+        ("mawk 'BEGIN{system(\"ls\")}'", None),
+        ("mawk '{print $1}' f", None),
+        ("awk 'BEGIN{print \"rm -rf v\"}'", None),
+        ("awk 'BEGIN{print \"ls\"}' | sh", None),
+        ("perl -e 'open(F, \"rm.log\")'", None),
+        ("perl -e 'open(F, \"<\", \"rm -rf x\")'", None),
+        ("perl -e '$c=\"rm -rf p3\"; print $c'", None),
+        ("sed 's/x/ls/;e' <<< x", None),
+        ("sed s/e/x/ f", None),
+        ("sed 's/x/rm -rf s1/;p' f", None),
+    ]);
+}

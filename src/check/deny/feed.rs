@@ -55,6 +55,10 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
             // out, but every word the output can hold is in the text.
             Some(decode_escapes(&args.join(" ")))
         }
+        // `awk 'BEGIN{print "rm -rf x"}'`: a program that only prints literals.
+        "awk" | "gawk" | "mawk" | "nawk" if args.len() == 1 && p.words.len() == 2 => {
+            awk_printed(args[0])
+        }
         // `cat` or `cat -` copies its input; a file operand or an option is not followed.
         "cat" if cats > 0 && p.words.len() == args.len() + 1 && args.iter().all(|a| *a == "-") => {
             let mut texts = Vec::new();
@@ -66,6 +70,38 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// What an awk program made of a `BEGIN` block of `print "…"` statements (string literals
+/// only, no escapes) prints: the literals, one line per `print`. `None` for anything else.
+fn awk_printed(program: &str) -> Option<String> {
+    let body = program
+        .trim()
+        .strip_prefix("BEGIN")?
+        .trim_start()
+        .strip_prefix('{')?
+        .strip_suffix('}')?;
+    let mut lines = Vec::new();
+    for statement in body.split([';', '\n']) {
+        let statement = statement.trim();
+        if statement.is_empty() {
+            continue;
+        }
+        let mut rest = statement.strip_prefix("print")?.trim_start();
+        let mut line = String::new();
+        while !rest.is_empty() {
+            let inner = rest.strip_prefix('"')?;
+            let end = inner.find('"')?;
+            let text = &inner[..end];
+            if text.contains('\\') {
+                return None;
+            }
+            line.push_str(text);
+            rest = inner[end + 1..].trim_start();
+        }
+        lines.push(line);
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
 /// The text a process substitution (`<(echo 'rm -rf x')`) in segment `i` gives the file it

@@ -225,7 +225,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli") => feed::redis_input(cx, i, span, words),
-        Some("xargs") => feed::xargs_fed(cx, i, span, words),
+        Some("xargs") => {
+            feed::xargs_fed(cx, i, span, words);
+            feed::xargs_replaced(cx, i, span, words);
+        }
         Some("git") => {
             nested::git(cx, i, span, words);
             if let Some(seg) = origin.segment() {
@@ -462,6 +465,34 @@ fn plain_commands(text: &str) -> Vec<Vec<Word>> {
         }
     }
     out
+}
+
+/// `s` as one bash word.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Analyses `text` as a nested script and keeps only its deny findings, moved to `span`: for
+/// a command read with values cmdguard worked out, which asks already as written.
+fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
+    if cx.depth + 1 > cx.list.limits.max_script_depth {
+        fallback(cx, i, span, text);
+        return;
+    }
+    let scope = super::Scope {
+        depth: cx.depth + 1,
+        place: cx.place.as_deref_mut(),
+        budget: cx.budget,
+    };
+    let inner = cx.nested.analyze_nested(text, scope);
+    for mut f in inner.findings {
+        if f.severity < crate::finding::Verdict::Deny {
+            continue;
+        }
+        f.message = format!("in {what}: {}", f.message);
+        f.span = span;
+        cx.findings.push(f.in_segment(Some(i)));
+    }
 }
 
 fn static_word(text: &str, span: Span) -> Word {

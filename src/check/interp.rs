@@ -33,7 +33,9 @@ use self::pack::{Kind, Rule};
 pub(crate) enum Lang {
     /// `python`, `python3`, `python3.11`, `pypy3`.
     Python,
-    /// `node`, `nodejs`, `deno`, `bun`.
+    /// `node`, `nodejs`, `deno`, `bun`, and the TypeScript runners `tsx`, `ts-node` (their
+    /// `-e` code is read with the JavaScript grammar; TypeScript-only syntax does not parse and
+    /// asks).
     JavaScript,
     /// `ruby`.
     Ruby,
@@ -151,7 +153,7 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
     };
     if versioned("python") || versioned("pypy") {
         Some(Lang::Python)
-    } else if matches!(name, "node" | "nodejs" | "deno" | "bun") {
+    } else if matches!(name, "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node") {
         Some(Lang::JavaScript)
     } else if versioned("ruby") {
         Some(Lang::Ruby)
@@ -811,6 +813,8 @@ mod tests {
             ("pypy3", Some(Lang::Python)),
             ("python3-config", None),
             ("node", Some(Lang::JavaScript)),
+            ("tsx", Some(Lang::JavaScript)),
+            ("ts-node", Some(Lang::JavaScript)),
             ("bun", Some(Lang::JavaScript)),
             ("ruby3.2", Some(Lang::Ruby)),
             ("perl5.36", Some(Lang::Perl)),

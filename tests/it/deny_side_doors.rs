@@ -302,3 +302,47 @@ fn awk_perl_and_sed_commands_are_followed_through_variables_pipes_and_the_patter
         ("sed 's/x/rm -rf s1/;p' f", None),
     ]);
 }
+
+#[test]
+fn formatted_strings_typescript_runners_and_xargs_replace_strings_are_read() {
+    // xargs and python3 rows removed the directory for real; tsx and ts-node evaluate `-e`
+    // code as node does (their documentation; not installed here).
+    let mut rows = vec![
+        ("xargs -I{} sh -c 'rm -rf {}' <<< v", RM),
+        ("ls | xargs -I{} sh -c \"rm -rf {}\"", RM),
+        ("ls | xargs -I % rm -rf %", RM),
+        // Near misses.
+        ("ls | xargs -I{} sh -c 'ls {}'", None),
+        ("ls | xargs -I{} echo rm -rf {}", None),
+    ];
+    if cfg!(feature = "interpreters") {
+        rows.extend([
+            (
+                "python3 -c 'import os; os.system(\"rm -rf %s\" % \"y2\")'",
+                RM,
+            ),
+            (
+                "python3 -c 'import os; os.system(\"%s %s\" % (\"rm -rf\", \"y2\"))'",
+                RM,
+            ),
+            (
+                "npx tsx -e \"require('child_process').execSync('rm -rf v')\"",
+                RM,
+            ),
+            (
+                "npx ts-node -e \"require('child_process').execSync('rm -rf v')\"",
+                RM,
+            ),
+            (
+                "python3 -c 'import os; os.system(\"ls %s\" % \"y2\")'",
+                None,
+            ),
+            (
+                "python3 -c 'import os; os.system(\"%r\" % \"rm -rf y2\")'",
+                None,
+            ),
+            ("tsx -e \"require('child_process').execSync('ls')\"", None),
+        ]);
+    }
+    denies(&rows);
+}

@@ -4,9 +4,9 @@
 //! v}"`) — is read once more with those values in place, and a deny found there denies. It only
 //! adds denies: the command asks already, since a run-time word is not allowed.
 
-use super::program_name;
-use crate::check::{Ctx, Scope, vars};
-use crate::finding::{Span, Verdict};
+use super::{program_name, quote};
+use crate::check::{Ctx, vars};
+use crate::finding::Span;
 use crate::segment::{Nest, SegmentKind, Word};
 
 /// Characters that keep a value from being one plain text (bash would expand or split them
@@ -42,30 +42,15 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             text.push_str(&quote(&v));
         }
     }
-    if !changed || cx.depth + 1 > cx.list.limits.max_script_depth {
+    if !changed {
         return;
     }
-    let scope = Scope {
-        depth: cx.depth + 1,
-        place: cx.place.as_deref_mut(),
-        budget: cx.budget,
-    };
-    let inner = cx.nested.analyze_nested(&text, scope);
     let program = words
         .first()
         .map(|w| program_name(&w.text).into_owned())
         .unwrap_or_default();
-    for mut f in inner.findings {
-        if f.severity < Verdict::Deny {
-            continue;
-        }
-        f.message = format!(
-            "in `{program}` with the values this command line gives its words (`{text}`): {}",
-            f.message
-        );
-        f.span = span;
-        cx.findings.push(f.in_segment(Some(i)));
-    }
+    let what = format!("`{program}` with the values this command line gives its words (`{text}`)");
+    super::denies_in(cx, i, span, &what, &text);
 }
 
 /// The words a run-time word of segment `i` becomes when the line spells out its value:
@@ -153,9 +138,4 @@ fn is_name(s: &str) -> bool {
     b.next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
         && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
-}
-
-/// `s` as one bash word.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }

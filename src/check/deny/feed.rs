@@ -310,3 +310,26 @@ pub(super) fn xargs_fed(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) 
         }
     }
 }
+
+/// `xargs -I{} sh -c 'rm -rf {}'`, `xargs -i rm -rf {}`: with a replace string, xargs pastes
+/// each input line where the string stands, inside words too. The command is read with the
+/// string left as written (a plain word), and a deny found there denies: the command asks
+/// already, its words being run-time.
+pub(super) fn xargs_replaced(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let replaces = words[1..]
+        .iter()
+        .map_while(|w| w.static_text().filter(|t| t.starts_with('-') && *t != "--"))
+        .any(|t| t.starts_with("-I") || t == "-i" || t.starts_with("--replace"));
+    if !replaces {
+        return;
+    }
+    let Some(inner) = super::xargs_command(words).filter(|c| !c.is_empty()) else {
+        return;
+    };
+    if !inner.iter().all(Word::is_static) {
+        return;
+    }
+    let text: Vec<String> = inner.iter().map(|w| super::quote(&w.text)).collect();
+    let what = "the command `xargs` runs with each input line pasted in";
+    super::denies_in(cx, i, span, what, &text.join(" "));
+}

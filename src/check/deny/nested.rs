@@ -5,7 +5,7 @@
 //! `uv run`, `poetry run`, `conda run`, …). The inner command goes back through the analyser,
 //! so a denied one denies. It never allows anything: the outer command asks by itself.
 
-use super::{program_name, rule_matches, static_word};
+use super::{program_name, quote, rule_matches, static_word};
 use crate::check::{Ctx, Origin};
 use crate::finding::Span;
 use crate::segment::{Assignment, Word};
@@ -265,11 +265,6 @@ fn ext_words(spec: &str) -> Vec<String> {
         out.push(cur);
     }
     out
-}
-
-/// `s` as one bash word.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// Environment variables git runs as shell commands: `GIT_PAGER='rm -rf x' git log` is `git -c

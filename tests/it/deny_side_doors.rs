@@ -114,6 +114,7 @@ fn a_literal_the_line_assigns_is_read_where_it_is_used() {
         ("c='rm -rf v'; sh -c \"$c\"", RM),
         ("c='rm -rf v'; eval \"$c\"", RM),
         ("bash -c \"${C:-rm -rf v}\"", RM),
+        ("c='rm -rf v'; echo \"$c\" | bash", RM),
         ("o=--hard; git reset $o", Some("core.git/git-reset-hard")),
         ("a=destroy; terraform $a", Some("cloud/terraform-destroy")),
         (
@@ -129,6 +130,8 @@ fn a_literal_the_line_assigns_is_read_where_it_is_used() {
         ("bash -c \"${C:+rm -rf v}\"", None),
         ("o=--soft; git reset $o", None),
         ("c='rm -rf v'; echo \"$c\"", None),
+        ("c=ls; echo \"$c\" | bash", None),
+        ("c='rm -rf v'; echo \"$c\" | cat", None),
         ("bash -c \"$c\"", None),
     ]);
 }
@@ -241,6 +244,8 @@ fn multi_call_binaries_fd_exec_shx_and_rsync_delete_run_what_they_name() {
         ("fdfind -t d '^v$' -X rm -rf", RM),
         ("fd pattern --exec rm -rf {} \\;", RM),
         ("npx shx rm -rf v", RM),
+        ("pixi run rm -rf v", RM),
+        ("rye run rm -rf v", RM),
         ("rsync -a --delete empty/ ~/", root),
         ("rsync -a --delete-after /tmp/empty/ /", root),
         ("rsync -a --del empty/ \"$HOME\"", root),
@@ -262,6 +267,7 @@ fn multi_call_binaries_fd_exec_shx_and_rsync_delete_run_what_they_name() {
         ("fd -x wc -l", None),
         ("fd -e rs", None),
         ("npx shx ls", None),
+        ("pixi run pytest", None),
         ("rsync -a --delete src/ dest/", None),
         ("rsync -a --delete / backup/", None),
         ("rsync -a empty/ ~/", None),
@@ -341,7 +347,12 @@ fn formatted_strings_typescript_runners_and_xargs_replace_strings_are_read() {
                 "python3 -c 'import os; os.system(\"%r\" % \"rm -rf y2\")'",
                 None,
             ),
+            (
+                "yarn node -e \"require('child_process').execSync('rm -rf v')\"",
+                RM,
+            ),
             ("tsx -e \"require('child_process').execSync('ls')\"", None),
+            ("yarn node -e \"console.log(1)\"", None),
         ]);
     }
     denies(&rows);

@@ -57,7 +57,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 /// `$NAME`, `${NAME}` of a literal assigned once before it, or `${NAME:-TEXT}` (`-`, `:=`,
 /// `=`) of a name the line never assigns. Unquoted, the value is split at blanks (and not
 /// read at all when it could glob).
-fn value_of(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<String>> {
+pub(super) fn value_of(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<String>> {
     let e = w.expansions;
     if e.command || e.process || e.arithmetic || e.glob {
         return None;

@@ -21,15 +21,24 @@ pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
 const MAX_CAT_CHAIN: usize = 8;
 
 /// What segment `j` writes to its output, where the line shows it: an `echo`'s or `printf`'s
-/// static words (a run-time one is left out), with the escapes `echo -e` and `printf` decode
-/// decoded, or what a `cat` with no file copies from its own input (`cat <<< TEXT`,
-/// `echo TEXT | cat`). `cats` bounds the `cat`s read through.
+/// static words (a run-time one is left out, unless the line assigns its value: `c='rm -rf
+/// v'; echo "$c" | bash`), with the escapes `echo -e` and `printf` decode decoded, or what a
+/// `cat` with no file copies from its own input (`cat <<< TEXT`, `echo TEXT | cat`). `cats`
+/// bounds the `cat`s read through.
 fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
     let p = cx.script.segments.get(j)?;
     let program = program_name(p.words.first()?.static_text()?);
+    let resolved: Vec<Option<String>> = p.words[1..]
+        .iter()
+        .map(|w| match w.static_text() {
+            Some(_) => None,
+            None => super::assigned::value_of(cx, j, w).map(|v| v.join(" ")),
+        })
+        .collect();
     let mut args: Vec<&str> = p.words[1..]
         .iter()
-        .filter_map(|w| w.static_text())
+        .zip(&resolved)
+        .filter_map(|(w, r)| w.static_text().or(r.as_deref()))
         .collect();
     match &*program {
         "echo" => {

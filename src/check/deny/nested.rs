@@ -520,6 +520,16 @@ const RUNNERS: &[Runner] = &[
         value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
     },
     Runner {
+        program: "pixi",
+        sub: &["run"],
+        value_options: &["-e", "--environment", "--manifest-path"],
+    },
+    Runner {
+        program: "rye",
+        sub: &["run"],
+        value_options: &["--pyproject"],
+    },
+    Runner {
         program: "micromamba",
         sub: &["run"],
         value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
@@ -538,6 +548,11 @@ pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
         return;
     }
     let word = |n: usize| words.get(n).and_then(|w| w.static_text());
+    // `yarn node -e CODE`: yarn runs node with the rest of the words.
+    if program == "yarn" && word(1) == Some("node") {
+        cx.command(i, span, &words[1..], Origin::Wrapped);
+        return;
+    }
     for r in RUNNERS.iter().filter(|r| r.program == program) {
         // Options before the subcommand (`hatch -e test run`, `poetry -C dir run`).
         let mut k = 1;

@@ -189,6 +189,7 @@ fn database_clients_run_pipes_editors_executable_comments_and_generated_sql() {
         ("sqlite3 t.db '.output |rm -rf v2' 'select 1'", RM),
         ("sqlite3 t.db '.out |rm -rf v2' 'select 1'", RM),
         ("sqlite3 t.db \".once --bom '|rm -rf v'\" 'select 1'", RM),
+        ("sqlite3 t.db '.once --bom |rm -rf v' 'select 1'", RM),
         ("sqlite3 -cmd '.once |rm -rf v1' t.db 'select 1'", RM),
         ("sqlite3 t.db \"select edit('x','rm -rf v3;')\"", RM),
         ("psql -f <(echo '\\! rm -rf v1')", RM),
@@ -212,6 +213,8 @@ fn database_clients_run_pipes_editors_executable_comments_and_generated_sql() {
         ),
         // Near misses.
         ("sqlite3 t.db '.once out.txt' 'select 1'", None),
+        // sqlite3 3.40 refuses this (`extra parameter`) and runs nothing.
+        ("sqlite3 -cmd '.once -x |rm -rf v1' t.db 'select 1'", None),
         ("sqlite3 t.db \"select edit('x','vim')\"", None),
         ("sqlite3 t.db \"select 'edit(1, ''rm -rf v'')'\"", None),
         ("psql -f <(echo 'SELECT 1')", None),

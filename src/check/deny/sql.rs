@@ -72,14 +72,21 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
                 let pipes =
                     name.len() >= 3 && ("output".starts_with(name) || "once".starts_with(name));
                 if pipes && let Some(bar) = rest[name_len..].find('|') {
-                    // `.once '|CMD'`: a quoted argument loses its quotes.
-                    let before = rest[name_len..name_len + bar].trim_end();
+                    // `.once |CMD`, `.once --bom '|CMD'`: the rest of the line, less a
+                    // quote. `-x` and `-e` open a spreadsheet or editor instead, and sqlite3
+                    // refuses a file after them (it runs nothing).
+                    let before = rest[name_len..name_len + bar].trim();
                     let cmd = rest[name_len + bar + 1..].trim();
                     let cmd = match before.chars().last() {
-                        Some(q @ ('\'' | '"')) => cmd.strip_suffix(q).unwrap_or(cmd),
-                        _ => cmd,
+                        Some(q @ ('\'' | '"')) => cmd.strip_suffix(q),
+                        _ => Some(cmd),
                     };
-                    out.push(cmd.to_string());
+                    let viewer = before
+                        .split_whitespace()
+                        .any(|o| matches!(o.trim_end_matches(['\'', '"']), "-x" | "-e"));
+                    if !viewer {
+                        out.extend(cmd.map(str::to_string));
+                    }
                 }
             }
         }

@@ -1,5 +1,6 @@
 //! check/deny/feed: what a command reads on its input, where the line shows it — the output of
-//! an `echo` or `printf` piped into it, a heredoc, a here-string — and the commands that run
+//! an `echo` or `printf` piped into it (also through `cat`), a heredoc, a here-string, a
+//! process substitution or `/dev/stdin` given as its file — and the commands that run
 //! it: a shell fed a script (`echo 'rm -rf x' | bash`), `redis-cli` fed commands, a database
 //! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
 //! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested

@@ -5,6 +5,7 @@
 //! is installed, and near misses that must not be denied.
 
 use cmdguard::{Analyzer, Code, Verdict};
+use proptest::prelude::*;
 
 use Verdict::Deny;
 
@@ -359,4 +360,26 @@ fn formatted_strings_typescript_runners_and_xargs_replace_strings_are_read() {
         ]);
     }
     denies(&rows);
+}
+
+proptest! {
+    /// A script fed through a process substitution, through `cat`, or on `/dev/stdin` denies
+    /// exactly when the same script piped from `echo` does, and never passes.
+    #[test]
+    fn every_way_of_feeding_a_shell_a_script_reads_the_same_script(
+        script in "(rm|git|ls|echo|find)( (-rf|-f|reset|--hard|-delete|\\.|/|x|~)){0,3}",
+    ) {
+        let analyzer = Analyzer::default();
+        let piped = analyzer.analyze(&format!("echo '{script}' | bash")).verdict;
+        for fed in [
+            format!("bash <(echo '{script}')"),
+            format!("echo '{script}' | cat | bash"),
+            format!("echo '{script}' | bash /dev/stdin"),
+            format!("source <(echo '{script}')"),
+        ] {
+            let v = analyzer.analyze(&fed).verdict;
+            prop_assert_ne!(v, Verdict::Allow, "{}", fed);
+            prop_assert_eq!(v == Deny, piped == Deny, "{} vs echo | bash", fed);
+        }
+    }
 }

@@ -343,3 +343,23 @@ pub(super) fn xargs_replaced(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Wo
     let what = "the command `xargs` runs with each input line pasted in";
     super::denies_in(cx, i, span, what, &text.join(" "));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::awk_printed;
+
+    #[test]
+    fn only_awk_programs_that_print_literals_have_a_known_output() {
+        for (program, printed) in [
+            ("BEGIN{print \"rm -rf v\"}", Some("rm -rf v")),
+            ("BEGIN { print \"a\" \"b\"; print \"c\" }", Some("ab\nc")),
+            ("BEGIN{print x}", None),
+            ("{print \"x\"}", None),
+            ("BEGIN{print \"a\\nb\"}", None),
+            ("BEGIN{system(\"x\")}", None),
+            ("BEGIN{}", None),
+        ] {
+            assert_eq!(awk_printed(program).as_deref(), printed, "{program}");
+        }
+    }
+}

@@ -660,7 +660,23 @@ fn deleter(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 
 #[cfg(test)]
 mod tests {
-    use super::package_name;
+    use super::{ext_words, package_name};
+
+    #[test]
+    fn ext_remotes_split_as_git_remote_ext_splits_them() {
+        for (spec, words) in [
+            ("sh -c rm% -rf% v", vec!["sh", "-c", "rm -rf v"]),
+            ("cmd  a%%b", vec!["cmd", "a%b"]),
+            (
+                "ssh %G host %S",
+                vec!["ssh", "x", "host", "git-upload-pack"],
+            ),
+            ("trailing%", vec!["trailingx"]),
+            ("", vec![]),
+        ] {
+            assert_eq!(ext_words(spec), words, "{spec}");
+        }
+    }
 
     #[test]
     fn package_specs_lose_their_version() {

@@ -23,7 +23,7 @@ pub(super) fn check_args(
     };
     let reason = match check_awk_program(text) {
         Err(p) => {
-            for cmd in commands(text) {
+            for cmd in commands(text, &given_variables(rest)) {
                 cx.nested(i, span, "the command awk runs", &cmd);
             }
             Some(p.reason)
@@ -83,6 +83,58 @@ fn network_files(program: &str) -> Option<String> {
     None
 }
 
+/// awks that cmdguard does not allow but whose programs run commands all the same: the
+/// commands are read so that a denied one denies (the command asks, as no entry matches).
+pub(super) const OTHER_AWKS: &[&str] = &["mawk", "nawk", "original-awk", "bwk-awk", "onetrue-awk"];
+
+/// `mawk 'BEGIN{system("rm -rf x")}'`: the commands an awk not in the allowlist runs are read
+/// as `awk`'s are. The program is the first operand, unless `-f` gives a file.
+pub(super) fn other_awk(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if t == "-f" || t.starts_with("--file") {
+            return;
+        }
+        k += if matches!(t, "-v" | "-F" | "-W") {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(w) = words.get(k).filter(|w| w.is_static()) else {
+        return;
+    };
+    for cmd in commands(&w.text, &given_variables(words)) {
+        cx.nested(i, w.span, "the command awk runs", &cmd);
+    }
+}
+
+/// The variables a command line gives the program a value for: `-v NAME=VALUE`,
+/// `-vNAME=VALUE`.
+fn given_variables(words: &[Word]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        let assignment = match w.static_text() {
+            Some("-v") => words.get(k + 1).and_then(|n| n.static_text()),
+            Some(t) => t.strip_prefix("-v").filter(|a| !a.is_empty()),
+            None => None,
+        };
+        if let Some((name, value)) = assignment.and_then(|a| a.split_once('='))
+            && !value.contains('\\')
+        {
+            out.push((name.to_string(), value.to_string()));
+        }
+    }
+    out
+}
+
 /// A token of an awk program, as far as [`commands`] needs: string literals (escapes
 /// decoded), names, and single punctuation characters.
 #[derive(Debug, PartialEq)]
@@ -139,6 +191,78 @@ fn tokens(program: &str) -> Vec<Tok> {
     out
 }
 
+/// Functions that write the variables they are given (`sub(/x/, "y", v)`, `split(s, v)`).
+const WRITERS: &[&str] = &["sub", "gsub", "split", "getline"];
+
+/// Variables that hold one literal for the whole program: assigned exactly once in it, to
+/// string literals only (`c = "rm -rf " "x"`), or given by `-v` and never assigned; never
+/// written any other way (`c++`, `c += …`, `getline c`, `sub(…, c)`).
+fn literal_variables(toks: &[Tok], given: &[(String, String)]) -> Vec<(String, String)> {
+    let mut found: Vec<(String, Option<String>)> = given
+        .iter()
+        .map(|(n, v)| (n.clone(), Some(v.clone())))
+        .collect();
+    let mut assigned: Vec<String> = Vec::new();
+    // Names inside the argument list of a writing function are written.
+    let mut written: Vec<String> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if let Tok::Name(f) = t
+            && WRITERS.contains(&f.as_str())
+        {
+            let mut depth = 0usize;
+            for u in &toks[k + 1..] {
+                match u {
+                    Tok::Punct('(') => depth += 1,
+                    Tok::Punct(')') if depth <= 1 => break,
+                    Tok::Punct(')') => depth -= 1,
+                    Tok::Punct(';' | '\n' | '}') if depth == 0 => break,
+                    Tok::Name(n) => written.push(n.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let Tok::Name(n) = t else {
+            continue;
+        };
+        let next = toks.get(k + 1);
+        let after = toks.get(k + 2);
+        let plain = next == Some(&Tok::Punct('=')) && after != Some(&Tok::Punct('='));
+        let compound = matches!(next, Some(Tok::Punct('+' | '-' | '*' | '/' | '%' | '^')))
+            && (after == Some(&Tok::Punct('='))
+                || matches!(
+                    (next, after),
+                    (Some(Tok::Punct('+')), Some(Tok::Punct('+')))
+                        | (Some(Tok::Punct('-')), Some(Tok::Punct('-')))
+                ));
+        if compound {
+            written.push(n.clone());
+        }
+        if !plain {
+            continue;
+        }
+        // `c = "a" "b"` up to the end of the statement: a literal; anything else is not.
+        let mut value = String::new();
+        let mut end = k + 2;
+        while let Some(Tok::Str(s)) = toks.get(end) {
+            value.push_str(s);
+            end += 1;
+        }
+        let ends = matches!(toks.get(end), None | Some(Tok::Punct(';' | '\n' | '}')));
+        let literal = (end > k + 2 && ends).then_some(value);
+        if assigned.contains(n) || given.iter().any(|(g, _)| g == n) {
+            written.push(n.clone());
+        } else {
+            assigned.push(n.clone());
+            found.push((n.clone(), literal));
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(n, _)| !written.contains(n))
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+}
+
 /// Shells whose input is a script: what awk prints into them is read as one.
 const SHELLS: &[&str] = &["sh", "bash", "dash", "ksh", "zsh", "mksh"];
 
@@ -149,14 +273,24 @@ const MAX_COMMANDS: usize = 8;
 /// concatenated, as awk does): the argument of `system(…)`, the target of `print … | "CMD"`,
 /// the source of `"CMD" | getline`, and — when the target is a shell (`print "rm x" | "sh"`) —
 /// the literals printed into it.
-fn commands(program: &str) -> Vec<String> {
+fn commands(program: &str, given: &[(String, String)]) -> Vec<String> {
     let toks = tokens(program);
-    // The literals starting at `k`, concatenated, and where they end.
+    let variables = literal_variables(&toks, given);
+    let value = |k: usize| match toks.get(k)? {
+        Tok::Str(s) => Some(s.as_str()),
+        Tok::Name(n) => variables
+            .iter()
+            .find(|(v, _)| v == n)
+            .map(|(_, value)| value.as_str()),
+        Tok::Punct(_) => None,
+    };
+    // The literals (and variables holding one) starting at `k`, concatenated, and where they
+    // end.
     let literal = |k: usize| {
         let mut text = String::new();
         let mut end = k;
-        while let Some(Tok::Str(s)) = toks.get(end) {
-            text.push_str(s);
+        while let Some(v) = value(end) {
+            text.push_str(v);
             end += 1;
         }
         (end > k).then_some((text, end))
@@ -232,9 +366,20 @@ mod tests {
             ("BEGIN{print \"system(\\\"rm -rf /\\\")\"}", &[]),
             ("{print $1 | cmd}", &[]),
             ("# system(\"rm -rf /\")\n{print}", &[]),
+            ("BEGIN{c=\"rm -rf s3\"; system(c)}", &["rm -rf s3"]),
+            ("BEGIN{c=\"rm -rf \" \"s3\"\nsystem(c)}", &["rm -rf s3"]),
+            ("BEGIN{c=\"rm -rf s3\"; c=\"ls\"; system(c)}", &[]),
+            ("BEGIN{c=\"rm -rf s3\"; c=c \"x\"; system(c)}", &[]),
+            ("BEGIN{c=\"rm \"; c+=1; system(c)}", &[]),
+            (
+                "BEGIN{c=\"rm -rf s3\"; sub(/rm/, \"ls\", c); system(c)}",
+                &[],
+            ),
+            ("{c=\"rm -rf s3\"; getline c; system(c)}", &[]),
+            ("BEGIN{c==\"x\"; system(c)}", &[]),
         ];
         for (program, want) in rows {
-            assert_eq!(commands(program), *want, "{program}");
+            assert_eq!(commands(program, &[]), *want, "{program}");
         }
     }
 

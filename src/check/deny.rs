@@ -8,11 +8,13 @@
 //! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
 //! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
 
+mod assigned;
 mod feed;
+mod multicall;
 mod nested;
 mod sql;
 
-pub(crate) use self::feed::piped_text;
+pub(crate) use self::feed::{operand_text, piped_text};
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -189,6 +191,7 @@ const MAX_MENTIONS: usize = 16;
 pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], origin: Origin<'_>) {
     let list = cx.list;
     let defaults = with_defaults(words);
+    let mut denied = false;
     for rule in &list.deny {
         let hit = match rule.builtin {
             None => {
@@ -207,8 +210,13 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             Some(Builtin::ForkBomb | Builtin::DownloadToInterpreter) => false,
         };
         if hit {
+            denied = true;
             cx.deny(rule, span, Some(i));
         }
+    }
+    // `c='rm -rf v'; bash -c "$c"`: the words with the values the line gives them.
+    if !denied {
+        assigned::command(cx, i, span, words);
     }
     let program = words
         .first()
@@ -217,8 +225,22 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli") => feed::redis_input(cx, i, span, words),
-        Some("xargs") => feed::xargs_fed(cx, i, span, words),
-        Some("git") => nested::git(cx, i, span, words),
+        Some("xargs") => {
+            feed::xargs_fed(cx, i, span, words);
+            feed::xargs_replaced(cx, i, span, words);
+        }
+        Some("git") => {
+            nested::git(cx, i, span, words);
+            if let Some(seg) = origin.segment() {
+                nested::git_environment(cx, i, span, &seg.assignments);
+            }
+        }
+        Some(p @ ("busybox" | "toybox" | "coreutils")) => {
+            multicall::applet(cx, i, span, p, words);
+        }
+        Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
+        Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
+        Some("rsync") => multicall::rsync(cx, i, span, words),
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
     }
@@ -445,6 +467,34 @@ fn plain_commands(text: &str) -> Vec<Vec<Word>> {
     out
 }
 
+/// `s` as one bash word.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Analyses `text` as a nested script and keeps only its deny findings, moved to `span`: for
+/// a command read with values cmdguard worked out, which asks already as written.
+fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
+    if cx.depth + 1 > cx.list.limits.max_script_depth {
+        fallback(cx, i, span, text);
+        return;
+    }
+    let scope = super::Scope {
+        depth: cx.depth + 1,
+        place: cx.place.as_deref_mut(),
+        budget: cx.budget,
+    };
+    let inner = cx.nested.analyze_nested(text, scope);
+    for mut f in inner.findings {
+        if f.severity < crate::finding::Verdict::Deny {
+            continue;
+        }
+        f.message = format!("in {what}: {}", f.message);
+        f.span = span;
+        cx.findings.push(f.in_segment(Some(i)));
+    }
+}
+
 fn static_word(text: &str, span: Span) -> Word {
     Word {
         text: text.to_string(),
@@ -601,14 +651,62 @@ pub(super) fn sed_exec(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str, dia
         } else {
             return;
         };
-        if let Some(c) = command.filter(|c| !c.is_empty()) {
-            cx.nested(i, span, "the command sed's `e` runs", &c);
+        match command.filter(|c| !c.is_empty()) {
+            Some(c) => cx.nested(i, span, "the command sed's `e` runs", &c),
+            // A bare `e` runs the pattern space: what an earlier `s` wrote there
+            // (`s/x/rm -rf v/;e`) is read as the command.
+            None if problem.reason.starts_with("sed command `e`") => {
+                for r in replacements(&script[..at]).into_iter().take(MAX_SED_EXECS) {
+                    cx.nested(i, span, "the pattern space sed's `e` runs", &r);
+                }
+            }
+            None => {}
         }
         match script[at..].find('\n') {
             Some(nl) => from = at + nl + 1,
             None => return,
         }
     }
+}
+
+/// The replacements of the `s` commands in a sed script (`s/x/TEXT/`, any delimiter),
+/// escaped delimiters unescaped; a replacement with `&` or a back-reference is left out, as
+/// the pattern space it builds is not known.
+fn replacements(script: &str) -> Vec<String> {
+    let b = script.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k + 1 < b.len() {
+        let starts = k == 0
+            || matches!(b[k - 1], b';' | b'\n' | b'{' | b' ' | b'$' | b'/')
+            || b[k - 1].is_ascii_digit();
+        let delim = b[k + 1];
+        if b[k] != b's'
+            || !starts
+            || delim.is_ascii_alphanumeric()
+            || delim.is_ascii_whitespace()
+            || delim == b'\\'
+        {
+            k += 1;
+            continue;
+        }
+        // The pattern, then the replacement, each up to an unescaped delimiter.
+        let part = |from: usize| {
+            let mut j = from;
+            while j < b.len() && b[j] != delim {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            (j < b.len()).then_some(j)
+        };
+        let Some(p_end) = part(k + 2) else { break };
+        let Some(r_end) = part(p_end + 1) else { break };
+        let text = &script[p_end + 1..r_end];
+        if !text.contains('&') && !text.contains('\\') {
+            out.push(text.to_string());
+        }
+        k = r_end + 1;
+    }
+    out
 }
 
 /// The replacement of the `s` command whose `e` flag is at `flag`: the text between the last
@@ -741,9 +839,12 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
         return false;
     };
     let js = matches!(client, "mongosh" | "mongo");
+    let mysql = matches!(client, "mysql" | "mariadb");
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
+        } else if mysql {
+            sql::destroys(&sql::open_executable_comments(t))
         } else {
             sql::destroys(t)
         }
@@ -768,11 +869,25 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut texts: Vec<&str> = Vec::new();
     let mut operands = 0;
     let mut j = 0;
+    // `psql -f <(echo …)`, `sqlite3 -init <(…)`: a script file the line shows.
+    let mut files: Vec<String> = Vec::new();
     while j < args.len() {
         let Some(t) = args[j].static_text() else {
             j += 1;
             continue;
         };
+        let script_option = match *client {
+            "psql" => matches!(t, "-f" | "--file"),
+            "sqlite3" | "sqlite" | "duckdb" => t == "-init",
+            _ => false,
+        };
+        if script_option
+            && let Some(text) = args.get(j + 1).and_then(|w| feed::operand_text(cx, i, w))
+        {
+            files.push(text);
+            j += 2;
+            continue;
+        }
         let (opt, attached) = match t.split_once('=') {
             Some((o, v)) if t.starts_with("--") => (o, Some(v)),
             _ => (t, None),
@@ -833,6 +948,7 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     // A heredoc or here-string is the client's input (through any wrapper before it), and so
     // is what `echo` or `printf` pipes into it.
     let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
+    out.extend(files);
     out.extend(feed::input_texts(cx, i));
     Some((client, out))
 }
@@ -1034,6 +1150,20 @@ mod tests {
         assert!(texts("{a,{b,c}}").is_empty());
     }
 
+    #[test]
+    fn the_replacements_of_s_commands_are_listed() {
+        for (script, want) in [
+            ("s/x/rm -rf v/;e", vec!["rm -rf v"]),
+            ("1s|a|ls|;2s,b,id,", vec!["ls", "id"]),
+            ("s/x/&y/", vec![]),
+            ("s/x/\\1/", vec![]),
+            ("p;s/x", vec![]),
+            ("/s/d", vec![]),
+        ] {
+            assert_eq!(replacements(script), want, "{script}");
+        }
+    }
+
     proptest::proptest! {
         /// No text makes the fallback readers panic, and what they produce is plain words.
         #[test]
@@ -1044,6 +1174,7 @@ mod tests {
             for at in 0..s.len() {
                 let _ = substitute_replacement(&s, at);
             }
+            let _ = replacements(&s);
         }
     }
 }

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::{Ctx, Scope};
 use crate::budget::Budget;
 use crate::finding::{Code, Span, Verdict};
-use crate::segment::{RedirectOp, Segment, Word};
+use crate::segment::{RedirectOp, Word};
 
 use self::code::Form;
 use self::pack::{Kind, Rule};
@@ -33,7 +33,9 @@ use self::pack::{Kind, Rule};
 pub(crate) enum Lang {
     /// `python`, `python3`, `python3.11`, `pypy3`.
     Python,
-    /// `node`, `nodejs`, `deno`, `bun`.
+    /// `node`, `nodejs`, `deno`, `bun`, and the TypeScript runners `tsx`, `ts-node` (their
+    /// `-e` code is read with the JavaScript grammar; TypeScript-only syntax does not parse and
+    /// asks).
     JavaScript,
     /// `ruby`.
     Ruby,
@@ -100,8 +102,7 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
     let Some(lang) = language(super::deny::basename(program)) else {
         return;
     };
-    let segment = cx.script.segments.get(i);
-    let sources = sources(lang, words, segment, cx.src);
+    let sources = sources(cx, i, lang, words);
     for src in sources {
         if !cx.budget.take_bytes(src.code.len()) {
             // The analyser reports the spent budget; the one-liner asks.
@@ -152,7 +153,7 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
     };
     if versioned("python") || versioned("pypy") {
         Some(Lang::Python)
-    } else if matches!(name, "node" | "nodejs" | "deno" | "bun") {
+    } else if matches!(name, "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node") {
         Some(Lang::JavaScript)
     } else if versioned("ruby") {
         Some(Lang::Ruby)
@@ -275,9 +276,12 @@ fn options(lang: Lang) -> Options {
 
 /// Finds the code a command runs: option values (`-c CODE`, `-eCODE`, several `-e` joined by
 /// newlines, node's `-p CODE` / `-pe CODE`), `deno eval CODE`, or, with no script operand, a
-/// heredoc or here-string on stdin. Each source carries the operands the code sees as its
+/// heredoc, here-string or piped `echo` on stdin; a script operand the line shows
+/// (`<(echo CODE)`, `/dev/stdin`) too. Each source carries the operands the code sees as its
 /// arguments. Only static words count: a run-time value leaves the command to its `ask`.
-fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> Vec<Source> {
+fn sources(cx: &Ctx<'_>, i: usize, lang: Lang, words: &[Word]) -> Vec<Source> {
+    let segment = cx.script.segments.get(i);
+    let src = cx.src;
     let program = words.first().map(|w| w.text.as_str()).unwrap_or("");
     let mut out = Vec::new();
     let mut k = 1;
@@ -337,12 +341,25 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
     let mut operand = false;
     // Where the program's own arguments start, once its options end.
     let mut rest: Option<usize> = None;
+    // The script operand, when there is one.
+    let mut file: Option<usize> = None;
     while let Some(w) = words.get(k) {
+        // `python3 <(echo CODE)`: a process substitution is a file operand.
+        if w.text.starts_with("<(") && w.expansions.process {
+            operand = true;
+            file = Some(k);
+            break;
+        }
         let Some(t) = w.static_text() else {
             // A run-time option could be anything, code included: nothing certain to read.
             return out;
         };
         if t == "--" || t == "-" || !t.starts_with('-') {
+            file = match t {
+                "-" => None,
+                "--" => Some(k + 1),
+                _ => Some(k),
+            };
             operand = t != "-";
             // Node's stdin script sees `-` as its first argument; Python's does not.
             rest = Some(match t {
@@ -445,8 +462,23 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
         }
         return out;
     }
-    // Whatever the interpreter, code given by option is all it runs.
+    // Whatever the interpreter, code given by option is all it runs. A script file the line
+    // shows (`<(echo CODE)`, `/dev/stdin` fed a here-string or an `echo`) is read.
     if operand {
+        let Some((fk, f)) = file.and_then(|fk| Some((fk, words.get(fk)?))) else {
+            return out;
+        };
+        if let Some(code) = crate::check::deny::operand_text(cx, i, f) {
+            let argv = operands(words.get(fk + 1..).unwrap_or_default());
+            out.push(Source {
+                code,
+                at: f.span,
+                what: format!("the script `{program}` reads from `{}`", f.text),
+                form: Form::Stdin,
+                expanded: false,
+                argv,
+            });
+        }
         return out;
     }
     // No code and no script file: the interpreter reads its program from stdin.
@@ -460,6 +492,17 @@ fn sources(lang: Lang, words: &[Word], segment: Option<&Segment>, src: &str) -> 
             RedirectOp::Heredoc | RedirectOp::HeredocStripTabs | RedirectOp::Herestring
         ) && matches!(r.fd, None | Some(0))
     }) else {
+        // `echo CODE | python3`: what an `echo` or `printf` pipes in is the program.
+        if let Some(code) = crate::check::deny::piped_text(cx, i).filter(|c| !c.is_empty()) {
+            out.push(Source {
+                code,
+                at: words.first().map(|w| w.span).unwrap_or_default(),
+                what: format!("the code piped into `{program}`"),
+                form: Form::Stdin,
+                expanded: false,
+                argv,
+            });
+        }
         return out;
     };
     match r.op {
@@ -770,6 +813,8 @@ mod tests {
             ("pypy3", Some(Lang::Python)),
             ("python3-config", None),
             ("node", Some(Lang::JavaScript)),
+            ("tsx", Some(Lang::JavaScript)),
+            ("ts-node", Some(Lang::JavaScript)),
             ("bun", Some(Lang::JavaScript)),
             ("ruby3.2", Some(Lang::Ruby)),
             ("perl5.36", Some(Lang::Perl)),

@@ -539,6 +539,12 @@ pub(super) fn shell(
             ),
             &sh.name,
         );
+        // `bash <(echo 'rm -rf x')`, `echo … | bash /dev/stdin`: a script the line shows is
+        // read, so a denied command in it denies.
+        if let Some(script) = super::deny::operand_text(cx, i, op) {
+            let what = format!("the script `{name}` reads from `{}`", op.text);
+            nested_script(cx, i, op.span, &what, &script, name, sh.dialect);
+        }
         return Some(Match::Shell {
             shell: sh.rule(),
             dash_c: false,
@@ -678,6 +684,13 @@ pub(super) fn builtin(
                 format!("`{name}` runs a file's commands, which cmdguard cannot see"),
                 name,
             );
+            // `source <(echo 'rm -rf x')`: commands the line shows are read.
+            if let Some(op) = words.get(1)
+                && let Some(script) = super::deny::operand_text(cx, i, op)
+            {
+                let what = format!("the commands `{name}` reads from `{}`", op.text);
+                cx.nested(i, op.span, &what, &script);
+            }
             Some(Match::Builtin(Rule::built_in(name)))
         }
         "trap" | "alias" | "enable" | "coproc" | "bind" | "complete" | "exec" => {

@@ -53,6 +53,18 @@ pub fn cases() -> Vec<(String, Vec<u8>, Verdict, String)> {
 /// today, asserted so that a fix shows up as a failure here, and why it is not fixed yet.
 /// Every entry is a usability miss (`ask` where `allow`/`deny` is right), never a false allow.
 const KNOWN_STRICTER: &[(&str, Verdict, &str)] = &[
+    // The line assigns the literal the word expands to, and bash runs the denied command with
+    // it (check/deny/assigned.rs; the labels note that deny is right too).
+    (
+        "x=rm; $x -rf y",
+        Verdict::Deny,
+        "bash runs `rm -rf y`: a recursive delete",
+    ),
+    (
+        "x=-delete; find . $x",
+        Verdict::Deny,
+        "bash runs `find . -delete`",
+    ),
     // tree-sitter-bash misreads these heredocs; failing closed is the intended outcome.
     (
         "cat <<\"E\"OF\n$(nc)\nEOF",

@@ -1,5 +1,6 @@
 //! check/deny/feed: what a command reads on its input, where the line shows it — the output of
-//! an `echo` or `printf` piped into it, a heredoc, a here-string — and the commands that run
+//! an `echo` or `printf` piped into it (also through `cat`), a heredoc, a here-string, a
+//! process substitution or `/dev/stdin` given as its file — and the commands that run
 //! it: a shell fed a script (`echo 'rm -rf x' | bash`), `redis-cli` fed commands, a database
 //! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
 //! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested
@@ -8,17 +9,37 @@
 use super::{program_name, rule_matches, sql, static_word};
 use crate::check::Ctx;
 use crate::finding::Span;
-use crate::segment::{Expansions, Joiner, RedirectOp, Word};
+use crate::segment::{Expansions, Joiner, Nest, RedirectOp, Word};
 
-/// The text an `echo` or `printf` piped straight into segment `i` writes: its static words
-/// (a run-time one is left out), with the escapes `echo -e` and `printf` decode decoded.
-/// `None` when the segment before `i` is not such a feeder.
+/// The text the command piped straight into segment `i` writes, where the line shows it (see
+/// [`printed_text`]). `None` when the segment before `i` is not such a feeder.
 pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
-    let p = feeder(cx, i)?;
+    feeder(cx, i)?;
+    printed_text(cx, i - 1, MAX_CAT_CHAIN)
+}
+
+/// Most `cat`s in a row read through (`echo x | cat | cat | bash`): each costs a walk back.
+const MAX_CAT_CHAIN: usize = 8;
+
+/// What segment `j` writes to its output, where the line shows it: an `echo`'s or `printf`'s
+/// static words (a run-time one is left out, unless the line assigns its value: `c='rm -rf
+/// v'; echo "$c" | bash`), with the escapes `echo -e` and `printf` decode decoded, or what a
+/// `cat` with no file copies from its own input (`cat <<< TEXT`, `echo TEXT | cat`). `cats`
+/// bounds the `cat`s read through.
+fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
+    let p = cx.script.segments.get(j)?;
     let program = program_name(p.words.first()?.static_text()?);
+    let resolved: Vec<Option<String>> = p.words[1..]
+        .iter()
+        .map(|w| match w.static_text() {
+            Some(_) => None,
+            None => super::assigned::value_of(cx, j, w).map(|v| v.join(" ")),
+        })
+        .collect();
     let mut args: Vec<&str> = p.words[1..]
         .iter()
-        .filter_map(|w| w.static_text())
+        .zip(&resolved)
+        .filter_map(|(w, r)| w.static_text().or(r.as_deref()))
         .collect();
     match &*program {
         "echo" => {
@@ -44,8 +65,93 @@ pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
             // out, but every word the output can hold is in the text.
             Some(decode_escapes(&args.join(" ")))
         }
+        // `awk 'BEGIN{print "rm -rf x"}'`: a program that only prints literals.
+        "awk" | "gawk" | "mawk" | "nawk" if args.len() == 1 && p.words.len() == 2 => {
+            awk_printed(args[0])
+        }
+        // `cat` or `cat -` copies its input; a file operand or an option is not followed.
+        "cat" if cats > 0 && p.words.len() == args.len() + 1 && args.iter().all(|a| *a == "-") => {
+            let mut texts = Vec::new();
+            if feeder(cx, j).is_some() {
+                texts.extend(printed_text(cx, j - 1, cats - 1));
+            }
+            texts.extend(redirected_input(cx, j));
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
         _ => None,
     }
+}
+
+/// What an awk program made of a `BEGIN` block of `print "…"` statements (string literals
+/// only, no escapes) prints: the literals, one line per `print`. `None` for anything else.
+fn awk_printed(program: &str) -> Option<String> {
+    let body = program
+        .trim()
+        .strip_prefix("BEGIN")?
+        .trim_start()
+        .strip_prefix('{')?
+        .strip_suffix('}')?;
+    let mut lines = Vec::new();
+    for statement in body.split([';', '\n']) {
+        let statement = statement.trim();
+        if statement.is_empty() {
+            continue;
+        }
+        let mut rest = statement.strip_prefix("print")?.trim_start();
+        let mut line = String::new();
+        while !rest.is_empty() {
+            let inner = rest.strip_prefix('"')?;
+            let end = inner.find('"')?;
+            let text = &inner[..end];
+            if text.contains('\\') {
+                return None;
+            }
+            line.push_str(text);
+            rest = inner[end + 1..].trim_start();
+        }
+        lines.push(line);
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// The text a process substitution (`<(echo 'rm -rf x')`) in segment `i` gives the file it
+/// stands for: what its one command prints, where the line shows it.
+pub(crate) fn substituted_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    let e = w.expansions;
+    if !e.process || e.parameter || e.command || e.arithmetic || e.glob {
+        return None;
+    }
+    if !(w.text.starts_with("<(") && w.text.ends_with(')')) {
+        return None;
+    }
+    let outer = cx.script.segments.get(i)?;
+    let level = outer.nesting.len() + 1;
+    let mut inner = cx.script.segments.iter().enumerate().filter(|(_, s)| {
+        s.span.start >= w.span.start
+            && s.span.end <= w.span.end
+            && s.nesting.len() == level
+            && s.nesting.last() == Some(&Nest::ProcessSubstitution)
+    });
+    let (j, _) = inner.next()?;
+    // `<(echo a; rm x)`: more than one command is not read.
+    if inner.next().is_some() {
+        return None;
+    }
+    printed_text(cx, j, MAX_CAT_CHAIN)
+}
+
+/// Paths that name a program's own standard input.
+const STDIN_PATHS: &[&str] = &["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
+
+/// The text a program reads from the file operand `w` of segment `i`, where the line shows
+/// it: a process substitution's output, or, for `/dev/stdin`, the segment's own input (see
+/// [`input_texts`]).
+pub(crate) fn operand_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    if w.static_text().is_some_and(|t| STDIN_PATHS.contains(&t)) {
+        let texts = input_texts(cx, i);
+        return (!texts.is_empty()).then(|| texts.join("\n"));
+    }
+    substituted_text(cx, i, w)
 }
 
 /// The segment piped straight into segment `i` at the same level.
@@ -86,6 +192,13 @@ pub(crate) fn input_texts(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         .filter(|t| !t.is_empty())
         .into_iter()
         .collect();
+    texts.extend(redirected_input(cx, i));
+    texts
+}
+
+/// The heredoc bodies and here-strings segment `i` reads on fd 0.
+fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let mut texts = Vec::new();
     if let Some(seg) = cx.script.segments.get(i) {
         for r in &seg.redirects {
             if !matches!(r.fd, None | Some(0)) {
@@ -204,6 +317,49 @@ pub(super) fn xargs_fed(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) 
         });
         if !lead {
             return;
+        }
+    }
+}
+
+/// `xargs -I{} sh -c 'rm -rf {}'`, `xargs -i rm -rf {}`: with a replace string, xargs pastes
+/// each input line where the string stands, inside words too. The command is read with the
+/// string left as written (a plain word), and a deny found there denies: the command asks
+/// already, its words being run-time.
+pub(super) fn xargs_replaced(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let replaces = words[1..]
+        .iter()
+        .map_while(|w| w.static_text().filter(|t| t.starts_with('-') && *t != "--"))
+        .any(|t| t.starts_with("-I") || t == "-i" || t.starts_with("--replace"));
+    if !replaces {
+        return;
+    }
+    let Some(inner) = super::xargs_command(words).filter(|c| !c.is_empty()) else {
+        return;
+    };
+    if !inner.iter().all(Word::is_static) {
+        return;
+    }
+    let text: Vec<String> = inner.iter().map(|w| super::quote(&w.text)).collect();
+    let what = "the command `xargs` runs with each input line pasted in";
+    super::denies_in(cx, i, span, what, &text.join(" "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::awk_printed;
+
+    #[test]
+    fn only_awk_programs_that_print_literals_have_a_known_output() {
+        for (program, printed) in [
+            ("BEGIN{print \"rm -rf v\"}", Some("rm -rf v")),
+            ("BEGIN { print \"a\" \"b\"; print \"c\" }", Some("ab\nc")),
+            ("BEGIN{print x}", None),
+            ("{print \"x\"}", None),
+            ("BEGIN{print \"a\\nb\"}", None),
+            ("BEGIN{system(\"x\")}", None),
+            ("BEGIN{}", None),
+        ] {
+            assert_eq!(awk_printed(program).as_deref(), printed, "{program}");
         }
     }
 }

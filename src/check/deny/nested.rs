@@ -5,10 +5,10 @@
 //! `uv run`, `poetry run`, `conda run`, …). The inner command goes back through the analyser,
 //! so a denied one denies. It never allows anything: the outer command asks by itself.
 
-use super::{rule_matches, static_word};
+use super::{program_name, quote, rule_matches, static_word};
 use crate::check::{Ctx, Origin};
 use crate::finding::Span;
-use crate::segment::Word;
+use crate::segment::{Assignment, Word};
 
 /// Most `git -c` values of one command read as commands.
 const MAX_CONFIG_COMMANDS: usize = 8;
@@ -43,6 +43,22 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         };
     }
     let rest = words.get(k..).unwrap_or(&[]);
+    subcommand_commands(cx, i, span, rest);
+    // What earlier `git config` writes of the line make this command run: a shell alias
+    // named like this subcommand, a program-running key for any subcommand.
+    if let Some(sub) = rest.first().and_then(|w| w.static_text()) {
+        for kv in earlier_config_writes(cx, i) {
+            let alias = kv.split_once('=').and_then(|(key, _)| {
+                key.to_ascii_lowercase()
+                    .strip_prefix("alias.")
+                    .map(str::to_string)
+            });
+            match alias {
+                Some(name) if name != sub.to_ascii_lowercase() => {}
+                _ => config_command(cx, i, span, &kv),
+            }
+        }
+    }
     let word = |n: usize| rest.get(n).and_then(|w| w.static_text());
     match word(0) {
         Some("submodule") => {
@@ -131,9 +147,232 @@ fn config_command(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str) {
         .iter()
         .any(|p| p.matches(section, sub.is_some(), name));
     if runs && !value.trim().is_empty() {
+        // `credential.helper=!CMD`: a leading `!` marks a shell command (without it, git runs
+        // `git credential-VALUE`, read as it is).
+        let value = match section {
+            "credential" => value.trim_start().strip_prefix('!').unwrap_or(value),
+            _ => value,
+        };
         let what = format!("the command `git -c {key}` names");
         cx.nested(i, span, &what, value);
     }
+}
+
+/// Options of git subcommands whose value is a command git runs with the shell: the
+/// subcommands, the option's spellings (a short one takes the next word or the rest of its
+/// word; a long one `=VALUE` or the next word).
+const GIT_COMMAND_OPTIONS: &[(&[&str], &[&str])] = &[
+    // `git difftool -x CMD`: CMD runs for each changed file.
+    (&["difftool"], &["-x", "--extcmd"]),
+    // The program run on the other side, which for a local remote is this machine.
+    (
+        &["fetch", "pull", "ls-remote", "clone", "archive"],
+        &["--upload-pack", "--exec"],
+    ),
+    (&["clone", "ls-remote"], &["-u"]),
+    (&["push", "send-pack"], &["--receive-pack", "--exec"]),
+];
+
+/// Most option commands and `ext::` remotes of one git command read.
+const MAX_GIT_COMMANDS: usize = 8;
+
+/// `git difftool -x CMD`, `git fetch --upload-pack=CMD`, `git ls-remote 'ext::sh -c …'`: the
+/// commands a git subcommand runs from its own arguments. `rest` starts at the subcommand.
+fn subcommand_commands(cx: &mut Ctx<'_>, i: usize, span: Span, rest: &[Word]) {
+    let Some(sub) = rest.first().and_then(|w| w.static_text()) else {
+        return;
+    };
+    let options: Vec<&str> = GIT_COMMAND_OPTIONS
+        .iter()
+        .filter(|(subs, _)| subs.contains(&sub))
+        .flat_map(|(_, opts)| opts.iter().copied())
+        .collect();
+    let mut found = 0;
+    let mut k = 1;
+    while let Some(w) = rest.get(k) {
+        k += 1;
+        let Some(t) = w.static_text() else {
+            continue;
+        };
+        if t == "--" {
+            break;
+        }
+        let value = options.iter().find_map(|o| {
+            if t == *o {
+                return rest.get(k).and_then(|v| v.static_text());
+            }
+            let attached = if o.starts_with("--") {
+                // An abbreviated long option is accepted too (`--upload=CMD`).
+                let (name, v) = t.split_once('=')?;
+                (name.len() > 3 && o.starts_with(name)).then_some(v)?
+            } else {
+                t.strip_prefix(o)
+                    .filter(|v| !v.is_empty() && !t.starts_with("--"))?
+            };
+            Some(attached)
+        });
+        if let Some(cmd) = value {
+            found += 1;
+            if found > MAX_GIT_COMMANDS {
+                return;
+            }
+            let what = format!("the command `git {sub}` runs from `{t}`");
+            cx.nested(i, span, &what, cmd);
+            continue;
+        }
+        // `ext::CMD ARGS`: git-remote-ext runs CMD with ARGS (split at spaces, `% ` a space).
+        if let Some(ext) = t.strip_prefix("ext::") {
+            found += 1;
+            if found > MAX_GIT_COMMANDS {
+                return;
+            }
+            let words: Vec<String> = ext_words(ext).iter().map(|w| quote(w)).collect();
+            if !words.is_empty() {
+                cx.nested(
+                    i,
+                    span,
+                    "the command an `ext::` remote runs",
+                    &words.join(" "),
+                );
+            }
+        }
+    }
+}
+
+/// The words of an `ext::` remote's command: split at spaces; `% ` is a space, `%%` a `%`, and
+/// the placeholders (`%s`, `%S`, `%G`, `%V`) stand for words git fills in.
+fn ext_words(spec: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = spec.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            '%' => match chars.next() {
+                Some(' ') => cur.push(' '),
+                Some('%') => cur.push('%'),
+                Some('s' | 'S') => cur.push_str("git-upload-pack"),
+                Some(_) | None => cur.push('x'),
+            },
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Environment variables git runs as shell commands: `GIT_PAGER='rm -rf x' git log` is `git -c
+/// core.pager='rm -rf x' log`.
+const GIT_COMMAND_VARIABLES: &[&str] = &[
+    "GIT_PAGER",
+    "PAGER",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_SSH_COMMAND",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "EDITOR",
+    "VISUAL",
+];
+
+/// The prefix assignments of a git command that make git run a command: the variables above,
+/// and `GIT_CONFIG_KEY_N` / `GIT_CONFIG_VALUE_N` pairs read like `git -c KEY=VALUE`.
+pub(super) fn git_environment(cx: &mut Ctx<'_>, i: usize, span: Span, assignments: &[Assignment]) {
+    let value = |name: &str| {
+        assignments
+            .iter()
+            .find(|a| a.name == name)
+            .and_then(|a| a.value.static_text())
+    };
+    let mut configs = 0;
+    for a in assignments {
+        let Some(v) = a.value.static_text() else {
+            continue;
+        };
+        if GIT_COMMAND_VARIABLES.contains(&a.name.as_str()) && !v.trim().is_empty() {
+            let what = format!("the command `{}` names for git", a.name);
+            cx.nested(i, span, &what, v);
+        } else if let Some(n) = a.name.strip_prefix("GIT_CONFIG_KEY_")
+            && let Some(val) = value(&format!("GIT_CONFIG_VALUE_{n}"))
+        {
+            configs += 1;
+            if configs <= MAX_CONFIG_COMMANDS {
+                config_command(cx, i, span, &format!("{v}={val}"));
+            }
+        }
+    }
+}
+
+/// Options of `git config` that take no value or that take the next word, before its key.
+const CONFIG_FLAGS: &[&str] = &[
+    "--local",
+    "--global",
+    "--system",
+    "--worktree",
+    "--add",
+    "--replace-all",
+    "--bool",
+    "--int",
+    "--path",
+];
+const CONFIG_VALUE_OPTIONS: &[&str] = &["-f", "--file", "--type", "--blob"];
+
+/// Most earlier `git config` writes read for one git command.
+const MAX_CONFIG_WRITES: usize = 8;
+
+/// `git config alias.x '!rm -rf v' && git x`, `git config core.pager CMD; git log`: the keys
+/// earlier git commands of the line set, as `KEY=VALUE`, to be read like `git -c KEY=VALUE`.
+fn earlier_config_writes(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let list = cx.list;
+    let mut out = Vec::new();
+    for s in cx.script.segments.iter().take(i) {
+        let words = &s.words;
+        if words
+            .first()
+            .and_then(|w| w.static_text())
+            .map(program_name)
+            .as_deref()
+            != Some("git")
+        {
+            continue;
+        }
+        let rest = super::skip_globals(list, "git", &words[1..]);
+        let word = |n: usize| rest.get(n).and_then(|w| w.static_text());
+        if word(0) != Some("config") {
+            continue;
+        }
+        let mut k = 1;
+        if matches!(word(1), Some("set")) {
+            k = 2;
+        }
+        while let Some(t) = word(k).filter(|t| t.starts_with('-')) {
+            let bare = t.split_once('=').map_or(t, |(o, _)| o);
+            if CONFIG_FLAGS.contains(&t)
+                || (t.contains('=') && CONFIG_VALUE_OPTIONS.contains(&bare))
+            {
+                k += 1;
+            } else if CONFIG_VALUE_OPTIONS.contains(&t) {
+                k += 2;
+            } else {
+                break;
+            }
+        }
+        if let (Some(key), Some(value)) = (word(k), word(k + 1))
+            && !key.starts_with('-')
+            && rest.len() == k + 2
+        {
+            out.push(format!("{key}={value}"));
+            if out.len() >= MAX_CONFIG_WRITES {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// A program that runs the command in its arguments: its name, the subcommand words that make
@@ -281,6 +520,16 @@ const RUNNERS: &[Runner] = &[
         value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
     },
     Runner {
+        program: "pixi",
+        sub: &["run"],
+        value_options: &["-e", "--environment", "--manifest-path"],
+    },
+    Runner {
+        program: "rye",
+        sub: &["run"],
+        value_options: &["--pyproject"],
+    },
+    Runner {
         program: "micromamba",
         sub: &["run"],
         value_options: &["-n", "--name", "-p", "--prefix", "--cwd"],
@@ -299,6 +548,11 @@ pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
         return;
     }
     let word = |n: usize| words.get(n).and_then(|w| w.static_text());
+    // `yarn node -e CODE`: yarn runs node with the rest of the words.
+    if program == "yarn" && word(1) == Some("node") {
+        cx.command(i, span, &words[1..], Origin::Wrapped);
+        return;
+    }
     for r in RUNNERS.iter().filter(|r| r.program == program) {
         // Options before the subcommand (`hatch -e test run`, `poetry -C dir run`).
         let mut k = 1;
@@ -361,6 +615,9 @@ pub(super) fn runner(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
         let package = inner[0].static_text().map(package_name);
         if package.is_some_and(|p| DELETER_PACKAGES.contains(&p)) {
             deleter(cx, i, span, &inner);
+        } else if package == Some("shx") && inner.len() > 1 {
+            // `npx shx rm -rf v`: ShellJS's command line runs its commands as the shell's.
+            cx.command(i, span, &inner[1..], Origin::Wrapped);
         } else {
             cx.command(i, span, &inner, Origin::Wrapped);
         }
@@ -403,7 +660,23 @@ fn deleter(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 
 #[cfg(test)]
 mod tests {
-    use super::package_name;
+    use super::{ext_words, package_name};
+
+    #[test]
+    fn ext_remotes_split_as_git_remote_ext_splits_them() {
+        for (spec, words) in [
+            ("sh -c rm% -rf% v", vec!["sh", "-c", "rm -rf v"]),
+            ("cmd  a%%b", vec!["cmd", "a%b"]),
+            (
+                "ssh %G host %S",
+                vec!["ssh", "x", "host", "git-upload-pack"],
+            ),
+            ("trailing%", vec!["trailingx"]),
+            ("", vec![]),
+        ] {
+            assert_eq!(ext_words(spec), words, "{spec}");
+        }
+    }
 
     #[test]
     fn package_specs_lose_their_version() {

@@ -35,8 +35,17 @@ fn destroys_at(sql: &str, depth: usize) -> bool {
         return false;
     }
     let toks = tokens(sql);
+    // psql's `\gexec` runs each cell of the result as SQL: the strings the query selects
+    // (`SELECT 'DROP TABLE ' || name FROM pg_tables \gexec`) are statements.
+    let gexec = toks
+        .iter()
+        .any(|t| matches!(t, Tok::Meta(m) if m.trim_start().starts_with("gexec")));
     toks.split(|t| *t == Tok::Semi)
         .any(|s| statement_destroys(s, depth))
+        || (gexec
+            && toks
+                .iter()
+                .any(|t| matches!(t, Tok::Str(body) if destroys_at(body, depth + 1))))
 }
 
 /// The shell commands a client would run for `input` (one option value, operand, heredoc or
@@ -57,6 +66,27 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
                     name.len() >= 2 && ("shell".starts_with(name) || "system".starts_with(name));
                 if shell {
                     out.push(rest[name_len..].trim().to_string());
+                }
+                // `.once |CMD`, `.output |CMD` (`.out`, `.onc`): the output goes to a command
+                // the shell runs; options such as `-x` or `--bom` may come first.
+                let pipes =
+                    name.len() >= 3 && ("output".starts_with(name) || "once".starts_with(name));
+                if pipes && let Some(bar) = rest[name_len..].find('|') {
+                    // `.once |CMD`, `.once --bom '|CMD'`: the rest of the line, less a
+                    // quote. `-x` and `-e` open a spreadsheet or editor instead, and sqlite3
+                    // refuses a file after them (it runs nothing).
+                    let before = rest[name_len..name_len + bar].trim();
+                    let cmd = rest[name_len + bar + 1..].trim();
+                    let cmd = match before.chars().last() {
+                        Some(q @ ('\'' | '"')) => cmd.strip_suffix(q),
+                        _ => Some(cmd),
+                    };
+                    let viewer = before
+                        .split_whitespace()
+                        .any(|o| matches!(o.trim_end_matches(['\'', '"']), "-x" | "-e"));
+                    if !viewer {
+                        out.extend(cmd.map(str::to_string));
+                    }
                 }
             }
         }
@@ -87,6 +117,9 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
         }));
     }
     out.extend(program_strings(&toks).map(str::to_string));
+    if client == Client::Sqlite {
+        out.extend(editor_strings(&toks).map(str::to_string));
+    }
     out.retain(|c| !c.is_empty());
     out.truncate(MAX_COMMANDS);
     out
@@ -123,6 +156,16 @@ pub(crate) fn js_destroys(js: &str) -> bool {
         || code.contains(".deleteMany({})")
         || code.contains(".remove({})")
         || code.contains(".deleteMany()")
+        // `deleteMany({}, {…})` deletes everything as `deleteMany({})` does; the command forms
+        // (`runCommand({dropDatabase: 1})`, `{drop: "c"}`) and a bulk write's
+        // `deleteMany: {filter: {}}` do what the helpers do.
+        || code.contains(".deleteMany({},")
+        || code.contains(".remove({},")
+        || code.contains("deleteMany:{filter:{}")
+        || ["runCommand", "adminCommand"].iter().any(|c| {
+            code.contains(&format!(".{c}({{dropDatabase:"))
+                || code.contains(&format!(".{c}({{drop:"))
+        })
 }
 
 /// `js` with each computed member whose key is a plain string (`x["name"]`, `x[ 'name' ]`)
@@ -177,6 +220,8 @@ enum Tok {
     Open,
     Close,
     Semi,
+    /// A lone `=`.
+    Eq,
     /// A backslash meta-command (psql, mysql): the text after the backslash to the end of its
     /// line. The tokens after it are read on as SQL (`\x \\ DROP TABLE t` drops), except after
     /// `\!`, whose whole line is the command.
@@ -193,7 +238,7 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
             || match &s[k - 1] {
                 Tok::Open | Tok::Close | Tok::Meta(_) => true,
                 Tok::Word(w) => STARTERS.contains(&w.as_str()),
-                Tok::Str(_) | Tok::Name | Tok::Semi => false,
+                Tok::Str(_) | Tok::Name | Tok::Semi | Tok::Eq => false,
             }
     };
     // The strings after `DO` (its body) and `EXECUTE` / `PREPARE … FROM` (dynamic SQL) are SQL.
@@ -227,19 +272,42 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
 }
 
 /// Whether a `WHERE` at the level of the `DELETE` whose tokens follow comes before that level
-/// closes (`(DELETE FROM t RETURNING *) SELECT … WHERE …` has none of its own).
+/// closes (`(DELETE FROM t RETURNING *) SELECT … WHERE …` has none of its own), with a
+/// condition that does not hold for every row.
 fn where_follows(after: &[Tok]) -> bool {
     let mut level = 0usize;
-    for t in after {
+    for (k, t) in after.iter().enumerate() {
         match t {
             Tok::Open => level += 1,
             Tok::Close if level == 0 => return false,
             Tok::Close => level -= 1,
-            Tok::Word(w) if level == 0 && w == "WHERE" => return true,
+            Tok::Word(w) if level == 0 && w == "WHERE" => {
+                return !always_true(&after[k + 1..]);
+            }
             _ => {}
         }
     }
     false
+}
+
+/// Whether a `WHERE` condition (the tokens after it, to the end of the statement) holds for
+/// every row: `true`, `1`, or one literal compared equal to itself (`1=1`, `'a'='a'`), with
+/// nothing after it but clauses that do not filter.
+fn always_true(cond: &[Tok]) -> bool {
+    let end = cond
+        .iter()
+        .position(|t| matches!(t, Tok::Close | Tok::Semi) || matches!(t, Tok::Word(w) if matches!(w.as_str(), "RETURNING" | "ORDER" | "LIMIT")))
+        .unwrap_or(cond.len());
+    let literal = |t: &Tok| match t {
+        Tok::Word(w) => w.bytes().all(|b| b.is_ascii_digit()) || w == "TRUE",
+        Tok::Str(_) => true,
+        _ => false,
+    };
+    match &cond[..end] {
+        [Tok::Word(w)] => w == "TRUE" || w == "1",
+        [a, Tok::Eq, b] => literal(a) && a == b,
+        _ => false,
+    }
 }
 
 /// The commands of `COPY … TO|FROM PROGRAM '…'` (server side) and psql's `\copy … PROGRAM`.
@@ -258,6 +326,46 @@ fn program_strings(toks: &[Tok]) -> impl Iterator<Item = &str> {
             _ => None,
         }
     })
+}
+
+/// sqlite3's `edit(TEXT, EDITOR)`: the shell runs EDITOR (with a file name after it).
+fn editor_strings(toks: &[Tok]) -> impl Iterator<Item = &str> {
+    toks.iter().enumerate().filter_map(|(k, t)| {
+        if !matches!(t, Tok::Word(w) if w == "EDIT") || toks.get(k + 1) != Some(&Tok::Open) {
+            return None;
+        }
+        match (toks.get(k + 2), toks.get(k + 3)) {
+            (Some(_), Some(Tok::Str(editor))) => Some(editor.as_str()),
+            _ => None,
+        }
+    })
+}
+
+/// MySQL's executable comments (`/*! … */`, `/*!50000 … */`, MariaDB's `/*M!… */`): the
+/// server runs their text as SQL. `sql` with their markers blanked, so that the text counts.
+pub(crate) fn open_executable_comments(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find("/*") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let body = after
+            .strip_prefix('!')
+            .or_else(|| after.strip_prefix("M!"))
+            .map(|b| b.trim_start_matches(|c: char| c.is_ascii_digit()));
+        let Some(body) = body else {
+            out.push_str("/*");
+            rest = after;
+            continue;
+        };
+        let end = body.find("*/").unwrap_or(body.len());
+        out.push(' ');
+        out.push_str(&body[..end]);
+        out.push(' ');
+        rest = body.get(end + 2..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The tokens of `text`. Comments are dropped; an unterminated string or comment runs to the
@@ -337,6 +445,10 @@ fn tokens(text: &str) -> Vec<Tok> {
             ('(', _) => out.push(Tok::Open),
             (')', _) => out.push(Tok::Close),
             (';', _) => out.push(Tok::Semi),
+            // A comparison `=` (not `<=`, `>=`, `!=`, `==`, `:=`), for `WHERE 1=1`.
+            ('=', n) if n != Some('=') && !text[..at].ends_with(['<', '>', '!', ':', '=']) => {
+                out.push(Tok::Eq)
+            }
             (c, _) if c.is_alphanumeric() || c == '_' => {
                 let mut word = c.to_uppercase().collect::<String>();
                 while let Some(&(_, n)) = chars.peek() {
@@ -407,6 +519,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn executable_comments_open_and_plain_comments_stay() {
+        for (sql, want) in [
+            ("/*!50000 DROP TABLE t */", "  DROP TABLE t  "),
+            ("DROP /*! TABLE */ t", "DROP   TABLE   t"),
+            ("/*M!100100 x*/y", "  x y"),
+            ("/* DROP TABLE t */", "/* DROP TABLE t */"),
+            ("/*!50000 unterminated", "  unterminated "),
+            ("", ""),
+        ] {
+            assert_eq!(open_executable_comments(sql), want, "{sql}");
+        }
+    }
+
+    #[test]
     fn destructive_statements_are_found_and_mentions_are_not() {
         let rows: &[(&str, bool)] = &[
             ("DROP TABLE users", true),
@@ -418,6 +544,13 @@ mod tests {
             ("DELETE FROM users", true),
             ("delete from t;", true),
             ("SELECT 1; DROP TABLE t", true),
+            ("DELETE FROM t WHERE true", true),
+            ("DELETE FROM t WHERE 1 = 1 RETURNING *", true),
+            ("DELETE FROM t WHERE 1>1", false),
+            ("DELETE FROM t WHERE 1=1 AND id=2", false),
+            ("DELETE FROM t WHERE a=a", false),
+            ("SELECT 'DROP TABLE t' \\gexec", true),
+            ("SELECT 'DROP TABLE t'", false),
             ("BEGIN; DELETE FROM t; COMMIT", true),
             ("/* c */ DROP TABLE t", true),
             ("DELETE FROM t WHERE id = 1", false),

@@ -42,6 +42,33 @@ pub(crate) fn scan(_: Lang, _: Form, _: &str, _: &[String], _: &Budget, _: Durat
     Scan::Unparsed("is not read (cmdguard was built without its `interpreters` feature)".into())
 }
 
+/// Python's `FORMAT % ARGS` where the format has only `%s`, `%d`, `%i` and `%%`, with one
+/// argument for each: `None` for anything else (`%r`'s quotes, widths, mappings, a count that
+/// differs).
+#[cfg(feature = "interpreters")]
+fn percent_format(format: &str, args: &[String]) -> Option<String> {
+    let mut out = String::with_capacity(format.len());
+    let mut args = args.iter();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '%' => out.push('%'),
+            's' => out.push_str(args.next()?),
+            'd' | 'i' => {
+                let a = args.next()?;
+                a.parse::<i64>().ok()?;
+                out.push_str(a);
+            }
+            _ => return None,
+        }
+    }
+    args.next().is_none().then_some(out)
+}
+
 /// Decodes the backslash escapes common to the languages read here (`\n`, `\\`, `\x41`,
 /// `\u{41}`, `\u0041`). An escape it does not know keeps its backslash, as Python does.
 pub(crate) fn unescape(s: &str) -> String {
@@ -105,7 +132,7 @@ mod imp {
     use tree_sitter::{Language, Node, Parser, Tree};
 
     use super::super::{Call, Lang, Scan, Value};
-    use super::{Form, unescape};
+    use super::{Form, percent_format, unescape};
     use crate::budget::Budget;
 
     /// How deep an expression (a callee chain, a `+` chain, a list) is followed.
@@ -898,7 +925,16 @@ mod imp {
                 "binary_operator" | "binary_expression" | "binary" => {
                     let op = self.text(self.field(n, "operator")?);
                     let l = text(self.value(self.field(n, "left")?, d)?)?;
-                    let r = text(self.value(self.field(n, "right")?, d)?)?;
+                    let right = self.value(self.field(n, "right")?, d)?;
+                    // `"rm -rf %s" % "x"`, `"%s %s" % ("rm", "x")`: printf-style formatting.
+                    if op == "%" && self.lang == Lang::Python {
+                        let args = match right {
+                            Value::Text(t) => vec![t],
+                            Value::Words(ws) => ws,
+                        };
+                        return percent_format(&l, &args).map(Value::Text);
+                    }
+                    let r = text(right)?;
                     match op {
                         "+" | "." => Some(Value::Text(l + &r)),
                         // `Path.home() / 'x'`
@@ -1040,6 +1076,24 @@ mod imp {
     #[cfg(test)]
     mod tests {
         use super::*;
+
+        #[test]
+        fn percent_formats_fill_their_placeholders_or_give_up() {
+            let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+            for (format, args, want) in [
+                ("rm -rf %s", s(&["y2"]), Some("rm -rf y2")),
+                ("%s %s", s(&["rm", "-rf"]), Some("rm -rf")),
+                ("100%% %d", s(&["5"]), Some("100% 5")),
+                ("%d", s(&["x"]), None),
+                ("%r", s(&["x"]), None),
+                ("%5s", s(&["x"]), None),
+                ("%s", s(&[]), None),
+                ("%s", s(&["a", "b"]), None),
+                ("trailing %", s(&[]), None),
+            ] {
+                assert_eq!(percent_format(format, &args).as_deref(), want, "{format}");
+            }
+        }
 
         /// Every node kind and field this reader compares against exists in its grammar.
         #[test]

@@ -31,8 +31,13 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
         Ok(t) => t,
         Err(why) => return Scan::Unparsed(why.to_string()),
     };
+    let scalars = literal_scalars(&toks);
     let mut calls = Vec::new();
     for (k, t) in toks.iter().enumerate() {
+        if let Some(call) = pipe_open(&toks, k, &scalars) {
+            calls.push(call);
+            continue;
+        }
         match t {
             Tok::Command(c) => calls.push(Call {
                 names: vec!["`".to_string()],
@@ -62,6 +67,21 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
                             if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
                                 p += 1;
                                 continue;
+                            }
+                            break;
+                        }
+                        // `$c` assigned one literal (`$c = "rm -rf x"; system $c`).
+                        Some(Tok::Punct('$')) if let Some(v) = scalar(&toks[p..], &scalars) => {
+                            p += 2;
+                            args.push(Some(Value::Text(v.to_string())));
+                            if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                                p += 1;
+                                continue;
+                            }
+                            if !matches!(toks.get(p), Some(Tok::Punct(')' | ';')) | None)
+                                && let Some(last) = args.last_mut()
+                            {
+                                *last = None;
                             }
                             break;
                         }
@@ -114,6 +134,121 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
         }
     }
     Scan::Calls(calls)
+}
+
+/// The call name a piped `open` is reported under (`interpreters.perl.pipe-open`).
+const PIPE_OPEN: &str = "open|";
+
+/// `open(F, "CMD|")`, `open F, "|CMD"`, `open(my $f, "-|", "CMD", ARGS…)`: an `open` at `k`
+/// whose mode pipes to or from a command runs that command with the shell (or, given
+/// several words, as they are). Reported as a call named [`PIPE_OPEN`] with the command.
+fn pipe_open(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<Call> {
+    let Tok::Ident(name) = toks.get(k)? else {
+        return None;
+    };
+    if name.strip_prefix("CORE::").unwrap_or(name) != "open"
+        || (k > 0 && matches!(toks[k - 1], Tok::Punct('$' | '@' | '%' | '&' | '>')))
+    {
+        return None;
+    }
+    // The handle (`F`, `my $f`, `$fh`) runs to the first comma.
+    let comma = k + toks[k..].iter().position(|t| *t == Tok::Punct(','))?;
+    if toks[k + 1..comma]
+        .iter()
+        .any(|t| matches!(t, Tok::Punct(';' | ',')))
+    {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut p = comma + 1;
+    loop {
+        let v = match toks.get(p) {
+            Some(Tok::Str(Some(s))) => s.clone(),
+            Some(Tok::Punct('$')) => scalar(&toks[p..], scalars)?.to_string(),
+            _ => break,
+        };
+        p += if matches!(toks.get(p), Some(Tok::Punct('$'))) {
+            2
+        } else {
+            1
+        };
+        values.push(v);
+        match toks.get(p) {
+            Some(Tok::Punct(',')) => p += 1,
+            _ => break,
+        }
+    }
+    let (mode, rest) = values.split_first()?;
+    let args: Vec<Option<Value>> = match mode.trim() {
+        "|-" | "-|" if !rest.is_empty() => {
+            rest.iter().cloned().map(|v| Some(Value::Text(v))).collect()
+        }
+        m if rest.is_empty() => {
+            let cmd = m.strip_suffix('|').or_else(|| m.strip_prefix('|'))?.trim();
+            if cmd.is_empty() || cmd == "-" {
+                return None;
+            }
+            vec![Some(Value::Text(cmd.to_string()))]
+        }
+        _ => return None,
+    };
+    Some(Call {
+        names: vec![PIPE_OPEN.to_string()],
+        args,
+        keywords: Vec::new(),
+        receiver: Vec::new(),
+    })
+}
+
+/// Scalars the code assigns exactly once, each a literal: `$c = "…"`, `my $c = '…'`. A
+/// name assigned anything else, or more than once (`.=`, `=~` included), is left out.
+fn literal_scalars(toks: &[Tok]) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, Option<String>)> = Vec::new();
+    for k in 0..toks.len() {
+        let [Tok::Punct('$'), Tok::Ident(name), rest @ ..] = &toks[k..] else {
+            continue;
+        };
+        // Any operator ending in `=` right after the name writes it (`=`, `.=`, `||=`, …);
+        // `==` and `=~` read it.
+        let writes = match rest {
+            [Tok::Punct('='), Tok::Punct('=' | '~'), ..] => false,
+            [Tok::Punct('='), ..] => true,
+            [Tok::Punct(c), Tok::Punct('='), ..] => {
+                matches!(c, '.' | '+' | '-' | '*' | '/' | '|' | '&' | 'x' | '^' | '%')
+            }
+            _ => false,
+        };
+        if !writes {
+            continue;
+        }
+        let value = match rest {
+            [Tok::Punct('='), Tok::Str(Some(v)), Tok::Punct(';'), ..]
+            | [Tok::Punct('='), Tok::Str(Some(v))] => Some(v.clone()),
+            _ => None,
+        };
+        match seen.iter_mut().find(|(n, _)| n == name) {
+            Some(entry) => entry.1 = None,
+            None => seen.push((name.clone(), value)),
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+}
+
+/// The literal a `$name` at the start of `toks` holds, when it was assigned once.
+fn scalar<'a>(toks: &[Tok], scalars: &'a [(String, String)]) -> Option<&'a str> {
+    let [Tok::Punct('$'), Tok::Ident(name), rest @ ..] = toks else {
+        return None;
+    };
+    // `$c[0]`, `$c{k}`, `$c->…`: an element or a call, not the scalar.
+    if matches!(rest.first(), Some(Tok::Punct('[' | '{' | '>'))) {
+        return None;
+    }
+    scalars
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// `$ARGV[N]` at the start of `toks`: `N` and the number of tokens it takes.

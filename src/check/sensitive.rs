@@ -266,7 +266,14 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             } if FILE_OPTIONS.iter().any(|f| names(o, f))
                 && !matches!(o.as_str(), "--exclude" | "--include") =>
             {
-                read_text(cx, i, rest[*word].span, v, name);
+                // `grep -f "$f"`: the value keeps what bash expands in it.
+                let value = Word {
+                    text: v.to_string(),
+                    span: rest[*word].span,
+                    expansions: rest[*word].expansions,
+                    quoted: rest[*word].quoted,
+                };
+                read(cx, i, &value, name);
             }
             Arg::Opt { .. } | Arg::Refused { .. } => {}
         }
@@ -761,6 +768,27 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
     }
     let base = base(cx);
     let cands = candidates(cx, w, &base);
+    if cands.is_empty() && !w.is_static() {
+        // `cat "$f"`, `cat "$(find . -name .env)"`, `cat "${f:-.env}"`: the whole name is a
+        // run-time value, which may be any file, a secret included.
+        if let Some(values) = loop_values(cx, i, w) {
+            for v in &values {
+                read(cx, i, v, program);
+            }
+            return;
+        }
+        cx.push_rule(
+            Code::SensitiveRead,
+            w.span,
+            Some(i),
+            format!(
+                "`{program}` reads a file whose name is only known when it runs (`{}`), which may be a secret",
+                w.text
+            ),
+            program,
+        );
+        return;
+    }
     if let Some((pattern, shown)) = reached(cx, &cands, false) {
         let message = match cx.place.as_deref().and_then(|p| p.lost()) {
             Some(why) if cands.iter().any(|c| c.anywhere) => format!(
@@ -771,6 +799,93 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
         };
         cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
     }
+}
+
+/// The values a whole-word `"$NAME"` can take when `NAME` is only ever the variable of one
+/// `for NAME in WORDS` whose words are plain or globs, and the word is inside a loop: then it
+/// is one of those words (`for f in src/*.c; do wc -l "$f"; done`). `None` otherwise — any
+/// other mention of the name (`f=…`, `read f`, `declare f`) may give it another value.
+fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
+    let inside_loop = cx
+        .script
+        .segments
+        .get(i)?
+        .nesting
+        .contains(&crate::segment::Nest::Control);
+    if !inside_loop {
+        return None;
+    }
+    let name = w
+        .text
+        .strip_prefix("${")
+        .and_then(|t| t.strip_suffix('}'))
+        .or_else(|| w.text.strip_prefix('$'))?;
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(ident) || name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let src = cx.src;
+    let mut list: Option<&str> = None;
+    let mut at = 0;
+    while let Some(k) = src[at..].find(name) {
+        let s = at + k;
+        let e = s + name.len();
+        at = e;
+        let before = &src[..s];
+        if before.ends_with(ident) || src[e..].starts_with(ident) {
+            continue;
+        }
+        // `$f` and `${f}` read it; `${f:=x}` / `${f=x}` assign it.
+        if before.ends_with("${") && (src[e..].starts_with(":=") || src[e..].starts_with('=')) {
+            return None;
+        }
+        if before.ends_with('$') || before.ends_with("${") {
+            continue;
+        }
+        // Inside a longer word (`-f`, `x.f`, `a/f`) the name assigns nothing; at a word's
+        // start it may (`f=…`, `read f`, `declare f`, `((f=1))`).
+        if !(before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || ";&|(){}'\"=<>`".contains(c))) {
+            continue;
+        }
+        // The one `for NAME in …` head.
+        let head = before.trim_end_matches([' ', '\t']);
+        if list.is_none()
+            && head.strip_suffix("for").is_some_and(|b| {
+                b.is_empty() || b.ends_with([' ', '\t', ';', '\n', '&', '|', '(', '{'])
+            })
+        {
+            let after = src[e..].trim_start_matches([' ', '\t']);
+            let words = after.strip_prefix("in ")?;
+            let end = words.find([';', '\n'])?;
+            list = Some(&words[..end]);
+            continue;
+        }
+        return None;
+    }
+    let plain = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/+,:@%*?".contains(c))
+    };
+    let words: Vec<&str> = list?.split_whitespace().collect();
+    if words.is_empty() || !words.iter().all(|t| plain(t)) {
+        return None;
+    }
+    Some(
+        words
+            .into_iter()
+            .map(|t| Word {
+                text: t.to_string(),
+                span: w.span,
+                expansions: crate::segment::Expansions {
+                    glob: t.contains(['*', '?']),
+                    ..Default::default()
+                },
+                quoted: false,
+            })
+            .collect(),
+    )
 }
 
 /// `/dev/fd/../environ` is `/proc/self/environ`: under `/dev` and `/proc` many entries are

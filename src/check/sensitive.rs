@@ -151,6 +151,31 @@ impl Names {
         n
     }
 
+    /// rg's `-g`/`--glob` whitelist: a file is read when its name matches one of them. A glob
+    /// with a `/` matches more than a name, and `--iglob` folds case: then no filter.
+    fn of_rg(parsed: &[Arg<'_>]) -> Names {
+        let mut n = Names::default();
+        for a in parsed {
+            if let Arg::Opt {
+                name: o,
+                value: Some(v),
+                ..
+            } = a
+            {
+                if names(o, "--iglob") {
+                    return Names::default();
+                }
+                if (names(o, "-g") || names(o, "--glob")) && !v.starts_with('!') {
+                    if v.contains('/') {
+                        return Names::default();
+                    }
+                    n.any.push(Names::glob(v));
+                }
+            }
+        }
+        n
+    }
+
     /// `find`'s `-name`/`-iname` tests, when the expression is a plain conjunction (no `-o`,
     /// `!`, `-not`, `,` or parentheses, which could bring back what a test left out).
     fn of_find(expression: &[Word]) -> Names {
@@ -281,7 +306,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     // `xargs -a FILE` reads FILE whatever it runs; a reader under xargs reads its input's words.
     xargs_feed(cx, i, name, entry.reads_operands);
     if let Some(how) = walk_rules(name, parsed) {
-        let filter = if name == "git grep" || name == "rg" {
+        let filter = if name == "rg" {
+            Names::of_rg(parsed)
+        } else if name == "git grep" {
             Names::default()
         } else {
             Names::of_grep(parsed)
@@ -441,10 +468,20 @@ fn walk_rules(name: &str, parsed: &[Arg<'_>]) -> Option<WalkRules> {
         "rg" if has(&["--files", "--type-list"]) => None,
         "rg" => {
             let unrestricted = count(&["-u", "--unrestricted"]);
+            // A `-g`/`--glob`/`--iglob` that is not a `!` exclusion overrides the ignore rules
+            // and the hidden-file rule for what it matches (ripgrep 13: `rg x -g '*'` reads
+            // `.env` and gitignored `secrets/`).
+            let whitelist = parsed.iter().any(|a| {
+                matches!(a, Arg::Opt { name: o, value: Some(v), .. }
+                    if (names(o, "-g") || names(o, "--glob") || names(o, "--iglob"))
+                        && !v.starts_with('!'))
+            });
             Some(WalkRules {
-                hidden: unrestricted >= 2 || has(&["--hidden", "-."]),
+                hidden: whitelist || unrestricted >= 2 || has(&["--hidden", "-."]),
                 links: links(has(&["-L", "--follow"])),
-                gitignore: unrestricted == 0 && !has(&["--no-ignore", "--no-ignore-vcs"]),
+                gitignore: !whitelist
+                    && unrestricted == 0
+                    && !has(&["--no-ignore", "--no-ignore-vcs"]),
                 levels: None,
             })
         }
@@ -925,13 +962,18 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
             feed.push((named, None));
         }
     }
+    // xargs reads the file itself whatever it runs.
+    for (w, _) in &feed {
+        read(cx, i, w, "xargs -a");
+    }
     if !reader {
-        for (w, _) in feed {
-            read(cx, i, &w, "xargs -a");
-        }
         return;
     }
-    let mut unseen: Option<(Span, String)> = None;
+    // The names in it are what the reader opens, and nobody saw them.
+    let mut unseen: Option<(Span, String)> = feed
+        .drain(..)
+        .next()
+        .map(|(w, _)| (w.span, format!("`{}`", w.text)));
     for r in &seg.redirects {
         match (r.op, &r.target) {
             (RedirectOp::Herestring, Some(t)) => {
@@ -967,8 +1009,12 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
                         .map(|w| (w.clone(), None)),
                 );
             }
-            // Tracked files: what the repository holds, not what the directory does.
-            "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
+            // `git ls-files` lists tracked files (a committed `.env`, a tracked symlink into
+            // `~/.aws`) or, with `-o`, untracked and ignored ones: judged by the index where
+            // it can be read, asked about otherwise.
+            "git" if args.first().is_some_and(|w| w.text == "ls-files") => {
+                ls_files(cx, i, &args[1..], prev.span, name);
+            }
             _ => match lister(program, args) {
                 Some((how, filter, roots)) => {
                     feed.extend(roots.into_iter().map(|w| (w, Some((how, filter.clone())))));
@@ -998,6 +1044,101 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
             format!("`xargs {name}` reads the files named in {from}, which cmdguard cannot see"),
             name,
         );
+    }
+}
+
+/// `git ls-files … | xargs READER`: the reader opens the files git lists. Tracked files are
+/// read from the index (a committed `.env`, a tracked symlink into `~/.aws`); `-o`
+/// (`--others`) and `-i` list untracked and ignored files too, judged by walking the working
+/// directory as `find` would (every file, hidden and ignored ones included).
+fn ls_files(cx: &mut Ctx<'_>, i: usize, args: &[Word], span: Span, reader: &str) {
+    let program = format!("git ls-files | xargs {reader}");
+    let Some(dirs) = cx.place.as_deref().and_then(|p| p.dirs()).map(<[PathBuf]>::to_vec) else {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{program}` reads the files git lists, which cmdguard cannot see without a known working directory"),
+            reader,
+        );
+        return;
+    };
+    let opt = |short: char, long: &str| {
+        args.iter().any(|w| {
+            let t = w.text.as_str();
+            t == long || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains(short))
+        })
+    };
+    if opt('o', "--others") || opt('i', "--ignored") {
+        let how = WalkRules {
+            hidden: true,
+            links: Links::Open,
+            gitignore: false,
+            levels: None,
+        };
+        for d in &dirs {
+            let w = Word {
+                text: d.to_string_lossy().into_owned(),
+                span,
+                expansions: Default::default(),
+                quoted: false,
+            };
+            search(cx, i, &w, &program, Some((&how, &Names::default())));
+        }
+    }
+    tracked(cx, i, span, &dirs, Links::Open, &program);
+}
+
+/// Judges the files the index of the repository around each of `dirs` tracks under it, as a
+/// reader opens them (`Links::Open`: through a tracked symlink) or as `git grep` reads them
+/// (`Links::Skip`: the link itself). An index that cannot be read asks.
+fn tracked(cx: &mut Ctx<'_>, i: usize, span: Span, dirs: &[PathBuf], links: Links, program: &str) {
+    let base = base(cx);
+    let runs = Runs::of(&cx.list.sensitive);
+    let mut found: Option<String> = None;
+    for d in dirs {
+        let Some(place) = cx.place.as_deref() else {
+            return;
+        };
+        let files = match place.tracked(d) {
+            Ok(Some(files)) => files,
+            // Not in a work tree: git lists nothing.
+            Ok(None) => continue,
+            Err(why) => {
+                found = Some(format!("`{program}` reads the files git tracks, from an index cmdguard cannot read ({why})"));
+                break;
+            }
+        };
+        for (path, symlink) in files {
+            if !path.starts_with(d) {
+                continue;
+            }
+            let mut cands = Vec::new();
+            if runs.may_match(&tilde(&path.to_string_lossy(), base.home.as_deref())) {
+                cands.push(literal_candidate(&path.to_string_lossy(), &base));
+            }
+            if symlink && links != Links::Skip {
+                if let Some(real) = place.physical(&path) {
+                    cands.push(literal_candidate(&real.to_string_lossy(), &base));
+                }
+            }
+            if let Some((pattern, shown)) = reached(cx, &cands, false) {
+                let file = path.strip_prefix(d).unwrap_or(&path).display().to_string();
+                let through = if shown.ends_with(&file) {
+                    String::new()
+                } else {
+                    format!(" (`{shown}`)")
+                };
+                found = Some(format!("`{program}` reads `{file}`{through}, a file git tracks, which `[sensitive]` lists (`{pattern}`)"));
+                break;
+            }
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    if let Some(message) = found {
+        cx.push_rule(Code::SensitiveRead, span, Some(i), message, program);
     }
 }
 
@@ -1041,9 +1182,13 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Names, Vec<Word>)>
                 .windows(2)
                 .find(|p| p[0].text == "-maxdepth")
                 .and_then(|p| p[1].text.parse::<usize>().ok());
+            // `-follow` is the old spelling of `-L`, and may stand anywhere in the expression.
             let how = WalkRules {
                 hidden: true,
-                links: open(args[..start].iter().any(|w| w.text == "-L")),
+                links: open(
+                    args[..start].iter().any(|w| w.text == "-L")
+                        || args.iter().any(|w| w.text == "-follow"),
+                ),
                 gitignore: false,
                 levels,
             };

@@ -363,6 +363,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             }
         }
     }
+    if name == "git grep" && walk_rules(name, parsed).is_none() {
+        git_grep_tracked(cx, i, rest);
+    }
     if name == "find" && rest.iter().any(|w| FIND_EXEC.contains(&w.text.as_str())) {
         let start = rest
             .iter()
@@ -1047,6 +1050,53 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
     }
 }
 
+/// `git grep` without `--no-index`/`--untracked` reads the files git tracks (a committed
+/// `.env` or key): judged by the index, under the pathspecs after `--` when they are plain
+/// paths, under the working directory otherwise (an operand before `--` may be a revision,
+/// whose tree holds what the index does and more — the index stands in for it).
+fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+    let span = rest.last().map_or(Span::default(), |w| w.span);
+    let Some(dirs) = cx.place.as_deref().and_then(|p| p.dirs()).map(<[PathBuf]>::to_vec) else {
+        return;
+    };
+    let Some(chdir) = git_chdir(cx, i) else {
+        // `git -C "$d" grep` already asks.
+        return;
+    };
+    let starts: Vec<PathBuf> = dirs
+        .iter()
+        .map(|d| match chdir.as_str() {
+            "" => d.clone(),
+            c if c.starts_with('/') => PathBuf::from(c),
+            c => d.join(c),
+        })
+        .collect();
+    let after_dashes: Option<Vec<&Word>> = rest
+        .iter()
+        .position(|w| w.static_text() == Some("--"))
+        .map(|k| rest[k + 1..].iter().collect());
+    let plain = |w: &&Word| {
+        w.static_text().is_some_and(|t| {
+            !t.is_empty()
+                && !t.starts_with([':', '/', '~'])
+                && !t.contains(['*', '?', '[', '\\'])
+                && !t.split('/').any(|p| p == "..")
+        })
+    };
+    let roots: Vec<PathBuf> = match after_dashes {
+        Some(specs) if !specs.is_empty() && specs.iter().all(plain) => starts
+            .iter()
+            .flat_map(|d| specs.iter().map(move |w| repo_join(d, &w.text)))
+            .collect(),
+        _ => starts,
+    };
+    tracked(cx, i, span, &roots, Links::Skip, "git grep");
+}
+
+fn repo_join(dir: &Path, rel: &str) -> PathBuf {
+    crate::repo::normalize(&dir.join(rel.trim_start_matches("./")))
+}
+
 /// `git ls-files … | xargs READER`: the reader opens the files git lists. Tracked files are
 /// read from the index (a committed `.env`, a tracked symlink into `~/.aws`); `-o`
 /// (`--others`) and `-i` list untracked and ignored files too, judged by walking the working
@@ -1466,8 +1516,40 @@ fn base(cx: &Ctx<'_>) -> Base {
     }
 }
 
-/// The first sensitive pattern any candidate reaches, with the candidate as shown.
+/// The first sensitive pattern any candidate reaches, with the candidate as shown. A
+/// candidate is also tried with its letters in lower case: on a case-insensitive file system
+/// (macOS's default, whose homes are `/Users/*`) `KEY.PEM` and `.ENV` open the secret.
 fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(String, String)> {
+    reached_as_written(cx, cands, anchored_only).or_else(|| {
+        let folded: Vec<Candidate> = cands
+            .iter()
+            .filter(|c| c.glob.toks.iter().any(|t| matches!(t, Tok::Lit(ch) if ch.is_ascii_uppercase())))
+            .map(|c| Candidate {
+                glob: Glob {
+                    toks: c
+                        .glob
+                        .toks
+                        .iter()
+                        .map(|t| match t {
+                            Tok::Lit(ch) => Tok::Lit(ch.to_ascii_lowercase()),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                    dot_rule: c.glob.dot_rule,
+                },
+                literal: c.literal.as_ref().map(|l| l.to_ascii_lowercase()),
+                anywhere: c.anywhere,
+            })
+            .collect();
+        reached_as_written(cx, &folded, anchored_only)
+    })
+}
+
+fn reached_as_written(
+    cx: &Ctx<'_>,
+    cands: &[Candidate],
+    anchored_only: bool,
+) -> Option<(String, String)> {
     let sensitive = &cx.list.sensitive;
     let all = if anchored_only {
         Which::Anchored

@@ -214,8 +214,7 @@ fn common_read_only_forms_stay_allowed() {
         ("git branch --list 'feat*'", Allow, ""),
         ("git tag -l 'v1.*'", Allow, ""),
         ("git config user.name", Allow, ""),
-        ("git config --get-regexp 'remote\\..*'", Allow, ""),
-        ("git config --local -l", Allow, ""),
+        ("git config --get init.defaultBranch", Allow, ""),
         ("git reflog", Allow, ""),
         ("git show-ref --tags", Allow, ""),
         ("git for-each-ref --format='%(refname)'", Allow, ""),
@@ -239,6 +238,9 @@ fn common_read_only_forms_stay_allowed() {
         // …and the forms beside them that change things still ask.
         ("git config user.name x", Ask, "at most 1 operand"),
         ("git config edit", Ask, "operand `edit`"),
+        // Listing prints every value, credentials included (issue 12, red team s5).
+        ("git config --get-regexp 'remote\\..*'", Ask, "`--get-regexp`"),
+        ("git config --local -l", Ask, "`-l`"),
         ("git reflog expire --all", Ask, ""),
         ("git clean -n -f", Ask, "`-f`"),
         ("git tag v1", Ask, "at most 0 operand"),

@@ -885,7 +885,9 @@ fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
         }
         // Inside a longer word (`-f`, `x.f`, `a/f`) the name assigns nothing; at a word's
         // start it may (`f=…`, `read f`, `declare f`, `((f=1))`).
-        if !(before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || ";&|(){}'\"=<>`".contains(c))) {
+        if !(before.is_empty()
+            || before.ends_with(|c: char| c.is_whitespace() || ";&|(){}'\"=<>`".contains(c)))
+        {
             continue;
         }
         // The one `for NAME in …` head.
@@ -1056,7 +1058,12 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
 /// whose tree holds what the index does and more — the index stands in for it).
 fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
     let span = rest.last().map_or(Span::default(), |w| w.span);
-    let Some(dirs) = cx.place.as_deref().and_then(|p| p.dirs()).map(<[PathBuf]>::to_vec) else {
+    let Some(dirs) = cx
+        .place
+        .as_deref()
+        .and_then(|p| p.dirs())
+        .map(<[PathBuf]>::to_vec)
+    else {
         return;
     };
     let Some(chdir) = git_chdir(cx, i) else {
@@ -1103,7 +1110,12 @@ fn repo_join(dir: &Path, rel: &str) -> PathBuf {
 /// directory as `find` would (every file, hidden and ignored ones included).
 fn ls_files(cx: &mut Ctx<'_>, i: usize, args: &[Word], span: Span, reader: &str) {
     let program = format!("git ls-files | xargs {reader}");
-    let Some(dirs) = cx.place.as_deref().and_then(|p| p.dirs()).map(<[PathBuf]>::to_vec) else {
+    let Some(dirs) = cx
+        .place
+        .as_deref()
+        .and_then(|p| p.dirs())
+        .map(<[PathBuf]>::to_vec)
+    else {
         cx.push_rule(
             Code::SensitiveRead,
             span,
@@ -1155,7 +1167,9 @@ fn tracked(cx: &mut Ctx<'_>, i: usize, span: Span, dirs: &[PathBuf], links: Link
             // Not in a work tree: git lists nothing.
             Ok(None) => continue,
             Err(why) => {
-                found = Some(format!("`{program}` reads the files git tracks, from an index cmdguard cannot read ({why})"));
+                found = Some(format!(
+                    "`{program}` reads the files git tracks, from an index cmdguard cannot read ({why})"
+                ));
                 break;
             }
         };
@@ -1179,7 +1193,9 @@ fn tracked(cx: &mut Ctx<'_>, i: usize, span: Span, dirs: &[PathBuf], links: Link
                 } else {
                     format!(" (`{shown}`)")
                 };
-                found = Some(format!("`{program}` reads `{file}`{through}, a file git tracks, which `[sensitive]` lists (`{pattern}`)"));
+                found = Some(format!(
+                    "`{program}` reads `{file}`{through}, a file git tracks, which `[sensitive]` lists (`{pattern}`)"
+                ));
                 break;
             }
         }
@@ -1523,7 +1539,12 @@ fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(St
     reached_as_written(cx, cands, anchored_only).or_else(|| {
         let folded: Vec<Candidate> = cands
             .iter()
-            .filter(|c| c.glob.toks.iter().any(|t| matches!(t, Tok::Lit(ch) if ch.is_ascii_uppercase())))
+            .filter(|c| {
+                c.glob
+                    .toks
+                    .iter()
+                    .any(|t| matches!(t, Tok::Lit(ch) if ch.is_ascii_uppercase()))
+            })
             .map(|c| Candidate {
                 glob: Glob {
                     toks: c

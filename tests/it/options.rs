@@ -239,7 +239,11 @@ fn common_read_only_forms_stay_allowed() {
         ("git config user.name x", Ask, "at most 1 operand"),
         ("git config edit", Ask, "operand `edit`"),
         // Listing prints every value, credentials included (issue 12, red team s5).
-        ("git config --get-regexp 'remote\\..*'", Ask, "`--get-regexp`"),
+        (
+            "git config --get-regexp 'remote\\..*'",
+            Ask,
+            "`--get-regexp`",
+        ),
         ("git config --local -l", Ask, "`-l`"),
         ("git reflog expire --all", Ask, ""),
         ("git clean -n -f", Ask, "`-f`"),

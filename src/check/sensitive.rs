@@ -291,12 +291,19 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             } if FILE_OPTIONS.iter().any(|f| names(o, f))
                 && !matches!(o.as_str(), "--exclude" | "--include") =>
             {
-                // `grep -f "$f"`: the value keeps what bash expands in it.
+                // `grep -f "$f"`: the value keeps what bash expands in it. It is the rest of
+                // the option's word (`--file=$f`, `-f$f`) or the next word.
+                let own = &rest[*word];
+                let from = if own.text.len() > v.len() && own.text.ends_with(v) {
+                    own
+                } else {
+                    rest.get(*word + 1).unwrap_or(own)
+                };
                 let value = Word {
                     text: v.to_string(),
-                    span: rest[*word].span,
-                    expansions: rest[*word].expansions,
-                    quoted: rest[*word].quoted,
+                    span: from.span,
+                    expansions: from.expansions,
+                    quoted: from.quoted,
                 };
                 read(cx, i, &value, name);
             }
@@ -817,6 +824,9 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
             }
             return;
         }
+        if substituted_lister(cx, i, w, program) {
+            return;
+        }
         cx.push_rule(
             Code::SensitiveRead,
             w.span,
@@ -839,6 +849,59 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
         };
         cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
     }
+}
+
+/// `cat "$(find . -name '*.md')"`, `wc -l -- $(git ls-files)`: a reader's operand that is the
+/// output of one lister (the programs `xargs` readers are judged by, `git ls-files`, `echo`)
+/// names what that lister lists, and is judged the same way. `false` when the substitution is
+/// anything else (a pipeline, another program), which the caller asks about.
+fn substituted_lister(cx: &mut Ctx<'_>, i: usize, w: &Word, reader: &str) -> bool {
+    let plain = w
+        .text
+        .strip_prefix("$(")
+        .and_then(|t| t.strip_suffix(')'))
+        .is_some_and(|t| !t.contains(['$', '`', '(', ')', '|', ';', '&', '<', '>', '\n']));
+    if !plain {
+        return false;
+    }
+    let script = cx.script;
+    let within = |s: &Segment| s.span.start >= w.span.start && s.span.end <= w.span.end;
+    let mut inside = script
+        .segments
+        .iter()
+        .enumerate()
+        .filter(|(k, s)| *k != i && within(s));
+    let (Some((_, seg)), None) = (inside.next(), inside.next()) else {
+        return false;
+    };
+    if seg.kind != SegmentKind::Command || !seg.redirects.is_empty() {
+        return false;
+    }
+    let Some(first) = seg.words.first() else {
+        return false;
+    };
+    let program = super::deny::basename(&first.text);
+    let args = &seg.words[1..];
+    let shown = format!("{reader} $({program} …)");
+    match program {
+        "git" if args.first().is_some_and(|a| a.text == "ls-files") => {
+            ls_files(cx, i, &args[1..], w.span, reader);
+        }
+        "echo" | "printf" => {
+            for a in args.iter().filter(|a| !a.text.starts_with('-')) {
+                read(cx, i, a, reader);
+            }
+        }
+        _ => match lister(program, args) {
+            Some((how, filter, roots)) => {
+                for root in roots {
+                    search(cx, i, &root, &shown, Some((&how, &filter)));
+                }
+            }
+            None => return false,
+        },
+    }
+    true
 }
 
 /// The values a whole-word `"$NAME"` can take when `NAME` is only ever the variable of one
@@ -1110,17 +1173,18 @@ fn repo_join(dir: &Path, rel: &str) -> PathBuf {
 /// directory as `find` would (every file, hidden and ignored ones included).
 fn ls_files(cx: &mut Ctx<'_>, i: usize, args: &[Word], span: Span, reader: &str) {
     let program = format!("git ls-files | xargs {reader}");
-    let Some(dirs) = cx
-        .place
-        .as_deref()
-        .and_then(|p| p.dirs())
-        .map(<[PathBuf]>::to_vec)
-    else {
+    // Without a working directory nothing is read from disk: as for a recursive search, the
+    // secrets a project may hold are not judged (README, Limits). After a `cd` to a directory
+    // known only at run time the repository is unknown: ask.
+    let Some(place) = cx.place.as_deref() else {
+        return;
+    };
+    let Some(dirs) = place.dirs().map(<[PathBuf]>::to_vec) else {
         cx.push_rule(
             Code::SensitiveRead,
             span,
             Some(i),
-            format!("`{program}` reads the files git lists, which cmdguard cannot see without a known working directory"),
+            format!("`{program}` reads the files git lists in a directory known only at run time"),
             reader,
         );
         return;

@@ -262,7 +262,10 @@ fn common_read_only_forms_stay_allowed() {
 fn run_time_words_ask_where_they_could_become_options() {
     check(&[
         ("sort $x f", Ask, "could become any option"),
-        ("sort -- \"$x\"", Allow, ""),
+        // After `--` a quoted value is one operand, not an option, but it names a file only
+        // known at run time, which may be a secret (issue 12, red team s5).
+        ("sort -- \"$x\"", Ask, "only known when it runs"),
+        ("echo -- \"$x\"", Allow, ""),
         ("printf \"$fmt\" x", Ask, "could become any option"),
         ("cd \"$DIR\"", Ask, ""),
         ("xxd f \"$out\"", Ask, "at most 1 operand"),

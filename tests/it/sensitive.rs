@@ -13,6 +13,7 @@ use Verdict::{Allow, Ask};
 
 const READ: Option<Code> = Some(Code::SensitiveRead);
 const PRINTS: Option<Code> = Some(Code::PrintsEnvironment);
+const FORBIDDEN: Option<Code> = Some(Code::ForbiddenArgument);
 
 #[test]
 fn operands_of_readers_that_name_secrets_ask() {
@@ -180,8 +181,8 @@ fn home_dollar_home_and_dotdot_are_seen_through() {
         ("cat /etc/sh\\adow", Ask, READ),
         ("cat ~/.ssh/{id_rsa,x}", Ask, READ),
         ("cat {~/.ssh/id_rsa,README.md}", Ask, READ),
-        // A whole run-time value is not known: documented limit.
-        ("cat \"$f\"", Allow, None),
+        // A whole run-time value may name any file (red team s5): it asks.
+        ("cat \"$f\"", Ask, READ),
         ("cat $HOME/notes.txt", Allow, None),
     ]);
 }
@@ -434,7 +435,8 @@ fn red_team_reads_ask() {
         ("ls | xargs wc -l", Allow, None),
         ("find . -name '*.rs' | xargs wc -l", Allow, None),
         ("git ls-files | xargs -n1 cat", Allow, None),
-        ("xargs -a files.txt wc -l", Allow, None),
+        // The names in the file are what `wc` opens, and nobody saw them (red team s5).
+        ("xargs -a files.txt wc -l", Ask, s),
     ]);
 }
 
@@ -698,9 +700,8 @@ fn operands_known_only_at_run_time_ask() {
         ("cat \"${f:-.env}\"", Ask, READ),
         ("cat \"${f-.env}\"", Ask, READ),
         ("cat \"${f:=.env}\"", Ask, READ),
-        ("cat \"$(find . -name .env)\"", Ask, READ),
-        ("cat \"$(ls -d .e*)\"", Ask, READ),
         ("cat \"$(echo .env)\"", Ask, READ),
+        ("cat \"$(sort list)\"", Ask, READ),
         ("head \"$(ls -t | head -1)\"", Ask, READ),
         ("f=~/.ssh/id_rsa; cat \"$f\"", Ask, READ),
         ("f=.env; cat \"$f\"", Ask, READ),
@@ -766,8 +767,13 @@ fn loop_variables_over_globs_are_the_files_they_match() {
             ("for f in .*; do cat \"$f\"; done", Ask, READ),
             ("for f in sub/*; do cat \"$f\"; done", Ask, READ),
             ("for f in link-aws; do cat \"$f\"; done", Ask, READ),
-            ("cat \"$(echo notes.txt)\"", Ask, READ),
+            ("cat \"$(echo link-aws)\"", Ask, READ),
             ("cd ~/.aws && cat \"$(ls)\"", Ask, READ),
+            // A lister's output is judged as the lister lists (as under `xargs`).
+            ("cat \"$(find . -name .env)\"", Ask, READ),
+            ("cat \"$(ls -d .e*)\"", Ask, READ),
+            ("cat \"$(find sub -type f)\"", Ask, READ),
+            ("wc -l \"$(find src -name '*.rs')\"", Allow, None),
             ("for f in src/*; do cat \"$f\"; done", Allow, None),
             ("for f in *.txt; do wc -l \"$f\"; done", Allow, None),
         ],
@@ -905,17 +911,17 @@ fn tracked_files_without_secrets_pass() {
 #[test]
 fn git_config_reads_only_harmless_keys() {
     check(&[
-        ("git config -l", Ask, None),
-        ("git config --list --show-origin", Ask, None),
-        ("git config --global -l", Ask, None),
-        ("git config --get-regexp http", Ask, None),
-        ("git config list", Ask, None),
+        ("git config -l", Ask, FORBIDDEN),
+        ("git config --list --show-origin", Ask, FORBIDDEN),
+        ("git config --global -l", Ask, FORBIDDEN),
+        ("git config --get-regexp http", Ask, FORBIDDEN),
+        ("git config list", Ask, FORBIDDEN),
         (
             "git config --get http.https://github.com/.extraheader",
             Ask,
-            None,
+            FORBIDDEN,
         ),
-        ("git config remote.origin.url", Ask, None),
+        ("git config remote.origin.url", Ask, FORBIDDEN),
         ("git config user.name", Allow, None),
         ("git config --get user.email", Allow, None),
         ("git config core.editor", Allow, None),

@@ -892,6 +892,16 @@ fn substituted_lister(cx: &mut Ctx<'_>, i: usize, w: &Word, reader: &str) -> boo
                 read(cx, i, a, reader);
             }
         }
+        // `"$(pwd)"` is the working directory, wherever the `cd`s before it led.
+        "pwd" if args.iter().all(|a| matches!(a.text.as_str(), "-L" | "-P")) => {
+            let here = Word {
+                text: ".".into(),
+                span: w.span,
+                expansions: Default::default(),
+                quoted: false,
+            };
+            read(cx, i, &here, reader);
+        }
         _ => match lister(program, args) {
             Some((how, filter, roots)) => {
                 for root in roots {

@@ -744,6 +744,7 @@ fn operands_known_only_at_run_time_ask() {
         ("echo \"$f\"", Allow, None),
         ("ls \"$d\"", Allow, None),
         ("test -f \"$f\"", Allow, None),
+        ("wc -c \"$(pwd)\"", Allow, None),
         (
             "cat \"$(git rev-parse --show-toplevel)/README.md\"",
             Allow,

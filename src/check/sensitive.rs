@@ -1255,10 +1255,11 @@ fn tracked(cx: &mut Ctx<'_>, i: usize, span: Span, dirs: &[PathBuf], links: Link
             if runs.may_match(&tilde(&path.to_string_lossy(), base.home.as_deref())) {
                 cands.push(literal_candidate(&path.to_string_lossy(), &base));
             }
-            if symlink && links != Links::Skip {
-                if let Some(real) = place.physical(&path) {
-                    cands.push(literal_candidate(&real.to_string_lossy(), &base));
-                }
+            if symlink
+                && links != Links::Skip
+                && let Some(real) = place.physical(&path)
+            {
+                cands.push(literal_candidate(&real.to_string_lossy(), &base));
             }
             if let Some((pattern, shown)) = reached(cx, &cands, false) {
                 let file = path.strip_prefix(d).unwrap_or(&path).display().to_string();

@@ -109,13 +109,12 @@ pub(crate) fn parse(
     })
 }
 
+/// What [`visit`] calls for each entry: its mode and path; an error stops the read.
+type Visitor<'a> = dyn FnMut(u32, &[u8]) -> Result<(), String> + 'a;
+
 /// Reads an index, calling `entry(mode, path)` for each entry; the shared index a split one
 /// links to is returned.
-fn visit(
-    d: &[u8],
-    hash_len: usize,
-    entry: &mut dyn FnMut(u32, &[u8]) -> Result<(), String>,
-) -> Result<Option<String>, String> {
+fn visit(d: &[u8], hash_len: usize, entry: &mut Visitor<'_>) -> Result<Option<String>, String> {
     if d.get(..4) != Some(b"DIRC") {
         return Err("not an index (no DIRC signature)".into());
     }

@@ -940,6 +940,7 @@ fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
     }
     let src = cx.src;
     let mut list: Option<&str> = None;
+    let mut head_at = 0;
     let mut at = 0;
     while let Some(k) = src[at..].find(name) {
         let s = at + k;
@@ -974,8 +975,30 @@ fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
             let words = after.strip_prefix("in ")?;
             let end = words.find([';', '\n'])?;
             list = Some(&words[..end]);
+            head_at = e;
             continue;
         }
+        return None;
+    }
+    // The read must lie in the loop's body: before the first `done` after the head (a nested
+    // loop's `done`, or `done` in a string, only makes this stricter). After the loop, in a
+    // pipeline beside it (`for …; done | if …; then cat "$f"; fi` runs in a subshell forked
+    // before the loop), the variable may hold what was inherited.
+    let body_end = {
+        let mut end = None;
+        let mut at = head_at;
+        while let Some(k) = src.get(at..).and_then(|r| r.find("done")) {
+            let s = at + k;
+            let e = s + 4;
+            at = e;
+            if !src[..s].ends_with(ident) && !src[e..].starts_with(ident) {
+                end = Some(s);
+                break;
+            }
+        }
+        end?
+    };
+    if w.span.start < head_at || w.span.end > body_end {
         return None;
     }
     let plain = |t: &str| {

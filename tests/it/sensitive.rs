@@ -733,6 +733,12 @@ fn operands_known_only_at_run_time_ask() {
         ("for f in a.txt; do f=.env; cat \"$f\"; done", Ask, READ),
         ("for f in a.txt; do read f; cat \"$f\"; done", Ask, READ),
         ("for f in a.txt; do :; done; cat \"$f\"", Ask, READ),
+        // Beside the loop in a pipeline, the right side is a subshell forked before the loop.
+        (
+            "for f in a.txt; do :; done | if true; then cat \"$f\"; fi",
+            Ask,
+            READ,
+        ),
         // Near misses: names that are known, and programs that do not open their operands.
         ("for f in a.txt b.txt; do cat \"$f\"; done", Allow, None),
         ("for f in src/*.rs; do wc -l \"$f\"; done", Allow, None),

@@ -861,7 +861,7 @@ fn tracked_and_listed_files_are_judged_by_the_index() {
                 Ask,
                 READ,
             ),
-            // git grep reads the link's text, not the file it names.
+            // git grep does not follow a tracked symlink (git 2.47 skips it).
             ("git grep -e .", Allow, None),
             ("git ls-files a.txt | xargs wc -l", Ask, READ),
             ("git ls-files", Allow, None),

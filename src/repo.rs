@@ -737,6 +737,33 @@ fn searchable(p: &Path) -> bool {
     p.exists()
 }
 
+/// The files the index of the repository around `dir` tracks: absolute paths in its work
+/// tree, each with whether it is a symlink. `Ok(None)` outside a work tree; an error when the
+/// index cannot be read whole (the caller asks).
+pub(crate) fn tracked(dir: &Path, cache: &Cache) -> Result<Option<Vec<(PathBuf, bool)>>, String> {
+    let found = match discover(dir, cache) {
+        None => return Ok(None),
+        Some(Err(h)) => return Err(h.what),
+        Some(Ok(f)) => f,
+    };
+    let Some(worktree) = found.worktree else {
+        return Ok(None);
+    };
+    let index = found.gitdir.join("index");
+    let data = match read_regular(&index, index::MAX_INDEX_BYTES) {
+        Ok(Some(d)) => d,
+        // A repository with nothing added yet.
+        Ok(None) => return Ok(Some(Vec::new())),
+        Err(e) => return Err(format!("{}: {e}", index.display())),
+    };
+    let mut out = Vec::new();
+    for (mode, path) in index::entries(&data)? {
+        let path = String::from_utf8(path).map_err(|_| "a non-UTF-8 path in the index")?;
+        out.push((worktree.join(path), mode & 0o170000 == 0o120000));
+    }
+    Ok(Some(out))
+}
+
 /// Opens a regular file for reading without blocking (a FIFO planted in a repository would
 /// hang a plain open or read): `None` when it does not exist, an error when it is no regular
 /// file.

@@ -76,6 +76,12 @@ impl Place {
         repo::list_names(dir, max)
     }
 
+    /// The files git tracks in the repository around `dir`, through `repo` (see
+    /// [`repo::tracked`]).
+    pub(crate) fn tracked(&self, dir: &Path) -> Result<Option<Vec<(PathBuf, bool)>>, String> {
+        repo::tracked(dir, &self.cache)
+    }
+
     /// Walks `root` as a recursive reader would, through `repo` (see `repo/walk.rs`).
     pub(crate) fn walk(
         &self,

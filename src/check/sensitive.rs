@@ -151,6 +151,31 @@ impl Names {
         n
     }
 
+    /// rg's `-g`/`--glob` whitelist: a file is read when its name matches one of them. A glob
+    /// with a `/` matches more than a name, and `--iglob` folds case: then no filter.
+    fn of_rg(parsed: &[Arg<'_>]) -> Names {
+        let mut n = Names::default();
+        for a in parsed {
+            if let Arg::Opt {
+                name: o,
+                value: Some(v),
+                ..
+            } = a
+            {
+                if names(o, "--iglob") {
+                    return Names::default();
+                }
+                if (names(o, "-g") || names(o, "--glob")) && !v.starts_with('!') {
+                    if v.contains('/') {
+                        return Names::default();
+                    }
+                    n.any.push(Names::glob(v));
+                }
+            }
+        }
+        n
+    }
+
     /// `find`'s `-name`/`-iname` tests, when the expression is a plain conjunction (no `-o`,
     /// `!`, `-not`, `,` or parentheses, which could bring back what a test left out).
     fn of_find(expression: &[Word]) -> Names {
@@ -266,7 +291,21 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             } if FILE_OPTIONS.iter().any(|f| names(o, f))
                 && !matches!(o.as_str(), "--exclude" | "--include") =>
             {
-                read_text(cx, i, rest[*word].span, v, name);
+                // `grep -f "$f"`: the value keeps what bash expands in it. It is the rest of
+                // the option's word (`--file=$f`, `-f$f`) or the next word.
+                let own = &rest[*word];
+                let from = if own.text.len() > v.len() && own.text.ends_with(v) {
+                    own
+                } else {
+                    rest.get(*word + 1).unwrap_or(own)
+                };
+                let value = Word {
+                    text: v.to_string(),
+                    span: from.span,
+                    expansions: from.expansions,
+                    quoted: from.quoted,
+                };
+                read(cx, i, &value, name);
             }
             Arg::Opt { .. } | Arg::Refused { .. } => {}
         }
@@ -274,7 +313,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     // `xargs -a FILE` reads FILE whatever it runs; a reader under xargs reads its input's words.
     xargs_feed(cx, i, name, entry.reads_operands);
     if let Some(how) = walk_rules(name, parsed) {
-        let filter = if name == "git grep" || name == "rg" {
+        let filter = if name == "rg" {
+            Names::of_rg(parsed)
+        } else if name == "git grep" {
             Names::default()
         } else {
             Names::of_grep(parsed)
@@ -328,6 +369,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 _ => search(cx, i, w, name, Some((&how, &filter))),
             }
         }
+    }
+    if name == "git grep" && walk_rules(name, parsed).is_none() {
+        git_grep_tracked(cx, i, rest);
     }
     if name == "find" && rest.iter().any(|w| FIND_EXEC.contains(&w.text.as_str())) {
         let start = rest
@@ -434,10 +478,20 @@ fn walk_rules(name: &str, parsed: &[Arg<'_>]) -> Option<WalkRules> {
         "rg" if has(&["--files", "--type-list"]) => None,
         "rg" => {
             let unrestricted = count(&["-u", "--unrestricted"]);
+            // A `-g`/`--glob`/`--iglob` that is not a `!` exclusion overrides the ignore rules
+            // and the hidden-file rule for what it matches (ripgrep 13: `rg x -g '*'` reads
+            // `.env` and gitignored `secrets/`).
+            let whitelist = parsed.iter().any(|a| {
+                matches!(a, Arg::Opt { name: o, value: Some(v), .. }
+                    if (names(o, "-g") || names(o, "--glob") || names(o, "--iglob"))
+                        && !v.starts_with('!'))
+            });
             Some(WalkRules {
-                hidden: unrestricted >= 2 || has(&["--hidden", "-."]),
+                hidden: whitelist || unrestricted >= 2 || has(&["--hidden", "-."]),
                 links: links(has(&["-L", "--follow"])),
-                gitignore: unrestricted == 0 && !has(&["--no-ignore", "--no-ignore-vcs"]),
+                gitignore: !whitelist
+                    && unrestricted == 0
+                    && !has(&["--no-ignore", "--no-ignore-vcs"]),
                 levels: None,
             })
         }
@@ -761,6 +815,30 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
     }
     let base = base(cx);
     let cands = candidates(cx, w, &base);
+    if cands.is_empty() && !w.is_static() {
+        // `cat "$f"`, `cat "$(find . -name .env)"`, `cat "${f:-.env}"`: the whole name is a
+        // run-time value, which may be any file, a secret included.
+        if let Some(values) = loop_values(cx, i, w) {
+            for v in &values {
+                read(cx, i, v, program);
+            }
+            return;
+        }
+        if substituted_lister(cx, i, w, program) {
+            return;
+        }
+        cx.push_rule(
+            Code::SensitiveRead,
+            w.span,
+            Some(i),
+            format!(
+                "`{program}` reads a file whose name is only known when it runs (`{}`), which may be a secret",
+                w.text
+            ),
+            program,
+        );
+        return;
+    }
     if let Some((pattern, shown)) = reached(cx, &cands, false) {
         let message = match cx.place.as_deref().and_then(|p| p.lost()) {
             Some(why) if cands.iter().any(|c| c.anywhere) => format!(
@@ -771,6 +849,181 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
         };
         cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
     }
+}
+
+/// `cat "$(find . -name '*.md')"`, `wc -l -- $(git ls-files)`: a reader's operand that is the
+/// output of one lister (the programs `xargs` readers are judged by, `git ls-files`, `echo`)
+/// names what that lister lists, and is judged the same way. `false` when the substitution is
+/// anything else (a pipeline, another program), which the caller asks about.
+fn substituted_lister(cx: &mut Ctx<'_>, i: usize, w: &Word, reader: &str) -> bool {
+    let plain = w
+        .text
+        .strip_prefix("$(")
+        .and_then(|t| t.strip_suffix(')'))
+        .is_some_and(|t| !t.contains(['$', '`', '(', ')', '|', ';', '&', '<', '>', '\n']));
+    if !plain {
+        return false;
+    }
+    let script = cx.script;
+    let within = |s: &Segment| s.span.start >= w.span.start && s.span.end <= w.span.end;
+    let mut inside = script
+        .segments
+        .iter()
+        .enumerate()
+        .filter(|(k, s)| *k != i && within(s));
+    let (Some((_, seg)), None) = (inside.next(), inside.next()) else {
+        return false;
+    };
+    if seg.kind != SegmentKind::Command || !seg.redirects.is_empty() {
+        return false;
+    }
+    let Some(first) = seg.words.first() else {
+        return false;
+    };
+    let program = super::deny::basename(&first.text);
+    let args = &seg.words[1..];
+    let shown = format!("{reader} $({program} …)");
+    match program {
+        "git" if args.first().is_some_and(|a| a.text == "ls-files") => {
+            ls_files(cx, i, &args[1..], w.span, reader);
+        }
+        "echo" | "printf" => {
+            for a in args.iter().filter(|a| !a.text.starts_with('-')) {
+                read(cx, i, a, reader);
+            }
+        }
+        // `"$(pwd)"` is the working directory, wherever the `cd`s before it led.
+        "pwd" if args.iter().all(|a| matches!(a.text.as_str(), "-L" | "-P")) => {
+            let here = Word {
+                text: ".".into(),
+                span: w.span,
+                expansions: Default::default(),
+                quoted: false,
+            };
+            read(cx, i, &here, reader);
+        }
+        _ => match lister(program, args) {
+            Some((how, filter, roots)) => {
+                for root in roots {
+                    search(cx, i, &root, &shown, Some((&how, &filter)));
+                }
+            }
+            None => return false,
+        },
+    }
+    true
+}
+
+/// The values a whole-word `"$NAME"` can take when `NAME` is only ever the variable of one
+/// `for NAME in WORDS` whose words are plain or globs, and the word is inside a loop: then it
+/// is one of those words (`for f in src/*.c; do wc -l "$f"; done`). `None` otherwise — any
+/// other mention of the name (`f=…`, `read f`, `declare f`) may give it another value.
+fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
+    let inside_loop = cx
+        .script
+        .segments
+        .get(i)?
+        .nesting
+        .contains(&crate::segment::Nest::Control);
+    if !inside_loop {
+        return None;
+    }
+    let name = w
+        .text
+        .strip_prefix("${")
+        .and_then(|t| t.strip_suffix('}'))
+        .or_else(|| w.text.strip_prefix('$'))?;
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(ident) || name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let src = cx.src;
+    let mut list: Option<&str> = None;
+    let mut head_at = 0;
+    let mut at = 0;
+    while let Some(k) = src[at..].find(name) {
+        let s = at + k;
+        let e = s + name.len();
+        at = e;
+        let before = &src[..s];
+        if before.ends_with(ident) || src[e..].starts_with(ident) {
+            continue;
+        }
+        // `$f` and `${f}` read it; `${f:=x}` / `${f=x}` assign it.
+        if before.ends_with("${") && (src[e..].starts_with(":=") || src[e..].starts_with('=')) {
+            return None;
+        }
+        if before.ends_with('$') || before.ends_with("${") {
+            continue;
+        }
+        // Inside a longer word (`-f`, `x.f`, `a/f`) the name assigns nothing; at a word's
+        // start it may (`f=…`, `read f`, `declare f`, `((f=1))`).
+        if !(before.is_empty()
+            || before.ends_with(|c: char| c.is_whitespace() || ";&|(){}'\"=<>`".contains(c)))
+        {
+            continue;
+        }
+        // The one `for NAME in …` head.
+        let head = before.trim_end_matches([' ', '\t']);
+        if list.is_none()
+            && head.strip_suffix("for").is_some_and(|b| {
+                b.is_empty() || b.ends_with([' ', '\t', ';', '\n', '&', '|', '(', '{'])
+            })
+        {
+            let after = src[e..].trim_start_matches([' ', '\t']);
+            let words = after.strip_prefix("in ")?;
+            let end = words.find([';', '\n'])?;
+            list = Some(&words[..end]);
+            head_at = e;
+            continue;
+        }
+        return None;
+    }
+    // The read must lie in the loop's body: before the first `done` after the head (a nested
+    // loop's `done`, or `done` in a string, only makes this stricter). After the loop, in a
+    // pipeline beside it (`for …; done | if …; then cat "$f"; fi` runs in a subshell forked
+    // before the loop), the variable may hold what was inherited.
+    let body_end = {
+        let mut end = None;
+        let mut at = head_at;
+        while let Some(k) = src.get(at..).and_then(|r| r.find("done")) {
+            let s = at + k;
+            let e = s + 4;
+            at = e;
+            if !src[..s].ends_with(ident) && !src[e..].starts_with(ident) {
+                end = Some(s);
+                break;
+            }
+        }
+        end?
+    };
+    if w.span.start < head_at || w.span.end > body_end {
+        return None;
+    }
+    let plain = |t: &str| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/+,:@%*?".contains(c))
+    };
+    let words: Vec<&str> = list?.split_whitespace().collect();
+    if words.is_empty() || !words.iter().all(|t| plain(t)) {
+        return None;
+    }
+    Some(
+        words
+            .into_iter()
+            .map(|t| Word {
+                text: t.to_string(),
+                span: w.span,
+                expansions: crate::segment::Expansions {
+                    glob: t.contains(['*', '?']),
+                    ..Default::default()
+                },
+                quoted: false,
+            })
+            .collect(),
+    )
 }
 
 /// `/dev/fd/../environ` is `/proc/self/environ`: under `/dev` and `/proc` many entries are
@@ -810,13 +1063,18 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
             feed.push((named, None));
         }
     }
+    // xargs reads the file itself whatever it runs.
+    for (w, _) in &feed {
+        read(cx, i, w, "xargs -a");
+    }
     if !reader {
-        for (w, _) in feed {
-            read(cx, i, &w, "xargs -a");
-        }
         return;
     }
-    let mut unseen: Option<(Span, String)> = None;
+    // The names in it are what the reader opens, and nobody saw them.
+    let mut unseen: Option<(Span, String)> = feed
+        .drain(..)
+        .next()
+        .map(|(w, _)| (w.span, format!("`{}`", w.text)));
     for r in &seg.redirects {
         match (r.op, &r.target) {
             (RedirectOp::Herestring, Some(t)) => {
@@ -852,8 +1110,12 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
                         .map(|w| (w.clone(), None)),
                 );
             }
-            // Tracked files: what the repository holds, not what the directory does.
-            "git" if args.first().is_some_and(|w| w.text == "ls-files") => {}
+            // `git ls-files` lists tracked files (a committed `.env`, a tracked symlink into
+            // `~/.aws`) or, with `-o`, untracked and ignored ones: judged by the index where
+            // it can be read, asked about otherwise.
+            "git" if args.first().is_some_and(|w| w.text == "ls-files") => {
+                ls_files(cx, i, &args[1..], prev.span, name);
+            }
             _ => match lister(program, args) {
                 Some((how, filter, roots)) => {
                     feed.extend(roots.into_iter().map(|w| (w, Some((how, filter.clone())))));
@@ -883,6 +1145,164 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
             format!("`xargs {name}` reads the files named in {from}, which cmdguard cannot see"),
             name,
         );
+    }
+}
+
+/// `git grep` without `--no-index`/`--untracked` reads the files git tracks (a committed
+/// `.env` or key): judged by the index, under the pathspecs after `--` when they are plain
+/// paths, under the working directory otherwise (an operand before `--` may be a revision,
+/// whose tree holds what the index does and more — the index stands in for it).
+fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+    let span = rest.last().map_or(Span::default(), |w| w.span);
+    let Some(dirs) = cx
+        .place
+        .as_deref()
+        .and_then(|p| p.dirs())
+        .map(<[PathBuf]>::to_vec)
+    else {
+        return;
+    };
+    let Some(chdir) = git_chdir(cx, i) else {
+        // `git -C "$d" grep` already asks.
+        return;
+    };
+    let starts: Vec<PathBuf> = dirs
+        .iter()
+        .map(|d| match chdir.as_str() {
+            "" => d.clone(),
+            c if c.starts_with('/') => PathBuf::from(c),
+            c => d.join(c),
+        })
+        .collect();
+    let after_dashes: Option<Vec<&Word>> = rest
+        .iter()
+        .position(|w| w.static_text() == Some("--"))
+        .map(|k| rest[k + 1..].iter().collect());
+    let plain = |w: &&Word| {
+        w.static_text().is_some_and(|t| {
+            !t.is_empty()
+                && !t.starts_with([':', '/', '~'])
+                && !t.contains(['*', '?', '[', '\\'])
+                && !t.split('/').any(|p| p == "..")
+        })
+    };
+    let roots: Vec<PathBuf> = match after_dashes {
+        Some(specs) if !specs.is_empty() && specs.iter().all(plain) => starts
+            .iter()
+            .flat_map(|d| specs.iter().map(move |w| repo_join(d, &w.text)))
+            .collect(),
+        _ => starts,
+    };
+    tracked(cx, i, span, &roots, Links::Skip, "git grep");
+}
+
+fn repo_join(dir: &Path, rel: &str) -> PathBuf {
+    crate::repo::normalize(&dir.join(rel.trim_start_matches("./")))
+}
+
+/// `git ls-files … | xargs READER`: the reader opens the files git lists. Tracked files are
+/// read from the index (a committed `.env`, a tracked symlink into `~/.aws`); `-o`
+/// (`--others`) and `-i` list untracked and ignored files too, judged by walking the working
+/// directory as `find` would (every file, hidden and ignored ones included).
+fn ls_files(cx: &mut Ctx<'_>, i: usize, args: &[Word], span: Span, reader: &str) {
+    let program = format!("git ls-files | xargs {reader}");
+    // Without a working directory nothing is read from disk: as for a recursive search, the
+    // secrets a project may hold are not judged (README, Limits). After a `cd` to a directory
+    // known only at run time the repository is unknown: ask.
+    let Some(place) = cx.place.as_deref() else {
+        return;
+    };
+    let Some(dirs) = place.dirs().map(<[PathBuf]>::to_vec) else {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{program}` reads the files git lists in a directory known only at run time"),
+            reader,
+        );
+        return;
+    };
+    let opt = |short: char, long: &str| {
+        args.iter().any(|w| {
+            let t = w.text.as_str();
+            t == long || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains(short))
+        })
+    };
+    if opt('o', "--others") || opt('i', "--ignored") {
+        let how = WalkRules {
+            hidden: true,
+            links: Links::Open,
+            gitignore: false,
+            levels: None,
+        };
+        for d in &dirs {
+            let w = Word {
+                text: d.to_string_lossy().into_owned(),
+                span,
+                expansions: Default::default(),
+                quoted: false,
+            };
+            search(cx, i, &w, &program, Some((&how, &Names::default())));
+        }
+    }
+    tracked(cx, i, span, &dirs, Links::Open, &program);
+}
+
+/// Judges the files the index of the repository around each of `dirs` tracks under it, as a
+/// reader opens them (`Links::Open`: through a tracked symlink) or as `git grep` reads them
+/// (`Links::Skip`: the link itself). An index that cannot be read asks.
+fn tracked(cx: &mut Ctx<'_>, i: usize, span: Span, dirs: &[PathBuf], links: Links, program: &str) {
+    let base = base(cx);
+    let runs = Runs::of(&cx.list.sensitive);
+    let mut found: Option<String> = None;
+    for d in dirs {
+        let Some(place) = cx.place.as_deref() else {
+            return;
+        };
+        let files = match place.tracked(d) {
+            Ok(Some(files)) => files,
+            // Not in a work tree: git lists nothing.
+            Ok(None) => continue,
+            Err(why) => {
+                found = Some(format!(
+                    "`{program}` reads the files git tracks, from an index cmdguard cannot read ({why})"
+                ));
+                break;
+            }
+        };
+        for (path, symlink) in files {
+            if !path.starts_with(d) {
+                continue;
+            }
+            let mut cands = Vec::new();
+            if runs.may_match(&tilde(&path.to_string_lossy(), base.home.as_deref())) {
+                cands.push(literal_candidate(&path.to_string_lossy(), &base));
+            }
+            if symlink
+                && links != Links::Skip
+                && let Some(real) = place.physical(&path)
+            {
+                cands.push(literal_candidate(&real.to_string_lossy(), &base));
+            }
+            if let Some((pattern, shown)) = reached(cx, &cands, false) {
+                let file = path.strip_prefix(d).unwrap_or(&path).display().to_string();
+                let through = if shown.ends_with(&file) {
+                    String::new()
+                } else {
+                    format!(" (`{shown}`)")
+                };
+                found = Some(format!(
+                    "`{program}` reads `{file}`{through}, a file git tracks, which `[sensitive]` lists (`{pattern}`)"
+                ));
+                break;
+            }
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    if let Some(message) = found {
+        cx.push_rule(Code::SensitiveRead, span, Some(i), message, program);
     }
 }
 
@@ -926,9 +1346,13 @@ fn lister(program: &str, args: &[Word]) -> Option<(WalkRules, Names, Vec<Word>)>
                 .windows(2)
                 .find(|p| p[0].text == "-maxdepth")
                 .and_then(|p| p[1].text.parse::<usize>().ok());
+            // `-follow` is the old spelling of `-L`, and may stand anywhere in the expression.
             let how = WalkRules {
                 hidden: true,
-                links: open(args[..start].iter().any(|w| w.text == "-L")),
+                links: open(
+                    args[..start].iter().any(|w| w.text == "-L")
+                        || args.iter().any(|w| w.text == "-follow"),
+                ),
                 gitignore: false,
                 levels,
             };
@@ -1206,8 +1630,45 @@ fn base(cx: &Ctx<'_>) -> Base {
     }
 }
 
-/// The first sensitive pattern any candidate reaches, with the candidate as shown.
+/// The first sensitive pattern any candidate reaches, with the candidate as shown. A
+/// candidate is also tried with its letters in lower case: on a case-insensitive file system
+/// (macOS's default, whose homes are `/Users/*`) `KEY.PEM` and `.ENV` open the secret.
 fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(String, String)> {
+    reached_as_written(cx, cands, anchored_only).or_else(|| {
+        let folded: Vec<Candidate> = cands
+            .iter()
+            .filter(|c| {
+                c.glob
+                    .toks
+                    .iter()
+                    .any(|t| matches!(t, Tok::Lit(ch) if ch.is_ascii_uppercase()))
+            })
+            .map(|c| Candidate {
+                glob: Glob {
+                    toks: c
+                        .glob
+                        .toks
+                        .iter()
+                        .map(|t| match t {
+                            Tok::Lit(ch) => Tok::Lit(ch.to_ascii_lowercase()),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                    dot_rule: c.glob.dot_rule,
+                },
+                literal: c.literal.as_ref().map(|l| l.to_ascii_lowercase()),
+                anywhere: c.anywhere,
+            })
+            .collect();
+        reached_as_written(cx, &folded, anchored_only)
+    })
+}
+
+fn reached_as_written(
+    cx: &Ctx<'_>,
+    cands: &[Candidate],
+    anchored_only: bool,
+) -> Option<(String, String)> {
     let sensitive = &cx.list.sensitive;
     let all = if anchored_only {
         Which::Anchored

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use super::ScanRules;
 
 /// Largest index read (a repository of about a million files).
-const MAX_INDEX_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_INDEX_BYTES: u64 = 256 << 20;
 const GITLINK: u32 = 0o160000;
 
 /// Gitlink paths in the index at `path`; none when there is no index. The hash length (SHA-1
@@ -72,11 +72,49 @@ fn u16_at(d: &[u8], at: usize) -> Result<u16, String> {
         .ok_or_else(|| "truncated".to_string())
 }
 
+/// Every entry of an index (mode and path, in index order), for `git ls-files` and `git
+/// grep`. A split index is an error: its shared half is not read here, so the list would be
+/// short.
+pub(crate) fn entries(d: &[u8]) -> Result<Vec<(u32, Vec<u8>)>, String> {
+    let mut last = String::new();
+    for hash_len in [20, 32] {
+        let mut out = Vec::new();
+        match visit(d, hash_len, &mut |mode, path| {
+            out.push((mode, path.to_vec()));
+            Ok(())
+        }) {
+            Ok(None) => return Ok(out),
+            Ok(Some(_)) => return Err("a split index".into()),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// Gitlink paths of one index (or one half of a split index), and the shared index a split
+/// one links to.
 pub(crate) fn parse(
     d: &[u8],
     hash_len: usize,
     out: &mut Vec<String>,
 ) -> Result<Option<String>, String> {
+    visit(d, hash_len, &mut |mode, path| {
+        if mode & 0o170000 == GITLINK {
+            if path.contains(&0) {
+                return Err("a submodule path holding a NUL".into());
+            }
+            out.push(String::from_utf8(path.to_vec()).map_err(|_| "a non-UTF-8 submodule path")?);
+        }
+        Ok(())
+    })
+}
+
+/// What [`visit`] calls for each entry: its mode and path; an error stops the read.
+type Visitor<'a> = dyn FnMut(u32, &[u8]) -> Result<(), String> + 'a;
+
+/// Reads an index, calling `entry(mode, path)` for each entry; the shared index a split one
+/// links to is returned.
+fn visit(d: &[u8], hash_len: usize, entry: &mut Visitor<'_>) -> Result<Option<String>, String> {
     if d.get(..4) != Some(b"DIRC") {
         return Err("not an index (no DIRC signature)".into());
     }
@@ -133,12 +171,7 @@ pub(crate) fn parse(
             pos += (name_at - pos + len + 8) & !7;
             name
         };
-        if mode & 0o170000 == GITLINK {
-            if path.contains(&0) {
-                return Err("a submodule path holding a NUL".into());
-            }
-            out.push(String::from_utf8(path).map_err(|_| "a non-UTF-8 submodule path")?);
-        }
+        entry(mode, &path)?;
     }
     // Extensions, up to the trailing checksum, which must end the file exactly.
     let mut link = None;

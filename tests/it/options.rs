@@ -214,8 +214,7 @@ fn common_read_only_forms_stay_allowed() {
         ("git branch --list 'feat*'", Allow, ""),
         ("git tag -l 'v1.*'", Allow, ""),
         ("git config user.name", Allow, ""),
-        ("git config --get-regexp 'remote\\..*'", Allow, ""),
-        ("git config --local -l", Allow, ""),
+        ("git config --get init.defaultBranch", Allow, ""),
         ("git reflog", Allow, ""),
         ("git show-ref --tags", Allow, ""),
         ("git for-each-ref --format='%(refname)'", Allow, ""),
@@ -239,6 +238,13 @@ fn common_read_only_forms_stay_allowed() {
         // …and the forms beside them that change things still ask.
         ("git config user.name x", Ask, "at most 1 operand"),
         ("git config edit", Ask, "operand `edit`"),
+        // Listing prints every value, credentials included (issue 12, red team s5).
+        (
+            "git config --get-regexp 'remote\\..*'",
+            Ask,
+            "`--get-regexp`",
+        ),
+        ("git config --local -l", Ask, "`-l`"),
         ("git reflog expire --all", Ask, ""),
         ("git clean -n -f", Ask, "`-f`"),
         ("git tag v1", Ask, "at most 0 operand"),
@@ -256,7 +262,10 @@ fn common_read_only_forms_stay_allowed() {
 fn run_time_words_ask_where_they_could_become_options() {
     check(&[
         ("sort $x f", Ask, "could become any option"),
-        ("sort -- \"$x\"", Allow, ""),
+        // After `--` a quoted value is one operand, not an option, but it names a file only
+        // known at run time, which may be a secret (issue 12, red team s5).
+        ("sort -- \"$x\"", Ask, "only known when it runs"),
+        ("echo -- \"$x\"", Allow, ""),
         ("printf \"$fmt\" x", Ask, "could become any option"),
         ("cd \"$DIR\"", Ask, ""),
         ("xxd f \"$out\"", Ask, "at most 1 operand"),

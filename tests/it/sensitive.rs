@@ -13,6 +13,7 @@ use Verdict::{Allow, Ask};
 
 const READ: Option<Code> = Some(Code::SensitiveRead);
 const PRINTS: Option<Code> = Some(Code::PrintsEnvironment);
+const FORBIDDEN: Option<Code> = Some(Code::ForbiddenArgument);
 
 #[test]
 fn operands_of_readers_that_name_secrets_ask() {
@@ -180,8 +181,8 @@ fn home_dollar_home_and_dotdot_are_seen_through() {
         ("cat /etc/sh\\adow", Ask, READ),
         ("cat ~/.ssh/{id_rsa,x}", Ask, READ),
         ("cat {~/.ssh/id_rsa,README.md}", Ask, READ),
-        // A whole run-time value is not known: documented limit.
-        ("cat \"$f\"", Allow, None),
+        // A whole run-time value may name any file (red team s5): it asks.
+        ("cat \"$f\"", Ask, READ),
         ("cat $HOME/notes.txt", Allow, None),
     ]);
 }
@@ -434,7 +435,8 @@ fn red_team_reads_ask() {
         ("ls | xargs wc -l", Allow, None),
         ("find . -name '*.rs' | xargs wc -l", Allow, None),
         ("git ls-files | xargs -n1 cat", Allow, None),
-        ("xargs -a files.txt wc -l", Allow, None),
+        // The names in the file are what `wc` opens, and nobody saw them (red team s5).
+        ("xargs -a files.txt wc -l", Ask, s),
     ]);
 }
 
@@ -628,5 +630,322 @@ fn secret_variables_in_a_for_list_ask() {
         ("for t in a b; do echo $t; done", Allow, None),
         ("for f in *.rs; do wc -l \"$f\"; done", Allow, None),
         ("for t in $HOME; do echo $t; done", Allow, None),
+    ]);
+}
+
+/// Credential files and secret variables the s5 red team read through an allowed `cat` /
+/// `echo` (class `sensitive-table-gap`, `prints-environment`), beside files and variables in the
+/// same places that hold no secret.
+#[test]
+fn red_team_s5_table_gaps_ask() {
+    check(&[
+        ("cat ~/.codex/auth.json", Ask, READ),
+        ("cat ~/.gemini/oauth_creds.json", Ask, READ),
+        ("cat ~/.config/containers/auth.json", Ask, READ),
+        ("cat /run/user/0/containers/auth.json", Ask, READ),
+        ("cat ~/.config/sops/age/keys.txt", Ask, READ),
+        ("cat ~/.age/key.txt", Ask, READ),
+        ("cat ~/.m2/settings.xml", Ask, READ),
+        ("cat ~/.gradle/gradle.properties", Ask, READ),
+        ("cat ~/.s3cfg", Ask, READ),
+        ("cat ~/.config/rclone/rclone.conf", Ask, READ),
+        ("cat ~/.authinfo.gpg", Ask, READ),
+        ("cat ~/.config/github-copilot/hosts.json", Ask, READ),
+        ("cat service-account.json", Ask, READ),
+        ("cat deploy/service-account-prod.json", Ask, READ),
+        ("cat credentials.json", Ask, READ),
+        ("cat secrets.yaml", Ask, READ),
+        ("cat .dev.vars", Ask, READ),
+        ("cat /etc/kubernetes/admin.conf", Ask, READ),
+        ("cat /etc/rancher/k3s/k3s.yaml", Ask, READ),
+        ("cat /var/lib/kubelet/kubeconfig", Ask, READ),
+        ("cat /etc/krb5.keytab", Ask, READ),
+        ("cat /tmp/krb5cc_1000", Ask, READ),
+        ("cat /etc/wireguard/wg0.conf", Ask, READ),
+        (
+            "cat /etc/NetworkManager/system-connections/home.nmconnection",
+            Ask,
+            READ,
+        ),
+        ("cat /etc/gitlab-runner/config.toml", Ask, READ),
+        ("cat /etc/ssl/private/x", Ask, READ),
+        ("cat /etc/security/opasswd", Ask, READ),
+        ("echo $MYSQL_PWD", Ask, PRINTS),
+        ("echo $CI_JOB_JWT", Ask, PRINTS),
+        ("echo $CI_JOB_JWT_V2", Ask, PRINTS),
+        ("echo $DOCKER_AUTH_CONFIG", Ask, PRINTS),
+        ("echo $NPM_CONFIG__AUTH", Ask, PRINTS),
+        ("echo $SLACK_WEBHOOK_URL", Ask, PRINTS),
+        // Near misses: the same places' ordinary files, and look-alike variable names.
+        ("cat ~/.codex/config.toml", Allow, None),
+        ("cat ~/.m2/repository/x.pom", Allow, None),
+        ("cat /etc/kubernetes/manifests/etcd.yaml", Allow, None),
+        ("cat account.json", Allow, None),
+        ("cat src/secrets.rs", Allow, None),
+        ("echo $PWD $OLDPWD", Allow, None),
+        ("echo $MYSQL_HOST", Allow, None),
+        ("echo $AUTHOR", Allow, None),
+    ]);
+}
+
+/// A reader's operand that is wholly a run-time value may name any file (red team s5: each of
+/// these printed `.env` or a key in a real run); a for-loop variable over plain words or globs
+/// is one of them, and is judged as such.
+#[test]
+fn operands_known_only_at_run_time_ask() {
+    check(&[
+        ("cat \"$f\"", Ask, READ),
+        ("cat $f", Ask, READ),
+        ("cat \"$1\"", Ask, READ),
+        ("cat \"${f:-.env}\"", Ask, READ),
+        ("cat \"${f-.env}\"", Ask, READ),
+        ("cat \"${f:=.env}\"", Ask, READ),
+        ("cat \"$(echo .env)\"", Ask, READ),
+        ("cat \"$(sort list)\"", Ask, READ),
+        ("head \"$(ls -t | head -1)\"", Ask, READ),
+        ("f=~/.ssh/id_rsa; cat \"$f\"", Ask, READ),
+        ("f=.env; cat \"$f\"", Ask, READ),
+        ("declare f=.env; cat \"$f\"", Ask, READ),
+        ("readonly f=.env; cat \"$f\"", Ask, READ),
+        ("set -- .env; cat \"$1\"", Ask, READ),
+        ("read f <<< .env; cat \"$f\"", Ask, READ),
+        ("f=$(echo .env); cat \"$f\"", Ask, READ),
+        ("grep -f \"$f\" x", Ask, READ),
+        ("for f in .env; do cat \"$f\"; done", Ask, READ),
+        (
+            "for f in $(find . -name .env); do cat \"$f\"; done",
+            Ask,
+            READ,
+        ),
+        (
+            "find . -name .env | while read f; do cat \"$f\"; done",
+            Ask,
+            READ,
+        ),
+        ("ls -a | while read f; do cat \"$f\"; done", Ask, READ),
+        (
+            "while read -r f; do wc -l \"$f\"; done < files.txt",
+            Ask,
+            READ,
+        ),
+        ("xargs -I{} cat {} <<< \"$(ls -a)\"", Ask, READ),
+        // The loop variable is assigned again, or read after the loop: not one of the words.
+        ("for f in a.txt; do f=.env; cat \"$f\"; done", Ask, READ),
+        ("for f in a.txt; do read f; cat \"$f\"; done", Ask, READ),
+        ("for f in a.txt; do :; done; cat \"$f\"", Ask, READ),
+        // Beside the loop in a pipeline, the right side is a subshell forked before the loop.
+        (
+            "for f in a.txt; do :; done | if true; then cat \"$f\"; fi",
+            Ask,
+            READ,
+        ),
+        // Near misses: names that are known, and programs that do not open their operands.
+        ("for f in a.txt b.txt; do cat \"$f\"; done", Allow, None),
+        ("for f in src/*.rs; do wc -l \"$f\"; done", Allow, None),
+        (
+            "for f in *.md; do [ -f \"$f\" ] && head -3 \"$f\"; done",
+            Allow,
+            None,
+        ),
+        ("echo \"$f\"", Allow, None),
+        ("ls \"$d\"", Allow, None),
+        ("test -f \"$f\"", Allow, None),
+        ("wc -c \"$(pwd)\"", Allow, None),
+        (
+            "cat \"$(git rev-parse --show-toplevel)/README.md\"",
+            Allow,
+            None,
+        ),
+    ]);
+}
+
+/// The globs of a for list are expanded in the working directory (red team s5: `for f in .e*`
+/// printed `.env` while `cat .e*` asked); a symlink a loop or substitution names is followed.
+#[cfg(unix)]
+#[test]
+fn loop_variables_over_globs_are_the_files_they_match() {
+    let s = red_team_tree();
+    s.write("home/proj/sub/key.pem", "k");
+    check_in(
+        &s,
+        &[
+            ("for f in .e*; do cat \"$f\"; done", Ask, READ),
+            ("for f in *; do cat \"$f\"; done", Ask, READ),
+            ("for f in .*; do cat \"$f\"; done", Ask, READ),
+            ("for f in sub/*; do cat \"$f\"; done", Ask, READ),
+            ("for f in link-aws; do cat \"$f\"; done", Ask, READ),
+            ("cat \"$(echo link-aws)\"", Ask, READ),
+            ("cd ~/.aws && cat \"$(ls)\"", Ask, READ),
+            // A lister's output is judged as the lister lists (as under `xargs`).
+            ("cat \"$(find . -name .env)\"", Ask, READ),
+            ("cat \"$(ls -d .e*)\"", Ask, READ),
+            ("cat \"$(find sub -type f)\"", Ask, READ),
+            ("wc -l \"$(find src -name '*.rs')\"", Allow, None),
+            ("for f in src/*; do cat \"$f\"; done", Allow, None),
+            ("for f in *.txt; do wc -l \"$f\"; done", Allow, None),
+        ],
+    );
+}
+
+/// Names a program lists, fed to a reader (red team s5): `-follow` is find's old `-L`, `xargs
+/// -a FILE` hands over names nobody saw.
+#[cfg(unix)]
+#[test]
+fn listers_feeding_readers_ask() {
+    use std::os::unix::fs::symlink;
+    let s = red_team_tree();
+    s.write("home/proj/list", ".env\n");
+    symlink(
+        s.path().join("home/.aws"),
+        s.path().join("home/proj/src/awslink"),
+    )
+    .unwrap();
+    check_in(
+        &s,
+        &[
+            ("find src -follow -type f | xargs cat", Ask, READ),
+            ("find src -type f -follow | xargs cat", Ask, READ),
+            ("xargs -a list cat", Ask, READ),
+            ("xargs --arg-file=list cat", Ask, READ),
+            ("xargs -a list -I{} cat {}", Ask, READ),
+            // Near misses: find without -follow does not enter the link; a lister's names are
+            // not opened by echo.
+            ("find src -type f -name '*.rs' | xargs cat", Allow, None),
+            ("xargs -a list echo", Allow, None),
+        ],
+    );
+}
+
+/// Runs real git in `dir`, isolated from the user's and system config.
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// `git ls-files | xargs cat` and `git grep` read the files git tracks: a committed `.env` or
+/// key and a tracked symlink into `~/.aws` (red team s5, real git 2.47 printed each) ask, judged
+/// by the index; `-o` lists untracked and ignored files, judged by a walk.
+#[cfg(unix)]
+#[test]
+fn tracked_and_listed_files_are_judged_by_the_index() {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    s.write("home/.aws/credentials", "secret");
+    s.write("home/proj/.env", "T=1");
+    s.write("home/proj/a.txt", "hi");
+    let proj = s.path().join("home/proj");
+    symlink(
+        s.path().join("home/.aws/credentials"),
+        proj.join("notes.txt"),
+    )
+    .unwrap();
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["add", "a.txt", "notes.txt"]);
+    // Only the link is tracked: the index, not the directory, decides.
+    check_in(
+        &s,
+        &[
+            ("git ls-files | xargs cat", Ask, READ),
+            ("git ls-files -z | xargs -0 cat", Ask, READ),
+            ("git ls-files -o | xargs cat", Ask, READ),
+            (
+                "git ls-files --others --exclude-standard | xargs cat",
+                Ask,
+                READ,
+            ),
+            // git grep does not follow a tracked symlink (git 2.47 skips it).
+            ("git grep -e .", Allow, None),
+            ("git ls-files a.txt | xargs wc -l", Ask, READ),
+            ("git ls-files", Allow, None),
+        ],
+    );
+    git(&proj, &["add", ".env"]);
+    check_in(
+        &s,
+        &[
+            ("git grep -e .", Ask, READ),
+            ("git grep TOKEN HEAD", Ask, READ),
+            ("git grep -e . -- a.txt", Allow, None),
+        ],
+    );
+}
+
+/// A clean repository: tracked files hold no secret, so the same commands pass.
+#[test]
+fn tracked_files_without_secrets_pass() {
+    let s = Scratch::new();
+    s.write("home/proj/src/a.rs", "x");
+    s.write("home/proj/.gitignore", "secrets/\n");
+    s.write("home/proj/secrets/key.pem", "k");
+    let proj = s.path().join("home/proj");
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["add", "."]);
+    check_in(
+        &s,
+        &[
+            ("git ls-files | xargs cat", Allow, None),
+            ("git ls-files | xargs wc -l", Allow, None),
+            ("git grep -n TODO", Allow, None),
+            // -o without --exclude-standard lists the ignored key too; -i does with it.
+            ("git ls-files -o | xargs cat", Ask, READ),
+            (
+                "git ls-files -o -i --exclude-standard | xargs cat",
+                Ask,
+                READ,
+            ),
+            // An rg glob whitelist overrides .gitignore (ripgrep 13 printed secrets/key.pem).
+            ("rg x -g '*'", Ask, READ),
+            ("rg -g \"**\" x", Ask, READ),
+            ("rg x --glob '*'", Ask, READ),
+            ("rg x -g '*.pem'", Ask, READ),
+            ("rg x", Allow, None),
+            ("rg x -g '*.rs'", Allow, None),
+            ("rg x -g '!target'", Allow, None),
+        ],
+    );
+}
+
+/// `git config` prints values that carry credentials (`http.<url>.extraheader` holds the job
+/// token actions/checkout persists): listing asks, reading a key known harmless passes.
+#[test]
+fn git_config_reads_only_harmless_keys() {
+    check(&[
+        ("git config -l", Ask, FORBIDDEN),
+        ("git config --list --show-origin", Ask, FORBIDDEN),
+        ("git config --global -l", Ask, FORBIDDEN),
+        ("git config --get-regexp http", Ask, FORBIDDEN),
+        ("git config list", Ask, FORBIDDEN),
+        (
+            "git config --get http.https://github.com/.extraheader",
+            Ask,
+            FORBIDDEN,
+        ),
+        ("git config remote.origin.url", Ask, FORBIDDEN),
+        ("git config user.name", Allow, None),
+        ("git config --get user.email", Allow, None),
+        ("git config core.editor", Allow, None),
+    ]);
+}
+
+/// On a case-insensitive file system (macOS) `KEY.PEM` opens `key.pem`: the table is also
+/// matched with the name in lower case (red team s5; not reproducible on ext4).
+#[test]
+fn secret_names_in_another_case_ask() {
+    check(&[
+        ("cat sub/KEY.PEM", Ask, READ),
+        ("cat .ENV", Ask, READ),
+        ("cat d2/server.KEY", Ask, READ),
+        ("cat /Users/me/.SSH/id_rsa", Ask, READ),
+        ("cat README.md", Allow, None),
+        ("cat KEYS.md", Allow, None),
+        ("cat .ENV.EXAMPLE", Allow, None),
     ]);
 }

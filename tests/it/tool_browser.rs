@@ -119,7 +119,13 @@ struct Setup {
 
 impl Setup {
     fn new() -> Option<Setup> {
-        let config = chromium()?;
+        Setup::with(|_| {})
+    }
+
+    /// A setup whose browser configuration `adjust` changed.
+    fn with(adjust: impl FnOnce(&mut BrowserConfig)) -> Option<Setup> {
+        let mut config = chromium()?;
+        adjust(&mut config);
         let dir = Scratch::new();
         let ws = Workspace::new(dir.path()).unwrap();
         Some(Setup {
@@ -541,4 +547,144 @@ fn browser_waits_are_bounded_by_their_timeouts() {
     s.open("/");
     let title = s.ok("browser_evaluate", json!({"expression": "document.title"}));
     assert_eq!(title, "Home page");
+}
+
+/// The processes of process group `pgid` that are still alive (zombies left to init are not).
+#[cfg(target_os = "linux")]
+fn live_group_members(pgid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn browser_processes_are_killed_and_reaped_on_close_and_on_drop() {
+    let Some(s) = Setup::new() else { return };
+    s.open("/");
+    let session = s.agent.browser().unwrap().clone();
+    let first = session.pid().unwrap();
+    assert!(
+        live_group_members(first).contains(&first),
+        "the browser runs in its own process group"
+    );
+    let proc_dir = |pid: u32| Path::new("/proc").join(pid.to_string());
+
+    // close(): gone now, and the next call starts a fresh browser.
+    session.close();
+    assert!(!session.is_running());
+    assert!(!proc_dir(first).exists(), "browser {first} was not reaped");
+    let pages = s.open("/form");
+    assert_eq!(pages[0]["title"], "Form");
+    let second = session.pid().unwrap();
+    assert_ne!(first, second);
+
+    // Dropping the last handle closes it too.
+    drop(session);
+    drop(s);
+    assert!(
+        !proc_dir(second).exists(),
+        "browser {second} was not reaped"
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for pgid in [first, second] {
+        while !live_group_members(pgid).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(
+            live_group_members(pgid),
+            Vec::<u32>::new(),
+            "helpers of {pgid} live on"
+        );
+    }
+}
+
+#[test]
+fn browser_commands_that_never_answer_fail_with_a_timeout() {
+    let Some(s) = Setup::with(|c| c.command_timeout = Duration::from_millis(1000)) else {
+        return;
+    };
+    s.open("/");
+    for expression in ["new Promise(() => {})", "(() => { while (true) {} })()"] {
+        let started = Instant::now();
+        let e = s.err("browser_evaluate", json!({ "expression": expression }));
+        assert_eq!(
+            e,
+            "the script did not finish: the browser did not answer Runtime.evaluate within 1000 ms",
+            "{expression}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{expression}: {:?}",
+            started.elapsed()
+        );
+    }
+    // The endless loop was terminated: the page answers again.
+    assert_eq!(s.ok("browser_evaluate", json!({"expression": "1 + 1"})), 2);
+}
+
+#[test]
+fn browser_pages_in_the_workspace_load_no_file_from_outside_it() {
+    let Some(s) = Setup::new() else { return };
+    let outside = Scratch::new();
+    let red_page = "<body style='margin:0;background:#f00'></body>";
+    outside.write("red.html", red_page);
+    s.dir.write("red.html", red_page);
+    let mut png = Vec::new();
+    image::RgbImage::from_pixel(4, 4, image::Rgb([0, 0, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    std::fs::write(outside.path().join("blue.png"), &png).unwrap();
+    std::fs::write(s.root().join("blue.png"), &png).unwrap();
+    let frames = |dir: &Path| {
+        format!(
+            "<body style='margin:0'><iframe src='file://{0}/red.html' style='border:0;width:100px;height:100px'></iframe><img id=img src='file://{0}/blue.png'></body>",
+            dir.display()
+        )
+    };
+    // The same page twice: framing the workspace's own files, and framing the outside's.
+    s.dir.write("inside.html", &frames(s.root()));
+    s.dir.write("outside.html", &frames(outside.path()));
+    let mut seen = Vec::new();
+    for page in ["inside.html", "outside.html"] {
+        let url = format!("file://{}/{page}", s.root().display());
+        s.ok("browser_page", json!({"action": "navigate", "url": url}));
+        let width = s.ok(
+            "browser_evaluate",
+            json!({"expression": "document.getElementById('img').naturalWidth"}),
+        );
+        s.ok(
+            "browser_screenshot",
+            json!({"clip": {"x": 0, "y": 0, "width": 100, "height": 100}}),
+        );
+        let shot = s.agent.run.take_deferred_images();
+        let pixel = image::load_from_memory(&shot[0].image.data)
+            .unwrap()
+            .to_rgb8()
+            .get_pixel(50, 50)
+            .0;
+        seen.push((page, width, pixel == [255, 0, 0]));
+    }
+    assert_eq!(
+        seen,
+        [
+            ("inside.html", json!(4), true),
+            ("outside.html", json!(0), false)
+        ]
+    );
 }

@@ -688,3 +688,65 @@ fn browser_pages_in_the_workspace_load_no_file_from_outside_it() {
         ]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_browser_that_exits_at_start_is_an_error_that_quotes_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new();
+    let fake = dir.write(
+        "chromium",
+        "#!/bin/sh\necho 'cannot open display: :0' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let toolbox = ToolBox::new().with_defaults(&["browser"]).unwrap();
+    let agent = AgentHandle::new("tester").with_browser(BrowserConfig {
+        chromium_path: fake.clone(),
+        ..BrowserConfig::default()
+    });
+    let started = Instant::now();
+    let e = call(&toolbox, &agent, "browser_page", json!({"action": "list"})).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "cannot start the browser {}: the browser is gone: the browser closed its pipe; it said: cannot open display: :0",
+            fake.display()
+        )
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!agent.browser().unwrap().is_running());
+}
+
+#[test]
+fn a_page_that_closes_itself_leaves_the_list() {
+    let Some(s) = Setup::new() else { return };
+    s.open("/");
+    let pages = s.ok("browser_page", json!({"action": "new"}));
+    let first = pages[0]["id"].clone();
+    let second = pages[1]["id"].clone();
+    // A page with no history may close itself.
+    s.ok(
+        "browser_evaluate",
+        json!({"expression": "setTimeout(() => window.close(), 0), 1"}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let pages = loop {
+        let pages = s.ok("browser_page", json!({"action": "list"}));
+        if pages.as_array().unwrap().len() == 1 || Instant::now() > deadline {
+            break pages;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(pages.as_array().unwrap().len(), 1, "{pages}");
+    assert_eq!(pages[0]["id"], first);
+    assert_eq!(pages[0]["current"], true);
+    let e = s.err(
+        "browser_page",
+        json!({"action": "select", "page_id": second}),
+    );
+    assert!(e.starts_with("no page"), "{e}");
+    assert_eq!(
+        s.ok("browser_evaluate", json!({"expression": "document.title"})),
+        "Home page"
+    );
+}

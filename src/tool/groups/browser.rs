@@ -336,21 +336,44 @@ impl Running {
             })
     }
 
-    fn list(&self) -> Outcome<Vec<PageInfo>> {
-        self.pages
-            .iter()
-            .map(|p| {
-                let info =
-                    self.browser_call("Target.getTargetInfo", json!({"targetId": p.target}))?;
-                let text = |key: &str| info["targetInfo"][key].as_str().unwrap_or("").to_owned();
-                Ok(PageInfo {
-                    id: p.id,
-                    url: text("url"),
-                    title: text("title"),
-                    current: Some(p.id) == self.current,
-                })
-            })
-            .collect()
+    /// The open pages. A page that closed itself (`window.close()`) is dropped from the list
+    /// here.
+    fn list(&mut self) -> Outcome<Vec<PageInfo>> {
+        let mut found = Vec::new();
+        let mut gone = Vec::new();
+        for p in &self.pages {
+            let info = self.browser.call(
+                None,
+                "Target.getTargetInfo",
+                json!({"targetId": p.target}),
+                self.timeout,
+            );
+            match info {
+                Ok(info) => {
+                    let text =
+                        |key: &str| info["targetInfo"][key].as_str().unwrap_or("").to_owned();
+                    found.push(PageInfo {
+                        id: p.id,
+                        url: text("url"),
+                        title: text("title"),
+                        current: false,
+                    });
+                }
+                Err(CdpError::Protocol { .. }) => gone.push(p.session.clone()),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        for session in &gone {
+            self.browser.forget_session(session);
+        }
+        self.pages.retain(|p| !gone.contains(&p.session));
+        if !self.pages.iter().any(|p| Some(p.id) == self.current) {
+            self.current = self.pages.last().map(|p| p.id);
+        }
+        for info in &mut found {
+            info.current = Some(info.id) == self.current;
+        }
+        Ok(found)
     }
 
     /// Moves the console messages, exceptions and browser log entries the pages sent since

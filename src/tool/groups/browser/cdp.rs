@@ -15,7 +15,7 @@ use std::fmt;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -383,6 +383,7 @@ impl fmt::Debug for Chromium {
 #[cfg(unix)]
 fn spawn(program: &Path, args: &[String], profile: &Path, log: fs::File) -> Result<Child, String> {
     use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
     let mut command = Command::new("/bin/sh");
     command
         // `$0` is the program, `$@` its arguments: the pipes std opened as the child's stdin

@@ -5,7 +5,8 @@
 //! the browser starts on the first call and is closed when the last handle is dropped.
 //!
 //! The browser is a network tool: it reaches every http(s) host the machine reaches, like the
-//! `cmd` group's `curl` would. Of the local disk it opens only `file://` URLs of files inside
+//! `cmd` group's `curl` would, services on localhost and the local network included. Of the
+//! local disk it opens only `file://` URLs of files inside
 //! the agent's workspace: the URL a tool is given is checked, every `file:` request a page
 //! makes (a frame, an image, a link it follows) is intercepted and failed when it leads out of
 //! the workspace, and a page whose address left the workspace is neither read nor driven.
@@ -107,6 +108,9 @@ impl Default for BrowserConfig {
 /// One browser for one configuration, started lazily by the first browser tool call and
 /// closed (the process group killed, the process reaped, its profile directory removed) when
 /// dropped or [closed](BrowserSession::close).
+///
+/// Clones of an [`AgentHandle`](crate::tool::AgentHandle) share it; the `file:` requests of
+/// its pages are judged against the workspace of the latest browser tool call.
 pub struct BrowserSession {
     config: BrowserConfig,
     state: Mutex<Option<Running>>,

@@ -9,6 +9,12 @@
 //! `pre_exec` + `dup2`: Chromium is started through `/bin/sh`, whose redirections `3<&0 4>&1`
 //! move the two pipes std gives the child as stdin and stdout to fds 3 and 4 before `exec`
 //! (so the process is Chromium's own, with the shell's pid).
+//!
+//! Every wait is bounded: a reply by the caller's timeout, an awaited event by its deadline,
+//! the close by [`CLOSE_GRACE`]. Writes are not: a command is a few hundred bytes and
+//! Chromium reads its pipe on a thread of its own, so a write could only block on a browser
+//! that stopped reading with a full pipe buffer. The reader thread is not joined; it ends when
+//! the pipe closes, which the kill of the process group makes sure of.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;

@@ -284,8 +284,32 @@ fn browser_opens_only_web_and_workspace_addresses() {
     let local = format!("file://{}/local.html", s.root().display());
     let pages = s.ok("browser_page", json!({"action": "navigate", "url": local}));
     assert_eq!(pages[0]["title"], "Local");
+    let outside = Scratch::new();
+    outside.write("secret.html", "<title>Secret</title>");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.html"),
+        s.root().join("link.html"),
+    )
+    .unwrap();
+    let link = format!("file://{}/link.html", s.root().display());
+    let dotdot = format!("file://{}/../", s.root().display());
+    let spaced = format!("file://{} /local.html", s.root().display());
     for (url, why) in [
+        (link.as_str(), "not within the agent's workspace"),
+        (dotdot.as_str(), "not within the agent's workspace"),
+        (spaced.as_str(), "is not a URL"),
         ("file:///etc/passwd", "not within the agent's workspace"),
+        (
+            "FILE://localhost/etc/passwd",
+            "not within the agent's workspace",
+        ),
+        ("file:/etc/passwd", "is not a local file URL"),
+        ("file://example.com/etc/passwd", "is not a local file URL"),
+        ("file:///etc%2fpasswd", "is not a local file URL"),
+        ("http:///etc/passwd", "is not a URL"),
+        ("ht\ttp://example.com", "is not a URL"),
+        ("view-source:http://example.com", "not 'view-source:'"),
         ("javascript:alert(1)", "not 'javascript:'"),
         ("chrome://settings", "not 'chrome:'"),
         ("data:text/html,hi", "not 'data:'"),

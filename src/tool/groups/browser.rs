@@ -28,8 +28,7 @@ use serde_json::{Value, json};
 
 use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
-pub use cdp::CdpError;
-use cdp::{Chromium, Event};
+use cdp::{CdpError, Chromium, Event};
 
 /// The most characters `browser_snapshot` returns at once.
 pub const MAX_SNAPSHOT_CHARS: usize = 100_000;
@@ -381,7 +380,8 @@ impl Running {
     }
 
     /// Moves the console messages, exceptions and browser log entries the pages sent since
-    /// the last call into the log.
+    /// the last call into the log, and drops the other events no wait will ask for, so that
+    /// the client's bounded buffers keep room for the log.
     fn collect_logs(&mut self) {
         for page in &self.pages {
             for event in self.browser.take_events(&page.session, is_log_event) {
@@ -392,7 +392,11 @@ impl Running {
                     self.logs.push_back(entry);
                 }
             }
+            self.browser
+                .take_events(&page.session, |e| !is_navigation_event(e));
         }
+        // The browser's own events (targets coming and going) are not read.
+        self.browser.take_events("", |_| true);
     }
 }
 
@@ -435,10 +439,16 @@ impl Page<'_> {
 
     /// Drops the buffered navigation events, before a navigation whose own are awaited.
     fn forget_navigation_events(&self) {
-        self.browser.take_events(self.session, |e| {
-            e.method == "Page.lifecycleEvent" || e.method == "Page.frameNavigated"
-        });
+        self.browser.take_events(self.session, is_navigation_event);
     }
+}
+
+/// The events navigation waits for (see [`navigate`] and [`reload`]).
+fn is_navigation_event(event: &Event) -> bool {
+    matches!(
+        event.method.as_str(),
+        "Page.lifecycleEvent" | "Page.frameNavigated"
+    )
 }
 
 fn is_log_event(event: &Event) -> bool {

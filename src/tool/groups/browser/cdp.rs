@@ -285,15 +285,9 @@ impl Chromium {
         let Some(events) = state.events.get_mut(session) else {
             return Vec::new();
         };
-        let mut taken = Vec::new();
-        events.retain(|e| {
-            if wanted(e) {
-                taken.push(e.clone());
-                false
-            } else {
-                true
-            }
-        });
+        let (taken, kept): (Vec<Event>, Vec<Event>) =
+            std::mem::take(events).into_iter().partition(|e| wanted(e));
+        *events = kept.into();
         taken
     }
 

@@ -71,6 +71,15 @@ fn answer(mut stream: TcpStream) {
         "/" => HOME,
         "/form" => FORM,
         "/box" => BOX,
+        "/download" => r#"<a id="get" href="/file.bin">get it</a>"#,
+        "/file.bin" => {
+            let name = download_name();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=\"{name}\"\r\nContent-Length: 4\r\nConnection: close\r\n\r\ndata"
+            );
+            return;
+        }
         "/slow" => {
             let _ = stream.write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<html><body>wait",
@@ -773,4 +782,43 @@ fn a_page_that_closes_itself_leaves_the_list() {
         s.ok("browser_evaluate", json!({"expression": "document.title"})),
         "Home page"
     );
+}
+
+/// The name the test server gives its download, unique to this test process.
+fn download_name() -> String {
+    format!("cmdguard-download-{}.bin", std::process::id())
+}
+
+#[test]
+fn browser_downloads_nothing() {
+    let Some(s) = Setup::new() else { return };
+    s.open("/download");
+    s.ok(
+        "browser_interact",
+        json!({"action": "click", "selector": "#get"}),
+    );
+    // Where Chromium would put it: the user's Downloads (headless downloads by default), the
+    // working directory, the workspace.
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let places: Vec<std::path::PathBuf> = [
+        home.map(|h| h.join("Downloads")),
+        std::env::current_dir().ok(),
+        Some(s.root().to_path_buf()),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|dir| dir.join(download_name()))
+    .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    let found: Vec<_> = places.iter().filter(|p| p.exists()).collect();
+    for p in &found {
+        let _ = std::fs::remove_file(p);
+    }
+    assert_eq!(
+        found,
+        Vec::<&std::path::PathBuf>::new(),
+        "a download was written"
+    );
+    // The page is still there to use.
+    assert_eq!(s.ok("browser_evaluate", json!({"expression": "1"})), 1);
 }

@@ -10,7 +10,7 @@
 //! the agent's workspace: the URL a tool is given is checked, every `file:` request a page
 //! makes (a frame, an image, a link it follows) is intercepted and failed when it leads out of
 //! the workspace, and a page whose address left the workspace is neither read nor driven.
-//! Screenshots saved with `save_to` stay inside the workspace and ask before overwriting a
+//! Downloads are refused. Screenshots saved with `save_to` stay inside the workspace and ask before overwriting a
 //! file, as `write_file` does.
 
 mod cdp;
@@ -253,6 +253,8 @@ fn launch(config: &BrowserConfig, workspace: Arc<Mutex<Option<Workspace>>>) -> O
         logs: VecDeque::new(),
         timeout: config.command_timeout,
     };
+    // A download would land in ~/Downloads, outside the workspace: none starts.
+    running.browser_call("Browser.setDownloadBehavior", json!({"behavior": "deny"}))?;
     // The window Chromium opens at start becomes page 1, or a new one when there is none.
     let targets = running.browser_call("Target.getTargets", json!({}))?;
     let first = targets["targetInfos"]

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::tool::error::Cancelled;
+use crate::tool::groups::browser::{BrowserConfig, BrowserSession};
 use crate::tool::groups::framework::{CompactedResults, UserChannel};
 use crate::tool::groups::search::SearchBackend;
 use crate::tool::images::DeferredImage;
@@ -98,6 +99,7 @@ pub struct AgentHandle {
     compacted: Option<Arc<dyn CompactedResults>>,
     search: Option<Arc<dyn SearchBackend>>,
     depth: usize,
+    browser: Option<Arc<BrowserSession>>,
 }
 
 /// What a tool receives about its call, through a parameter of type `ToolCallContext<C>` (such a
@@ -261,6 +263,7 @@ impl AgentHandle {
             compacted: None,
             search: None,
             depth: 0,
+            browser: None,
         }
     }
 
@@ -329,6 +332,19 @@ impl AgentHandle {
         self.search.as_deref()
     }
 
+    /// The same agent with a headless browser for the `browser` group: one browser for this
+    /// configuration, started on the first browser tool call and closed when the last clone of
+    /// the handle is dropped. The browser reaches whatever this machine reaches.
+    pub fn with_browser(mut self, config: BrowserConfig) -> Self {
+        self.browser = Some(Arc::new(BrowserSession::new(config)));
+        self
+    }
+
+    /// The browser session, when the runtime gave one.
+    pub fn browser(&self) -> Option<&Arc<BrowserSession>> {
+        self.browser.as_ref()
+    }
+
     /// Sends progress events of tools that declare `emits_progress` to `sink`, e.g. to stream
     /// them to a UI.
     pub fn with_progress(mut self, sink: impl Fn(ProgressEvent) + Send + Sync + 'static) -> Self {
@@ -348,6 +364,7 @@ impl fmt::Debug for AgentHandle {
             .field("compacted", &self.compacted.is_some())
             .field("search", &self.search.is_some())
             .field("depth", &self.depth)
+            .field("browser", &self.browser)
             .finish()
     }
 }

@@ -6,6 +6,7 @@
 //! [`AgentHandle::with_workspace`](crate::tool::AgentHandle::with_workspace), whatever the
 //! runtime's context type, and refuse to run without one.
 
+pub mod browser;
 pub mod cmd;
 pub mod diagnostic;
 pub mod framework;
@@ -111,6 +112,7 @@ pub const BUILTIN_GROUPS: &[&str] = &[
     "patch",
     "cmd",
     "search",
+    "browser",
     "diagnostic",
 ];
 
@@ -121,17 +123,17 @@ impl<C: Send + Sync + 'static> ToolGroups<C> {
     /// `move`, `copy`, `delete`, `glob`, `grep`), `patch` ([`patch`]: `apply_patch`, all or
     /// nothing), `cmd` ([`cmd`]: `bash` — every command judged by the analyser and the
     /// confirmation policy first — and its background jobs), `search` ([`search`]:
-    /// `web_search` through the runtime's backend) and `diagnostic` ([`diagnostic`]:
-    /// `check_syntax`, `check_lint`, `diff_files`).
-    ///
-    /// The `browser` group of the design is **not built yet**; asking for it is an
-    /// unknown-group error that lists the groups that exist.
+    /// `web_search` through the runtime's backend), `browser` ([`browser`]: `browser_page`,
+    /// `browser_resize`, `browser_snapshot`, `browser_interact`, `browser_evaluate`,
+    /// `browser_logs`, `browser_screenshot` — a headless Chromium the runtime configures with
+    /// [`AgentHandle::with_browser`](crate::tool::AgentHandle::with_browser)) and `diagnostic`
+    /// ([`diagnostic`]: `check_syntax`, `check_lint`, `diff_files`).
     ///
     /// ```
     /// use cmdguard::tool::ToolGroups;
     ///
     /// assert_eq!(ToolGroups::<()>::builtin().names(), [
-    ///     "system", "framework", "fs", "patch", "cmd", "search", "diagnostic"
+    ///     "system", "framework", "fs", "patch", "cmd", "search", "browser", "diagnostic"
     /// ]);
     /// ```
     pub fn builtin() -> Self {
@@ -142,6 +144,7 @@ impl<C: Send + Sync + 'static> ToolGroups<C> {
             .group("patch", || into_context(patch::tools()))
             .group("cmd", || into_context(cmd::tools()))
             .group("search", || into_context(search::tools()))
+            .group("browser", || into_context(browser::tools()))
             .group("diagnostic", || into_context(diagnostic::tools()))
     }
 }

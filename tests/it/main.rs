@@ -36,6 +36,7 @@ mod sensitive;
 mod shell_init;
 mod snapshots;
 mod tool_box;
+mod tool_browser;
 mod tool_call;
 mod tool_cmd;
 mod tool_groups;

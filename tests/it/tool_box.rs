@@ -365,6 +365,7 @@ fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
             "patch",
             "cmd",
             "search",
+            "browser",
             "diagnostic"
         ]
     );
@@ -385,12 +386,15 @@ fn the_builtin_groups_register_by_name_and_unknown_ones_list_what_exists() {
     let fs_only = names(&ToolBox::<()>::new().with_defaults(&["fs"]).unwrap(), &[]);
     assert!(fs_only.iter().any(|t| t == "read_file"));
     assert!(!fs_only.iter().any(|t| t == "datetime"));
-    let err = ToolBox::<()>::new()
-        .with_defaults(&["browser"])
-        .unwrap_err();
+    let browser_only = names(
+        &ToolBox::<()>::new().with_defaults(&["browser"]).unwrap(),
+        &[],
+    );
+    assert!(browser_only.iter().any(|t| t == "browser_page"));
+    let err = ToolBox::<()>::new().with_defaults(&["web"]).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown tool group 'browser': expected one of system, framework, fs, patch, cmd, search, diagnostic"
+        "unknown tool group 'web': expected one of system, framework, fs, patch, cmd, search, browser, diagnostic"
     );
 }
 

@@ -1,0 +1,593 @@
+//! tool/groups/browser/cdp.rs: a minimal Chrome DevTools Protocol client over
+//! `--remote-debugging-pipe` — it starts Chromium with a fresh profile, sends commands and
+//! matches their replies, keeps events per session, and kills and reaps the browser when
+//! dropped. It knows nothing of tools or workspaces: which intercepted requests may go on is
+//! decided by the [`RequestFilter`] it is given.
+//!
+//! The pipe: Chromium reads JSON commands from its fd 3 and writes replies and events to its
+//! fd 4, each message ended by a NUL byte. The crate forbids `unsafe`, so there is no
+//! `pre_exec` + `dup2`: Chromium is started through `/bin/sh`, whose redirections `3<&0 4>&1`
+//! move the two pipes std gives the child as stdin and stdout to fds 3 and 4 before `exec`
+//! (so the process is Chromium's own, with the shell's pid).
+//!
+//! Every wait is bounded: a reply by the caller's timeout, an awaited event by its deadline,
+//! the close by [`CLOSE_GRACE`]. Writes are not: a command is a few hundred bytes and
+//! Chromium reads its pipe on a thread of its own, so a write could only block on a browser
+//! that stopped reading with a full pipe buffer. The reader thread is not joined; it ends when
+//! the pipe closes, which the kill of the process group makes sure of.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::fs;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The most events kept per session; the oldest are dropped first.
+pub const MAX_EVENTS: usize = 5000;
+/// How long a closing browser gets to end its helper processes before they are all killed.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// Decides whether a request paused by the `Fetch` domain may go on (`true`) or fails with
+/// `AccessDenied` (`false`); it is given the request's URL. It runs on the reader thread.
+pub type RequestFilter = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// What went wrong talking to the browser.
+#[derive(Debug)]
+pub enum CdpError {
+    /// The browser did not start or did not answer its first command.
+    Launch {
+        /// The executable.
+        program: PathBuf,
+        /// Why, with the end of the browser's own error output when there is one.
+        reason: String,
+    },
+    /// No reply (or awaited event) in time.
+    Timeout {
+        /// The command, or the event waited for.
+        method: String,
+        /// How long it waited.
+        after: Duration,
+    },
+    /// The browser answered a command with an error.
+    Protocol {
+        /// The command.
+        method: String,
+        /// The protocol's error code.
+        code: i64,
+        /// The protocol's message.
+        message: String,
+    },
+    /// The connection is gone: the browser exited or closed its pipe.
+    Closed {
+        /// What ended it.
+        reason: String,
+    },
+}
+
+impl fmt::Display for CdpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CdpError::Launch { program, reason } => {
+                write!(
+                    f,
+                    "cannot start the browser {}: {reason}",
+                    program.display()
+                )
+            }
+            CdpError::Timeout { method, after } => write!(
+                f,
+                "the browser did not answer {method} within {} ms",
+                after.as_millis()
+            ),
+            CdpError::Protocol {
+                method,
+                code,
+                message,
+            } => write!(f, "the browser refused {method}: {message} ({code})"),
+            CdpError::Closed { reason } => write!(f, "the browser is gone: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for CdpError {}
+
+/// One event of the protocol (`Page.loadEventFired`, `Runtime.consoleAPICalled`, …).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The event's name.
+    pub method: String,
+    /// Its parameters.
+    pub params: Value,
+}
+
+/// A running Chromium and the connection to it. Dropping it closes the browser, kills what is
+/// left of its process group, reaps it and removes its profile directory.
+pub struct Chromium {
+    child: Child,
+    writer: Arc<Mutex<ChildStdin>>,
+    shared: Arc<Shared>,
+    profile: ProfileDir,
+}
+
+/// What the reader thread and the callers share: replies by id, events by session.
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+    next_id: AtomicU64,
+}
+
+#[derive(Default)]
+struct State {
+    /// Commands waiting for their reply; `Some` once it arrived.
+    pending: HashMap<u64, Option<Reply>>,
+    /// Events by session id (`""` for the browser's own).
+    events: HashMap<String, VecDeque<Event>>,
+    /// Why the connection ended, once it did.
+    closed: Option<String>,
+}
+
+type Reply = Result<Value, (i64, String)>;
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Chromium {
+    /// Starts `program` with `args`, `--remote-debugging-pipe` and a fresh `--user-data-dir`,
+    /// and waits up to `timeout` for it to answer. Requests paused by the `Fetch` domain (see
+    /// [`Chromium::call`] with `Fetch.enable`) go on only where `filter` says so.
+    pub fn launch(
+        program: &Path,
+        args: &[String],
+        timeout: Duration,
+        filter: RequestFilter,
+    ) -> Result<Chromium, CdpError> {
+        let launch_error = |reason: String| CdpError::Launch {
+            program: program.to_owned(),
+            reason,
+        };
+        if !program.is_file() {
+            return Err(launch_error("no such file".to_owned()));
+        }
+        let profile = ProfileDir::create()
+            .map_err(|e| launch_error(format!("cannot create its profile directory: {e}")))?;
+        let log = fs::File::create(profile.log_path())
+            .map_err(|e| launch_error(format!("cannot create its log file: {e}")))?;
+        let mut child = spawn(program, args, &profile.path, log).map_err(launch_error)?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(launch_error("its pipes were not opened".to_owned()));
+        };
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            next_id: AtomicU64::new(1),
+        });
+        let writer = Arc::new(Mutex::new(stdin));
+        let reader = Reader {
+            shared: Arc::clone(&shared),
+            writer: Arc::clone(&writer),
+            filter,
+        };
+        thread::Builder::new()
+            .name("cmdguard-cdp".to_owned())
+            .spawn(move || reader.run(stdout))
+            .map_err(|e| launch_error(format!("cannot start its reader thread: {e}")))?;
+        let browser = Chromium {
+            child,
+            writer,
+            shared,
+            profile,
+        };
+        match browser.call(None, "Browser.getVersion", json!({}), timeout) {
+            Ok(_) => Ok(browser),
+            Err(e) => {
+                let said = browser.profile.log_tail();
+                let reason = if said.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{e}; it said: {said}")
+                };
+                Err(launch_error(reason))
+            }
+        }
+    }
+
+    /// The browser's process id (also its process group's).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// True while the connection is open.
+    pub fn is_connected(&self) -> bool {
+        self.shared.lock().closed.is_none()
+    }
+
+    /// Sends `method` with `params` to `session` (`None`: the browser itself) and waits up to
+    /// `timeout` for the reply's `result`.
+    pub fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, CdpError> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if let Some(session) = session {
+            message["sessionId"] = Value::String(session.to_owned());
+        }
+        {
+            let mut state = self.shared.lock();
+            if let Some(reason) = &state.closed {
+                return Err(CdpError::Closed {
+                    reason: reason.clone(),
+                });
+            }
+            state.pending.insert(id, None);
+        }
+        if let Err(e) = write_message(&self.writer, &message) {
+            self.shared.lock().pending.remove(&id);
+            return Err(CdpError::Closed {
+                reason: format!("cannot write to its pipe: {e}"),
+            });
+        }
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.lock();
+        loop {
+            if let Some(Some(_)) = state.pending.get(&id) {
+                let reply = state.pending.remove(&id).flatten();
+                return match reply {
+                    Some(Ok(result)) => Ok(result),
+                    Some(Err((code, message))) => Err(CdpError::Protocol {
+                        method: method.to_owned(),
+                        code,
+                        message,
+                    }),
+                    None => Err(CdpError::Closed {
+                        reason: "the reply was lost".to_owned(),
+                    }),
+                };
+            }
+            if let Some(reason) = &state.closed {
+                let reason = reason.clone();
+                state.pending.remove(&id);
+                return Err(CdpError::Closed { reason });
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                state.pending.remove(&id);
+                return Err(CdpError::Timeout {
+                    method: method.to_owned(),
+                    after: timeout,
+                });
+            }
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Removes and returns the buffered events of `session` that `wanted` picks, oldest first.
+    pub fn take_events(&self, session: &str, wanted: impl Fn(&Event) -> bool) -> Vec<Event> {
+        let mut state = self.shared.lock();
+        let Some(events) = state.events.get_mut(session) else {
+            return Vec::new();
+        };
+        let (taken, kept): (Vec<Event>, Vec<Event>) =
+            std::mem::take(events).into_iter().partition(|e| wanted(e));
+        *events = kept.into();
+        taken
+    }
+
+    /// Waits until `session` has an event that `wanted` picks and removes and returns the
+    /// first, or fails with [`CdpError::Timeout`] (naming `what`) at `deadline`.
+    pub fn wait_event(
+        &self,
+        session: &str,
+        what: &str,
+        deadline: Instant,
+        wanted: impl Fn(&Event) -> bool,
+    ) -> Result<Event, CdpError> {
+        let started = Instant::now();
+        let mut state = self.shared.lock();
+        loop {
+            if let Some(events) = state.events.get_mut(session)
+                && let Some(at) = events.iter().position(&wanted)
+                && let Some(event) = events.remove(at)
+            {
+                return Ok(event);
+            }
+            if let Some(reason) = &state.closed {
+                return Err(CdpError::Closed {
+                    reason: reason.clone(),
+                });
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(CdpError::Timeout {
+                    method: what.to_owned(),
+                    after: deadline.saturating_duration_since(started),
+                });
+            }
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Drops everything buffered for `session` (a closed page).
+    pub fn forget_session(&self, session: &str) {
+        self.shared.lock().events.remove(session);
+    }
+
+    /// Asks the browser to close, gives it [`CLOSE_GRACE`] to end its helpers, then kills its
+    /// whole process group and reaps it.
+    fn shutdown(&mut self) {
+        let exited = matches!(self.child.try_wait(), Ok(Some(_)));
+        if !exited {
+            let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+            let close = json!({"id": id, "method": "Browser.close", "params": {}});
+            if write_message(&self.writer, &close).is_ok() {
+                // The pipe closes when the browser is done; the process is reaped below, so its
+                // pid (the group's id) cannot be reused before the group is killed.
+                let deadline = Instant::now() + CLOSE_GRACE;
+                let mut state = self.shared.lock();
+                while state.closed.is_none() && Instant::now() < deadline {
+                    state = self
+                        .shared
+                        .changed
+                        .wait_timeout(state, deadline.saturating_duration_since(Instant::now()))
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            }
+            kill_group(&self.child);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        self.shutdown();
+        // `profile` is dropped after this, with the browser gone.
+    }
+}
+
+impl fmt::Debug for Chromium {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Chromium")
+            .field("pid", &self.child.id())
+            .field("profile", &self.profile.path)
+            .field("connected", &self.is_connected())
+            .finish()
+    }
+}
+
+#[cfg(unix)]
+fn spawn(program: &Path, args: &[String], profile: &Path, log: fs::File) -> Result<Child, String> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut command = Command::new("/bin/sh");
+    command
+        // `$0` is the program, `$@` its arguments: the pipes std opened as the child's stdin
+        // and stdout become fds 3 and 4; stdin then reads nothing, stdout joins the log.
+        .arg("-c")
+        .arg(r#"exec "$0" "$@" 3<&0 4>&1 0</dev/null 1>&2"#)
+        .arg(program)
+        .args(args)
+        .arg("--remote-debugging-pipe")
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        // Its own process group, so that the renderers and helpers it starts can be killed
+        // with it.
+        .process_group(0);
+    command
+        .spawn()
+        .map_err(|e| format!("cannot run /bin/sh: {e}"))
+}
+
+#[cfg(not(unix))]
+fn spawn(_: &Path, _: &[String], _: &Path, _: fs::File) -> Result<Child, String> {
+    Err("the browser tools need a unix system (the pipe is passed on fds 3 and 4)".to_owned())
+}
+
+#[cfg(unix)]
+fn kill_group(child: &Child) {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+}
+
+#[cfg(not(unix))]
+fn kill_group(_: &Child) {}
+
+fn write_message(writer: &Mutex<ChildStdin>, message: &Value) -> io::Result<()> {
+    let mut bytes = message.to_string().into_bytes();
+    bytes.push(0);
+    let mut writer = writer.lock().unwrap_or_else(PoisonError::into_inner);
+    writer.write_all(&bytes)?;
+    writer.flush()
+}
+
+/// The thread that reads the browser's fd 4: replies go to their callers, events to their
+/// session's buffer, paused requests to the filter.
+struct Reader {
+    shared: Arc<Shared>,
+    writer: Arc<Mutex<ChildStdin>>,
+    filter: RequestFilter,
+}
+
+impl Reader {
+    fn run(self, stdout: ChildStdout) {
+        let mut input = BufReader::new(stdout);
+        let mut buf = Vec::new();
+        let reason = loop {
+            buf.clear();
+            match input.read_until(0, &mut buf) {
+                Ok(0) => break "the browser closed its pipe".to_owned(),
+                Ok(_) => {
+                    if buf.last() == Some(&0) {
+                        buf.pop();
+                    }
+                    // A message that is not JSON cannot be matched to anything; it is dropped.
+                    if let Ok(message) = serde_json::from_slice::<Value>(&buf) {
+                        self.dispatch(message);
+                    }
+                }
+                Err(e) => break format!("cannot read its pipe: {e}"),
+            }
+        };
+        self.shared.lock().closed = Some(reason);
+        self.shared.changed.notify_all();
+    }
+
+    fn dispatch(&self, mut message: Value) {
+        if let Some(id) = message.get("id").and_then(Value::as_u64) {
+            let reply = match message.get_mut("error") {
+                Some(error) => Err((
+                    error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message")
+                        .to_owned(),
+                )),
+                None => Ok(message
+                    .get_mut("result")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null)),
+            };
+            let mut state = self.shared.lock();
+            // A reply nobody waits for any more (timed out, or the filter's) is dropped.
+            if let Some(slot) = state.pending.get_mut(&id) {
+                *slot = Some(reply);
+                drop(state);
+                self.shared.changed.notify_all();
+            }
+            return;
+        }
+        let Some(Value::String(method)) = message.get_mut("method").map(Value::take) else {
+            return;
+        };
+        let session = match message.get_mut("sessionId").map(Value::take) {
+            Some(Value::String(s)) => s,
+            _ => String::new(),
+        };
+        let params = message
+            .get_mut("params")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        if method == "Fetch.requestPaused" {
+            self.decide(&session, &params);
+            return;
+        }
+        let mut state = self.shared.lock();
+        let events = state.events.entry(session).or_default();
+        if events.len() >= MAX_EVENTS {
+            events.pop_front();
+        }
+        events.push_back(Event { method, params });
+        drop(state);
+        self.shared.changed.notify_all();
+    }
+
+    /// Lets a paused request go on or fails it, as the filter says; a request it cannot read
+    /// fails.
+    fn decide(&self, session: &str, params: &Value) {
+        let Some(request_id) = params.get("requestId").and_then(Value::as_str) else {
+            return;
+        };
+        let url = params
+            .pointer("/request/url")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let allowed = !url.is_empty() && (self.filter)(url);
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let (method, params) = if allowed {
+            ("Fetch.continueRequest", json!({"requestId": request_id}))
+        } else {
+            (
+                "Fetch.failRequest",
+                json!({"requestId": request_id, "errorReason": "AccessDenied"}),
+            )
+        };
+        let message = json!({"id": id, "method": method, "params": params, "sessionId": session});
+        // A failed write means the pipe is gone; the read loop sees that next.
+        let _ = write_message(&self.writer, &message);
+    }
+}
+
+/// The browser's fresh profile directory (and its log), removed when dropped.
+struct ProfileDir {
+    path: PathBuf,
+}
+
+impl ProfileDir {
+    fn create() -> io::Result<ProfileDir> {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let mut last = None;
+        for _ in 0..16 {
+            let path = base.join(format!(
+                "cmdguard-chromium-{}-{}-{nanos}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let mut builder = fs::DirBuilder::new();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                builder.mode(0o700);
+            }
+            match builder.create(&path) {
+                Ok(()) => return Ok(ProfileDir { path }),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free name")))
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.path.join("chromium.log")
+    }
+
+    /// The last lines the browser wrote to stderr, on one line.
+    fn log_tail(&self) -> String {
+        let text = fs::read(self.log_path()).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text[text.len().saturating_sub(4096)..]);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        lines[lines.len().saturating_sub(3)..].join(" | ")
+    }
+}
+
+impl Drop for ProfileDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}

@@ -6,6 +6,7 @@
 //! Loading returns typed errors naming file, line, column and key. Nothing here analyses a
 //! command: verifying examples runs the analyser, so `build()` lives in `analyzer.rs`.
 
+mod embedded;
 mod key;
 pub(crate) mod options;
 pub(crate) mod sensitive;
@@ -508,6 +509,8 @@ struct Source {
     origin: String,
     kind: SourceKind,
     regexes: Regexes,
+    /// The build-time form of an embedded text (`allowlist/embedded.rs`), read instead of it.
+    compiled: Option<&'static embedded::Compiled>,
 }
 
 /// When a source's regexes are compiled.
@@ -542,6 +545,7 @@ impl AllowlistBuilder {
             origin: EMBEDDED.to_string(),
             kind: SourceKind::Allowlist,
             regexes: Regexes::OnUse,
+            compiled: Some(embedded::allowlist()),
         });
         self.add_default_packs()
     }
@@ -555,6 +559,7 @@ impl AllowlistBuilder {
                 origin: format!("{EMBEDDED}/packs/{file}"),
                 kind: SourceKind::Pack,
                 regexes: Regexes::OnUse,
+                compiled: embedded::pack(file),
             });
         }
         self
@@ -589,6 +594,7 @@ impl AllowlistBuilder {
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
             kind: SourceKind::Pack,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         self
     }
@@ -601,6 +607,7 @@ impl AllowlistBuilder {
             origin: path.display().to_string(),
             kind: SourceKind::Pack,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         Ok(self)
     }
@@ -613,6 +620,7 @@ impl AllowlistBuilder {
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
             kind: SourceKind::Allowlist,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         self
     }
@@ -625,6 +633,7 @@ impl AllowlistBuilder {
             origin: path.display().to_string(),
             kind: SourceKind::Allowlist,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         Ok(self)
     }
@@ -848,7 +857,7 @@ fn split_command(s: &str) -> Vec<String> {
 /// Where each line of a text starts, so that turning a byte offset into a line and column
 /// costs a binary search rather than a scan from the top of the file: the default allowlist
 /// locates thousands of rules and examples at every start.
-struct LineStarts(Vec<usize>);
+struct LineStarts(Cow<'static, [usize]>);
 
 impl LineStarts {
     fn new(text: &str) -> LineStarts {
@@ -859,7 +868,7 @@ impl LineStarts {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        LineStarts(starts)
+        LineStarts(Cow::Owned(starts))
     }
 
     /// The 1-based line and column (in characters) of byte `offset` of `text`.
@@ -873,13 +882,27 @@ impl LineStarts {
     }
 }
 
+/// A source's serialised form: deserialised from its build-time form when it has one (the
+/// embedded files; `build.rs` has checked they load), otherwise parsed from its text. Both go
+/// through the same `Raw*` types.
+fn deserialize<T: serde::de::DeserializeOwned>(
+    source: &Source,
+    cx: &Text<'_>,
+) -> Result<T, ConfigError> {
+    if let Some(compiled) = source.compiled {
+        return T::deserialize(&compiled.root)
+            .map_err(|e| ConfigError::at(cx.at(0..0), None, e.to_string()));
+    }
+    ::toml::from_str(&source.text).map_err(|e| {
+        let at = cx.at(e.span().unwrap_or(0..0));
+        ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
+    })
+}
+
 /// Compiles one source's tables into `list`, in the order the file format documents them.
 fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
     let cx = Text::new(source);
-    let raw: RawConfig = ::toml::from_str(&source.text).map_err(|e| {
-        let at = cx.at(e.span().unwrap_or(0..0));
-        ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
-    })?;
+    let raw: RawConfig = deserialize(source, &cx)?;
     if let Some(l) = raw.limits {
         list.limits = l;
     }
@@ -943,10 +966,7 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
 /// Compiles a deny pack: its header, then its rules with their ids qualified by the pack's.
 fn compile_pack(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
     let cx = Text::new(source);
-    let raw: RawPackFile = ::toml::from_str(&source.text).map_err(|e| {
-        let at = cx.at(e.span().unwrap_or(0..0));
-        ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
-    })?;
+    let raw: RawPackFile = deserialize(source, &cx)?;
     let id = raw.pack.id.get_ref();
     let valid = !id.is_empty()
         && id
@@ -1052,7 +1072,10 @@ impl<'a> Text<'a> {
         Text {
             text: &source.text,
             origin: &source.origin,
-            lines: LineStarts::new(&source.text),
+            lines: match source.compiled {
+                Some(c) => LineStarts(Cow::Borrowed(c.lines)),
+                None => LineStarts::new(&source.text),
+            },
             regexes: source.regexes,
         }
     }
@@ -1448,6 +1471,106 @@ mod tests {
             .unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (2, Some("any_operand")));
         assert!(e.message.contains("invalid regex `(`"), "{e}");
+    }
+
+    /// The embedded sources as they are at run time (their build-time form) and as they are
+    /// when their text is parsed: every source with `compiled` dropped.
+    fn parsed_at_run_time(builder: &AllowlistBuilder) -> AllowlistBuilder {
+        let mut parsed = builder.clone();
+        for s in &mut parsed.sources {
+            s.compiled = None;
+        }
+        parsed
+    }
+
+    /// `build.rs`'s form of each embedded file deserialises to exactly what parsing its text
+    /// gives, spans included, and compiles to the same allowlist.
+    #[test]
+    fn the_build_time_form_equals_the_parsed_text() {
+        let mut builder = AllowlistBuilder::new();
+        builder.add_default();
+        assert_eq!(builder.sources.len(), 1 + DEFAULT_PACKS.len());
+        for s in &builder.sources {
+            let compiled = s
+                .compiled
+                .expect("every embedded source has a build-time form");
+            assert_eq!(compiled.text_len, s.text.len(), "{}", s.origin);
+            assert_eq!(*compiled.lines, *LineStarts::new(&s.text).0, "{}", s.origin);
+            let parsed = parsed_at_run_time(&AllowlistBuilder {
+                sources: vec![s.clone()],
+            });
+            let text = Text::new(&parsed.sources[0]);
+            let (from_tree, from_text) = match s.kind {
+                SourceKind::Allowlist => (
+                    format!("{:?}", deserialize::<RawConfig>(s, &text).unwrap()),
+                    format!(
+                        "{:?}",
+                        deserialize::<RawConfig>(&parsed.sources[0], &text).unwrap()
+                    ),
+                ),
+                SourceKind::Pack => (
+                    format!("{:?}", deserialize::<RawPackFile>(s, &text).unwrap()),
+                    format!(
+                        "{:?}",
+                        deserialize::<RawPackFile>(&parsed.sources[0], &text).unwrap()
+                    ),
+                ),
+            };
+            assert!(from_tree.len() > 1000, "{}: {from_tree}", s.origin);
+            assert_eq!(from_tree, from_text, "{}", s.origin);
+        }
+        let at_start = builder.compile().unwrap();
+        let from_text = parsed_at_run_time(&builder).compile().unwrap();
+        assert_eq!(canonical(&at_start), canonical(&from_text));
+    }
+
+    /// An allowlist's whole content as text, its maps in key order (a `HashMap`'s `Debug`
+    /// order differs between two maps with the same content).
+    fn canonical(list: &Allowlist) -> String {
+        use std::collections::BTreeMap;
+        fn sorted<K: Ord + fmt::Debug, V: fmt::Debug>(m: &HashMap<K, V>) -> String {
+            format!("{:?}", m.iter().collect::<BTreeMap<_, _>>())
+        }
+        let Allowlist {
+            limits,
+            severity,
+            inert_env,
+            unsafe_env,
+            system_dirs,
+            git_keys,
+            git_inert_keys,
+            git_safe_values,
+            git_hooks,
+            sensitive,
+            programs,
+            option_sets,
+            entries,
+            wrappers,
+            shells,
+            deny,
+            examples,
+            packs,
+            pack_toggles,
+        } = list;
+        format!(
+            "{limits:?}\n{}\n{inert_env:?}\n{unsafe_env:?}\n{system_dirs:?}\n{git_keys:?}\n\
+             {git_inert_keys:?}\n{git_safe_values:?}\n{git_hooks:?}\n{sensitive:?}\n{}\n{}\n\
+             {}\n{}\n{}\n{deny:?}\n{examples:?}\n{packs:?}\n{pack_toggles:?}",
+            sorted(severity),
+            sorted(programs),
+            sorted(option_sets),
+            sorted(entries),
+            sorted(wrappers),
+            sorted(shells),
+        )
+    }
+
+    /// A user's text never takes the build-time path, even when it is the embedded text.
+    #[test]
+    fn user_text_is_parsed() {
+        let mut builder = AllowlistBuilder::new();
+        builder.add_toml(DEFAULT_ALLOWLIST, None);
+        assert!(builder.sources.iter().all(|s| s.compiled.is_none()));
     }
 
     /// The line index gives the line and column a scan from the top of the text gives.

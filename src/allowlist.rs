@@ -23,7 +23,7 @@ use ::toml::Spanned;
 use regex::Regex;
 
 pub(crate) use self::key::KeyPattern;
-use self::options::{OptionTable, Parser};
+use self::options::{LazyTable, Parser, TableSpec};
 use self::sensitive::{Glob, Sensitive};
 use self::toml::{
     RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawPackFile, RawPacks,
@@ -85,7 +85,7 @@ pub struct Allowlist {
     pub(crate) git_hooks: Vec<String>,
     pub(crate) sensitive: Sensitive,
     pub(crate) programs: HashMap<String, Program>,
-    pub(crate) option_sets: HashMap<String, Vec<String>>,
+    pub(crate) option_sets: HashMap<String, Arc<[String]>>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
@@ -260,7 +260,7 @@ pub(crate) struct Entry {
     pub max_operands: Option<usize>,
     pub checker: Option<Checker>,
     /// The permitted option table; when present, every option outside it asks.
-    pub options: Option<OptionTable>,
+    pub options: Option<LazyTable>,
     /// Fewest operands allowed.
     pub min_operands: Option<usize>,
     /// A regex every operand must match.
@@ -513,7 +513,7 @@ struct Source {
     compiled: Option<&'static embedded::Compiled>,
 }
 
-/// When a source's regexes are compiled.
+/// When a source's regexes and option tables are compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Regexes {
     /// When it loads: a bad one is a config error (every file and text a caller adds).
@@ -935,7 +935,7 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
         );
     }
     for set in raw.option_set {
-        list.option_sets.insert(set.name, set.options);
+        list.option_sets.insert(set.name, set.options.into());
     }
     let mut examples = Vec::new();
     for e in raw.allow {
@@ -1217,8 +1217,8 @@ fn compile_git(list: &mut Allowlist, cx: &Text<'_>, git: RawGit) -> Result<(), C
 /// arguments.
 fn compile_entry(
     cx: &Text<'_>,
-    e: RawEntry,
-    option_sets: &HashMap<String, Vec<String>>,
+    mut e: RawEntry,
+    option_sets: &HashMap<String, Arc<[String]>>,
     examples: &mut Vec<Example>,
 ) -> Result<Entry, ConfigError> {
     let words = split_command(e.command.get_ref());
@@ -1232,7 +1232,7 @@ fn compile_entry(
         RawChecker::Test => Checker::Test,
         RawChecker::GitFormat => Checker::GitFormat,
     });
-    let options = compile_options(cx, &e, option_sets)?;
+    let options = compile_options(cx, &mut e, option_sets)?;
     let operand_pattern = match &e.operand_pattern {
         Some(r) => Some(cx.regex(r).map_err(|x| {
             cx.err(
@@ -1282,14 +1282,14 @@ fn compile_entry(
     })
 }
 
-/// An entry's `options` (with `@set`s expanded) and `known_options`, read as `style` says the
-/// program parses them.
+/// An entry's `options` (with `@set`s resolved) and `known_options`, read as `style` says the
+/// program parses them: compiled now or when first reached, as the source says.
 fn compile_options(
     cx: &Text<'_>,
-    e: &RawEntry,
-    option_sets: &HashMap<String, Vec<String>>,
-) -> Result<Option<OptionTable>, ConfigError> {
-    let Some(list) = &e.options else {
+    e: &mut RawEntry,
+    option_sets: &HashMap<String, Arc<[String]>>,
+) -> Result<Option<LazyTable>, ConfigError> {
+    let Some(list) = e.options.take() else {
         return Ok(None);
     };
     let parser = match e.style {
@@ -1297,11 +1297,17 @@ fn compile_options(
         RawStyle::Words => Parser::Words,
         RawStyle::BundleNext => Parser::BundleNext,
     };
-    let mut table = options::expand(list, option_sets)
-        .and_then(|list| options::compile(parser, &list, e.known_options.as_deref()))
-        .map_err(|m| cx.err(e.command.span(), "options", m.to_string()))?;
-    table.options_first = e.options_first;
-    Ok(Some(table))
+    let err = |m: options::SpecError| cx.err(e.command.span(), "options", m.to_string());
+    let spec = TableSpec {
+        parser,
+        options: options::expand(list, option_sets).map_err(err)?,
+        known: e.known_options.take(),
+        options_first: e.options_first,
+    };
+    match cx.regexes {
+        Regexes::OnLoad => LazyTable::checked(spec).map(Some).map_err(err),
+        Regexes::OnUse => Ok(Some(LazyTable::deferred(spec))),
+    }
 }
 
 /// `[[wrapper]]`.
@@ -1456,6 +1462,41 @@ mod tests {
         for r in all {
             assert!(r.regex().is_some(), "`{}` does not compile", r.as_str());
         }
+    }
+
+    /// The embedded entries' option tables are compiled only when an entry is first reached;
+    /// this is where every one of them must compile.
+    #[test]
+    fn every_embedded_option_table_compiles() {
+        let list = Allowlist::default();
+        let tables: Vec<(&str, &LazyTable)> = list
+            .entries
+            .values()
+            .flatten()
+            .filter_map(|e| Some((e.name.as_str(), e.options.as_ref()?)))
+            .collect();
+        assert!(
+            tables.len() > 100,
+            "only {} option tables found",
+            tables.len()
+        );
+        for (name, t) in tables {
+            assert!(
+                t.get().is_some(),
+                "the option table of `{name}` does not compile"
+            );
+        }
+    }
+
+    /// A user's option table is compiled when the file loads: a bad spec is an error there.
+    #[test]
+    fn a_bad_option_spec_in_a_user_file_is_a_load_error() {
+        let e = AllowlistBuilder::new()
+            .add_toml("[[allow]]\ncommand = \"x\"\noptions = [\"-a, -a\"]\n", None)
+            .compile()
+            .unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (2, Some("options")));
+        assert!(e.message.contains("listed twice"), "{e}");
     }
 
     /// A user's regex is compiled when the file loads: a bad one is an error there, not a

@@ -501,10 +501,20 @@ impl Ctx<'_> {
     }
 
     fn entry_rules(&mut self, i: usize, entry: &Entry, rest: &[Word], all: &[Word], span: Span) {
-        let (parsed, operands_from) = match &entry.options {
-            Some(table) => {
+        let (parsed, operands_from) = match entry.options.as_ref().map(|t| t.get()) {
+            Some(Some(table)) => {
                 let p = parse_table(rest, table);
                 (p.args, p.operands_from)
+            }
+            // An embedded table that does not compile (a test rules it out): no entry at all.
+            Some(None) => {
+                self.push(
+                    Code::NotAllowlisted,
+                    span,
+                    Some(i),
+                    format!("the option table of rule `{}` does not compile", entry.name),
+                );
+                return;
             }
             None => (parse_args(rest, &entry.spec), rest.len()),
         };

@@ -642,6 +642,11 @@ impl AllowlistBuilder {
     /// [`AllowlistBuilder::build`] does before verifying them, and all the embedded default
     /// needs at start-up (a test verifies its examples).
     pub(crate) fn compile(&self) -> Result<Allowlist, ConfigError> {
+        self.compile_keeping(Examples::Keep)
+    }
+
+    /// [`AllowlistBuilder::compile`], keeping the `match` / `not_match` examples or not.
+    fn compile_keeping(&self, examples: Examples) -> Result<Allowlist, ConfigError> {
         let mut list = Allowlist::empty();
         // The embedded packs' examples go through the embedded allowlist's wrappers and shells
         // (`sudo rm -f /*`); under a replacement allowlist they prove nothing about the packs.
@@ -651,12 +656,12 @@ impl AllowlistBuilder {
             .any(|s| s.kind == SourceKind::Allowlist && s.origin == EMBEDDED);
         for source in &self.sources {
             match source.kind {
-                SourceKind::Allowlist => compile_source(&mut list, source)?,
+                SourceKind::Allowlist => compile_source(&mut list, source, examples)?,
                 SourceKind::Pack => {
-                    let examples = list.examples.len();
-                    compile_pack(&mut list, source)?;
+                    let before = list.examples.len();
+                    compile_pack(&mut list, source, examples)?;
                     if !default_list && source.origin.starts_with(EMBEDDED) {
-                        list.examples.truncate(examples);
+                        list.examples.truncate(before);
                     }
                 }
             }
@@ -682,13 +687,13 @@ fn read(path: &Path, what: &str) -> Result<String, ConfigError> {
 const EMBEDDED: &str = "<embedded>";
 
 impl Default for Allowlist {
-    /// The embedded default allowlist, compiled without running its examples (a test does).
+    /// The embedded default allowlist, compiled without its examples (a test verifies them).
     fn default() -> Self {
         // Were the embedded file ever broken, an empty list (everything asks) is the fail-closed
         // outcome; the test suite makes sure it is not.
         AllowlistBuilder::new()
             .add_default()
-            .compile()
+            .compile_keeping(Examples::Drop)
             .unwrap_or_else(|_| Allowlist::empty())
     }
 }
@@ -900,8 +905,12 @@ fn deserialize<T: serde::de::DeserializeOwned>(
 }
 
 /// Compiles one source's tables into `list`, in the order the file format documents them.
-fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
-    let cx = Text::new(source);
+fn compile_source(
+    list: &mut Allowlist,
+    source: &Source,
+    examples: Examples,
+) -> Result<(), ConfigError> {
+    let cx = Text::new(source, examples);
     let raw: RawConfig = deserialize(source, &cx)?;
     if let Some(l) = raw.limits {
         list.limits = l;
@@ -964,8 +973,12 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
 }
 
 /// Compiles a deny pack: its header, then its rules with their ids qualified by the pack's.
-fn compile_pack(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
-    let cx = Text::new(source);
+fn compile_pack(
+    list: &mut Allowlist,
+    source: &Source,
+    examples: Examples,
+) -> Result<(), ConfigError> {
+    let cx = Text::new(source, examples);
     let raw: RawPackFile = deserialize(source, &cx)?;
     let id = raw.pack.id.get_ref();
     let valid = !id.is_empty()
@@ -1065,10 +1078,20 @@ struct Text<'a> {
     origin: &'a str,
     lines: LineStarts,
     regexes: Regexes,
+    examples: Examples,
+}
+
+/// Whether compiling keeps the examples, which only [`AllowlistBuilder::build`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Examples {
+    Keep,
+    /// [`Allowlist::default`]: the embedded examples are verified by the test suite, and
+    /// locating thousands of them was an eighth of the start-up.
+    Drop,
 }
 
 impl<'a> Text<'a> {
-    fn new(source: &'a Source) -> Text<'a> {
+    fn new(source: &'a Source, examples: Examples) -> Text<'a> {
         Text {
             text: &source.text,
             origin: &source.origin,
@@ -1077,6 +1100,7 @@ impl<'a> Text<'a> {
                 None => LineStarts::new(&source.text),
             },
             regexes: source.regexes,
+            examples,
         }
     }
 
@@ -1109,6 +1133,9 @@ impl<'a> Text<'a> {
         kind: ExampleKind,
         out: &mut Vec<Example>,
     ) {
+        if self.examples == Examples::Drop {
+            return;
+        }
         for m in list {
             out.push(Example {
                 at: self.at(m.span()),
@@ -1540,7 +1567,7 @@ mod tests {
             let parsed = parsed_at_run_time(&AllowlistBuilder {
                 sources: vec![s.clone()],
             });
-            let text = Text::new(&parsed.sources[0]);
+            let text = Text::new(&parsed.sources[0], Examples::Keep);
             let (from_tree, from_text) = match s.kind {
                 SourceKind::Allowlist => (
                     format!("{:?}", deserialize::<RawConfig>(s, &text).unwrap()),
@@ -1604,6 +1631,14 @@ mod tests {
             sorted(wrappers),
             sorted(shells),
         )
+    }
+
+    /// The default allowlist leaves the examples out; a builder keeps them for `build()`.
+    #[test]
+    fn only_the_builder_keeps_the_examples() {
+        assert!(Allowlist::default().examples.is_empty());
+        let kept = AllowlistBuilder::new().add_default().compile().unwrap();
+        assert!(kept.examples.len() > 1000, "{}", kept.examples.len());
     }
 
     /// A user's text never takes the build-time path, even when it is the embedded text.

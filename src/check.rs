@@ -432,10 +432,12 @@ impl Ctx<'_> {
                 None => break,
             }
         }
-        if let Some(entry) = self.list.lookup(&keys) {
-            let entry = entry.clone();
+        // The allowlist outlives `self`: borrow the entry from it rather than clone it (an
+        // entry's option table is the largest thing a check touches).
+        let list = self.list;
+        if let Some(entry) = list.lookup(&keys) {
             let rest = &words[entry.words.len() + skipped..];
-            self.entry_rules(i, &entry, rest, words, span);
+            self.entry_rules(i, entry, rest, words, span);
             match name {
                 "git" => git::check_repository(self, i, first.span, &chdirs),
                 "cargo" | "rustc" => git::check_toolchain_file(self, i, first.span, name),

@@ -30,7 +30,7 @@ pub(super) fn wrapper(
     if name == "flock" {
         flock_command(cx, i, words);
     }
-    match unwrap(&w, words) {
+    match unwrap(w, words) {
         Err(why) => {
             cx.push_rule(Code::Wrapper, words[0].span, Some(i), why, &w.name);
             // The wrapper asks, but a denied command among its arguments still denies

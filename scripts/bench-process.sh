@@ -2,7 +2,9 @@
 # Process-level bench: `cmdguard check` as a fresh process (what a hook pays) against
 # /bin/true, measured in the same run and alternated round by round, so that load from other
 # processes on a shared machine falls on both alike. Prints each command's median wall time,
-# its ratio to /bin/true, and its peak RSS.
+# its ratio to /bin/true, its CPU time (user + system, which a busy machine inflates far less
+# than wall time), and its peak RSS. For a load-independent count, see BENCHMARKS.md
+# (callgrind instruction counts).
 #
 # Usage: scripts/bench-process.sh [BINARY] [ROUNDS]
 #   BINARY  default target/release/cmdguard (build it first: cargo build --release)
@@ -49,6 +51,14 @@ median_of_row() {
   done | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# The median of the per-round mean CPU times (user + system), in milliseconds.
+cpu_of_row() {
+  local row=$1
+  for ((r = 0; r < rounds; r++)); do
+    awk -F, -v row="$row" 'NR == row + 2 { print ($5 + $6) * 1000 }' "$work/round-$r.csv"
+  done | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # Peak RSS in KiB of one run of the command line $1 (run directly, not under a shell).
 peak_rss_kib() {
   eval "/usr/bin/time -f %M -o '$work/rss' $1" >/dev/null 2>&1 || true
@@ -56,11 +66,14 @@ peak_rss_kib() {
 }
 
 base=$(median_of_row 0)
-printf '%-12s %10s %8s %12s\n' command median_ms ratio peak_rss_kib
+base_cpu=$(cpu_of_row 0)
+printf '%-12s %10s %8s %8s %8s %12s\n' command median_ms ratio cpu_ms ratio peak_rss_kib
 for i in "${!names[@]}"; do
   m=$(median_of_row "$i")
   ratio=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.2f", m / b }')
+  c=$(cpu_of_row "$i")
+  cpu_ratio=$(awk -v m="$c" -v b="$base_cpu" 'BEGIN { printf "%.2f", (b > 0) ? m / b : 0 }')
   rss=$(peak_rss_kib "${cmds[$i]}")
-  printf '%-12s %10.3f %8s %12s\n' "${names[$i]}" "$m" "${ratio}x" "$rss"
+  printf '%-12s %10.3f %8s %8.3f %8s %12s\n' "${names[$i]}" "$m" "${ratio}x" "$c" "${cpu_ratio}x" "$rss"
 done
 echo "($rounds rounds x $runs runs per command, alternating; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"

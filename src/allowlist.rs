@@ -6,6 +6,7 @@
 //! Loading returns typed errors naming file, line, column and key. Nothing here analyses a
 //! command: verifying examples runs the analyser, so `build()` lives in `analyzer.rs`.
 
+mod embedded;
 mod key;
 pub(crate) mod options;
 pub(crate) mod sensitive;
@@ -22,7 +23,7 @@ use ::toml::Spanned;
 use regex::Regex;
 
 pub(crate) use self::key::KeyPattern;
-use self::options::{OptionTable, Parser};
+use self::options::{LazyTable, Parser, TableSpec};
 use self::sensitive::{Glob, Sensitive};
 use self::toml::{
     RawArgs, RawBuiltin, RawChecker, RawConfig, RawDeny, RawEntry, RawGit, RawPackFile, RawPacks,
@@ -84,7 +85,7 @@ pub struct Allowlist {
     pub(crate) git_hooks: Vec<String>,
     pub(crate) sensitive: Sensitive,
     pub(crate) programs: HashMap<String, Program>,
-    pub(crate) option_sets: HashMap<String, Vec<String>>,
+    pub(crate) option_sets: HashMap<String, Arc<[String]>>,
     pub(crate) entries: HashMap<String, Vec<Entry>>,
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
@@ -259,7 +260,7 @@ pub(crate) struct Entry {
     pub max_operands: Option<usize>,
     pub checker: Option<Checker>,
     /// The permitted option table; when present, every option outside it asks.
-    pub options: Option<OptionTable>,
+    pub options: Option<LazyTable>,
     /// Fewest operands allowed.
     pub min_operands: Option<usize>,
     /// A regex every operand must match.
@@ -508,9 +509,11 @@ struct Source {
     origin: String,
     kind: SourceKind,
     regexes: Regexes,
+    /// The build-time form of an embedded text (`allowlist/embedded.rs`), read instead of it.
+    compiled: Option<&'static embedded::Compiled>,
 }
 
-/// When a source's regexes are compiled.
+/// When a source's regexes and option tables are compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Regexes {
     /// When it loads: a bad one is a config error (every file and text a caller adds).
@@ -542,6 +545,7 @@ impl AllowlistBuilder {
             origin: EMBEDDED.to_string(),
             kind: SourceKind::Allowlist,
             regexes: Regexes::OnUse,
+            compiled: Some(embedded::allowlist()),
         });
         self.add_default_packs()
     }
@@ -555,6 +559,7 @@ impl AllowlistBuilder {
                 origin: format!("{EMBEDDED}/packs/{file}"),
                 kind: SourceKind::Pack,
                 regexes: Regexes::OnUse,
+                compiled: embedded::pack(file),
             });
         }
         self
@@ -589,6 +594,7 @@ impl AllowlistBuilder {
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
             kind: SourceKind::Pack,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         self
     }
@@ -601,6 +607,7 @@ impl AllowlistBuilder {
             origin: path.display().to_string(),
             kind: SourceKind::Pack,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         Ok(self)
     }
@@ -613,6 +620,7 @@ impl AllowlistBuilder {
             origin: origin.map_or_else(|| "<string>".to_string(), |p| p.display().to_string()),
             kind: SourceKind::Allowlist,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         self
     }
@@ -625,6 +633,7 @@ impl AllowlistBuilder {
             origin: path.display().to_string(),
             kind: SourceKind::Allowlist,
             regexes: Regexes::OnLoad,
+            compiled: None,
         });
         Ok(self)
     }
@@ -633,6 +642,11 @@ impl AllowlistBuilder {
     /// [`AllowlistBuilder::build`] does before verifying them, and all the embedded default
     /// needs at start-up (a test verifies its examples).
     pub(crate) fn compile(&self) -> Result<Allowlist, ConfigError> {
+        self.compile_keeping(Examples::Keep)
+    }
+
+    /// [`AllowlistBuilder::compile`], keeping the `match` / `not_match` examples or not.
+    fn compile_keeping(&self, examples: Examples) -> Result<Allowlist, ConfigError> {
         let mut list = Allowlist::empty();
         // The embedded packs' examples go through the embedded allowlist's wrappers and shells
         // (`sudo rm -f /*`); under a replacement allowlist they prove nothing about the packs.
@@ -642,12 +656,12 @@ impl AllowlistBuilder {
             .any(|s| s.kind == SourceKind::Allowlist && s.origin == EMBEDDED);
         for source in &self.sources {
             match source.kind {
-                SourceKind::Allowlist => compile_source(&mut list, source)?,
+                SourceKind::Allowlist => compile_source(&mut list, source, examples)?,
                 SourceKind::Pack => {
-                    let examples = list.examples.len();
-                    compile_pack(&mut list, source)?;
+                    let before = list.examples.len();
+                    compile_pack(&mut list, source, examples)?;
                     if !default_list && source.origin.starts_with(EMBEDDED) {
-                        list.examples.truncate(examples);
+                        list.examples.truncate(before);
                     }
                 }
             }
@@ -673,13 +687,13 @@ fn read(path: &Path, what: &str) -> Result<String, ConfigError> {
 const EMBEDDED: &str = "<embedded>";
 
 impl Default for Allowlist {
-    /// The embedded default allowlist, compiled without running its examples (a test does).
+    /// The embedded default allowlist, compiled without its examples (a test verifies them).
     fn default() -> Self {
         // Were the embedded file ever broken, an empty list (everything asks) is the fail-closed
         // outcome; the test suite makes sure it is not.
         AllowlistBuilder::new()
             .add_default()
-            .compile()
+            .compile_keeping(Examples::Drop)
             .unwrap_or_else(|_| Allowlist::empty())
     }
 }
@@ -848,7 +862,7 @@ fn split_command(s: &str) -> Vec<String> {
 /// Where each line of a text starts, so that turning a byte offset into a line and column
 /// costs a binary search rather than a scan from the top of the file: the default allowlist
 /// locates thousands of rules and examples at every start.
-struct LineStarts(Vec<usize>);
+struct LineStarts(Cow<'static, [usize]>);
 
 impl LineStarts {
     fn new(text: &str) -> LineStarts {
@@ -859,7 +873,7 @@ impl LineStarts {
                 .filter(|(_, b)| *b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        LineStarts(starts)
+        LineStarts(Cow::Owned(starts))
     }
 
     /// The 1-based line and column (in characters) of byte `offset` of `text`.
@@ -873,13 +887,31 @@ impl LineStarts {
     }
 }
 
-/// Compiles one source's tables into `list`, in the order the file format documents them.
-fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
-    let cx = Text::new(source);
-    let raw: RawConfig = ::toml::from_str(&source.text).map_err(|e| {
+/// A source's serialised form: deserialised from its build-time form when it has one (the
+/// embedded files; `build.rs` has checked they load), otherwise parsed from its text. Both go
+/// through the same `Raw*` types.
+fn deserialize<T: serde::de::DeserializeOwned>(
+    source: &Source,
+    cx: &Text<'_>,
+) -> Result<T, ConfigError> {
+    if let Some(compiled) = source.compiled {
+        return T::deserialize(&compiled.root)
+            .map_err(|e| ConfigError::at(cx.at(0..0), None, e.to_string()));
+    }
+    ::toml::from_str(&source.text).map_err(|e| {
         let at = cx.at(e.span().unwrap_or(0..0));
         ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
-    })?;
+    })
+}
+
+/// Compiles one source's tables into `list`, in the order the file format documents them.
+fn compile_source(
+    list: &mut Allowlist,
+    source: &Source,
+    examples: Examples,
+) -> Result<(), ConfigError> {
+    let cx = Text::new(source, examples);
+    let raw: RawConfig = deserialize(source, &cx)?;
     if let Some(l) = raw.limits {
         list.limits = l;
     }
@@ -912,7 +944,7 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
         );
     }
     for set in raw.option_set {
-        list.option_sets.insert(set.name, set.options);
+        list.option_sets.insert(set.name, set.options.into());
     }
     let mut examples = Vec::new();
     for e in raw.allow {
@@ -941,12 +973,13 @@ fn compile_source(list: &mut Allowlist, source: &Source) -> Result<(), ConfigErr
 }
 
 /// Compiles a deny pack: its header, then its rules with their ids qualified by the pack's.
-fn compile_pack(list: &mut Allowlist, source: &Source) -> Result<(), ConfigError> {
-    let cx = Text::new(source);
-    let raw: RawPackFile = ::toml::from_str(&source.text).map_err(|e| {
-        let at = cx.at(e.span().unwrap_or(0..0));
-        ConfigError::at(at, None, e.message().trim_end_matches('\n').to_string())
-    })?;
+fn compile_pack(
+    list: &mut Allowlist,
+    source: &Source,
+    examples: Examples,
+) -> Result<(), ConfigError> {
+    let cx = Text::new(source, examples);
+    let raw: RawPackFile = deserialize(source, &cx)?;
     let id = raw.pack.id.get_ref();
     let valid = !id.is_empty()
         && id
@@ -1045,15 +1078,29 @@ struct Text<'a> {
     origin: &'a str,
     lines: LineStarts,
     regexes: Regexes,
+    examples: Examples,
+}
+
+/// Whether compiling keeps the examples, which only [`AllowlistBuilder::build`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Examples {
+    Keep,
+    /// [`Allowlist::default`]: the embedded examples are verified by the test suite, and
+    /// locating thousands of them was an eighth of the start-up.
+    Drop,
 }
 
 impl<'a> Text<'a> {
-    fn new(source: &'a Source) -> Text<'a> {
+    fn new(source: &'a Source, examples: Examples) -> Text<'a> {
         Text {
             text: &source.text,
             origin: &source.origin,
-            lines: LineStarts::new(&source.text),
+            lines: match source.compiled {
+                Some(c) => LineStarts(Cow::Borrowed(c.lines)),
+                None => LineStarts::new(&source.text),
+            },
             regexes: source.regexes,
+            examples,
         }
     }
 
@@ -1086,6 +1133,9 @@ impl<'a> Text<'a> {
         kind: ExampleKind,
         out: &mut Vec<Example>,
     ) {
+        if self.examples == Examples::Drop {
+            return;
+        }
         for m in list {
             out.push(Example {
                 at: self.at(m.span()),
@@ -1194,8 +1244,8 @@ fn compile_git(list: &mut Allowlist, cx: &Text<'_>, git: RawGit) -> Result<(), C
 /// arguments.
 fn compile_entry(
     cx: &Text<'_>,
-    e: RawEntry,
-    option_sets: &HashMap<String, Vec<String>>,
+    mut e: RawEntry,
+    option_sets: &HashMap<String, Arc<[String]>>,
     examples: &mut Vec<Example>,
 ) -> Result<Entry, ConfigError> {
     let words = split_command(e.command.get_ref());
@@ -1209,7 +1259,7 @@ fn compile_entry(
         RawChecker::Test => Checker::Test,
         RawChecker::GitFormat => Checker::GitFormat,
     });
-    let options = compile_options(cx, &e, option_sets)?;
+    let options = compile_options(cx, &mut e, option_sets)?;
     let operand_pattern = match &e.operand_pattern {
         Some(r) => Some(cx.regex(r).map_err(|x| {
             cx.err(
@@ -1259,14 +1309,14 @@ fn compile_entry(
     })
 }
 
-/// An entry's `options` (with `@set`s expanded) and `known_options`, read as `style` says the
-/// program parses them.
+/// An entry's `options` (with `@set`s resolved) and `known_options`, read as `style` says the
+/// program parses them: compiled now or when first reached, as the source says.
 fn compile_options(
     cx: &Text<'_>,
-    e: &RawEntry,
-    option_sets: &HashMap<String, Vec<String>>,
-) -> Result<Option<OptionTable>, ConfigError> {
-    let Some(list) = &e.options else {
+    e: &mut RawEntry,
+    option_sets: &HashMap<String, Arc<[String]>>,
+) -> Result<Option<LazyTable>, ConfigError> {
+    let Some(list) = e.options.take() else {
         return Ok(None);
     };
     let parser = match e.style {
@@ -1274,11 +1324,17 @@ fn compile_options(
         RawStyle::Words => Parser::Words,
         RawStyle::BundleNext => Parser::BundleNext,
     };
-    let mut table = options::expand(list, option_sets)
-        .and_then(|list| options::compile(parser, &list, e.known_options.as_deref()))
-        .map_err(|m| cx.err(e.command.span(), "options", m.to_string()))?;
-    table.options_first = e.options_first;
-    Ok(Some(table))
+    let err = |m: options::SpecError| cx.err(e.command.span(), "options", m.to_string());
+    let spec = TableSpec {
+        parser,
+        options: options::expand(list, option_sets).map_err(err)?,
+        known: e.known_options.take(),
+        options_first: e.options_first,
+    };
+    match cx.regexes {
+        Regexes::OnLoad => LazyTable::checked(spec).map(Some).map_err(err),
+        Regexes::OnUse => Ok(Some(LazyTable::deferred(spec))),
+    }
 }
 
 /// `[[wrapper]]`.
@@ -1435,6 +1491,41 @@ mod tests {
         }
     }
 
+    /// The embedded entries' option tables are compiled only when an entry is first reached;
+    /// this is where every one of them must compile.
+    #[test]
+    fn every_embedded_option_table_compiles() {
+        let list = Allowlist::default();
+        let tables: Vec<(&str, &LazyTable)> = list
+            .entries
+            .values()
+            .flatten()
+            .filter_map(|e| Some((e.name.as_str(), e.options.as_ref()?)))
+            .collect();
+        assert!(
+            tables.len() > 100,
+            "only {} option tables found",
+            tables.len()
+        );
+        for (name, t) in tables {
+            assert!(
+                t.get().is_some(),
+                "the option table of `{name}` does not compile"
+            );
+        }
+    }
+
+    /// A user's option table is compiled when the file loads: a bad spec is an error there.
+    #[test]
+    fn a_bad_option_spec_in_a_user_file_is_a_load_error() {
+        let e = AllowlistBuilder::new()
+            .add_toml("[[allow]]\ncommand = \"x\"\noptions = [\"-a, -a\"]\n", None)
+            .compile()
+            .unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (2, Some("options")));
+        assert!(e.message.contains("listed twice"), "{e}");
+    }
+
     /// A user's regex is compiled when the file loads: a bad one is an error there, not a
     /// rule that silently never matches.
     #[test]
@@ -1448,6 +1539,114 @@ mod tests {
             .unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (2, Some("any_operand")));
         assert!(e.message.contains("invalid regex `(`"), "{e}");
+    }
+
+    /// The embedded sources as they are at run time (their build-time form) and as they are
+    /// when their text is parsed: every source with `compiled` dropped.
+    fn parsed_at_run_time(builder: &AllowlistBuilder) -> AllowlistBuilder {
+        let mut parsed = builder.clone();
+        for s in &mut parsed.sources {
+            s.compiled = None;
+        }
+        parsed
+    }
+
+    /// `build.rs`'s form of each embedded file deserialises to exactly what parsing its text
+    /// gives, spans included, and compiles to the same allowlist.
+    #[test]
+    fn the_build_time_form_equals_the_parsed_text() {
+        let mut builder = AllowlistBuilder::new();
+        builder.add_default();
+        assert_eq!(builder.sources.len(), 1 + DEFAULT_PACKS.len());
+        for s in &builder.sources {
+            let compiled = s
+                .compiled
+                .expect("every embedded source has a build-time form");
+            assert_eq!(compiled.text_len, s.text.len(), "{}", s.origin);
+            assert_eq!(*compiled.lines, *LineStarts::new(&s.text).0, "{}", s.origin);
+            let parsed = parsed_at_run_time(&AllowlistBuilder {
+                sources: vec![s.clone()],
+            });
+            let text = Text::new(&parsed.sources[0], Examples::Keep);
+            let (from_tree, from_text) = match s.kind {
+                SourceKind::Allowlist => (
+                    format!("{:?}", deserialize::<RawConfig>(s, &text).unwrap()),
+                    format!(
+                        "{:?}",
+                        deserialize::<RawConfig>(&parsed.sources[0], &text).unwrap()
+                    ),
+                ),
+                SourceKind::Pack => (
+                    format!("{:?}", deserialize::<RawPackFile>(s, &text).unwrap()),
+                    format!(
+                        "{:?}",
+                        deserialize::<RawPackFile>(&parsed.sources[0], &text).unwrap()
+                    ),
+                ),
+            };
+            assert!(from_tree.len() > 1000, "{}: {from_tree}", s.origin);
+            assert_eq!(from_tree, from_text, "{}", s.origin);
+        }
+        let at_start = builder.compile().unwrap();
+        let from_text = parsed_at_run_time(&builder).compile().unwrap();
+        assert_eq!(canonical(&at_start), canonical(&from_text));
+    }
+
+    /// An allowlist's whole content as text, its maps in key order (a `HashMap`'s `Debug`
+    /// order differs between two maps with the same content).
+    fn canonical(list: &Allowlist) -> String {
+        use std::collections::BTreeMap;
+        fn sorted<K: Ord + fmt::Debug, V: fmt::Debug>(m: &HashMap<K, V>) -> String {
+            format!("{:?}", m.iter().collect::<BTreeMap<_, _>>())
+        }
+        let Allowlist {
+            limits,
+            severity,
+            inert_env,
+            unsafe_env,
+            system_dirs,
+            git_keys,
+            git_inert_keys,
+            git_safe_values,
+            git_hooks,
+            sensitive,
+            programs,
+            option_sets,
+            entries,
+            wrappers,
+            shells,
+            deny,
+            examples,
+            packs,
+            pack_toggles,
+        } = list;
+        format!(
+            "{limits:?}\n{}\n{inert_env:?}\n{unsafe_env:?}\n{system_dirs:?}\n{git_keys:?}\n\
+             {git_inert_keys:?}\n{git_safe_values:?}\n{git_hooks:?}\n{sensitive:?}\n{}\n{}\n\
+             {}\n{}\n{}\n{deny:?}\n{examples:?}\n{packs:?}\n{pack_toggles:?}",
+            sorted(severity),
+            sorted(programs),
+            sorted(option_sets),
+            sorted(entries),
+            sorted(wrappers),
+            sorted(shells),
+        )
+    }
+
+    /// The default allowlist leaves the examples out; a builder keeps them for `build()`.
+    #[test]
+    fn only_the_builder_keeps_the_examples() {
+        assert!(Allowlist::default().examples.is_empty());
+        let kept = AllowlistBuilder::new().add_default().compile().unwrap();
+        assert!(kept.examples.len() > 1000, "{}", kept.examples.len());
+    }
+
+    /// A user's text never takes the build-time path, even when it is the embedded text.
+    #[test]
+    fn user_text_is_parsed() {
+        let mut builder = AllowlistBuilder::new();
+        builder.add_toml(DEFAULT_ALLOWLIST, None);
+        assert!(builder.sources.iter().all(|s| s.compiled.is_none()));
     }
 
     /// The line index gives the line and column a scan from the top of the text gives.

@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 /// How many values an option takes, as the program's parser reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,12 +147,87 @@ impl OptionTable {
     }
 }
 
-/// Replaces every `@name` in an entry's `options` with the options of the `[[option_set]]` of
-/// that name (sets shared by programs with one option parser, such as git's diff options).
+/// An entry's option table: compiled when its file loads (a user's file, so that a bad spec is
+/// a load error naming its place), or the first time a command reaches the entry (the embedded
+/// allowlist, whose tables a test compiles: one check reaches a handful of its hundreds of
+/// tables, and building them all was half of the start-up).
+#[derive(Debug, Clone)]
+pub(crate) struct LazyTable {
+    /// What to compile, kept until the first use; `None` once compiled on load.
+    spec: Option<Arc<TableSpec>>,
+    compiled: OnceLock<Option<OptionTable>>,
+}
+
+/// The parts of an entry an option table is compiled from.
+#[derive(Debug)]
+pub(crate) struct TableSpec {
+    pub parser: Parser,
+    /// The entry's `options`, `@set`s resolved to the sets' options.
+    pub options: Vec<Spec>,
+    pub known: Option<Vec<String>>,
+    pub options_first: bool,
+}
+
+/// One element of an entry's `options`: a spec, or an `[[option_set]]` it includes.
+#[derive(Debug)]
+pub(crate) enum Spec {
+    One(String),
+    Set(Arc<[String]>),
+}
+
+impl Spec {
+    fn specs(&self) -> impl Iterator<Item = &String> {
+        match self {
+            Spec::One(s) => std::slice::from_ref(s).iter(),
+            Spec::Set(set) => set.iter(),
+        }
+    }
+}
+
+impl TableSpec {
+    /// Compiles the table.
+    pub fn compile(&self) -> Result<OptionTable, SpecError> {
+        let options = self.options.iter().flat_map(Spec::specs);
+        let mut table = compile(self.parser, options, self.known.as_deref())?;
+        table.options_first = self.options_first;
+        Ok(table)
+    }
+}
+
+impl LazyTable {
+    /// Compiles `spec` now: a bad spec is the error.
+    pub fn checked(spec: TableSpec) -> Result<LazyTable, SpecError> {
+        let table = spec.compile()?;
+        Ok(LazyTable {
+            spec: None,
+            compiled: OnceLock::from(Some(table)),
+        })
+    }
+
+    /// Keeps `spec` to compile when first used (an embedded entry, tested to compile).
+    pub fn deferred(spec: TableSpec) -> LazyTable {
+        LazyTable {
+            spec: Some(Arc::new(spec)),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The table; `None` only for a deferred one that does not compile, which the test of the
+    /// embedded allowlist rules out (and which the checker treats as no entry at all).
+    pub fn get(&self) -> Option<&OptionTable> {
+        self.compiled
+            .get_or_init(|| self.spec.as_ref().and_then(|s| s.compile().ok()))
+            .as_ref()
+    }
+}
+
+/// Resolves every `@name` in an entry's `options` to the options of the `[[option_set]]` of
+/// that name (sets shared by programs with one option parser, such as git's diff options),
+/// sharing the set rather than copying it.
 pub(crate) fn expand(
-    options: &[String],
-    sets: &HashMap<String, Vec<String>>,
-) -> Result<Vec<String>, SpecError> {
+    options: Vec<String>,
+    sets: &HashMap<String, Arc<[String]>>,
+) -> Result<Vec<Spec>, SpecError> {
     let mut out = Vec::with_capacity(options.len());
     for o in options {
         match o.strip_prefix('@') {
@@ -161,30 +237,31 @@ pub(crate) fn expand(
                         "unknown option set `{name}`; define it as [[option_set]]"
                     ))
                 })?;
-                out.extend(set.iter().cloned());
+                out.push(Spec::Set(Arc::clone(set)));
             }
-            None => out.push(o.clone()),
+            None => out.push(Spec::One(o)),
         }
     }
     Ok(out)
 }
 
 /// Compiles an entry's `options` (and `known_options`) into a table.
-pub(crate) fn compile(
+pub(crate) fn compile<'a>(
     parser: Parser,
-    options: &[String],
+    options: impl IntoIterator<Item = &'a String>,
     known: Option<&[String]>,
 ) -> Result<OptionTable, SpecError> {
+    let options = options.into_iter();
     let mut table = OptionTable {
         parser,
-        permitted: Vec::with_capacity(options.len()),
+        permitted: Vec::with_capacity(options.size_hint().0),
         known: None,
         number: false,
         options_first: false,
     };
     // A set of every spelling, rather than a search of the table per spelling: the default
     // allowlist compiles tables of hundreds of options at every start.
-    let mut spellings: HashSet<String> = HashSet::with_capacity(options.len() * 2);
+    let mut spellings: HashSet<String> = HashSet::with_capacity(options.size_hint().0 * 2);
     for spec in options {
         if spec == "-NUM" {
             table.number = true;

@@ -222,6 +222,25 @@ impl Tok {
 
 /// True when some path matches both globs. `a`'s wildcards follow its `dot_rule`.
 pub(crate) fn intersects(a: &Glob, b: &Glob) -> bool {
+    // Most pairs a check tries differ in a literal prefix (`/proc/…` against `src/…`) or a
+    // literal suffix (`….pem` against `….rs`): a path matching both would have to start (end)
+    // with each one's literal characters, so they must agree wherever both are literal. This
+    // answers most calls without the search below and its allocations.
+    let lit = |t: &Tok| match t {
+        Tok::Lit(c) => Some(*c),
+        _ => None,
+    };
+    let literal_pairs = |x: &mut dyn Iterator<Item = (&Tok, &Tok)>| {
+        x.map_while(|(p, q)| Some((lit(p)?, lit(q)?)))
+            .any(|(p, q)| p != q)
+    };
+    let disjoint = literal_pairs(&mut a.toks.iter().zip(&b.toks))
+        || literal_pairs(&mut a.toks.iter().rev().zip(b.toks.iter().rev()));
+    !disjoint && search_intersection(a, b)
+}
+
+/// [`intersects`] by a search over pairs of positions in the two globs.
+fn search_intersection(a: &Glob, b: &Glob) -> bool {
     let (n, m) = (a.toks.len(), b.toks.len());
     // State: position in each glob, and whether the next character starts a file name.
     let idx = |i: usize, j: usize, s: bool| (i * (m + 1) + j) * 2 + usize::from(s);
@@ -422,6 +441,19 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The literal prefix and suffix test only ever answers what the full search answers.
+        #[test]
+        fn the_literal_shortcut_agrees_with_the_search(
+            a in "[ab./*?]{0,8}",
+            b in "[ab./*?]{1,6}",
+            dot_rule: bool,
+        ) {
+            let a = Glob { toks: parse(&a).unwrap(), dot_rule };
+            for g in Glob::config(&b).unwrap() {
+                proptest::prop_assert_eq!(intersects(&a, &g), search_intersection(&a, &g));
+            }
+        }
+
         /// For a literal path, "some path matches both" and "every path matches the pattern"
         /// are the same question: the two algorithms must agree, and a path always matches
         /// its own escaped form.

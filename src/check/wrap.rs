@@ -25,11 +25,12 @@ pub(super) fn wrapper(
     name: &str,
     words: &[Word],
 ) -> Option<Match> {
-    let w = cx.list.wrappers.get(name)?.clone();
+    let list = cx.list;
+    let w = list.wrappers.get(name)?;
     if name == "flock" {
         flock_command(cx, i, words);
     }
-    match unwrap(&w, words) {
+    match unwrap(w, words) {
         Err(why) => {
             cx.push_rule(Code::Wrapper, words[0].span, Some(i), why, &w.name);
             // The wrapper asks, but a denied command among its arguments still denies
@@ -458,7 +459,8 @@ pub(super) fn shell(
     words: &[Word],
     origin: Origin<'_>,
 ) -> Option<Match> {
-    let sh = cx.list.shells.get(name)?.clone();
+    let list = cx.list;
+    let sh = list.shells.get(name)?;
     let mut k = 1;
     let mut has_c = false;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {

@@ -1,0 +1,256 @@
+//! allowlist/embedded: the embedded allowlist and packs in the form `build.rs` compiled them
+//! to — each file's TOML document as static values with their byte spans, and its line starts —
+//! and a serde deserializer over that form, so that start-up deserialises the same `Raw*` types
+//! (`allowlist/toml.rs`) a user's file goes through, without parsing any text.
+//!
+//! It holds no rules of its own and interprets nothing: what a value means is the `Raw*`
+//! types' business, exactly as for a file parsed at run time.
+
+use std::fmt;
+
+use serde::de::value::BorrowedStrDeserializer;
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde_spanned::de::{SpannedDeserializer, is_spanned};
+
+/// One embedded file, compiled: its document and where its lines start.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    /// The length of the text it was compiled from (a test checks it belongs to that text).
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "read by the test of the compiled form")
+    )]
+    pub text_len: usize,
+    /// The byte offset of each line's start (the first is 0).
+    pub lines: &'static [usize],
+    /// The document: a table.
+    pub root: Item,
+}
+
+/// A value with its byte span in the file.
+#[derive(Debug)]
+pub(crate) struct Item {
+    pub start: usize,
+    pub end: usize,
+    pub value: Value,
+}
+
+/// A key of a table, its span, and its value.
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub key: &'static str,
+    pub start: usize,
+    pub end: usize,
+    pub item: Item,
+}
+
+/// The TOML values the embedded files use (`build.rs` refuses floats and datetimes).
+#[derive(Debug)]
+pub(crate) enum Value {
+    Str(&'static str),
+    Int(i64),
+    Bool(bool),
+    Array(&'static [Item]),
+    Table(&'static [Field]),
+}
+
+include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+
+/// The compiled form of the embedded `allowlist.toml`.
+pub(crate) fn allowlist() -> &'static Compiled {
+    &ALLOWLIST
+}
+
+/// Why a compiled document does not fit the type asked for; only a mismatch between
+/// `build.rs`'s view of the `Raw*` types and the library's can cause it, which the test suite
+/// rules out.
+#[derive(Debug)]
+pub(crate) struct Error(String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Error {
+        Error(msg.to_string())
+    }
+}
+
+impl Item {
+    fn span(&self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+}
+
+impl<'de> IntoDeserializer<'de, Error> for &'static Item {
+    type Deserializer = &'static Item;
+
+    fn into_deserializer(self) -> &'static Item {
+        self
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &'static Item {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match &self.value {
+            Value::Str(s) => visitor.visit_borrowed_str(s),
+            Value::Int(n) => visitor.visit_i64(*n),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Array(items) => visitor.visit_seq(Items(items.iter())),
+            Value::Table(fields) => visitor.visit_map(Fields {
+                fields: fields.iter(),
+                value: None,
+            }),
+        }
+    }
+
+    // A present value is `Some`: TOML has no null, a missing key is `None`.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if is_spanned(name) {
+            return visitor.visit_map(SpannedDeserializer::<&'static Item, Error>::new(
+                self,
+                self.span(),
+            ));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match &self.value {
+            Value::Str(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s)),
+            _ => Err(de::Error::custom("wanted a string")),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 f32 f64 char str string seq
+        bytes byte_buf map unit ignored_any unit_struct tuple_struct tuple identifier
+    }
+}
+
+/// The items of an array.
+struct Items(std::slice::Iter<'static, Item>);
+
+impl<'de> SeqAccess<'de> for Items {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        self.0.next().map(|item| seed.deserialize(item)).transpose()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+/// The fields of a table, each key with its own span.
+struct Fields {
+    fields: std::slice::Iter<'static, Field>,
+    value: Option<&'static Item>,
+}
+
+impl<'de> MapAccess<'de> for Fields {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        let Some(field) = self.fields.next() else {
+            return Ok(None);
+        };
+        self.value = Some(&field.item);
+        seed.deserialize(Key(field)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        match self.value.take() {
+            Some(item) => seed.deserialize(item),
+            None => Err(de::Error::custom("a value asked for before its key")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.fields.len())
+    }
+}
+
+/// A table key: a string, or a `Spanned` one carrying the key's own span.
+struct Key(&'static Field);
+
+impl<'de> de::Deserializer<'de> for Key {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_borrowed_str(self.0.key)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if is_spanned(name) {
+            let span = self.0.start..self.0.end;
+            return visitor.visit_map(SpannedDeserializer::<&'static str, Error>::new(
+                self.0.key, span,
+            ));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(self.0.key))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 f32 f64 char str string seq
+        bytes byte_buf map unit ignored_any unit_struct tuple_struct tuple identifier option
+    }
+}

@@ -132,6 +132,21 @@ pub enum ScanCode {
     /// The runner puts directories of the project's own programs first on `PATH` (npm's
     /// `node_modules/.bin`): any program name may run a program the project installed.
     ProjectPath,
+    /// The shell is started with options or arguments beyond the plain forms scan lists (a
+    /// Makefile `SHELL`/`.SHELLFLAGS`, a Dockerfile `SHELL`, a workflow `shell:` template): they
+    /// run before, or instead of, every command. The construct is analysed as a command too.
+    ShellOptions,
+    /// A variable set for every command the file runs (a Makefile assignment or `export`, a
+    /// Dockerfile `ENV`/`ARG`, a workflow `env:`) whose name is not in `[env] inert`: `PATH`,
+    /// `BASH_ENV`, `LD_PRELOAD` and most others change what the commands run or load.
+    Environment,
+    /// The file makes its tool read another file scan did not read (`include`, `MAKEFILES`,
+    /// `load`), whose rules and settings run too.
+    UnreadFile,
+    /// A construct scan does not model that can change what runs (`$(eval …)`, a make
+    /// function other than the text functions, a line scan cannot classify, an unknown
+    /// Dockerfile instruction, a `docker://` step).
+    Unmodelled,
 }
 
 impl ScanCode {
@@ -141,6 +156,10 @@ impl ScanCode {
         ScanCode::UnsupportedShell,
         ScanCode::MalformedFile,
         ScanCode::ProjectPath,
+        ScanCode::ShellOptions,
+        ScanCode::Environment,
+        ScanCode::UnreadFile,
+        ScanCode::Unmodelled,
     ];
 
     /// The snake_case name used in JSON and as a SARIF rule id.
@@ -150,6 +169,10 @@ impl ScanCode {
             ScanCode::UnsupportedShell => "unsupported_shell",
             ScanCode::MalformedFile => "malformed_file",
             ScanCode::ProjectPath => "project_path",
+            ScanCode::ShellOptions => "shell_options",
+            ScanCode::Environment => "environment",
+            ScanCode::UnreadFile => "unread_file",
+            ScanCode::Unmodelled => "unmodelled_construct",
         }
     }
 
@@ -159,7 +182,11 @@ impl ScanCode {
             ScanCode::TemplateExpansion
             | ScanCode::UnsupportedShell
             | ScanCode::MalformedFile
-            | ScanCode::ProjectPath => Verdict::Ask,
+            | ScanCode::ProjectPath
+            | ScanCode::ShellOptions
+            | ScanCode::Environment
+            | ScanCode::UnreadFile
+            | ScanCode::Unmodelled => Verdict::Ask,
         }
     }
 }
@@ -278,7 +305,7 @@ pub fn scan_text(
         FileKind::PackageJson => package_json::extract(text),
         FileKind::Command => Extracted {
             pieces: vec![Piece::verbatim("command", text, 0)],
-            problems: Vec::new(),
+            ..Extracted::default()
         },
     };
     let index = LineIndex::new(text);
@@ -286,9 +313,21 @@ pub fn scan_text(
     for piece in &extracted.pieces {
         commands.extend(analyze_piece(piece, text, &index, analyze));
     }
-    let reasons: Vec<Reason> = extracted
+    let env_problems: Vec<Problem> = extracted
+        .env
+        .iter()
+        .filter_map(|e| {
+            e.judge(analyze).map(|message| Problem {
+                code: ScanCode::Environment,
+                message,
+                span: e.span,
+            })
+        })
+        .collect();
+    let mut reasons: Vec<Reason> = extracted
         .problems
         .iter()
+        .chain(&env_problems)
         .map(|p| Reason {
             code: p.code.as_str(),
             severity: p.code.severity(),
@@ -298,6 +337,7 @@ pub fn scan_text(
             end: index.pos(p.span.end),
         })
         .collect();
+    reasons.sort_by_key(|r| (r.start, r.end));
     let verdict = Verdict::strictest(
         commands
             .iter()
@@ -347,11 +387,98 @@ pub fn scan_bytes(
     }
 }
 
-/// What an extractor found in a file: the pieces of shell text, and problems with the file.
+/// What an extractor found in a file: the pieces of shell text, problems with the file, and
+/// the variables it sets for its commands (judged by name against the analyser's `[env]`).
 #[derive(Debug, Default)]
 struct Extracted {
     pieces: Vec<Piece>,
     problems: Vec<Problem>,
+    env: Vec<EnvUse>,
+}
+
+impl Extracted {
+    /// Records a problem of `code` at `span` of the file.
+    fn problem(&mut self, code: ScanCode, span: Span, message: String) {
+        self.problems.push(Problem {
+            code,
+            message,
+            span,
+        });
+    }
+}
+
+/// A variable the file sets in the environment of the commands it runs.
+#[derive(Debug)]
+struct EnvUse {
+    /// The variable's name as written.
+    name: String,
+    /// Where the name is written in the file.
+    span: Span,
+    /// How the file sets it (`ENV`, `export`, `the env: of jobs.test`), for the message.
+    how: String,
+    /// Whether the commands always see it.
+    scope: EnvScope,
+}
+
+/// Whether a variable the file sets reaches its commands always or only sometimes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EnvScope {
+    /// Always in the commands' environment (`ENV`, `env:`, make's `export`).
+    Exported,
+    /// In the commands' environment when the tool's own environment already had the name: a
+    /// plain make assignment, which make passes on for names it inherited (`PATH`, `HOME`).
+    Inherited,
+}
+
+impl EnvUse {
+    /// The reason this use asks for, if any. An exported name must be inert by the analyser's
+    /// own reading of `export NAME` (so `[env] inert` in the user's config counts); an
+    /// inherited one asks when the built-in `[env] unsafe` list names it, as those are the
+    /// names environments carry and programs obey.
+    fn judge(&self, analyze: &dyn Fn(&str) -> Analysis) -> Option<String> {
+        let valid = self
+            .name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Some(format!(
+                "{} sets `{}`, a name scan cannot read as one variable: it may be any variable, `PATH` or `BASH_ENV` included",
+                self.how, self.name
+            ));
+        }
+        match self.scope {
+            EnvScope::Exported => {
+                let probe = analyze(&format!("export {}", self.name));
+                (probe.verdict > Verdict::Allow).then(|| {
+                    format!(
+                        "{} sets `{}` for every command it runs, and `{}` is not in `[env] inert`: such a variable can change what they run or load (`PATH` picks the programs, `BASH_ENV` makes bash read a file first)",
+                        self.how, self.name, self.name
+                    )
+                })
+            }
+            EnvScope::Inherited => unsafe_env_name(&self.name).then(|| {
+                format!(
+                    "{} sets `{}`, which make passes to every recipe when its own environment has the name, and `{}` changes what programs run or load",
+                    self.how, self.name, self.name
+                )
+            }),
+        }
+    }
+}
+
+/// Whether the built-in allowlist's `[env] unsafe` list names `name`.
+fn unsafe_env_name(name: &str) -> bool {
+    static DEFAULT: std::sync::OnceLock<crate::Allowlist> = std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(crate::Allowlist::default)
+        .unsafe_env
+        .iter()
+        .any(|p| p.matches(name))
 }
 
 /// A problem with the file itself, at a byte range of it.
@@ -660,6 +787,16 @@ fn shell_named(name: &str) -> Shell {
     } else {
         Shell::Unsupported(name.to_string())
     }
+}
+
+/// Whether `word` names bash or a POSIX sh by its name or its path in a system directory —
+/// the plain way to name the shell, with no option or argument. A path elsewhere is a program
+/// scan has not seen.
+fn plain_shell_program(word: &str) -> bool {
+    const DIRS: &[&str] = &["", "/bin/", "/usr/bin/", "/usr/local/bin/"];
+    const NAMES: &[&str] = &["bash", "sh", "dash"];
+    DIRS.iter()
+        .any(|d| word.strip_prefix(d).is_some_and(|n| NAMES.contains(&n)))
 }
 
 #[cfg(test)]

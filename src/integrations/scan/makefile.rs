@@ -14,7 +14,7 @@
 
 use super::{
     EnvScope, EnvUse, Extracted, Piece, ScanCode, ScriptBuf, Shell, interpreter_name,
-    plain_shell_program, shell_named,
+    plain_shell_flags, plain_shell_program, shell_named,
 };
 use crate::Span;
 
@@ -121,10 +121,6 @@ const PLAIN_MAKEFLAGS: &[&str] = &[
     "--output-sync=recurse",
     "--output-sync=none",
 ];
-
-/// Options a `.SHELLFLAGS` may hold besides the final `-c`: exit on error, unset variables
-/// and tracing; `-o` with these names.
-const PLAIN_SHELL_OPTIONS: &[&str] = &["pipefail", "errexit", "nounset", "xtrace"];
 
 pub(super) fn extract(text: &str) -> Extracted {
     let lines = physical_lines(text);
@@ -699,7 +695,7 @@ impl Reader {
     /// `.SHELLFLAGS = …`: options from a short list and a final `-c` pass; anything else is
     /// analysed as `SHELL FLAGS`, which is what make runs before the recipe text.
     fn set_shell_flags(&mut self, a: &Assignment, l: &Logical, span: Span, out: &mut Extracted) {
-        if plain_shell_flags(a.value) {
+        if plain_shell_flags(&a.value.split_whitespace().collect::<Vec<_>>()) {
             return;
         }
         out.problem(
@@ -801,44 +797,6 @@ fn plain_makeflag(w: &str) -> bool {
         || w.strip_prefix("--jobs")
             .is_some_and(|r| r.is_empty() || r.strip_prefix('=').is_some_and(digits))
         || (!w.starts_with('-') && !w.is_empty() && w.bytes().all(|b| b"srRwkS".contains(&b)))
-}
-
-/// Whether `.SHELLFLAGS` is a list of short options from `-e`, `-u`, `-x`, `-o NAME` (with
-/// [`PLAIN_SHELL_OPTIONS`]), the last word ending in `c`: the recipe text is then the script.
-fn plain_shell_flags(value: &str) -> bool {
-    let words: Vec<&str> = value.split_whitespace().collect();
-    let Some(last) = words.last() else {
-        return false;
-    };
-    if !last.ends_with('c') {
-        return false;
-    }
-    let mut i = 0;
-    while i < words.len() {
-        let Some(letters) = words[i].strip_prefix('-') else {
-            return false;
-        };
-        let c_at = letters.find('c');
-        if letters.is_empty()
-            || !letters.bytes().all(|b| b"euxoc".contains(&b))
-            || c_at.is_some_and(|c| i + 1 != words.len() || c + 1 != letters.len())
-        {
-            return false;
-        }
-        if letters.contains('o') {
-            // `-o NAME`: `o` is the last letter and a listed option follows.
-            if !letters.ends_with('o')
-                || !words
-                    .get(i + 1)
-                    .is_some_and(|n| PLAIN_SHELL_OPTIONS.contains(n))
-            {
-                return false;
-            }
-            i += 1;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Whether `$$` is make's escape for `$` (in a recipe) or counts as a reference too (in a

@@ -456,7 +456,7 @@ impl EnvUse {
                 let probe = analyze(&format!("export {}", self.name));
                 (probe.verdict > Verdict::Allow).then(|| {
                     format!(
-                        "{} sets `{}` for every command it runs, and `{}` is not in `[env] inert`: such a variable can change what they run or load (`PATH` picks the programs, `BASH_ENV` makes bash read a file first)",
+                        "{} puts `{}` in the environment of the commands this file runs, and `{}` is not in `[env] inert`: such a variable can change what they run or load (`PATH` picks the programs, `BASH_ENV` makes bash read a file first)",
                         self.how, self.name, self.name
                     )
                 })
@@ -797,6 +797,46 @@ fn plain_shell_program(word: &str) -> bool {
     const NAMES: &[&str] = &["bash", "sh", "dash"];
     DIRS.iter()
         .any(|d| word.strip_prefix(d).is_some_and(|n| NAMES.contains(&n)))
+}
+
+/// Whether the words between the shell and the script (make's `.SHELLFLAGS`, the rest of a
+/// Dockerfile `SHELL`) are short options from `-e`, `-u`, `-x`, `-o NAME`, the last word ending
+/// in `c`: the command text is then the script and nothing else runs.
+fn plain_shell_flags(words: &[&str]) -> bool {
+    /// Options `-o` may name: exit on error, unset variables, tracing, failing pipes.
+    const PLAIN_SHELL_OPTIONS: &[&str] = &["pipefail", "errexit", "nounset", "xtrace"];
+    let Some(last) = words.last() else {
+        return false;
+    };
+    if !last.ends_with('c') {
+        return false;
+    }
+    let mut i = 0;
+    while i < words.len() {
+        let Some(letters) = words[i].strip_prefix('-') else {
+            return false;
+        };
+        let c_at = letters.find('c');
+        if letters.is_empty()
+            || !letters.bytes().all(|b| b"euxoc".contains(&b))
+            || c_at.is_some_and(|c| i + 1 != words.len() || c + 1 != letters.len())
+        {
+            return false;
+        }
+        if letters.contains('o') {
+            // `-o NAME`: `o` is the last letter and a listed option follows.
+            if !letters.ends_with('o')
+                || !words
+                    .get(i + 1)
+                    .is_some_and(|n| PLAIN_SHELL_OPTIONS.contains(n))
+            {
+                return false;
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]

@@ -671,4 +671,54 @@ mod tests {
         assert!(bad.pieces.is_empty());
         assert_eq!(bad.problems[0].code, ScanCode::MalformedFile);
     }
+
+    #[test]
+    fn shell_templates_are_plain_only_with_listed_options() {
+        let plain = |s: &str| plain_template(&s.split_whitespace().collect::<Vec<_>>());
+        for ok in [
+            "bash",
+            "/bin/sh",
+            "bash {0}",
+            "bash -e {0}",
+            "bash --noprofile --norc -eo pipefail {0}",
+            "sh -e {0}",
+            "/usr/bin/bash -eux {0}",
+        ] {
+            assert!(plain(ok), "{ok}");
+        }
+        for bad in [
+            "bash -c \"rm -rf v\" {0}",
+            "bash ./evil.sh {0}",
+            "env BASH_ENV=./evil.sh bash {0}",
+            "bash --rcfile ./evil.sh -i {0}",
+            "bash {0} arg",
+            "bash -l {0}",
+            "/tmp/bash {0}",
+            "bash -e",
+        ] {
+            assert!(!plain(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn env_maps_at_every_level_and_docker_steps_are_recorded() {
+        let text = "env:\n  A: 1\njobs:\n  j:\n    runs-on: ubuntu-latest\n    env:\n      B: 2\n    container:\n      image: x\n      env:\n        C: 3\n    steps:\n      - uses: actions/checkout@v4\n        env:\n          IGNORED: 1\n      - run: ls\n        env:\n          D: 4\n      - uses: docker://alpine\n        env:\n          E: 5\n        with:\n          entrypoint: ls\n          args: -la\n";
+        let x = extract(text);
+        let names: Vec<&str> = x.env.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["A", "B", "C", "D", "E"]);
+        let codes: Vec<&str> = x.problems.iter().map(|p| p.code.as_str()).collect();
+        assert_eq!(codes, ["unmodelled_construct"]);
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("jobs.j.steps[1].run", "ls"),
+                ("jobs.j.steps[2].with.entrypoint", "ls -la")
+            ]
+        );
+    }
 }

@@ -609,4 +609,95 @@ mod tests {
             [Shell::Unsupported("python3".into())]
         );
     }
+
+    /// The problems (code, line) and environment names of a Dockerfile.
+    fn file_level(text: &str) -> (Vec<(&'static str, usize)>, Vec<String>) {
+        let x = extract(text);
+        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
+        (
+            x.problems
+                .iter()
+                .map(|p| (p.code.as_str(), line(p.span.start)))
+                .collect(),
+            x.env.iter().map(|e| e.name.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn instructions_and_their_environment_are_allowlisted() {
+        #[allow(clippy::type_complexity, reason = "a test table")]
+        let table: &[(&str, &[(&str, usize)], &[&str])] = &[
+            (
+                "# syntax=docker/dockerfile:1.7\nFROM x AS b\nWORKDIR /a\nCOPY . .\nADD a b\nLABEL a=b\nEXPOSE 80\nUSER me\nVOLUME /v\nSTOPSIGNAL x\nHEALTHCHECK CMD ls\nCMD ls\nENTRYPOINT [\"ls\"]\nONBUILD COPY . .\n",
+                &[],
+                &[],
+            ),
+            (
+                "FROM x\nENV A=1 B=\"two words\" C=3\n",
+                &[],
+                &["A", "B", "C"],
+            ),
+            ("FROM x\nENV A one two\n", &[], &["A"]),
+            // A build argument before FROM serves FROM only; one without a default is the
+            // builder's value.
+            ("ARG A=1\nFROM x\nARG B\nARG C=2 D\n", &[], &["C"]),
+            (
+                "FROM x\nSHELL [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\"]\n",
+                &[],
+                &[],
+            ),
+            (
+                "FROM x\nSHELL [\"bash\", \"-lc\"]\n",
+                &[("shell_options", 2)],
+                &[],
+            ),
+            (
+                "FROM x\nSHELL [\"/opt/bash\", \"-c\"]\n",
+                &[("shell_options", 2)],
+                &[],
+            ),
+            (
+                "FROM x\nSHELL [\"sh\", \"-c\", \"id\"]\n",
+                &[("shell_options", 2)],
+                &[],
+            ),
+            (
+                "FROM x\nONBUILD SHELL [\"sh\", \"-c\", \"id\"]\n",
+                &[("unmodelled_construct", 2)],
+                &[],
+            ),
+            ("FROM x\nFOO bar\n", &[("unmodelled_construct", 2)], &[]),
+            (
+                "# syntax=ghcr.io/x/y\nFROM x\n",
+                &[("unmodelled_construct", 1)],
+                &[],
+            ),
+        ];
+        for (text, problems, env) in table {
+            let (got_problems, got_env) = file_level(text);
+            assert_eq!(&got_problems, problems, "{text:?}");
+            assert_eq!(&got_env, env, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_shell_with_more_than_plain_options_is_a_command_too() {
+        let x =
+            extract("FROM x\nSHELL [\"sh\", \"-c\", \"rm -rf /v; sh -c \\\"$0\\\"\"]\nRUN ls\n");
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("SHELL", "'sh' '-c' 'rm -rf /v; sh -c \"$0\"'"),
+                ("RUN", "ls")
+            ]
+        );
+        // ONBUILD SHELL does not change this image's shell.
+        let x = extract("FROM x\nONBUILD SHELL [\"pwsh\", \"-c\"]\nRUN ls\n");
+        assert_eq!(x.pieces[0].shell, Shell::Bash);
+    }
 }

@@ -429,6 +429,25 @@ impl Reader {
     fn line(&mut self, l: &Logical, depth: usize, out: &mut Extracted) {
         let trimmed = l.text.trim();
         let lead = l.text.len() - l.text.trim_start().len();
+        // A line of nothing but `$(eval …)` and messages expands to nothing: the eval text is
+        // read on its own (see `functions`).
+        let refs = references(trimmed, Escapes::No);
+        let mut covered = 0;
+        let only_calls = refs.iter().all(|&(at, r)| {
+            if at < covered {
+                return true;
+            }
+            let gap_ok = trimmed[covered..at].trim().is_empty();
+            covered = at + r.len();
+            gap_ok
+                && matches!(
+                    function_call(r),
+                    Some(("eval" | "info" | "warning" | "error", _, _))
+                )
+        }) && trimmed[covered.min(trimmed.len())..].trim().is_empty();
+        if only_calls && !refs.is_empty() {
+            return;
+        }
         let first = trimmed.split_whitespace().next().unwrap_or("");
         match first {
             "include" | "-include" | "sinclude" => {
@@ -484,25 +503,6 @@ impl Reader {
         }
         if let Some((targets, rest)) = rule(l.text) {
             self.rule(l, targets, rest, out);
-            return;
-        }
-        // A line of nothing but `$(eval …)` and messages expands to nothing: the eval text is
-        // read on its own (see `functions`).
-        let refs = references(trimmed, Escapes::No);
-        let mut covered = 0;
-        let only_calls = refs.iter().all(|&(at, r)| {
-            if at < covered {
-                return true;
-            }
-            let gap_ok = trimmed[covered..at].trim().is_empty();
-            covered = at + r.len();
-            gap_ok
-                && matches!(
-                    function_call(r),
-                    Some(("eval" | "info" | "warning" | "error", _, _))
-                )
-        }) && trimmed[covered.min(trimmed.len())..].trim().is_empty();
-        if only_calls && !refs.is_empty() {
             return;
         }
         if depth == 0 {
@@ -796,7 +796,11 @@ fn plain_makeflag(w: &str) -> bool {
         || w.strip_prefix("-j").is_some_and(digits)
         || w.strip_prefix("--jobs")
             .is_some_and(|r| r.is_empty() || r.strip_prefix('=').is_some_and(digits))
-        || (!w.starts_with('-') && !w.is_empty() && w.bytes().all(|b| b"srRwkS".contains(&b)))
+        || w.strip_prefix('-')
+            .unwrap_or(w)
+            .bytes()
+            .all(|b| b"srRwkS".contains(&b))
+            && w.len() > usize::from(w.starts_with('-'))
 }
 
 /// Whether `$$` is make's escape for `$` (in a recipe) or counts as a reference too (in a
@@ -1028,7 +1032,24 @@ fn assignment(line: &str) -> Option<Assignment<'_>> {
 
 /// `targets: rest` for a rule line (not an assignment, not a conditional).
 fn rule(line: &str) -> Option<(&str, &str)> {
-    let colon = line.find(':')?;
+    // make looks for the colon outside variable references: `$(eval a: ; b)` is no rule.
+    let mut skip_to = 0;
+    let mut colon = None;
+    let refs = references(line, Escapes::No);
+    for (i, c) in line.char_indices() {
+        if i < skip_to {
+            continue;
+        }
+        if let Some((_, r)) = refs.iter().find(|(at, _)| *at == i) {
+            skip_to = i + r.len();
+            continue;
+        }
+        if c == ':' {
+            colon = Some(i);
+            break;
+        }
+    }
+    let colon = colon?;
     let (targets, rest) = (&line[..colon], &line[colon + 1..]);
     let rest = rest.trim_start_matches(':');
     const DIRECTIVES: &[&str] = &[
@@ -1150,5 +1171,222 @@ mod tests {
         assert_eq!(x.pieces[0].shell, Shell::Unsupported("python3".into()));
         let x = extract("SHELL = /bin/bash\nall:\n\tls\n");
         assert_eq!(x.pieces[0].shell, Shell::Bash);
+    }
+
+    /// The problems and environment uses of a Makefile, as (code, line) and (name, scope).
+    fn file_level(text: &str) -> (Vec<(&'static str, usize)>, Vec<(String, EnvScope)>) {
+        let x = extract(text);
+        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
+        let problems = x
+            .problems
+            .iter()
+            .map(|p| (p.code.as_str(), line(p.span.start)))
+            .collect();
+        let env = x.env.iter().map(|e| (e.name.clone(), e.scope)).collect();
+        (problems, env)
+    }
+
+    #[test]
+    fn file_level_lines_are_allowlisted() {
+        use EnvScope::{Exported, Inherited};
+        let e = |n: &str, s| (n.to_string(), s);
+        #[allow(clippy::type_complexity, reason = "a test table")]
+        let table: &[(&str, &[(&str, usize)], Vec<(String, EnvScope)>)] = &[
+            // Plain constructs: no problem; assignments are judged by name later.
+            (
+                "CC := gcc\nX ?= 1\nY += $(wildcard *.c)\n.PHONY: all\nifeq ($(X),1)\nendif\nall: ; ls\n",
+                &[],
+                vec![e("CC", Inherited), e("X", Inherited), e("Y", Inherited)],
+            ),
+            ("export LANG := C\n", &[], vec![e("LANG", Exported)]),
+            ("X = 1\nexport X\n", &[], vec![e("X", Exported)]),
+            ("X = 1\nexport\n", &[], vec![e("X", Exported)]),
+            (
+                "X = 1\n.EXPORT_ALL_VARIABLES:\n",
+                &[],
+                vec![e("X", Exported)],
+            ),
+            ("all: export X = 1\n", &[], vec![e("X", Exported)]),
+            ("all: X = 1\n", &[], vec![e("X", Inherited)]),
+            ("override private X = 1\n", &[], vec![e("X", Inherited)]),
+            ("$(info hi)\n$(warning w)\n", &[], vec![]),
+            (
+                "SHELL := /bin/bash\n.SHELLFLAGS := -eu -o pipefail -c\n",
+                &[],
+                vec![],
+            ),
+            (
+                "SHELL = /usr/bin/env bash\n.POSIX:\n.ONESHELL:\n",
+                &[],
+                vec![],
+            ),
+            ("MAKEFLAGS += -rR --no-print-directory -j4\n", &[], vec![]),
+            ("MAKEFLAGS += s\n", &[], vec![]),
+            // What changes how every recipe runs, or what make reads.
+            (
+                "SHELL := /bin/bash -x ./a.sh\n",
+                &[("shell_options", 1)],
+                vec![],
+            ),
+            ("SHELL := /tmp/bash\n", &[("shell_options", 1)], vec![]),
+            (".SHELLFLAGS := -ic\n", &[("shell_options", 1)], vec![]),
+            (".SHELLFLAGS := -c ls\n", &[("shell_options", 1)], vec![]),
+            (
+                "include a.mk\n-include b.mk\nsinclude c.mk\n",
+                &[("unread_file", 1), ("unread_file", 2), ("unread_file", 3)],
+                vec![],
+            ),
+            ("MAKEFILES = a.mk\n", &[("unread_file", 1)], vec![]),
+            ("load ./x.so\n", &[("unread_file", 1)], vec![]),
+            (
+                "MAKEFLAGS += -f x.mk\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            (
+                "MAKEFLAGS += -I inc\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            (
+                "X := $(file >out,hi)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "X := $(call $(F),a)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "X := $(call eval,a: ; ls)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            ("X := $(call F,a)\n", &[], vec![e("X", Inherited)]),
+            ("$(X)\n", &[("unmodelled_construct", 1)], vec![]),
+            ("junk\n", &[("unmodelled_construct", 1)], vec![]),
+            (
+                ".SECONDEXPANSION:\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            (".FOO:\n", &[("unmodelled_construct", 1)], vec![]),
+            ("$(N) := 1\n", &[("unmodelled_construct", 1)], vec![]),
+            (
+                "$(eval X := 1)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "define T\n$(shell id)\nendef\n",
+                &[],
+                vec![e("T", Inherited)],
+            ),
+        ];
+        for (text, problems, env) in table {
+            let (got_problems, got_env) = file_level(text);
+            assert_eq!(&got_problems, problems, "{text:?}");
+            assert_eq!(&got_env, env, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn eval_and_variable_lines_are_read_as_makefile_text() {
+        let scripts = |text: &str| -> Vec<(String, String)> {
+            extract(text)
+                .pieces
+                .iter()
+                .map(|p| (p.context.clone(), p.script.clone()))
+                .collect()
+        };
+        let s = |c: &str, t: &str| (c.to_string(), t.to_string());
+        assert_eq!(
+            scripts("define R\nall:\n\trm -rf v\nendef\n$(eval $(R))\n"),
+            [s("recipe of all", "rm -rf v")]
+        );
+        assert_eq!(
+            scripts("$(eval all: ; rm -rf v)\n"),
+            [s("recipe of all", "rm -rf v")]
+        );
+        assert_eq!(scripts("X = all: ; id\n$(X)\n"), [s("recipe of all", "id")]);
+        // A define that evaluates itself is followed only so deep.
+        assert!(scripts("define R\n$(eval $(R))\nendef\n$(eval $(R))\n").is_empty());
+        // `$(shell)` and `$(call shell,…)` in a recipe are commands of their own; `$$(shell)`
+        // is the shell's command substitution, part of the recipe.
+        assert_eq!(
+            scripts("a:\n\techo $(shell id) $(call shell,pwd) $$(shell x)\n"),
+            [
+                s(
+                    "recipe of a",
+                    "echo ${________} ${______________} $(shell x)"
+                ),
+                s("$(shell …) in recipe of a", "id"),
+                s("$(shell …) in recipe of a", "pwd"),
+            ]
+        );
+    }
+
+    #[test]
+    fn shell_flags_and_makeflags_are_short_allowlists() {
+        let flags =
+            |s: &str| super::super::plain_shell_flags(&s.split_whitespace().collect::<Vec<_>>());
+        for ok in [
+            "-c",
+            "-ec",
+            "-e -c",
+            "-euo pipefail -c",
+            "-o pipefail -c",
+            "-eux -c",
+            "-xc",
+        ] {
+            assert!(flags(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-e",
+            "-c ls",
+            "-ic",
+            "-o posix -c",
+            "-c -e",
+            "--rcfile x -c",
+            "-cx",
+            "-O extglob -c",
+        ] {
+            assert!(!flags(bad), "{bad}");
+        }
+        for ok in [
+            "-s",
+            "-j",
+            "-j8",
+            "--jobs=2",
+            "rRs",
+            "--no-print-directory",
+            "-k",
+        ] {
+            assert!(plain_makeflag(ok), "{ok}");
+        }
+        for bad in [
+            "--eval=x", "-f", "x.mk", "-I", "-e", "--file=x", "-C", "-jx", "-B",
+        ] {
+            assert!(!plain_makeflag(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn references_find_nested_calls_and_skip_recipe_escapes() {
+        fn refs(s: &str, e: Escapes) -> Vec<&str> {
+            references(s, e).into_iter().map(|(_, r)| r).collect()
+        }
+        assert_eq!(
+            refs("a $(x $(y)) ${z} $$(w)", Escapes::Yes),
+            ["$(x $(y))", "$(y)", "${z}"]
+        );
+        assert_eq!(refs("$$(w", Escapes::No), ["$(w"]);
+        assert_eq!(function_call("$(shell ls -l)"), Some(("shell", "ls -l", 8)));
+        assert_eq!(function_call("$(CC)"), None);
+        assert_eq!(function_call("$(X Y)"), None);
+        assert_eq!(single_reference("$(value R)"), Some("R"));
+        assert_eq!(single_reference("$(R) x"), None);
     }
 }

@@ -187,6 +187,8 @@ fn known_commands_are_reported_at_their_file_line_and_column() {
         (".github/workflows/ci.yml", 13),
         ("Makefile", 6),
         ("Makefile", 16),
+        // A script of builtins alone looks no program up on npm's PATH.
+        ("package.json", 8),
     ];
     for (file, line) in quiet {
         assert!(
@@ -652,13 +654,129 @@ fn real_make_runs_what_the_makefile_fixtures_hide() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
+#[test]
+fn npm_scripts_ask_for_their_path_only_when_they_look_a_program_up() {
+    // npm puts `node_modules/.bin` first on PATH; a script of bash-and-dash builtins that
+    // start nothing (npm's default `test` script) is not affected by it.
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let table: &[(&str, &[&str])] = &[
+        (r#"echo \"Error: no test specified\" && exit 1"#, &[]),
+        ("cd build && pwd", &[]),
+        ("test -d build || printf none", &[]),
+        ("ls", &["project_path"]),
+        ("echo $(ls)", &["project_path"]),
+        ("echo() { ls; }; echo", &["project_path", "function_call"]),
+        ("$X", &["project_path", "dynamic_command"]),
+        ("sh -c 'echo hi'", &["project_path"]),
+    ];
+    for (script, want) in table {
+        let text = format!("{{\"scripts\": {{\"s\": \"{script}\"}}}}");
+        let report = scan::scan_text("package.json", &text, FileKind::PackageJson, &analyze);
+        let mut got: Vec<&str> = report
+            .commands
+            .iter()
+            .flat_map(|c| c.reasons.iter().map(|r| r.code))
+            .collect();
+        got.dedup();
+        assert_eq!(&got, want, "{script}");
+    }
+}
+
+/// Inputs whose reading once cost time or memory that grew faster than the file (each
+/// nested `$(shell` a piece holding the rest of the line; a `$(` re-scanned to the line's end
+/// for each reference; one analysis per `ENV` key; a quote scan from the line start for each
+/// `<<`): each is now read in bounded time, and what was not read asks.
+#[test]
+fn pathological_files_are_scanned_in_bounded_time() {
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let n = 20_000;
+    let table: Vec<(FileKind, String)> = vec![
+        (
+            FileKind::Makefile,
+            format!("X := {}\n", "$(shell ".repeat(n)),
+        ),
+        (FileKind::Makefile, format!("{}\n", "$(eval ".repeat(n))),
+        (FileKind::Makefile, format!("X = {}\n", "$(".repeat(n))),
+        (
+            FileKind::Makefile,
+            format!("all:\n\techo {}\n", "$(shell ".repeat(n)),
+        ),
+        (FileKind::Makefile, format!("export {}\n", "A ".repeat(n))),
+        (
+            FileKind::Makefile,
+            (0..50)
+                .map(|i| {
+                    format!(
+                        "define D{i}\n{}endef\n",
+                        format!("$(eval $(D{}))\n", i + 1).repeat(50)
+                    )
+                })
+                .collect::<String>()
+                + "$(eval $(D0))\n",
+        ),
+        (
+            FileKind::Dockerfile,
+            format!("FROM x\nENV {}\n", "A=1 ".repeat(n)),
+        ),
+        (
+            FileKind::Dockerfile,
+            format!("FROM x\nRUN echo {}\n", "\"<<\" ".repeat(n)),
+        ),
+        (
+            FileKind::Workflow,
+            format!(
+                "env:\n{}jobs: {{}}\n",
+                (0..n / 4)
+                    .map(|i| format!("  A{i}: 1\n"))
+                    .collect::<String>()
+            ),
+        ),
+    ];
+    for (kind, text) in &table {
+        let start = std::time::Instant::now();
+        let report = scan::scan_text("f", text, *kind, &analyze);
+        let took = start.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{kind} of {} bytes took {took:?}",
+            text.len()
+        );
+        assert!(
+            report.reasons.len() <= 1001,
+            "{kind}: {}",
+            report.reasons.len()
+        );
+    }
+}
+
+#[test]
+fn fuzzer_finds_do_not_panic() {
+    // Each once panicked (an unclosed `$(` read as a one-variable reference); each is a line
+    // scan cannot read through, so it asks.
+    let analyzer = Analyzer::default();
+    for text in [
+        "endef$(eval $(",
+        "$(eval $(",
+        "$(",
+        "X = $(\n$(X)\n",
+        "a: $(eval $(\n",
+    ] {
+        let report = scan::scan_text("f", text, FileKind::Makefile, &|c: &str| {
+            analyzer.analyze(c)
+        });
+        assert_eq!(report.verdict, cmdguard::Verdict::Ask, "{text}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Any text, read as any kind: no panic, and every position is inside the file.
     #[test]
     fn scanning_any_text_reports_positions_inside_the_file(
-        text in "(RUN |\t|  - run: |\\$\\(|\\$\\{\\{|\"|\\\\\n|<<EOF\n|EOF\n|[a-z ;|&>\n:{}\\[\\],]){0,40}",
+        text in "(RUN |\t|  - run: |\\$\\(|\\$\\{\\{|\"|\\\\\n|<<EOF\n|EOF\n|define |endef|\\$\\(eval |\\$\\(shell |SHELL |ENV |env:|export |include |shell: |\\{0\\}|[a-z ;|&>\n:{}\\[\\],=]){0,40}",
         kind in prop::sample::select(vec![
             FileKind::ShellScript,
             FileKind::Dockerfile,

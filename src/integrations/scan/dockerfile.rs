@@ -366,9 +366,10 @@ struct Heredoc<'a> {
 fn heredoc_markers(line: &str) -> Vec<Heredoc<'_>> {
     let mut out = Vec::new();
     let mut rest = 0;
+    let mut quotes = Quotes::default();
     while let Some(n) = line[rest..].find("<<") {
         let start = rest + n;
-        if quoted_at(line, start) {
+        if quotes.quoted_at(line, start) {
             rest = start + 2;
             continue;
         }
@@ -410,20 +411,31 @@ fn heredoc_markers(line: &str) -> Vec<Heredoc<'_>> {
     out
 }
 
-/// Whether byte `at` of `line` is inside single or double quotes (a `<<` there is text).
-fn quoted_at(line: &str, at: usize) -> bool {
-    let mut quote = None;
-    let mut escaped = false;
-    for c in line[..at].chars() {
-        match (quote, c) {
-            _ if escaped => escaped = false,
-            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
-            (None, '\'' | '"') => quote = Some(c),
-            (None | Some('"'), '\\') => escaped = true,
-            _ => {}
+/// Quote state read along a line, so that asking "is this offset quoted?" at increasing
+/// offsets costs one pass in all.
+#[derive(Debug, Default)]
+struct Quotes {
+    at: usize,
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl Quotes {
+    /// Whether byte `at` of `line` is inside single or double quotes (a `<<` there is text);
+    /// `at` never goes back between calls.
+    fn quoted_at(&mut self, line: &str, at: usize) -> bool {
+        for c in line[self.at.min(at)..at].chars() {
+            match (self.quote, c) {
+                _ if self.escaped => self.escaped = false,
+                (Some('\''), '\'') | (Some('"'), '"') => self.quote = None,
+                (None, '\'' | '"') => self.quote = Some(c),
+                (None | Some('"'), '\\') => self.escaped = true,
+                _ => {}
+            }
         }
+        self.at = self.at.max(at);
+        self.quote.is_some()
     }
-    quote.is_some()
 }
 
 /// The exec form starting at `at` of `instruction`: each argument, the file offsets of its

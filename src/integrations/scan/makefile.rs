@@ -12,6 +12,8 @@
 //! Anything else is a problem of its own (fail closed). `$(eval …)` text is read as Makefile
 //! lines too. It never decides safety itself.
 
+use std::collections::{HashMap, HashSet};
+
 use super::{
     EnvScope, EnvUse, Extracted, Piece, ScanCode, ScriptBuf, Shell, interpreter_name,
     plain_shell_flags, plain_shell_program, shell_named,
@@ -26,6 +28,10 @@ struct Line<'a> {
 
 /// How many `$(eval …)` inside `$(eval …)` text are followed.
 const MAX_EVAL_DEPTH: usize = 4;
+
+/// How many bytes of text, in all, are read again through `$(eval)` and `$(NAME)` lines: a
+/// file whose defines evaluate each other many times over asks instead of costing time.
+const EVAL_BUDGET: usize = 1 << 20;
 
 /// make's functions that only compute text from text: they run nothing, read no file but
 /// names (`wildcard`, `realpath`) and write nothing. Any other function is a problem, except
@@ -132,10 +138,14 @@ pub(super) fn extract(text: &str) -> Extracted {
         shell_word: "sh".to_string(),
         oneshell: lines.iter().any(|l| l.text.starts_with(".ONESHELL:")),
         target: None,
-        values: Vec::new(),
+        values: HashMap::new(),
         assigned: Vec::new(),
-        exported: Vec::new(),
+        exported: HashSet::new(),
         export_all: false,
+        eval_budget: EVAL_BUDGET,
+        eval_budget_spent: false,
+        shell_budget: EVAL_BUDGET,
+        shell_budget_spent: false,
     };
     r.read(&lines, 0, &mut out);
     r.finish(&mut out);
@@ -153,14 +163,33 @@ struct Reader {
     target: Option<String>,
     /// Each variable's value by name, as (file offset, text) lines: what `$(eval $(NAME))`
     /// reads.
-    values: Vec<(String, Vec<(usize, String)>)>,
+    values: HashMap<String, Vec<(usize, String)>>,
     /// Each plain assignment: the name, where it is written, whether it was exported there,
     /// and how (for the message).
     assigned: Vec<(String, Span, bool, String)>,
     /// Names an `export NAME…` line exported.
-    exported: Vec<String>,
+    exported: HashSet<String>,
     /// `export` alone or `.EXPORT_ALL_VARIABLES:`: every variable is exported.
     export_all: bool,
+    /// Bytes of text still to be read again through `$(eval)` (see [`EVAL_BUDGET`]).
+    eval_budget: usize,
+    /// Whether the budget ran out (said once).
+    eval_budget_spent: bool,
+    /// Bytes of `$(shell …)` text still to be analysed (the same budget as `$(eval)`'s).
+    shell_budget: usize,
+    /// Whether that budget ran out (said once).
+    shell_budget_spent: bool,
+}
+
+/// How a line's make functions are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The body of a `define`: its functions are reported; an `$(eval)` in it is followed
+    /// when the variable is evaluated, not here.
+    Define,
+    /// A line read at this `$(eval)` depth: reported at depth 0 only (deeper text is file
+    /// text already reported), `$(eval)` followed while the depth allows.
+    Line(usize),
 }
 
 /// A non-recipe logical line: its text (continuations joined), where it starts, and how much
@@ -215,15 +244,17 @@ impl Reader {
                 continue;
             }
             // make runs these while it reads the Makefile, before any recipe: `X != cmd` and
-            // `$(shell cmd)`.
-            for (at, script) in make_time_shells(&logical) {
-                let first = Line {
-                    start: l.at(at),
-                    text: script,
-                };
-                self.shell_piece(first, "make-time shell", out);
+            // `$(shell cmd)`. Text read again through `$(eval)` was read here once already.
+            if depth == 0 {
+                for (at, script) in make_time_shells(&logical) {
+                    let first = Line {
+                        start: l.at(at),
+                        text: script,
+                    };
+                    self.shell_piece(first, "make-time shell", out);
+                }
             }
-            self.functions(&l, depth, out);
+            self.functions(&l, Pass::Line(depth), out);
             self.line(&l, depth, out);
         }
     }
@@ -274,7 +305,20 @@ impl Reader {
     }
 
     /// A piece for a command make hands to the shell itself (`$(shell …)`, `!=`).
-    fn shell_piece(&self, cmd: Line, context: &str, out: &mut Extracted) {
+    fn shell_piece(&mut self, cmd: Line, context: &str, out: &mut Extracted) {
+        // Nested `$(shell $(shell …))` repeat their text in each piece: past a budget, ask.
+        if cmd.text.len() > self.shell_budget {
+            if !self.shell_budget_spent {
+                self.shell_budget_spent = true;
+                out.problem(
+                    ScanCode::Unmodelled,
+                    Span::new(cmd.start, cmd.start),
+                    "the Makefile has more `$(shell …)` text than scan analyses; the rest was not read".to_string(),
+                );
+            }
+            return;
+        }
+        self.shell_budget -= cmd.text.len();
         let mut b = ScriptBuf::default();
         expand(cmd, &mut b);
         let end = (cmd.start + cmd.text.len()).min(self.file_len);
@@ -321,9 +365,11 @@ impl Reader {
                 start: *start,
                 first_len: text.len(),
             };
-            self.functions(&bl, MAX_EVAL_DEPTH, out);
+            self.functions(&bl, Pass::Define, out);
         }
-        let name_at = l.text.find(name).unwrap_or(0);
+        let name_at = words(l.text)
+            .find(|(_, w)| *w == name)
+            .map_or(0, |(at, _)| at);
         self.assign(
             name,
             l.span(name_at, name_at + name.len()),
@@ -337,11 +383,23 @@ impl Reader {
 
     /// Checks every make function a non-recipe line calls; `$(eval …)` text is read as
     /// Makefile lines.
-    fn functions(&mut self, l: &Logical, depth: usize, out: &mut Extracted) {
+    fn functions(&mut self, l: &Logical, pass: Pass, out: &mut Extracted) {
+        let (report, follow) = match pass {
+            Pass::Define => (true, None),
+            Pass::Line(depth) => (depth == 0, Some(depth)),
+        };
+        let mut outer_end = 0;
         for (at, reference) in references(l.text, Escapes::No) {
+            let top_level = at >= outer_end;
+            if top_level {
+                outer_end = at + reference.len();
+            }
             let Some((name, args, args_at)) = function_call(reference) else {
                 continue;
             };
+            if !report && name != "eval" {
+                continue;
+            }
             let span = l.span(at, at + reference.len());
             if TEXT_FUNCTIONS.contains(&name) || name == "shell" {
                 continue;
@@ -374,12 +432,18 @@ impl Reader {
                 continue;
             }
             if name == "eval" {
-                out.problem(
-                    ScanCode::Unmodelled,
-                    span,
-                    "make reads the text `$(eval …)` produces as Makefile lines — rules, recipes and settings scan reads only as far as that text is in this file".to_string(),
-                );
-                if depth < MAX_EVAL_DEPTH {
+                if report {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        span,
+                        "make reads the text `$(eval …)` produces as Makefile lines — rules, recipes and settings scan reads only as far as that text is in this file".to_string(),
+                    );
+                }
+                // A nested eval is read with the text of the one around it.
+                if let Some(depth) = follow
+                    && top_level
+                    && depth < MAX_EVAL_DEPTH
+                {
                     self.eval(args, l, at + args_at, depth, out);
                 }
                 continue;
@@ -397,32 +461,54 @@ impl Reader {
     /// Reads the text an `$(eval ARGS)` evaluates, when scan can tell it: the value of the
     /// one variable it names, else ARGS itself.
     fn eval(&mut self, args: &str, l: &Logical, args_at: usize, depth: usize, out: &mut Extracted) {
-        let named = single_reference(args.trim()).and_then(|name| {
-            self.values
-                .iter()
-                .rev()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-        });
+        let named = single_reference(args.trim()).and_then(|name| self.values.get(name).cloned());
         match named {
-            Some(value) => {
-                let lines: Vec<Line> = value
-                    .iter()
-                    .map(|(start, text)| Line {
-                        start: *start,
-                        text,
-                    })
-                    .collect();
-                self.read(&lines, depth + 1, out);
-            }
+            Some(value) => self.read_value(&value, depth, out),
             None => {
                 let line = Line {
                     start: l.at(args_at),
                     text: args,
                 };
-                self.read(&[line], depth + 1, out);
+                if self.spend(args.len(), line.start, out) {
+                    self.read(&[line], depth + 1, out);
+                }
             }
         }
+    }
+
+    /// Reads a variable's value as Makefile lines one level deeper.
+    fn read_value(&mut self, value: &[(usize, String)], depth: usize, out: &mut Extracted) {
+        let size = value.iter().map(|(_, t)| t.len() + 1).sum();
+        let at = value.first().map_or(0, |(s, _)| *s);
+        if !self.spend(size, at, out) {
+            return;
+        }
+        let lines: Vec<Line> = value
+            .iter()
+            .map(|(start, text)| Line {
+                start: *start,
+                text,
+            })
+            .collect();
+        self.read(&lines, depth + 1, out);
+    }
+
+    /// Takes `size` bytes from the budget of text read again through `$(eval)`; when it is
+    /// spent, says so once (at `at`) and reads no more: what was not read asks.
+    fn spend(&mut self, size: usize, at: usize, out: &mut Extracted) -> bool {
+        if size <= self.eval_budget {
+            self.eval_budget -= size;
+            return true;
+        }
+        if !self.eval_budget_spent {
+            self.eval_budget_spent = true;
+            out.problem(
+                ScanCode::Unmodelled,
+                Span::new(at, at),
+                "the Makefile evaluates more text through `$(eval …)` than scan follows; the rest was not read".to_string(),
+            );
+        }
+        false
     }
 
     /// Classifies one non-recipe logical line that is not a `define`.
@@ -482,12 +568,11 @@ impl Reader {
             return;
         }
         if first == "export" {
-            let names: Vec<&str> = trimmed.split_whitespace().skip(1).collect();
+            let names: Vec<(usize, &str)> = words(l.text).skip(1).collect();
             if names.is_empty() {
                 self.export_all = true;
             }
-            for name in names {
-                let at = l.text.find(name).unwrap_or(0);
+            for (at, name) in names {
                 if name.contains('$') {
                     out.env.push(EnvUse {
                         name: name.to_string(),
@@ -496,7 +581,7 @@ impl Reader {
                         scope: EnvScope::Exported,
                     });
                 } else {
-                    self.exported.push(name.to_string());
+                    self.exported.insert(name.to_string());
                 }
             }
             return;
@@ -510,17 +595,10 @@ impl Reader {
             // recipe; read it as such when this file sets it.
             if depth < MAX_EVAL_DEPTH
                 && let Some(name) = single_reference(trimmed)
-                && let Some((_, value)) = self.values.iter().rev().find(|(n, _)| n == name)
+                && let Some(value) = self.values.get(name)
             {
                 let value = value.clone();
-                let lines: Vec<Line> = value
-                    .iter()
-                    .map(|(start, text)| Line {
-                        start: *start,
-                        text,
-                    })
-                    .collect();
-                self.read(&lines, depth + 1, out);
+                self.read_value(&value, depth, out);
             }
             out.problem(
                 ScanCode::Unmodelled,
@@ -537,8 +615,7 @@ impl Reader {
     fn rule(&mut self, l: &Logical, targets: &str, rest: &str, out: &mut Extracted) {
         let targets_t = targets.trim();
         self.target = Some(targets_t.to_string());
-        for t in targets.split_whitespace() {
-            let at = l.text.find(t).unwrap_or(0);
+        for (at, t) in words(targets) {
             let span = l.span(at, at + t.len());
             let special = t.len() > 1
                 && t.starts_with('.')
@@ -637,8 +714,7 @@ impl Reader {
             ),
             name => self.assign(name, span, a.exported, how, value.clone(), out),
         }
-        self.values.retain(|(n, _)| n != a.name);
-        self.values.push((a.name.to_string(), value));
+        self.values.insert(a.name.to_string(), value);
     }
 
     /// Records a plain variable: its value for `$(eval)`, its name for the environment.
@@ -653,8 +729,7 @@ impl Reader {
     ) {
         self.assigned
             .push((name.to_string(), span, exported, how.to_string()));
-        self.values.retain(|(n, _)| n != name);
-        self.values.push((name.to_string(), value));
+        self.values.insert(name.to_string(), value);
     }
 
     /// `SHELL = …`: bash or sh named plainly runs each recipe as `SHELL -c RECIPE`; anything
@@ -737,6 +812,12 @@ impl Reader {
     }
 }
 
+/// The words of `s` split on white space, each with its offset.
+fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    s.split_whitespace()
+        .map(move |w| (w.as_ptr() as usize - s.as_ptr() as usize, w))
+}
+
 /// `define NAME` (with `export`/`override`/`private` before it and an operator after the
 /// name): the name, and whether it is exported.
 fn define_name(line: &str) -> Option<(&str, bool)> {
@@ -776,7 +857,7 @@ fn single_reference(text: &str) -> Option<&str> {
     let (0, whole) = refs.first().copied()? else {
         return None;
     };
-    if whole.len() != text.len() {
+    if whole.len() != text.len() || !whole.ends_with([')', '}']) || whole.len() < 3 {
         return None;
     }
     let inner = &whole[2..whole.len() - 1];
@@ -811,40 +892,65 @@ enum Escapes {
     No,
 }
 
-/// Every reference `$(…)` / `${…}` in `s`, nested ones included, as (offset, whole text);
-/// an unclosed one runs to the end.
+/// Every reference `$(…)` / `${…}` in `s`, nested ones included, as (offset, whole text) in
+/// order of their `$`; an unclosed one runs to the end. Like make, a reference closes at the
+/// bracket that balances its own kind (`$(a (b) c)` is one reference). One pass with a stack
+/// per bracket kind, so nesting costs nothing extra.
 fn references(s: &str, escapes: Escapes) -> Vec<(usize, &str)> {
     let bytes = s.as_bytes();
     let mut out = Vec::new();
+    // Open brackets of each kind: the offset of the `$` when the bracket opens a reference.
+    let mut parens: Vec<Option<usize>> = Vec::new();
+    let mut braces: Vec<Option<usize>> = Vec::new();
     let mut i = 0;
-    while i + 1 < bytes.len() {
-        if bytes[i] != b'$' {
-            i += 1;
-            continue;
-        }
-        match bytes[i + 1] {
-            b'$' if escapes == Escapes::Yes => i += 2,
-            open @ (b'(' | b'{') => {
-                let close = if open == b'(' { b')' } else { b'}' };
-                let mut depth = 0;
-                let end = bytes[i + 1..]
-                    .iter()
-                    .position(|&b| {
-                        if b == open {
-                            depth += 1;
-                        } else if b == close {
-                            depth -= 1;
-                        }
-                        depth == 0
-                    })
-                    .map_or(s.len(), |n| i + 1 + n + 1);
-                out.push((i, &s[i..end]));
+    while i < bytes.len() {
+        let b = bytes[i];
+        let dollar =
+            i > 0 && bytes[i - 1] == b'$' && !(i > 1 && escaped_dollar(bytes, i - 1, escapes));
+        match b {
+            b'$' if escapes == Escapes::Yes && bytes.get(i + 1) == Some(&b'$') => {
                 i += 2;
+                continue;
             }
-            _ => i += 1,
+            b'(' => parens.push(dollar.then(|| i - 1)),
+            b'{' => braces.push(dollar.then(|| i - 1)),
+            b')' => {
+                if let Some(Some(start)) = parens.pop() {
+                    out.push((start, &s[start..=i]));
+                }
+            }
+            b'}' => {
+                if let Some(Some(start)) = braces.pop() {
+                    out.push((start, &s[start..=i]));
+                }
+            }
+            _ => {}
         }
+        i += 1;
     }
+    out.extend(
+        parens
+            .into_iter()
+            .chain(braces)
+            .flatten()
+            .map(|start| (start, &s[start..])),
+    );
+    out.sort_unstable_by_key(|&(start, _)| start);
     out
+}
+
+/// Whether the `$` at `at` is the second of a `$$` escape (in a recipe line).
+fn escaped_dollar(bytes: &[u8], at: usize, escapes: Escapes) -> bool {
+    if escapes == Escapes::No {
+        return false;
+    }
+    // Count the run of `$` that ends at `at`: an even count means `at` closes a `$$`.
+    let run = bytes[..=at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'$')
+        .count();
+    run % 2 == 0
 }
 
 /// A reference that calls a function: its name, its arguments and where they start in the
@@ -856,11 +962,16 @@ fn function_call(reference: &str) -> Option<(&str, &str, usize)> {
     } else {
         reference.len()
     }];
-    let name_len = inner.find([' ', '\t'])?;
-    let name = &inner[..name_len];
-    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') {
+    // Function names are short lowercase words: read only them, so that a long reference
+    // costs no more than its name.
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_lowercase() || *b == b'-')
+        .count();
+    if name_len == 0 || !inner[name_len..].starts_with([' ', '\t']) {
         return None;
     }
+    let name = &inner[..name_len];
     let args = inner[name_len..].trim_start();
     Some((name, args, 2 + inner.len() - args.len()))
 }
@@ -950,6 +1061,7 @@ fn expand(line: Line, b: &mut ScriptBuf) {
 
 /// The shell commands make runs while reading a (non-recipe) logical line: the value of a
 /// `!=` assignment, and the argument of each `$(shell …)` / `${shell …}`, with their offsets.
+/// `$$(shell …)` counts too: a value make evaluates again runs it.
 fn make_time_shells(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     if let Some(bang) = line.find("!=")
@@ -959,30 +1071,10 @@ fn make_time_shells(line: &str) -> Vec<(usize, &str)> {
         let trimmed = value.trim_start();
         out.push((line.len() - trimmed.len(), trimmed));
     }
-    let mut from = 0;
-    while let Some(n) = line[from..].find("shell ").map(|n| from + n) {
-        from = n + "shell ".len();
-        let open = match line[..n]
-            .strip_suffix('(')
-            .or_else(|| line[..n].strip_suffix('{'))
-        {
-            Some(before) if before.ends_with('$') => line.as_bytes()[n - 1],
-            _ => continue,
-        };
-        let close = if open == b'(' { b')' } else { b'}' };
-        let mut depth = 1;
-        let end = line[from..]
-            .bytes()
-            .position(|b| {
-                if b == open {
-                    depth += 1;
-                } else if b == close {
-                    depth -= 1;
-                }
-                depth == 0
-            })
-            .map_or(line.len(), |p| from + p);
-        out.push((from, &line[from..end]));
+    for (at, reference) in references(line, Escapes::No) {
+        if let Some(("shell", args, args_at)) = function_call(reference) {
+            out.push((at + args_at, args));
+        }
     }
     out
 }
@@ -1036,11 +1128,17 @@ fn rule(line: &str) -> Option<(&str, &str)> {
     let mut skip_to = 0;
     let mut colon = None;
     let refs = references(line, Escapes::No);
+    let mut next_ref = refs.iter().peekable();
     for (i, c) in line.char_indices() {
+        while next_ref.peek().is_some_and(|(at, _)| *at < i) {
+            next_ref.next();
+        }
         if i < skip_to {
             continue;
         }
-        if let Some((_, r)) = refs.iter().find(|(at, _)| *at == i) {
+        if let Some((at, r)) = next_ref.peek()
+            && *at == i
+        {
             skip_to = i + r.len();
             continue;
         }

@@ -17,6 +17,7 @@ mod package_json;
 pub mod sarif;
 mod shell;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -313,21 +314,29 @@ pub fn scan_text(
     for piece in &extracted.pieces {
         commands.extend(analyze_piece(piece, text, &index, analyze));
     }
-    let env_problems: Vec<Problem> = extracted
-        .env
-        .iter()
-        .filter_map(|e| {
-            e.judge(analyze).map(|message| Problem {
+    let mut extracted = extracted;
+    // A name is judged once, however often the file sets it.
+    let mut judged: HashMap<(&str, EnvScope), bool> = HashMap::new();
+    let mut n_judged = 0;
+    for e in &extracted.env {
+        let asks = *judged.entry((e.name.as_str(), e.scope)).or_insert_with(|| {
+            // Past this many names, each asks without an analysis of its own.
+            const MAX_JUDGED: usize = 1000;
+            n_judged += 1;
+            n_judged > MAX_JUDGED || e.asks(analyze)
+        });
+        if asks {
+            extracted.problems.push(Problem {
                 code: ScanCode::Environment,
-                message,
+                message: e.message(),
                 span: e.span,
-            })
-        })
-        .collect();
+            });
+        }
+    }
+    cap_problems(&mut extracted.problems);
     let mut reasons: Vec<Reason> = extracted
         .problems
         .iter()
-        .chain(&env_problems)
         .map(|p| Reason {
             code: p.code.as_str(),
             severity: p.code.severity(),
@@ -351,6 +360,24 @@ pub fn scan_text(
         reasons,
         commands,
     }
+}
+
+/// At most this many problems are reported for a file; past it, one more says how many were
+/// left out (their verdict is the same: each asks).
+const MAX_PROBLEMS: usize = 1000;
+
+fn cap_problems(problems: &mut Vec<Problem>) {
+    if problems.len() <= MAX_PROBLEMS {
+        return;
+    }
+    let left = problems.len() - MAX_PROBLEMS;
+    problems.truncate(MAX_PROBLEMS);
+    let span = problems.last().map_or(Span::new(0, 0), |p| p.span);
+    problems.push(Problem {
+        code: ScanCode::Unmodelled,
+        message: format!("{left} more constructs like the ones above were not listed"),
+        span,
+    });
 }
 
 /// Scans a file's bytes: [`scan_text`] when they are UTF-8, else a report whose one reason
@@ -421,7 +448,7 @@ struct EnvUse {
 }
 
 /// Whether a variable the file sets reaches its commands always or only sometimes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum EnvScope {
     /// Always in the commands' environment (`ENV`, `env:`, make's `export`).
     Exported,
@@ -431,42 +458,44 @@ enum EnvScope {
 }
 
 impl EnvUse {
-    /// The reason this use asks for, if any. An exported name must be inert by the analyser's
-    /// own reading of `export NAME` (so `[env] inert` in the user's config counts); an
-    /// inherited one asks when the built-in `[env] unsafe` list names it, as those are the
-    /// names environments carry and programs obey.
-    fn judge(&self, analyze: &dyn Fn(&str) -> Analysis) -> Option<String> {
-        let valid = self
-            .name
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-            && self
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !valid {
-            return Some(format!(
-                "{} sets `{}`, a name scan cannot read as one variable: it may be any variable, `PATH` or `BASH_ENV` included",
-                self.how, self.name
-            ));
+    /// Whether this use asks. An exported name must be inert by the analyser's own reading
+    /// of `export NAME` (so `[env] inert` in the user's config counts); an inherited one asks
+    /// when the built-in `[env] unsafe` list names it, as those are the names environments
+    /// carry and programs obey. A name that is not one plain variable name always asks.
+    fn asks(&self, analyze: &dyn Fn(&str) -> Analysis) -> bool {
+        if !self.plain_name() {
+            return true;
         }
         match self.scope {
             EnvScope::Exported => {
-                let probe = analyze(&format!("export {}", self.name));
-                (probe.verdict > Verdict::Allow).then(|| {
-                    format!(
-                        "{} puts `{}` in the environment of the commands this file runs, and `{}` is not in `[env] inert`: such a variable can change what they run or load (`PATH` picks the programs, `BASH_ENV` makes bash read a file first)",
-                        self.how, self.name, self.name
-                    )
-                })
+                analyze(&format!("export {}", self.name)).verdict > Verdict::Allow
             }
-            EnvScope::Inherited => unsafe_env_name(&self.name).then(|| {
-                format!(
-                    "{} sets `{}`, which make passes to every recipe when its own environment has the name, and `{}` changes what programs run or load",
-                    self.how, self.name, self.name
-                )
-            }),
+            EnvScope::Inherited => unsafe_env_name(&self.name),
+        }
+    }
+
+    fn plain_name(&self) -> bool {
+        let mut b = self.name.bytes();
+        b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    }
+
+    /// The reason a person reads when this use asks.
+    fn message(&self) -> String {
+        let (how, name) = (&self.how, &self.name);
+        if !self.plain_name() {
+            return format!(
+                "{how} sets `{name}`, a name scan cannot read as one variable: it may be any variable, `PATH` or `BASH_ENV` included"
+            );
+        }
+        match self.scope {
+            EnvScope::Exported => format!(
+                "{how} puts `{name}` in the environment of the commands this file runs, and `{name}` is not in `[env] inert`: such a variable can change what they run or load (`PATH` picks the programs, `BASH_ENV` makes bash read a file first)"
+            ),
+            EnvScope::Inherited => format!(
+                "{how} sets `{name}`, which make passes to every recipe when its own environment has the name, and `{name}` changes what programs run or load"
+            ),
         }
     }
 }
@@ -580,14 +609,29 @@ impl ScriptBuf {
 struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// Whether each line is ASCII: its columns are then byte counts, found without counting
+    /// characters (a file of one long line gets many reasons).
+    ascii: Vec<bool>,
 }
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str) -> LineIndex<'a> {
-        let starts = std::iter::once(0)
+        let starts: Vec<usize> = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        LineIndex { text, starts }
+        let ascii = starts
+            .iter()
+            .enumerate()
+            .map(|(n, &s)| {
+                let end = starts.get(n + 1).copied().unwrap_or(text.len());
+                text.as_bytes()[s..end].is_ascii()
+            })
+            .collect();
+        LineIndex {
+            text,
+            starts,
+            ascii,
+        }
     }
 
     fn pos(&self, offset: usize) -> Pos {
@@ -597,9 +641,14 @@ impl<'a> LineIndex<'a> {
         }
         let line = self.starts.partition_point(|&s| s <= offset);
         let start = self.starts[line.saturating_sub(1)];
+        let column = if self.ascii[line.saturating_sub(1)] {
+            offset - start
+        } else {
+            self.text[start..offset].chars().count()
+        };
         Pos {
             line,
-            column: self.text[start..offset].chars().count() + 1,
+            column: column + 1,
         }
     }
 }
@@ -665,6 +714,7 @@ fn analyze_piece(
         ));
     };
     let mut statements = Vec::new();
+    let mut path_free = false;
     match &piece.shell {
         Shell::Unsupported(name) => {
             let code = ScanCode::UnsupportedShell;
@@ -690,6 +740,7 @@ fn analyze_piece(
             if !a.findings.iter().any(|f| f.code == Code::LimitExceeded) {
                 statements = shell::statements(&piece.script);
             }
+            path_free = runs_no_program(&a);
         }
     }
     for (span, original) in &piece.templates {
@@ -705,6 +756,11 @@ fn analyze_piece(
         );
     }
     for (code, message) in &piece.notes {
+        // A `PATH` that runs the project's programs first matters only to a script that
+        // looks a program up.
+        if *code == ScanCode::ProjectPath && path_free {
+            continue;
+        }
         reason(
             Span::new(0, 0),
             code.as_str(),
@@ -745,6 +801,23 @@ fn analyze_piece(
         c.reasons.sort_by_key(|r| (r.start, r.end));
     }
     out
+}
+
+/// Whether every command the analysis found is a builtin of both bash and dash that starts
+/// no other program (`echo "no test" && exit 1`): then no `PATH` lookup happens. Nested
+/// commands (substitutions, `sh -c` scripts) are segments too, so any of them counts.
+fn runs_no_program(a: &Analysis) -> bool {
+    // Builtins in bash and in dash (npm's `sh` on Debian) that run nothing.
+    const PATH_FREE_BUILTINS: &[&str] = &[
+        "echo", "printf", "true", "false", ":", "test", "[", "cd", "pwd", "exit", "set", "shift",
+    ];
+    !a.segments.is_empty()
+        && a.segments.iter().all(|s| {
+            !s.dynamic.contains(&0)
+                && s.argv
+                    .first()
+                    .is_some_and(|p| PATH_FREE_BUILTINS.contains(&p.as_str()))
+        })
 }
 
 /// `s` on one line (newlines as `⏎`), shortened to 120 characters.

@@ -380,10 +380,13 @@ fn pasted_text_asks_even_where_the_shell_would_read_it_as_text() {
     }
 }
 
+/// A reason's place and code: (line, column, code).
+type Place = (u64, u64, &'static str);
+
 /// Every construct fixture: its verdict, and reasons (line, column, code) it must have. The
 /// rows marked "red team" were each allowed before, while the tool ran something scan never
 /// looked at; the `plain.*` files hold the same constructs in their plain forms.
-const CONSTRUCT_TABLE: &[(&str, &str, &[(u64, u64, &str)])] = &[
+const CONSTRUCT_TABLE: &[(&str, &str, &[Place])] = &[
     // Makefiles (see `real_make_runs_what_the_makefile_fixtures_hide` for what make does).
     ("bash-env.mk", "ask", &[(2, 8, "environment")]), // red team
     ("exported-path.mk", "ask", &[(1, 8, "environment")]), // red team

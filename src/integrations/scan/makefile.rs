@@ -1271,8 +1271,11 @@ mod tests {
         assert_eq!(x.pieces[0].shell, Shell::Bash);
     }
 
-    /// The problems and environment uses of a Makefile, as (code, line) and (name, scope).
-    fn file_level(text: &str) -> (Vec<(&'static str, usize)>, Vec<(String, EnvScope)>) {
+    /// A file's problems as (code, line) and its environment uses as (name, scope).
+    type FileLevel = (Vec<(&'static str, usize)>, Vec<(String, EnvScope)>);
+
+    /// The problems and environment uses of a Makefile.
+    fn file_level(text: &str) -> FileLevel {
         let x = extract(text);
         let line = |offset: usize| text[..offset].matches('\n').count() + 1;
         let problems = x

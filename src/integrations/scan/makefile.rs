@@ -294,12 +294,20 @@ impl Reader {
         }
         let end = part.start + part.text.len();
         let piece = b.finish(&context, end, self.shell.clone());
-        match out.pieces.last_mut() {
-            Some(last) if self.oneshell && last.context == piece.context => join(last, piece),
-            _ => out.pieces.push(piece),
+        // With `.ONESHELL:` the rule's previous recipe line is the last piece, or the last
+        // before that line's own `$(shell …)` pieces.
+        let shells_context = format!("$(shell …) in {context}");
+        let previous = out
+            .pieces
+            .iter()
+            .rposition(|p| p.context != shells_context)
+            .filter(|&n| self.oneshell && out.pieces[n].context == piece.context);
+        match previous {
+            Some(n) => join(&mut out.pieces[n], piece),
+            None => out.pieces.push(piece),
         }
         for s in shells {
-            self.shell_piece(s, &format!("$(shell …) in {context}"), out);
+            self.shell_piece(s, &shells_context, out);
         }
         i
     }
@@ -375,8 +383,7 @@ impl Reader {
             l.span(name_at, name_at + name.len()),
             exported,
             "a `define`",
-            body.clone(),
-            out,
+            body,
         );
         i
     }
@@ -712,7 +719,7 @@ impl Reader {
                     "`{name}` is a computed variable name: it may be `SHELL`, `.SHELLFLAGS` or an exported variable"
                 ),
             ),
-            name => self.assign(name, span, a.exported, how, value.clone(), out),
+            name => self.assign(name, span, a.exported, how, value.clone()),
         }
         self.values.insert(a.name.to_string(), value);
     }
@@ -725,7 +732,6 @@ impl Reader {
         exported: bool,
         how: &str,
         value: Vec<(usize, String)>,
-        _out: &mut Extracted,
     ) {
         self.assigned
             .push((name.to_string(), span, exported, how.to_string()));
@@ -1489,5 +1495,22 @@ mod tests {
         assert_eq!(function_call("$(X Y)"), None);
         assert_eq!(single_reference("$(value R)"), Some("R"));
         assert_eq!(single_reference("$(R) x"), None);
+    }
+
+    #[test]
+    fn oneshell_recipes_stay_one_piece_around_their_shell_calls() {
+        let x = extract(".ONESHELL:\nall:\n\tf() { rm -rf v; }\n\techo $(shell id)\n\tf\n");
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("recipe of all", "f() { rm -rf v; }\necho ${________}\nf"),
+                ("$(shell …) in recipe of all", "id"),
+            ]
+        );
     }
 }

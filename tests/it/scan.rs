@@ -22,11 +22,20 @@ const FILES: &[&str] = &[
     "package.json",
 ];
 
+/// The file-level construct fixtures: one per red-team row that scan used to allow, and near
+/// misses (`plain.*`) that must stay clean.
+const CONSTRUCTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scan/constructs");
+
 /// The binary run in the fixtures' directory with no config file in reach.
 fn cmdguard(args: &[&str], stdin: Option<&str>) -> Output {
+    cmdguard_in(DIR, args, stdin)
+}
+
+/// The binary run in `dir` with no config file in reach.
+fn cmdguard_in(dir: &str, args: &[&str], stdin: Option<&str>) -> Output {
     let home = std::env::temp_dir().join(format!("cmdguard-scan-home-{}", std::process::id()));
     let mut c = Command::new(env!("CARGO_BIN_EXE_cmdguard"));
-    c.current_dir(DIR)
+    c.current_dir(dir)
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_STATE_HOME", home.join("state"))
@@ -178,6 +187,8 @@ fn known_commands_are_reported_at_their_file_line_and_column() {
         (".github/workflows/ci.yml", 13),
         ("Makefile", 6),
         ("Makefile", 16),
+        // A script of builtins alone looks no program up on npm's PATH.
+        ("package.json", 8),
     ];
     for (file, line) in quiet {
         assert!(
@@ -369,13 +380,406 @@ fn pasted_text_asks_even_where_the_shell_would_read_it_as_text() {
     }
 }
 
+/// A reason's place and code: (line, column, code).
+type Place = (u64, u64, &'static str);
+
+/// Every construct fixture: its verdict, and reasons (line, column, code) it must have. The
+/// rows marked "red team" were each allowed before, while the tool ran something scan never
+/// looked at; the `plain.*` files hold the same constructs in their plain forms.
+const CONSTRUCT_TABLE: &[(&str, &str, &[Place])] = &[
+    // Makefiles (see `real_make_runs_what_the_makefile_fixtures_hide` for what make does).
+    ("bash-env.mk", "ask", &[(2, 8, "environment")]), // red team
+    ("exported-path.mk", "ask", &[(1, 8, "environment")]), // red team
+    ("inherited-path.mk", "ask", &[(1, 1, "environment")]),
+    (
+        "shellflags.mk",
+        "deny",
+        &[(1, 1, "shell_options"), (1, 19, "denied")],
+    ), // red team
+    (
+        "shell-args.mk",
+        "ask",
+        &[(1, 1, "shell_options"), (1, 20, "exec")],
+    ),
+    (
+        "define-eval.mk",
+        "deny",
+        &[(5, 1, "unmodelled_construct"), (3, 2, "denied")],
+    ), // red team
+    ("include.mk", "ask", &[(1, 1, "unread_file")]), // red team
+    ("recipe-shell.mk", "deny", &[(2, 15, "denied")]), // red team
+    (
+        "makeflags-eval.mk",
+        "ask",
+        &[(1, 1, "unmodelled_construct")],
+    ),
+    (
+        "variable-rule.mk",
+        "deny",
+        &[(2, 1, "unmodelled_construct"), (1, 12, "denied")],
+    ),
+    ("target-export.mk", "ask", &[(2, 13, "environment")]),
+    ("call-shell.mk", "deny", &[(1, 19, "denied")]),
+    ("plain.mk", "allow", &[]),
+    // Dockerfiles.
+    (
+        "shell-script.Dockerfile",
+        "deny",
+        &[(2, 1, "shell_options"), (2, 23, "denied")],
+    ), // red team
+    ("bash-env.Dockerfile", "ask", &[(2, 5, "environment")]), // red team
+    (
+        "env-path.Dockerfile",
+        "ask",
+        &[
+            (2, 5, "environment"),
+            (2, 30, "environment"),
+            (3, 5, "environment"),
+        ],
+    ),
+    (
+        "onbuild.Dockerfile",
+        "deny",
+        &[(2, 13, "denied"), (3, 1, "unmodelled_construct")],
+    ),
+    (
+        "frontend.Dockerfile",
+        "ask",
+        &[(1, 10, "unmodelled_construct")],
+    ),
+    ("plain.Dockerfile", "allow", &[]),
+    // Workflows.
+    (
+        ".github/workflows/shell-command.yml",
+        "deny",
+        &[(7, 16, "shell_options"), (7, 24, "denied")],
+    ), // red team
+    (
+        ".github/workflows/shell-file.yml",
+        "deny",
+        &[
+            (7, 16, "shell_options"),
+            (7, 21, "exec"),
+            (9, 16, "shell_options"),
+            (11, 16, "shell_options"),
+            (11, 44, "exec"),
+            (13, 16, "shell_options"),
+            (13, 21, "exec"),
+            (15, 16, "shell_options"),
+            (17, 16, "shell_options"),
+            (17, 22, "denied"),
+        ],
+    ), // red team
+    (
+        ".github/workflows/docker-step.yml",
+        "deny",
+        &[(6, 15, "unmodelled_construct"), (8, 23, "denied")],
+    ), // red team
+    (
+        ".github/workflows/env.yml",
+        "ask",
+        &[
+            (3, 3, "environment"),
+            (8, 7, "environment"),
+            (12, 11, "environment"),
+            (15, 10, "environment"),
+        ],
+    ),
+    (".github/workflows/plain.yml", "allow", &[]),
+];
+
+#[test]
+fn file_level_constructs_ask_or_deny_at_their_place() {
+    for (file, verdict, want) in CONSTRUCT_TABLE {
+        let o = cmdguard_in(
+            CONSTRUCTS,
+            &["scan", "--no-config", "--format", "json", file],
+            None,
+        );
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(report["verdict"], *verdict, "{file}: {report:#}");
+        let got = reasons(&report);
+        for (line, column, code) in *want {
+            assert!(
+                got.iter()
+                    .any(|(_, l, c, k)| l == line && c == column && k == code),
+                "no `{code}` at {file}:{line}:{column}; got {got:#?}"
+            );
+        }
+    }
+    // Every fixture in the directory is in the table.
+    let mut listed: Vec<&str> = CONSTRUCT_TABLE.iter().map(|(f, _, _)| *f).collect();
+    listed.sort_unstable();
+    let mut found = Vec::new();
+    for dir in ["", ".github/workflows"] {
+        for entry in std::fs::read_dir(PathBuf::from(CONSTRUCTS).join(dir)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                let name = entry.file_name().into_string().unwrap();
+                found.push(if dir.is_empty() {
+                    name
+                } else {
+                    format!("{dir}/{name}")
+                });
+            }
+        }
+    }
+    found.sort_unstable();
+    assert_eq!(listed, found);
+}
+
+#[test]
+fn text_output_of_the_construct_fixtures() {
+    let mut all = String::new();
+    for (file, _, _) in CONSTRUCT_TABLE {
+        let o = cmdguard_in(CONSTRUCTS, &["scan", "--no-config", file], None);
+        all.push_str(&format!("$ cmdguard scan {file}   # exit {}\n", code(&o)));
+        all.push_str(&stdout(&o));
+        all.push('\n');
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn construct_fixtures_give_valid_sarif() {
+    let files: Vec<&str> = CONSTRUCT_TABLE.iter().map(|(f, _, _)| *f).collect();
+    let mut args = vec!["scan", "--no-config", "--format", "sarif"];
+    args.extend_from_slice(&files);
+    let o = cmdguard_in(CONSTRUCTS, &args, None);
+    assert_eq!(code(&o), 2);
+    let log: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for id in [
+        "shell_options",
+        "environment",
+        "unread_file",
+        "unmodelled_construct",
+    ] {
+        let rule = rules.iter().find(|r| r["id"] == id).unwrap();
+        assert!(
+            rule["help"]["text"].as_str().is_some_and(|t| t.len() > 40),
+            "{id}"
+        );
+        assert!(
+            log["runs"][0]["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["ruleId"] == id && r["level"] == "warning"),
+            "no result for {id}"
+        );
+    }
+    if let Some(schema) = sarif_schema() {
+        assert_valid_sarif(&schema, &log, "scan of the construct fixtures");
+    }
+}
+
+/// Whether `make` can be run here; `false` (with a note) when it cannot — except in CI or with
+/// `CMDGUARD_MAKE_REQUIRE`, where that fails.
+fn make_available() -> bool {
+    let ok = Command::new("make")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let required = std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("CMDGUARD_MAKE_REQUIRE").is_some();
+    assert!(ok || !required, "GNU make is needed for this test");
+    if !ok {
+        eprintln!("note: GNU make not found; the fixtures were not run under make");
+    }
+    ok
+}
+
+/// What the Makefile fixtures do under real GNU make, in a directory holding `v/` and the
+/// helpers they name (`./evil.sh`, `./bin/ls`, `x.mk`, each of which deletes `v`): every
+/// fixture that asks or denies for a hidden command really runs it, and the plain one does
+/// not. This keeps the fixtures honest: each is an attack on make, not a guess about it.
+#[test]
+fn real_make_runs_what_the_makefile_fixtures_hide() {
+    if !make_available() {
+        return;
+    }
+    // `makeflags-eval.mk` is left out: GNU make before 4.4.1 reads a `MAKEFLAGS` set in the
+    // makefile only in sub-makes; 4.4.1 applies it at once (its NEWS). It asks either way.
+    let deleting = [
+        "bash-env.mk",
+        "exported-path.mk",
+        "inherited-path.mk",
+        "shellflags.mk",
+        "shell-args.mk",
+        "define-eval.mk",
+        "include.mk",
+        "recipe-shell.mk",
+        "variable-rule.mk",
+        "target-export.mk",
+        "call-shell.mk",
+    ];
+    let base = std::env::temp_dir().join(format!("cmdguard-scan-make-{}", std::process::id()));
+    for (file, deletes) in deleting
+        .iter()
+        .map(|f| (*f, true))
+        .chain(std::iter::once(("plain.mk", false)))
+    {
+        let dir = base.join(file);
+        std::fs::create_dir_all(dir.join("v")).unwrap();
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("evil.sh"), "rm -rf v\n").unwrap();
+        std::fs::write(dir.join("bin/ls"), "#!/bin/sh\nrm -rf v\n").unwrap();
+        std::fs::write(dir.join("x.mk"), "y:\n\trm -rf v\n").unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir.join("bin/ls"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+            std::fs::set_permissions(dir.join("evil.sh"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
+        std::fs::copy(PathBuf::from(CONSTRUCTS).join(file), dir.join("Makefile")).unwrap();
+        let o = Command::new("make")
+            .args(["-s", "-f", "Makefile"])
+            .current_dir(&dir)
+            .env_remove("MAKEFLAGS")
+            .env_remove("MFLAGS")
+            .env_remove("BASH_ENV")
+            .output()
+            .unwrap();
+        assert_eq!(
+            !dir.join("v").exists(),
+            deletes,
+            "{file}: make {} v\nstdout: {}\nstderr: {}",
+            if deletes { "kept" } else { "deleted" },
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn npm_scripts_ask_for_their_path_only_when_they_look_a_program_up() {
+    // npm puts `node_modules/.bin` first on PATH; a script of bash-and-dash builtins that
+    // start nothing (npm's default `test` script) is not affected by it.
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let table: &[(&str, &[&str])] = &[
+        (r#"echo \"Error: no test specified\" && exit 1"#, &[]),
+        ("cd build && pwd", &[]),
+        ("test -d build || printf none", &[]),
+        ("ls", &["project_path"]),
+        ("echo $(ls)", &["project_path"]),
+        ("echo() { ls; }; echo", &["project_path", "function_call"]),
+        ("$X", &["project_path", "dynamic_command"]),
+        ("sh -c 'echo hi'", &["project_path"]),
+    ];
+    for (script, want) in table {
+        let text = format!("{{\"scripts\": {{\"s\": \"{script}\"}}}}");
+        let report = scan::scan_text("package.json", &text, FileKind::PackageJson, &analyze);
+        let mut got: Vec<&str> = report
+            .commands
+            .iter()
+            .flat_map(|c| c.reasons.iter().map(|r| r.code))
+            .collect();
+        got.dedup();
+        assert_eq!(&got, want, "{script}");
+    }
+}
+
+/// Inputs whose reading once cost time or memory that grew faster than the file (each
+/// nested `$(shell` a piece holding the rest of the line; a `$(` re-scanned to the line's end
+/// for each reference; one analysis per `ENV` key; a quote scan from the line start for each
+/// `<<`): each is now read in bounded time, and what was not read asks.
+#[test]
+fn pathological_files_are_scanned_in_bounded_time() {
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let n = 20_000;
+    let table: Vec<(FileKind, String)> = vec![
+        (
+            FileKind::Makefile,
+            format!("X := {}\n", "$(shell ".repeat(n)),
+        ),
+        (FileKind::Makefile, format!("{}\n", "$(eval ".repeat(n))),
+        (FileKind::Makefile, format!("X = {}\n", "$(".repeat(n))),
+        (
+            FileKind::Makefile,
+            format!("all:\n\techo {}\n", "$(shell ".repeat(n)),
+        ),
+        (FileKind::Makefile, format!("export {}\n", "A ".repeat(n))),
+        (
+            FileKind::Makefile,
+            (0..50)
+                .map(|i| {
+                    format!(
+                        "define D{i}\n{}endef\n",
+                        format!("$(eval $(D{}))\n", i + 1).repeat(50)
+                    )
+                })
+                .collect::<String>()
+                + "$(eval $(D0))\n",
+        ),
+        (
+            FileKind::Dockerfile,
+            format!("FROM x\nENV {}\n", "A=1 ".repeat(n)),
+        ),
+        (
+            FileKind::Dockerfile,
+            format!("FROM x\nRUN echo {}\n", "\"<<\" ".repeat(n)),
+        ),
+        (
+            FileKind::Workflow,
+            format!(
+                "env:\n{}jobs: {{}}\n",
+                (0..n / 4)
+                    .map(|i| format!("  A{i}: 1\n"))
+                    .collect::<String>()
+            ),
+        ),
+    ];
+    for (kind, text) in &table {
+        let start = std::time::Instant::now();
+        let report = scan::scan_text("f", text, *kind, &analyze);
+        let took = start.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{kind} of {} bytes took {took:?}",
+            text.len()
+        );
+        assert!(
+            report.reasons.len() <= 1001,
+            "{kind}: {}",
+            report.reasons.len()
+        );
+    }
+}
+
+#[test]
+fn fuzzer_finds_do_not_panic() {
+    // Each once panicked (an unclosed `$(` read as a one-variable reference); each is a line
+    // scan cannot read through, so it asks.
+    let analyzer = Analyzer::default();
+    for text in [
+        "endef$(eval $(",
+        "$(eval $(",
+        "$(",
+        "X = $(\n$(X)\n",
+        "a: $(eval $(\n",
+    ] {
+        let report = scan::scan_text("f", text, FileKind::Makefile, &|c: &str| {
+            analyzer.analyze(c)
+        });
+        assert_eq!(report.verdict, cmdguard::Verdict::Ask, "{text}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Any text, read as any kind: no panic, and every position is inside the file.
     #[test]
     fn scanning_any_text_reports_positions_inside_the_file(
-        text in "(RUN |\t|  - run: |\\$\\(|\\$\\{\\{|\"|\\\\\n|<<EOF\n|EOF\n|[a-z ;|&>\n:{}\\[\\],]){0,40}",
+        text in "(RUN |\t|  - run: |\\$\\(|\\$\\{\\{|\"|\\\\\n|<<EOF\n|EOF\n|define |endef|\\$\\(eval |\\$\\(shell |SHELL |ENV |env:|export |include |shell: |\\{0\\}|[a-z ;|&>\n:{}\\[\\],=]){0,40}",
         kind in prop::sample::select(vec![
             FileKind::ShellScript,
             FileKind::Dockerfile,

@@ -9,7 +9,10 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
-use super::{Extracted, Piece, Problem, ScanCode, ScriptBuf, Shell, interpreter_name, shell_named};
+use super::{
+    EnvScope, EnvUse, Extracted, Piece, Problem, ScanCode, ScriptBuf, Shell, interpreter_name,
+    plain_shell_flags, plain_shell_program, shell_named,
+};
 use crate::Span;
 
 /// A YAML node with the byte range of its scalars. Aliases stay references, resolved when
@@ -108,15 +111,34 @@ pub(super) fn extract(text: &str) -> Extracted {
         }
     };
     let root = &doc.root;
-    let top_shell = doc.path(root, &["defaults", "run", "shell"]);
+    env_keys(&doc, root, "the workflow's `env:`", &mut out);
+    let top_shell = doc
+        .path(root, &["defaults", "run", "shell"])
+        .map(|n| shell_value(&doc, text, n, "defaults.run.shell", &mut out));
     if let Some(Node::Map(jobs)) = doc.get(root, "jobs").and_then(|j| doc.resolve(j)) {
         for (id, job) in jobs {
             let id = doc.scalar(id).map_or("?", |s| s.value.as_str());
-            let shell = doc
-                .path(job, &["defaults", "run", "shell"])
-                .or(top_shell)
-                .map(|n| shell_value(&doc, n))
-                .unwrap_or_else(|| runner_default(&doc, doc.get(job, "runs-on")));
+            env_keys(&doc, job, &format!("the `env:` of jobs.{id}"), &mut out);
+            if let Some(container) = doc.get(job, "container") {
+                env_keys(
+                    &doc,
+                    container,
+                    &format!("the container `env:` of jobs.{id}"),
+                    &mut out,
+                );
+            }
+            let shell = match doc.path(job, &["defaults", "run", "shell"]) {
+                Some(n) => shell_value(
+                    &doc,
+                    text,
+                    n,
+                    &format!("jobs.{id}.defaults.run.shell"),
+                    &mut out,
+                ),
+                None => top_shell
+                    .clone()
+                    .unwrap_or_else(|| runner_default(&doc, doc.get(job, "runs-on"))),
+            };
             steps(&doc, text, job, &format!("jobs.{id}"), &shell, &mut out);
         }
     }
@@ -133,6 +155,36 @@ pub(super) fn extract(text: &str) -> Extracted {
     out
 }
 
+/// Records each variable an `env:` map under `parent` sets; an `env:` that is not a map (an
+/// expression such as `${{ fromJSON(…) }}`) may set any variable.
+fn env_keys(doc: &Doc, parent: &Node, how: &str, out: &mut Extracted) {
+    let Some(env) = doc.get(parent, "env") else {
+        return;
+    };
+    match doc.resolve(env) {
+        Some(Node::Map(members)) => {
+            for (k, _) in members {
+                let Some(key) = doc.scalar(k) else { continue };
+                out.env.push(EnvUse {
+                    name: key.value.clone(),
+                    span: Span::new(key.start, key.end),
+                    how: how.to_string(),
+                    scope: EnvScope::Exported,
+                });
+            }
+        }
+        Some(Node::Scalar(s)) => out.problem(
+            ScanCode::Environment,
+            Span::new(s.start, s.end),
+            format!(
+                "{how} is `{}`, which may set any variable, `PATH` and `BASH_ENV` included",
+                s.value
+            ),
+        ),
+        Some(Node::Seq(_) | Node::Alias(_)) | None => {}
+    }
+}
+
 /// The shell a step runs under, and a reason to ask when it was not sure.
 #[derive(Debug, Clone)]
 struct Chosen {
@@ -140,20 +192,78 @@ struct Chosen {
     note: Option<String>,
 }
 
-fn shell_value(doc: &Doc, n: &Node) -> Chosen {
-    let value = doc.scalar(n).map_or("", |s| s.value.as_str());
+/// The shell a `shell:` value names. The names the runner knows (`bash`, `sh`, `pwsh`, …)
+/// are what they say; a template (`bash -e {0}`) is bash when it names bash or sh plainly with
+/// plain options before `{0}`, the script's path. Any other bash or sh template is analysed as
+/// the command the runner runs, and asks.
+fn shell_value(doc: &Doc, text: &str, n: &Node, at: &str, out: &mut Extracted) -> Chosen {
+    let Some(scalar) = doc.scalar(n) else {
+        return Chosen {
+            shell: Shell::Unsupported("a `shell:` that is not a string".into()),
+            note: None,
+        };
+    };
+    let value = scalar.value.as_str();
     if value.contains("${{") {
         return Chosen {
             shell: Shell::Unsupported(format!("a shell chosen by an expression (`{value}`)")),
             note: None,
         };
     }
-    Chosen {
-        shell: interpreter_name(value).map_or_else(
-            || Shell::Unsupported("an empty `shell:`".into()),
-            |name| shell_named(&name),
-        ),
-        note: None,
+    let shell = interpreter_name(value).map_or_else(
+        || Shell::Unsupported("an empty `shell:`".into()),
+        |name| shell_named(&name),
+    );
+    let words: Vec<&str> = value.split_whitespace().collect();
+    if shell == Shell::Bash && !plain_template(&words) {
+        out.problem(
+            ScanCode::ShellOptions,
+            Span::new(scalar.start, scalar.end),
+            format!(
+                "the runner runs each step as `{value}` with `{{0}}` the step's script: more than a plain `bash`/`sh` with `-e`, `-u`, `-x`, `-o pipefail`, `--noprofile`, `--norc` runs before, or instead of, the script (analysed as a command)"
+            ),
+        );
+        let mut piece = script(text, scalar, &format!("{at} (shell template)"), Shell::Bash);
+        // The runner puts the path of the script it wrote in place of `{0}`, as it is.
+        let placeholder = "/tmp/step.sh";
+        let mut at_byte = 0;
+        while let Some(n) = piece.script[at_byte..].find("{0}").map(|n| n + at_byte) {
+            if piece.script[..n].ends_with('$') {
+                at_byte = n + 3;
+                continue;
+            }
+            piece.script.replace_range(n..n + 3, placeholder);
+            let o = piece.origin[n];
+            piece
+                .origin
+                .splice(n..n + 3, std::iter::repeat_n(o, placeholder.len()));
+            at_byte = n + placeholder.len();
+        }
+        out.pieces.push(piece);
+    }
+    Chosen { shell, note: None }
+}
+
+/// Whether a `shell:` template's words are one of the runner's names alone, or a bash or sh
+/// named plainly, then plain options, then `{0}` last.
+fn plain_template(words: &[&str]) -> bool {
+    match words {
+        [] => false,
+        [one] => plain_shell_program(one),
+        [program, middle @ .., last] => {
+            if *last != "{0}" || !plain_shell_program(program) {
+                return false;
+            }
+            // The runner's own bash template adds these two; they make bash read less.
+            let options: Vec<&str> = middle
+                .iter()
+                .copied()
+                .filter(|w| *w != "--noprofile" && *w != "--norc")
+                .chain(std::iter::once("-c"))
+                .collect();
+            // The same options a plain `SHELL` may hold, with the script a file instead of `-c`.
+            plain_shell_flags(&options)
+        }
     }
 }
 
@@ -193,19 +303,78 @@ fn steps(doc: &Doc, text: &str, parent: &Node, at: &str, shell: &Chosen, out: &m
         return;
     };
     for (n, step) in steps.iter().enumerate() {
+        let context = format!("{at}.steps[{n}]");
+        if let Some(uses) = doc.get(step, "uses").and_then(|u| doc.scalar(u))
+            && uses.value.starts_with("docker://")
+        {
+            docker_step(doc, text, step, uses, &context, out);
+            continue;
+        }
         let Some(run) = doc.get(step, "run").and_then(|r| doc.scalar(r)) else {
             continue;
         };
+        env_keys(doc, step, &format!("the `env:` of {context}"), out);
         let chosen = match doc.get(step, "shell") {
-            Some(s) => shell_value(doc, s),
+            Some(s) => shell_value(doc, text, s, &format!("{context}.shell"), out),
             None => shell.clone(),
         };
-        let mut piece = script(text, run, &format!("{at}.steps[{n}].run"), chosen.shell);
+        let mut piece = script(text, run, &format!("{context}.run"), chosen.shell);
         if let Some(note) = chosen.note {
             piece.notes.push((ScanCode::UnsupportedShell, note));
         }
         out.pieces.push(piece);
     }
+}
+
+/// A `uses: docker://image` step runs the image's program in a container that mounts the
+/// workspace: a program scan does not see, so it asks; an `entrypoint` with its `args` is
+/// analysed as the command it names.
+fn docker_step(
+    doc: &Doc,
+    text: &str,
+    step: &Node,
+    uses: &Scalar,
+    context: &str,
+    out: &mut Extracted,
+) {
+    out.problem(
+        ScanCode::Unmodelled,
+        Span::new(uses.start, uses.end),
+        format!(
+            "`{}` runs a container image's program with the workspace mounted: a program scan does not see",
+            uses.value
+        ),
+    );
+    env_keys(doc, step, &format!("the `env:` of {context}"), out);
+    let with = doc.get(step, "with");
+    let part = |key: &str| {
+        with.and_then(|w| doc.get(w, key))
+            .and_then(|v| doc.scalar(v))
+    };
+    let Some(entrypoint) = part("entrypoint") else {
+        return;
+    };
+    let mut piece = script(
+        text,
+        entrypoint,
+        &format!("{context}.with.entrypoint"),
+        Shell::Bash,
+    );
+    if let Some(args) = part("args") {
+        let rest = script(text, args, "", Shell::Bash);
+        let join_at = piece.origin.pop().unwrap_or(entrypoint.end);
+        piece.script.push(' ');
+        piece.origin.push(join_at);
+        let shift = piece.script.len();
+        piece.script.push_str(&rest.script);
+        piece.origin.extend(rest.origin);
+        piece.templates.extend(
+            rest.templates
+                .into_iter()
+                .map(|(s, t)| (Span::new(s.start + shift, s.end + shift), t)),
+        );
+    }
+    out.pieces.push(piece);
 }
 
 /// The script of a `run:` scalar, each byte mapped to the file, `${{ }}` replaced.
@@ -501,5 +670,55 @@ mod tests {
         let bad = extract("jobs: [\n");
         assert!(bad.pieces.is_empty());
         assert_eq!(bad.problems[0].code, ScanCode::MalformedFile);
+    }
+
+    #[test]
+    fn shell_templates_are_plain_only_with_listed_options() {
+        let plain = |s: &str| plain_template(&s.split_whitespace().collect::<Vec<_>>());
+        for ok in [
+            "bash",
+            "/bin/sh",
+            "bash {0}",
+            "bash -e {0}",
+            "bash --noprofile --norc -eo pipefail {0}",
+            "sh -e {0}",
+            "/usr/bin/bash -eux {0}",
+        ] {
+            assert!(plain(ok), "{ok}");
+        }
+        for bad in [
+            "bash -c \"rm -rf v\" {0}",
+            "bash ./evil.sh {0}",
+            "env BASH_ENV=./evil.sh bash {0}",
+            "bash --rcfile ./evil.sh -i {0}",
+            "bash {0} arg",
+            "bash -l {0}",
+            "/tmp/bash {0}",
+            "bash -e",
+        ] {
+            assert!(!plain(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn env_maps_at_every_level_and_docker_steps_are_recorded() {
+        let text = "env:\n  A: 1\njobs:\n  j:\n    runs-on: ubuntu-latest\n    env:\n      B: 2\n    container:\n      image: x\n      env:\n        C: 3\n    steps:\n      - uses: actions/checkout@v4\n        env:\n          IGNORED: 1\n      - run: ls\n        env:\n          D: 4\n      - uses: docker://alpine\n        env:\n          E: 5\n        with:\n          entrypoint: ls\n          args: -la\n";
+        let x = extract(text);
+        let names: Vec<&str> = x.env.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["A", "B", "C", "D", "E"]);
+        let codes: Vec<&str> = x.problems.iter().map(|p| p.code.as_str()).collect();
+        assert_eq!(codes, ["unmodelled_construct"]);
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("jobs.j.steps[1].run", "ls"),
+                ("jobs.j.steps[2].with.entrypoint", "ls -la")
+            ]
+        );
     }
 }

@@ -4,7 +4,11 @@
 //! as a quoted command, under the shell a `SHELL` instruction chose. It never decides safety.
 
 use super::json::{self, Value};
-use super::{Extracted, Piece, ScriptBuf, Shell, interpreter_name, shell_named};
+use super::{
+    EnvScope, EnvUse, Extracted, Piece, ScanCode, ScriptBuf, Shell, interpreter_name,
+    plain_shell_flags, plain_shell_program, shell_named,
+};
+use crate::Span;
 
 /// One physical line: its offset and its text without the line break.
 #[derive(Debug, Clone, Copy)]
@@ -18,6 +22,8 @@ pub(super) fn extract(text: &str) -> Extracted {
     let mut out = Extracted::default();
     let escape = escape_directive(&lines);
     let mut shell = Shell::Bash;
+    let mut in_stage = false;
+    syntax_directive(&lines, &mut out);
     let mut i = 0;
     while i < lines.len() {
         let trimmed = lines[i].text.trim_start();
@@ -59,41 +65,215 @@ pub(super) fn extract(text: &str) -> Extracted {
         let end_offset = parts.last().map_or(0, |p| p.start + p.text.len());
         let instruction = joined.finish("", end_offset, Shell::Bash);
         let (keyword, rest) = split_word(&instruction.script, 0);
-        let mut keyword = keyword.to_ascii_uppercase();
-        let mut rest = rest;
+        let keyword = keyword.to_ascii_uppercase();
+        let keyword_span = Span::new(
+            instruction.origin[skip_ws(&instruction.script, 0).min(rest)],
+            instruction.origin[rest],
+        );
         if keyword == "ONBUILD" {
-            let (k, r) = split_word(&instruction.script, rest);
-            keyword = k.to_ascii_uppercase();
-            rest = r;
+            let (inner, inner_rest) = split_word(&instruction.script, rest);
+            let inner = inner.to_ascii_uppercase();
+            if inner == "RUN" {
+                let piece = run(
+                    &instruction,
+                    inner_rest,
+                    &shell,
+                    &lines,
+                    &mut i,
+                    "ONBUILD RUN",
+                );
+                out.pieces.push(piece);
+            } else if !ONBUILD_PLAIN.contains(&inner.as_str()) {
+                out.problem(
+                    ScanCode::Unmodelled,
+                    keyword_span,
+                    format!(
+                        "`ONBUILD {inner}` runs in every image built FROM this one, where scan cannot follow what it changes"
+                    ),
+                );
+            }
+            continue;
         }
         match keyword.as_str() {
-            "FROM" => shell = Shell::Bash,
-            "SHELL" => {
-                shell = match exec_form(&instruction, rest) {
-                    Some(argv) => match argv.first().and_then(|a| interpreter_name(&a.0)) {
-                        Some(name) => shell_named(&name),
-                        None => Shell::Unsupported("an empty SHELL".into()),
-                    },
-                    None => Shell::Unsupported("a SHELL that is not a JSON array".into()),
-                }
+            "FROM" => {
+                shell = Shell::Bash;
+                in_stage = true;
             }
+            "SHELL" => shell = set_shell(&instruction, rest, keyword_span, &mut out),
             "RUN" => {
-                let context = if instruction.script[..rest]
-                    .trim_start()
-                    .to_ascii_uppercase()
-                    .starts_with("ONBUILD")
-                {
-                    "ONBUILD RUN"
-                } else {
-                    "RUN"
-                };
-                let piece = run(&instruction, rest, &shell, &lines, &mut i, context);
+                let piece = run(&instruction, rest, &shell, &lines, &mut i, "RUN");
                 out.pieces.push(piece);
             }
-            _ => {}
+            "ENV" => env_keys(&instruction, rest, "`ENV`", EnvWords::Pairs, &mut out),
+            // A build argument is in the environment of every later RUN of its stage; one
+            // declared before the first FROM only serves the FROM lines. Without a default its
+            // value is the builder's choice, not this file's.
+            "ARG" if in_stage => env_keys(
+                &instruction,
+                rest,
+                "`ARG` (a build argument with a default, in the environment of every later RUN)",
+                EnvWords::Defaults,
+                &mut out,
+            ),
+            k if PLAIN_INSTRUCTIONS.contains(&k) || k == "ARG" => {}
+            _ => out.problem(
+                ScanCode::Unmodelled,
+                keyword_span,
+                format!("`{keyword}` is not a Dockerfile instruction scan knows"),
+            ),
         }
     }
     out
+}
+
+/// Instructions that run nothing at build time and change neither the shell nor the
+/// environment of a `RUN` (`CMD`, `ENTRYPOINT` and `HEALTHCHECK` run in the container).
+const PLAIN_INSTRUCTIONS: &[&str] = &[
+    "COPY",
+    "ADD",
+    "WORKDIR",
+    "LABEL",
+    "EXPOSE",
+    "CMD",
+    "ENTRYPOINT",
+    "USER",
+    "VOLUME",
+    "STOPSIGNAL",
+    "HEALTHCHECK",
+    "MAINTAINER",
+];
+
+/// What `ONBUILD` may hold without a problem: the plain instructions (`ONBUILD RUN` is
+/// analysed like a `RUN`).
+const ONBUILD_PLAIN: &[&str] = PLAIN_INSTRUCTIONS;
+
+/// `SHELL [...]`: the shell every later `RUN` of the stage runs under. bash or sh named plainly
+/// with plain options and a final `-c` is the shell; anything more is analysed as the command
+/// it is, with the `RUN` text after it.
+fn set_shell(instruction: &Piece, rest: usize, keyword: Span, out: &mut Extracted) -> Shell {
+    let Some(argv) = exec_form(instruction, rest) else {
+        return Shell::Unsupported("a SHELL that is not a JSON array".into());
+    };
+    let Some(name) = argv.first().and_then(|a| interpreter_name(&a.0)) else {
+        return Shell::Unsupported("an empty SHELL".into());
+    };
+    let shell = shell_named(&name);
+    if shell != Shell::Bash {
+        return shell;
+    }
+    let words: Vec<&str> = argv.iter().map(|a| a.0.as_str()).collect();
+    if plain_shell_program(words[0]) && plain_shell_flags(&words[1..]) {
+        return shell;
+    }
+    out.problem(
+        ScanCode::ShellOptions,
+        keyword,
+        format!(
+            "Docker runs every later RUN as {} followed by the RUN text: what this SHELL adds to a plain `sh -c` runs too (analysed as a command)",
+            serde_json::to_string(&words).unwrap_or_default()
+        ),
+    );
+    out.pieces
+        .push(quoted_argv(&argv, instruction, rest, "SHELL"));
+    shell
+}
+
+/// How the words after `ENV`/`ARG` name variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EnvWords {
+    /// `ENV NAME=value …`, or the old `ENV NAME value`.
+    Pairs,
+    /// `ARG NAME[=default] …`: only names with a default are set by this file.
+    Defaults,
+}
+
+/// Records the variables an `ENV` or `ARG` sets, each at its name.
+fn env_keys(instruction: &Piece, rest: usize, how: &str, words: EnvWords, out: &mut Extracted) {
+    let script = &instruction.script;
+    let text = &script[rest..];
+    let items = shell_words(text);
+    let old_form = words == EnvWords::Pairs && items.first().is_some_and(|(_, w)| !w.contains('='));
+    for (n, (at, word)) in items.iter().enumerate() {
+        let name = match word.split_once('=') {
+            Some((name, _)) => name,
+            None if old_form && n == 0 => word.as_str(),
+            None => continue,
+        };
+        if old_form && n > 0 {
+            break;
+        }
+        let start = rest + at;
+        let span = Span::new(
+            instruction.origin[start],
+            instruction.origin[(start + name.len()).min(instruction.origin.len() - 1)],
+        );
+        out.env.push(EnvUse {
+            name: name.to_string(),
+            span,
+            how: how.to_string(),
+            scope: EnvScope::Exported,
+        });
+    }
+}
+
+/// The words of an `ENV`/`ARG` line as Docker splits them: on white space outside quotes,
+/// each with its offset (quotes kept: only the name before `=` matters here).
+fn shell_words(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if current.is_none() && !c.is_whitespace() {
+            current = Some((i, String::new()));
+        }
+        let Some((_, word)) = current.as_mut() else {
+            continue;
+        };
+        match (quote, c) {
+            _ if escaped => escaped = false,
+            (None, c) if c.is_whitespace() => {
+                out.extend(current.take());
+                continue;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None | Some('"'), '\\') => escaped = true,
+            _ => {}
+        }
+        word.push(c);
+    }
+    out.extend(current);
+    out
+}
+
+/// An exec-form argument list as one quoted command (`'a' 'b'`), each byte mapped to the file.
+#[allow(clippy::type_complexity, reason = "the triple exec_form returns")]
+fn quoted_argv(
+    argv: &[(String, Vec<usize>, (usize, usize))],
+    instruction: &Piece,
+    at: usize,
+    context: &str,
+) -> Piece {
+    let mut b = ScriptBuf::default();
+    for (n, (arg, origin, (quote_at, close_at))) in argv.iter().enumerate() {
+        if n > 0 {
+            b.push_char(' ', *quote_at);
+        }
+        b.push_char('\'', *quote_at);
+        for (i, c) in arg.char_indices() {
+            if c == '\'' {
+                b.push_str("'\\''", origin[i]);
+            } else {
+                b.push_char(c, origin[i]);
+            }
+        }
+        b.push_char('\'', *close_at);
+    }
+    let end = argv
+        .last()
+        .map_or(instruction.origin[at], |(_, _, (_, close))| close + 1);
+    b.finish(context, end, Shell::Bash)
 }
 
 /// The `RUN` instruction whose text (after the keyword) starts at `rest` of `instruction`;
@@ -116,25 +296,7 @@ fn run(
         at = skip_ws(script, word_end);
     }
     if let Some(argv) = exec_form(instruction, at) {
-        let mut b = ScriptBuf::default();
-        for (n, (arg, origin, (quote_at, close_at))) in argv.iter().enumerate() {
-            if n > 0 {
-                b.push_char(' ', *quote_at);
-            }
-            b.push_char('\'', *quote_at);
-            for (i, c) in arg.char_indices() {
-                if c == '\'' {
-                    b.push_str("'\\''", origin[i]);
-                } else {
-                    b.push_char(c, origin[i]);
-                }
-            }
-            b.push_char('\'', *close_at);
-        }
-        let end = argv
-            .last()
-            .map_or(instruction.origin[at], |(_, _, (_, close))| close + 1);
-        return b.finish(context, end, Shell::Bash);
+        return quoted_argv(&argv, instruction, at, context);
     }
     let heredocs = heredoc_markers(&script[at..]);
     let mut b = ScriptBuf::default();
@@ -204,9 +366,10 @@ struct Heredoc<'a> {
 fn heredoc_markers(line: &str) -> Vec<Heredoc<'_>> {
     let mut out = Vec::new();
     let mut rest = 0;
+    let mut quotes = Quotes::default();
     while let Some(n) = line[rest..].find("<<") {
         let start = rest + n;
-        if quoted_at(line, start) {
+        if quotes.quoted_at(line, start) {
             rest = start + 2;
             continue;
         }
@@ -248,20 +411,31 @@ fn heredoc_markers(line: &str) -> Vec<Heredoc<'_>> {
     out
 }
 
-/// Whether byte `at` of `line` is inside single or double quotes (a `<<` there is text).
-fn quoted_at(line: &str, at: usize) -> bool {
-    let mut quote = None;
-    let mut escaped = false;
-    for c in line[..at].chars() {
-        match (quote, c) {
-            _ if escaped => escaped = false,
-            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
-            (None, '\'' | '"') => quote = Some(c),
-            (None | Some('"'), '\\') => escaped = true,
-            _ => {}
+/// Quote state read along a line, so that asking "is this offset quoted?" at increasing
+/// offsets costs one pass in all.
+#[derive(Debug, Default)]
+struct Quotes {
+    at: usize,
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl Quotes {
+    /// Whether byte `at` of `line` is inside single or double quotes (a `<<` there is text);
+    /// `at` never goes back between calls.
+    fn quoted_at(&mut self, line: &str, at: usize) -> bool {
+        for c in line[self.at.min(at)..at].chars() {
+            match (self.quote, c) {
+                _ if self.escaped => self.escaped = false,
+                (Some('\''), '\'') | (Some('"'), '"') => self.quote = None,
+                (None, '\'' | '"') => self.quote = Some(c),
+                (None | Some('"'), '\\') => self.escaped = true,
+                _ => {}
+            }
         }
+        self.at = self.at.max(at);
+        self.quote.is_some()
     }
-    quote.is_some()
 }
 
 /// The exec form starting at `at` of `instruction`: each argument, the file offsets of its
@@ -288,6 +462,44 @@ fn exec_form(instruction: &Piece, at: usize) -> Option<Vec<(String, Vec<usize>, 
             Value::Object(_) | Value::Array(_) | Value::Scalar => None,
         })
         .collect()
+}
+
+/// A `# syntax=` parser directive names the BuildKit frontend image that reads the whole
+/// Dockerfile and decides what runs: Docker's own (`docker/dockerfile`) passes; any other is
+/// a problem.
+fn syntax_directive(lines: &[Line], out: &mut Extracted) {
+    const OFFICIAL: &[&str] = &["docker/dockerfile", "docker.io/docker/dockerfile"];
+    for line in lines {
+        let Some(d) = line.text.trim().strip_prefix('#') else {
+            break;
+        };
+        let Some((key, value)) = d.split_once('=') else {
+            break;
+        };
+        let key = key.trim();
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            break;
+        }
+        if !key.eq_ignore_ascii_case("syntax") {
+            continue;
+        }
+        let value = value.trim();
+        let image = value.split(['@', ':']).next().unwrap_or(value);
+        let image = image
+            .strip_prefix("docker.io/")
+            .map_or(image, |i| if i.starts_with("docker/") { i } else { image });
+        if OFFICIAL.contains(&image) {
+            continue;
+        }
+        let at = line.start + line.text.find(value).unwrap_or(0);
+        out.problem(
+            ScanCode::Unmodelled,
+            Span::new(at, at + value.len()),
+            format!(
+                "`# syntax={value}` has the image `{value}` read this Dockerfile: that frontend decides what each instruction runs"
+            ),
+        );
+    }
 }
 
 /// The escape character: `` ` `` when a parser directive at the top says so, else `\`.
@@ -408,5 +620,96 @@ mod tests {
             shells("RUN <<EOF\n#!/usr/bin/env python3\nprint(1)\nEOF\n"),
             [Shell::Unsupported("python3".into())]
         );
+    }
+
+    /// The problems (code, line) and environment names of a Dockerfile.
+    fn file_level(text: &str) -> (Vec<(&'static str, usize)>, Vec<String>) {
+        let x = extract(text);
+        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
+        (
+            x.problems
+                .iter()
+                .map(|p| (p.code.as_str(), line(p.span.start)))
+                .collect(),
+            x.env.iter().map(|e| e.name.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn instructions_and_their_environment_are_allowlisted() {
+        #[allow(clippy::type_complexity, reason = "a test table")]
+        let table: &[(&str, &[(&str, usize)], &[&str])] = &[
+            (
+                "# syntax=docker/dockerfile:1.7\nFROM x AS b\nWORKDIR /a\nCOPY . .\nADD a b\nLABEL a=b\nEXPOSE 80\nUSER me\nVOLUME /v\nSTOPSIGNAL x\nHEALTHCHECK CMD ls\nCMD ls\nENTRYPOINT [\"ls\"]\nONBUILD COPY . .\n",
+                &[],
+                &[],
+            ),
+            (
+                "FROM x\nENV A=1 B=\"two words\" C=3\n",
+                &[],
+                &["A", "B", "C"],
+            ),
+            ("FROM x\nENV A one two\n", &[], &["A"]),
+            // A build argument before FROM serves FROM only; one without a default is the
+            // builder's value.
+            ("ARG A=1\nFROM x\nARG B\nARG C=2 D\n", &[], &["C"]),
+            (
+                "FROM x\nSHELL [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\"]\n",
+                &[],
+                &[],
+            ),
+            (
+                "FROM x\nSHELL [\"bash\", \"-lc\"]\n",
+                &[("shell_options", 2)],
+                &[],
+            ),
+            (
+                "FROM x\nSHELL [\"/opt/bash\", \"-c\"]\n",
+                &[("shell_options", 2)],
+                &[],
+            ),
+            (
+                "FROM x\nSHELL [\"sh\", \"-c\", \"id\"]\n",
+                &[("shell_options", 2)],
+                &[],
+            ),
+            (
+                "FROM x\nONBUILD SHELL [\"sh\", \"-c\", \"id\"]\n",
+                &[("unmodelled_construct", 2)],
+                &[],
+            ),
+            ("FROM x\nFOO bar\n", &[("unmodelled_construct", 2)], &[]),
+            (
+                "# syntax=ghcr.io/x/y\nFROM x\n",
+                &[("unmodelled_construct", 1)],
+                &[],
+            ),
+        ];
+        for (text, problems, env) in table {
+            let (got_problems, got_env) = file_level(text);
+            assert_eq!(&got_problems, problems, "{text:?}");
+            assert_eq!(&got_env, env, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_shell_with_more_than_plain_options_is_a_command_too() {
+        let x =
+            extract("FROM x\nSHELL [\"sh\", \"-c\", \"rm -rf /v; sh -c \\\"$0\\\"\"]\nRUN ls\n");
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("SHELL", "'sh' '-c' 'rm -rf /v; sh -c \"$0\"'"),
+                ("RUN", "ls")
+            ]
+        );
+        // ONBUILD SHELL does not change this image's shell.
+        let x = extract("FROM x\nONBUILD SHELL [\"pwsh\", \"-c\"]\nRUN ls\n");
+        assert_eq!(x.pieces[0].shell, Shell::Bash);
     }
 }

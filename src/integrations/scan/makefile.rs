@@ -3,9 +3,22 @@
 //! kept for the shell, `$$` as `$`. A make variable (`$(CC)`, `${X}`, `$@`) is pasted into the
 //! line before the shell reads it: it asks, and the analyser sees a run-time value in its
 //! place. Each logical recipe line is one piece (one shell), or each rule's recipe with
-//! `.ONESHELL:`. It never decides safety itself.
+//! `.ONESHELL:`; a `$(shell …)` is a piece of its own.
+//!
+//! Every other line must be one of the constructs this module models — a rule, a plain
+//! assignment, a conditional, `.PHONY` and the other special targets whose effect it knows,
+//! a comment, a `define` — and each of those is read for what it changes: `SHELL`,
+//! `.SHELLFLAGS`, `MAKEFLAGS`, exported variables, the make functions that run something.
+//! Anything else is a problem of its own (fail closed). `$(eval …)` text is read as Makefile
+//! lines too. It never decides safety itself.
 
-use super::{Extracted, Piece, ScriptBuf, Shell, interpreter_name, shell_named};
+use std::collections::{HashMap, HashSet};
+
+use super::{
+    EnvScope, EnvUse, Extracted, Piece, ScanCode, ScriptBuf, Shell, interpreter_name,
+    plain_shell_flags, plain_shell_program, shell_named,
+};
+use crate::Span;
 
 #[derive(Debug, Clone, Copy)]
 struct Line<'a> {
@@ -13,137 +26,982 @@ struct Line<'a> {
     text: &'a str,
 }
 
+/// How many `$(eval …)` inside `$(eval …)` text are followed.
+const MAX_EVAL_DEPTH: usize = 4;
+
+/// How many bytes of text, in all, are read again through `$(eval)` and `$(NAME)` lines: a
+/// file whose defines evaluate each other many times over asks instead of costing time.
+const EVAL_BUDGET: usize = 1 << 20;
+
+/// make's functions that only compute text from text: they run nothing, read no file but
+/// names (`wildcard`, `realpath`) and write nothing. Any other function is a problem, except
+/// `shell` (analysed), `call` of a named variable, `eval` (read as Makefile lines) and
+/// `value`, whose result is text.
+const TEXT_FUNCTIONS: &[&str] = &[
+    "subst",
+    "patsubst",
+    "strip",
+    "findstring",
+    "filter",
+    "filter-out",
+    "sort",
+    "word",
+    "wordlist",
+    "words",
+    "firstword",
+    "lastword",
+    "dir",
+    "notdir",
+    "suffix",
+    "basename",
+    "addsuffix",
+    "addprefix",
+    "join",
+    "wildcard",
+    "realpath",
+    "abspath",
+    "if",
+    "or",
+    "and",
+    "intcmp",
+    "foreach",
+    "let",
+    "origin",
+    "flavor",
+    "value",
+    // Messages to the terminal; `error` stops make.
+    "info",
+    "warning",
+    "error",
+];
+
+/// Every function GNU make has built in: `$(call NAME,…)` of one of these runs the function.
+const BUILTIN_FUNCTIONS: &[&str] = &["shell", "eval", "call", "file", "guile"];
+
+/// Special targets whose effect scan models: they change how make picks or reports targets,
+/// never what a recipe runs (`.ONESHELL` and `.POSIX` are read where they matter).
+const KNOWN_SPECIAL_TARGETS: &[&str] = &[
+    ".PHONY",
+    ".SUFFIXES",
+    ".DEFAULT",
+    ".PRECIOUS",
+    ".INTERMEDIATE",
+    ".NOTINTERMEDIATE",
+    ".SECONDARY",
+    ".DELETE_ON_ERROR",
+    ".IGNORE",
+    ".LOW_RESOLUTION_TIME",
+    ".SILENT",
+    ".NOTPARALLEL",
+    ".ONESHELL",
+    // `.POSIX` makes the default `.SHELLFLAGS` `-ec`: one more option, nothing more run.
+    ".POSIX",
+    ".WAIT",
+];
+
+/// Variables make itself reads whose values only name targets, directories or patterns.
+const PLAIN_MAKE_VARIABLES: &[&str] = &[".DEFAULT_GOAL", ".EXTRA_PREREQS", "VPATH", ".LIBPATTERNS"];
+
+/// Words `MAKEFLAGS` may hold: options that change how make reports, orders or parallelises
+/// work, never which makefiles it reads or what it evaluates (`--eval`, `-f`, `-I`, `-e` do).
+const PLAIN_MAKEFLAGS: &[&str] = &[
+    "-s",
+    "--silent",
+    "--quiet",
+    "-r",
+    "--no-builtin-rules",
+    "-R",
+    "--no-builtin-variables",
+    "-w",
+    "--print-directory",
+    "--no-print-directory",
+    "--warn-undefined-variables",
+    "-k",
+    "--keep-going",
+    "-S",
+    "--no-keep-going",
+    "-O",
+    "--output-sync",
+    "--output-sync=target",
+    "--output-sync=line",
+    "--output-sync=recurse",
+    "--output-sync=none",
+];
+
 pub(super) fn extract(text: &str) -> Extracted {
     let lines = physical_lines(text);
     let mut out = Extracted::default();
-    let oneshell = lines.iter().any(|l| l.text.starts_with(".ONESHELL:"));
-    let mut prefix = '\t';
-    let mut shell = Shell::Bash;
-    let mut target: Option<String> = None;
-    let mut in_define = false;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if in_define {
-            if line.text.trim_start().starts_with("endef") {
-                in_define = false;
+    let mut r = Reader {
+        file_len: text.len(),
+        prefix: '\t',
+        shell: Shell::Bash,
+        shell_word: "sh".to_string(),
+        oneshell: lines.iter().any(|l| l.text.starts_with(".ONESHELL:")),
+        target: None,
+        values: HashMap::new(),
+        assigned: Vec::new(),
+        exported: HashSet::new(),
+        export_all: false,
+        eval_budget: EVAL_BUDGET,
+        eval_budget_spent: false,
+        shell_budget: EVAL_BUDGET,
+        shell_budget_spent: false,
+    };
+    r.read(&lines, 0, &mut out);
+    r.finish(&mut out);
+    out
+}
+
+/// What reading a Makefile has learnt so far.
+struct Reader {
+    file_len: usize,
+    prefix: char,
+    shell: Shell,
+    /// The program `SHELL` names, for analysing `.SHELLFLAGS` with it.
+    shell_word: String,
+    oneshell: bool,
+    target: Option<String>,
+    /// Each variable's value by name, as (file offset, text) lines: what `$(eval $(NAME))`
+    /// reads.
+    values: HashMap<String, Vec<(usize, String)>>,
+    /// Each plain assignment: the name, where it is written, whether it was exported there,
+    /// and how (for the message).
+    assigned: Vec<(String, Span, bool, String)>,
+    /// Names an `export NAME…` line exported.
+    exported: HashSet<String>,
+    /// `export` alone or `.EXPORT_ALL_VARIABLES:`: every variable is exported.
+    export_all: bool,
+    /// Bytes of text still to be read again through `$(eval)` (see [`EVAL_BUDGET`]).
+    eval_budget: usize,
+    /// Whether the budget ran out (said once).
+    eval_budget_spent: bool,
+    /// Bytes of `$(shell …)` text still to be analysed (the same budget as `$(eval)`'s).
+    shell_budget: usize,
+    /// Whether that budget ran out (said once).
+    shell_budget_spent: bool,
+}
+
+/// How a line's make functions are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The body of a `define`: its functions are reported; an `$(eval)` in it is followed
+    /// when the variable is evaluated, not here.
+    Define,
+    /// A line read at this `$(eval)` depth: reported at depth 0 only (deeper text is file
+    /// text already reported), `$(eval)` followed while the depth allows.
+    Line(usize),
+}
+
+/// A non-recipe logical line: its text (continuations joined), where it starts, and how much
+/// of it is on its first physical line (offsets past that are approximate).
+struct Logical<'a> {
+    text: &'a str,
+    start: usize,
+    first_len: usize,
+}
+
+impl Logical<'_> {
+    /// The file offset of byte `i` of the logical line.
+    fn at(&self, i: usize) -> usize {
+        self.start + i.min(self.first_len)
+    }
+
+    fn span(&self, from: usize, to: usize) -> Span {
+        Span::new(self.at(from), self.at(to).max(self.at(from)))
+    }
+}
+
+impl Reader {
+    fn read(&mut self, lines: &[Line], depth: usize, out: &mut Extracted) {
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            if let Some(first) = line.text.strip_prefix(self.prefix) {
+                i = self.recipe(lines, i, first, out);
+                continue;
             }
+            // Any other logical line: continuation lines joined.
+            let mut logical = String::from(line.text);
+            let start = line.start;
             i += 1;
-            continue;
-        }
-        if let Some(first) = line.text.strip_prefix(prefix) {
-            // One logical recipe line: physical lines joined by `\`-newline, which the shell
-            // receives as it is; make drops the prefix of each continuation line.
-            let mut b = ScriptBuf::default();
-            let body =
-                first.trim_start_matches(|c: char| "@-+".contains(c) || c == ' ' || c == '\t');
-            let mut part = Line {
-                start: line.start + (line.text.len() - body.len()),
-                text: body,
+            while continues(&logical) && i < lines.len() {
+                logical.pop();
+                logical.push(' ');
+                logical.push_str(lines[i].text.trim_start());
+                i += 1;
+            }
+            let l = Logical {
+                text: &logical,
+                start,
+                first_len: line.text.len(),
             };
+            let trimmed = logical.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            if let Some((name, exported)) = define_name(trimmed) {
+                i = self.define(lines, i, name, exported, &l, out);
+                continue;
+            }
+            // make runs these while it reads the Makefile, before any recipe: `X != cmd` and
+            // `$(shell cmd)`. Text read again through `$(eval)` was read here once already.
+            if depth == 0 {
+                for (at, script) in make_time_shells(&logical) {
+                    let first = Line {
+                        start: l.at(at),
+                        text: script,
+                    };
+                    self.shell_piece(first, "make-time shell", out);
+                }
+            }
+            self.functions(&l, Pass::Line(depth), out);
+            self.line(&l, depth, out);
+        }
+    }
+
+    /// One logical recipe line starting at `lines[i]` (whose text after the prefix is
+    /// `first`); returns the index of the next line.
+    fn recipe(&mut self, lines: &[Line], mut i: usize, first: &str, out: &mut Extracted) -> usize {
+        // Physical lines joined by `\`-newline, which the shell receives as it is; make drops
+        // the prefix of each continuation line.
+        let line = lines[i];
+        let mut b = ScriptBuf::default();
+        let body = first.trim_start_matches(|c: char| "@-+".contains(c) || c == ' ' || c == '\t');
+        let mut part = Line {
+            start: line.start + (line.text.len() - body.len()),
+            text: body,
+        };
+        let context = match &self.target {
+            Some(t) => format!("recipe of {t}"),
+            None => "recipe".to_string(),
+        };
+        let mut shells = Vec::new();
+        i += 1;
+        loop {
+            expand(part, &mut b);
+            shells.extend(recipe_shells(part));
+            if !continues(part.text) || i >= lines.len() {
+                break;
+            }
+            let next = lines[i];
             i += 1;
-            loop {
-                expand(part, &mut b);
-                if !continues(part.text) || i >= lines.len() {
+            b.push_char('\n', part.start + part.text.len());
+            let stripped = next.text.strip_prefix(self.prefix).unwrap_or(next.text);
+            part = Line {
+                start: next.start + (next.text.len() - stripped.len()),
+                text: stripped,
+            };
+        }
+        let end = part.start + part.text.len();
+        let piece = b.finish(&context, end, self.shell.clone());
+        // With `.ONESHELL:` the rule's previous recipe line is the last piece, or the last
+        // before that line's own `$(shell …)` pieces.
+        let shells_context = format!("$(shell …) in {context}");
+        let previous = out
+            .pieces
+            .iter()
+            .rposition(|p| p.context != shells_context)
+            .filter(|&n| self.oneshell && out.pieces[n].context == piece.context);
+        match previous {
+            Some(n) => join(&mut out.pieces[n], piece),
+            None => out.pieces.push(piece),
+        }
+        for s in shells {
+            self.shell_piece(s, &shells_context, out);
+        }
+        i
+    }
+
+    /// A piece for a command make hands to the shell itself (`$(shell …)`, `!=`).
+    fn shell_piece(&mut self, cmd: Line, context: &str, out: &mut Extracted) {
+        // Nested `$(shell $(shell …))` repeat their text in each piece: past a budget, ask.
+        if cmd.text.len() > self.shell_budget {
+            if !self.shell_budget_spent {
+                self.shell_budget_spent = true;
+                out.problem(
+                    ScanCode::Unmodelled,
+                    Span::new(cmd.start, cmd.start),
+                    "the Makefile has more `$(shell …)` text than scan analyses; the rest was not read".to_string(),
+                );
+            }
+            return;
+        }
+        self.shell_budget -= cmd.text.len();
+        let mut b = ScriptBuf::default();
+        expand(cmd, &mut b);
+        let end = (cmd.start + cmd.text.len()).min(self.file_len);
+        out.pieces.push(b.finish(context, end, self.shell.clone()));
+    }
+
+    /// A `define NAME` whose body starts at `lines[i]`: recorded as a value, its text read
+    /// for the functions that would run when it is expanded. Returns the index past `endef`.
+    fn define(
+        &mut self,
+        lines: &[Line],
+        mut i: usize,
+        name: &str,
+        exported: bool,
+        l: &Logical,
+        out: &mut Extracted,
+    ) -> usize {
+        let mut nested = 0;
+        let mut body = Vec::new();
+        while i < lines.len() {
+            let line = lines[i];
+            i += 1;
+            let t = line.text.trim_start();
+            if define_name(t).is_some() {
+                nested += 1;
+            } else if t == "endef" || t.starts_with("endef ") || t.starts_with("endef\t") {
+                if nested == 0 {
                     break;
                 }
-                let next = lines[i];
-                i += 1;
-                b.push_char('\n', part.start + part.text.len());
-                let stripped = next.text.strip_prefix(prefix).unwrap_or(next.text);
-                part = Line {
-                    start: next.start + (next.text.len() - stripped.len()),
-                    text: stripped,
+                nested -= 1;
+            }
+            body.push((line.start, line.text.to_string()));
+        }
+        for (start, text) in &body {
+            for (at, script) in make_time_shells(text) {
+                let cmd = Line {
+                    start: start + at,
+                    text: script,
                 };
+                self.shell_piece(cmd, "make-time shell", out);
             }
-            let context = match &target {
-                Some(t) => format!("recipe of {t}"),
-                None => "recipe".to_string(),
+            let bl = Logical {
+                text,
+                start: *start,
+                first_len: text.len(),
             };
-            let end = part.start + part.text.len();
-            let piece = b.finish(&context, end, shell.clone());
-            match out.pieces.last_mut() {
-                Some(last) if oneshell && last.context == piece.context => join(last, piece),
-                _ => out.pieces.push(piece),
+            self.functions(&bl, Pass::Define, out);
+        }
+        let name_at = words(l.text)
+            .find(|(_, w)| *w == name)
+            .map_or(0, |(at, _)| at);
+        self.assign(
+            name,
+            l.span(name_at, name_at + name.len()),
+            exported,
+            "a `define`",
+            body,
+        );
+        i
+    }
+
+    /// Checks every make function a non-recipe line calls; `$(eval …)` text is read as
+    /// Makefile lines.
+    fn functions(&mut self, l: &Logical, pass: Pass, out: &mut Extracted) {
+        let (report, follow) = match pass {
+            Pass::Define => (true, None),
+            Pass::Line(depth) => (depth == 0, Some(depth)),
+        };
+        let mut outer_end = 0;
+        for (at, reference) in references(l.text, Escapes::No) {
+            let top_level = at >= outer_end;
+            if top_level {
+                outer_end = at + reference.len();
             }
-            continue;
-        }
-        // Any other logical line: continuation lines joined.
-        let mut logical = String::from(line.text);
-        let start = line.start;
-        i += 1;
-        while continues(&logical) && i < lines.len() {
-            logical.pop();
-            logical.push(' ');
-            logical.push_str(lines[i].text.trim_start());
-            i += 1;
-        }
-        let trimmed = logical.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        if trimmed == "define" || trimmed.starts_with("define ") {
-            in_define = true;
-            continue;
-        }
-        // make runs these while it reads the Makefile, before any recipe: `X != cmd` and
-        // `$(shell cmd)`. Positions past the first physical line are approximate.
-        for (at, script) in make_time_shells(&logical) {
-            let mut b = ScriptBuf::default();
-            let first = Line {
-                start: start + at.min(line.text.len()),
-                text: script,
+            let Some((name, args, args_at)) = function_call(reference) else {
+                continue;
             };
-            expand(first, &mut b);
-            let end = first.start + script.len();
-            out.pieces
-                .push(b.finish("make-time shell", end.min(text.len()), shell.clone()));
-        }
-        if let Some((name, value)) = assignment(trimmed) {
-            match name {
-                "SHELL" => {
-                    shell = if value.contains('$') {
-                        Shell::Unsupported(format!("a SHELL set from a variable (`{value}`)"))
-                    } else {
-                        interpreter_name(value)
-                            .map_or(Shell::Unsupported("an empty SHELL".into()), |n| {
-                                shell_named(&n)
-                            })
+            if !report && name != "eval" {
+                continue;
+            }
+            let span = l.span(at, at + reference.len());
+            if TEXT_FUNCTIONS.contains(&name) || name == "shell" {
+                continue;
+            }
+            if name == "call" {
+                let callee = args.split(',').next().unwrap_or("").trim();
+                if callee == "shell" {
+                    let cmd_at = args.find(',').map_or(args.len(), |c| c + 1);
+                    let cmd = Line {
+                        start: l.at(at + args_at + cmd_at),
+                        text: &args[cmd_at..],
                     };
+                    self.shell_piece(cmd, "make-time shell", out);
+                    continue;
                 }
-                ".RECIPEPREFIX" => prefix = value.chars().next().unwrap_or('\t'),
-                _ => {}
+                if !callee.is_empty()
+                    && !callee.contains('$')
+                    && !BUILTIN_FUNCTIONS.contains(&callee)
+                    && !TEXT_FUNCTIONS.contains(&callee)
+                {
+                    continue;
+                }
+                out.problem(
+                    ScanCode::Unmodelled,
+                    span,
+                    format!(
+                        "`$(call {callee},…)` calls a function scan cannot name in advance: it may run make's `shell`, `eval` or `file`"
+                    ),
+                );
+                continue;
             }
-            continue;
-        }
-        if let Some((targets, rest)) = rule(&logical) {
-            target = Some(targets.trim().to_string());
-            // `target: prerequisites ; recipe` runs the text after `;` as a recipe line.
-            if let Some(semi) = rest.find(';')
-                && !logical.contains('\n')
-            {
-                let recipe_at = logical.len() - rest.len() + semi + 1;
-                let body = &logical[recipe_at..];
-                let body_trim =
-                    body.trim_start_matches(|c: char| "@-+".contains(c) || c.is_whitespace());
-                // The joined line matches the file only before its first continuation.
-                if line.text.len() >= recipe_at {
-                    let mut b = ScriptBuf::default();
-                    expand(
-                        Line {
-                            start: start + recipe_at + (body.len() - body_trim.len()),
-                            text: body_trim,
-                        },
-                        &mut b,
+            if name == "eval" {
+                if report {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        span,
+                        "make reads the text `$(eval …)` produces as Makefile lines — rules, recipes and settings scan reads only as far as that text is in this file".to_string(),
                     );
-                    let end = start + logical.len();
-                    out.pieces.push(b.finish(
-                        &format!("recipe of {}", targets.trim()),
-                        end,
-                        shell.clone(),
-                    ));
+                }
+                // A nested eval is read with the text of the one around it.
+                if let Some(depth) = follow
+                    && top_level
+                    && depth < MAX_EVAL_DEPTH
+                {
+                    self.eval(args, l, at + args_at, depth, out);
+                }
+                continue;
+            }
+            out.problem(
+                ScanCode::Unmodelled,
+                span,
+                format!(
+                    "`$({name} …)` is a make function that can run, read or write something scan does not model"
+                ),
+            );
+        }
+    }
+
+    /// Reads the text an `$(eval ARGS)` evaluates, when scan can tell it: the value of the
+    /// one variable it names, else ARGS itself.
+    fn eval(&mut self, args: &str, l: &Logical, args_at: usize, depth: usize, out: &mut Extracted) {
+        let named = single_reference(args.trim()).and_then(|name| self.values.get(name).cloned());
+        match named {
+            Some(value) => self.read_value(&value, depth, out),
+            None => {
+                let line = Line {
+                    start: l.at(args_at),
+                    text: args,
+                };
+                if self.spend(args.len(), line.start, out) {
+                    self.read(&[line], depth + 1, out);
                 }
             }
+        }
+    }
+
+    /// Reads a variable's value as Makefile lines one level deeper.
+    fn read_value(&mut self, value: &[(usize, String)], depth: usize, out: &mut Extracted) {
+        let size = value.iter().map(|(_, t)| t.len() + 1).sum();
+        let at = value.first().map_or(0, |(s, _)| *s);
+        if !self.spend(size, at, out) {
+            return;
+        }
+        let lines: Vec<Line> = value
+            .iter()
+            .map(|(start, text)| Line {
+                start: *start,
+                text,
+            })
+            .collect();
+        self.read(&lines, depth + 1, out);
+    }
+
+    /// Takes `size` bytes from the budget of text read again through `$(eval)`; when it is
+    /// spent, says so once (at `at`) and reads no more: what was not read asks.
+    fn spend(&mut self, size: usize, at: usize, out: &mut Extracted) -> bool {
+        if size <= self.eval_budget {
+            self.eval_budget -= size;
+            return true;
+        }
+        if !self.eval_budget_spent {
+            self.eval_budget_spent = true;
+            out.problem(
+                ScanCode::Unmodelled,
+                Span::new(at, at),
+                "the Makefile evaluates more text through `$(eval …)` than scan follows; the rest was not read".to_string(),
+            );
+        }
+        false
+    }
+
+    /// Classifies one non-recipe logical line that is not a `define`.
+    fn line(&mut self, l: &Logical, depth: usize, out: &mut Extracted) {
+        let trimmed = l.text.trim();
+        let lead = l.text.len() - l.text.trim_start().len();
+        // A line of nothing but `$(eval …)` and messages expands to nothing: the eval text is
+        // read on its own (see `functions`).
+        let refs = references(trimmed, Escapes::No);
+        let mut covered = 0;
+        let only_calls = refs.iter().all(|&(at, r)| {
+            if at < covered {
+                return true;
+            }
+            let gap_ok = trimmed[covered..at].trim().is_empty();
+            covered = at + r.len();
+            gap_ok
+                && matches!(
+                    function_call(r),
+                    Some(("eval" | "info" | "warning" | "error", _, _))
+                )
+        }) && trimmed[covered.min(trimmed.len())..].trim().is_empty();
+        if only_calls && !refs.is_empty() {
+            return;
+        }
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        match first {
+            "include" | "-include" | "sinclude" => {
+                out.problem(
+                    ScanCode::UnreadFile,
+                    l.span(lead, l.text.trim_end().len()),
+                    format!(
+                        "`{trimmed}`: make reads that file here and runs its rules and settings too; scan it as well (scan does not follow includes)"
+                    ),
+                );
+                return;
+            }
+            "load" | "-load" => {
+                out.problem(
+                    ScanCode::UnreadFile,
+                    l.span(lead, l.text.trim_end().len()),
+                    format!("`{trimmed}` loads a shared object into make: code scan cannot see"),
+                );
+                return;
+            }
+            "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif" | "vpath" | "undefine"
+            | "unexport" => return,
+            _ => {}
+        }
+        if let Some(a) = assignment(l.text) {
+            let how = if a.exported {
+                "an exported assignment"
+            } else {
+                "an assignment"
+            };
+            self.assign_line(&a, l, how, out);
+            return;
+        }
+        if first == "export" {
+            let names: Vec<(usize, &str)> = words(l.text).skip(1).collect();
+            if names.is_empty() {
+                self.export_all = true;
+            }
+            for (at, name) in names {
+                if name.contains('$') {
+                    out.env.push(EnvUse {
+                        name: name.to_string(),
+                        span: l.span(at, at + name.len()),
+                        how: "`export`".to_string(),
+                        scope: EnvScope::Exported,
+                    });
+                } else {
+                    self.exported.insert(name.to_string());
+                }
+            }
+            return;
+        }
+        if let Some((targets, rest)) = rule(l.text) {
+            self.rule(l, targets, rest, out);
+            return;
+        }
+        if depth == 0 {
+            // `$(NAME)` alone: make reads the value as a line, which may be a rule with a
+            // recipe; read it as such when this file sets it.
+            if depth < MAX_EVAL_DEPTH
+                && let Some(name) = single_reference(trimmed)
+                && let Some(value) = self.values.get(name)
+            {
+                let value = value.clone();
+                self.read_value(&value, depth, out);
+            }
+            out.problem(
+                ScanCode::Unmodelled,
+                l.span(lead, l.text.trim_end().len()),
+                format!(
+                    "`{}`: a line that is not a rule, an assignment or a directive scan knows; a variable that expands to a rule can hide a recipe here",
+                    super::one_line(trimmed)
+                ),
+            );
+        }
+    }
+
+    /// A rule line: its special targets, its target-specific assignment or its `; recipe`.
+    fn rule(&mut self, l: &Logical, targets: &str, rest: &str, out: &mut Extracted) {
+        let targets_t = targets.trim();
+        self.target = Some(targets_t.to_string());
+        for (at, t) in words(targets) {
+            let span = l.span(at, at + t.len());
+            let special = t.len() > 1
+                && t.starts_with('.')
+                && t[1..].bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
+            if !special || KNOWN_SPECIAL_TARGETS.contains(&t) {
+                continue;
+            }
+            match t {
+                ".EXPORT_ALL_VARIABLES" => self.export_all = true,
+                ".SECONDEXPANSION" => out.problem(
+                    ScanCode::Unmodelled,
+                    span,
+                    "`.SECONDEXPANSION` makes make expand prerequisites a second time, running any `$$(shell …)` or `$$(eval …)` in them".to_string(),
+                ),
+                _ => out.problem(
+                    ScanCode::Unmodelled,
+                    span,
+                    format!("`{t}` is a special target scan does not know"),
+                ),
+            }
+        }
+        let rest_at = l.text.len() - rest.len();
+        // `target: NAME = value`: a variable for this target's recipes only.
+        if let Some(mut a) = assignment(rest) {
+            a.name_at += rest_at;
+            a.value_at += rest_at;
+            self.assign_line(&a, l, "a target-specific assignment", out);
+            return;
+        }
+        // `target: prerequisites ; recipe` runs the text after `;` as a recipe line.
+        if let Some(semi) = rest.find(';')
+            && !l.text.contains('\n')
+        {
+            let recipe_at = rest_at + semi + 1;
+            let body = &l.text[recipe_at..];
+            let body_trim =
+                body.trim_start_matches(|c: char| "@-+".contains(c) || c.is_whitespace());
+            // The joined line matches the file only before its first continuation.
+            if l.first_len >= recipe_at {
+                let mut b = ScriptBuf::default();
+                let cmd = Line {
+                    start: l.start + recipe_at + (body.len() - body_trim.len()),
+                    text: body_trim,
+                };
+                expand(cmd, &mut b);
+                let end = l.start + l.text.len();
+                let context = format!("recipe of {targets_t}");
+                out.pieces.push(b.finish(&context, end, self.shell.clone()));
+                for s in recipe_shells(cmd) {
+                    self.shell_piece(s, &format!("$(shell …) in {context}"), out);
+                }
+            }
+        }
+    }
+
+    fn assign_line(&mut self, a: &Assignment, l: &Logical, how: &str, out: &mut Extracted) {
+        let span = l.span(a.name_at, a.name_at + a.name.len());
+        let value = vec![(l.at(a.value_at), a.value.to_string())];
+        match a.name {
+            "SHELL" => self.set_shell(a, l, span, out),
+            ".SHELLFLAGS" => self.set_shell_flags(a, l, span, out),
+            ".RECIPEPREFIX" => self.prefix = a.value.chars().next().unwrap_or('\t'),
+            "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" | "MAKEOVERRIDES" => {
+                let odd: Vec<&str> = a
+                    .value
+                    .split_whitespace()
+                    .filter(|w| !plain_makeflag(w))
+                    .collect();
+                if !odd.is_empty() {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        span,
+                        format!(
+                            "`{}` passes `{}` to make itself and to every sub-make: scan lists only options that change how make reports or orders work, not what it reads or evaluates (`--eval`, `-f`, `-I`)",
+                            a.name,
+                            odd.join(" ")
+                        ),
+                    );
+                }
+            }
+            "MAKEFILES" => out.problem(
+                ScanCode::UnreadFile,
+                span,
+                format!(
+                    "`MAKEFILES` makes make read `{}` first, and every sub-make too: files scan did not read",
+                    a.value
+                ),
+            ),
+            name if PLAIN_MAKE_VARIABLES.contains(&name) => {}
+            name if name.contains('$') => out.problem(
+                ScanCode::Unmodelled,
+                span,
+                format!(
+                    "`{name}` is a computed variable name: it may be `SHELL`, `.SHELLFLAGS` or an exported variable"
+                ),
+            ),
+            name => self.assign(name, span, a.exported, how, value.clone()),
+        }
+        self.values.insert(a.name.to_string(), value);
+    }
+
+    /// Records a plain variable: its value for `$(eval)`, its name for the environment.
+    fn assign(
+        &mut self,
+        name: &str,
+        span: Span,
+        exported: bool,
+        how: &str,
+        value: Vec<(usize, String)>,
+    ) {
+        self.assigned
+            .push((name.to_string(), span, exported, how.to_string()));
+        self.values.insert(name.to_string(), value);
+    }
+
+    /// `SHELL = …`: bash or sh named plainly runs each recipe as `SHELL -c RECIPE`; anything
+    /// more is analysed as the command it starts.
+    fn set_shell(&mut self, a: &Assignment, l: &Logical, span: Span, out: &mut Extracted) {
+        let value = a.value;
+        if value.contains('$') {
+            self.shell = Shell::Unsupported(format!("a SHELL set from a variable (`{value}`)"));
+            return;
+        }
+        let words: Vec<&str> = value.split_whitespace().collect();
+        self.shell_word = words.first().map_or("sh", |w| w).to_string();
+        let plain = match words.as_slice() {
+            [one] => plain_shell_program(one),
+            [env, sh] => env.rsplit('/').next() == Some("env") && plain_shell_program(sh),
+            _ => false,
+        };
+        self.shell = interpreter_name(value)
+            .map_or(Shell::Unsupported("an empty SHELL".into()), |n| {
+                shell_named(&n)
+            });
+        if plain || self.shell != Shell::Bash {
+            return;
+        }
+        out.problem(
+            ScanCode::ShellOptions,
+            span,
+            format!(
+                "make runs every recipe as `{value} -c RECIPE`: what `SHELL` adds to the shell runs first (the command is analysed below)"
+            ),
+        );
+        let mut b = ScriptBuf::default();
+        b.push_str(value, l.at(a.value_at));
+        out.pieces
+            .push(b.finish("SHELL", l.at(a.value_at) + value.len(), Shell::Bash));
+    }
+
+    /// `.SHELLFLAGS = …`: options from a short list and a final `-c` pass; anything else is
+    /// analysed as `SHELL FLAGS`, which is what make runs before the recipe text.
+    fn set_shell_flags(&mut self, a: &Assignment, l: &Logical, span: Span, out: &mut Extracted) {
+        if plain_shell_flags(&a.value.split_whitespace().collect::<Vec<_>>()) {
+            return;
+        }
+        out.problem(
+            ScanCode::ShellOptions,
+            span,
+            format!(
+                "make runs every recipe as `{} {} RECIPE`: flags other than `-c` and `-e`/`-u`/`-x`/`-o pipefail` can run a command of their own (analysed below)",
+                self.shell_word, a.value
+            ),
+        );
+        let at = l.at(a.value_at);
+        let mut b = ScriptBuf::default();
+        for c in self.shell_word.chars() {
+            b.push_char(c, at);
+        }
+        b.push_char(' ', at);
+        b.push_str(a.value, at);
+        out.pieces
+            .push(b.finish(".SHELLFLAGS", at + a.value.len(), Shell::Bash));
+    }
+
+    /// Turns what was assigned and exported into environment uses.
+    fn finish(&mut self, out: &mut Extracted) {
+        for (name, span, exported, how) in &self.assigned {
+            let exported = *exported || self.export_all || self.exported.contains(name);
+            out.env.push(EnvUse {
+                name: name.clone(),
+                span: *span,
+                how: how.clone(),
+                scope: if exported {
+                    EnvScope::Exported
+                } else {
+                    EnvScope::Inherited
+                },
+            });
+        }
+        // `export NAME` of a name this file never assigns still exports the value the
+        // environment gave it: nothing new.
+    }
+}
+
+/// The words of `s` split on white space, each with its offset.
+fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    s.split_whitespace()
+        .map(move |w| (w.as_ptr() as usize - s.as_ptr() as usize, w))
+}
+
+/// `define NAME` (with `export`/`override`/`private` before it and an operator after the
+/// name): the name, and whether it is exported.
+fn define_name(line: &str) -> Option<(&str, bool)> {
+    let (rest, exported) = strip_modifiers(line);
+    let rest = rest.strip_prefix("define")?;
+    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let name = rest
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(['=', ':', '?', '+', '!']);
+    Some((name, exported))
+}
+
+/// `line` without the `export`, `override` and `private` words before an assignment, and
+/// whether `export` was one of them.
+fn strip_modifiers(line: &str) -> (&str, bool) {
+    let mut rest = line.trim_start();
+    let mut exported = false;
+    loop {
+        let word = rest.split_whitespace().next().unwrap_or("");
+        let next = &rest[word.len()..];
+        if !matches!(word, "export" | "override" | "private") || !next.starts_with([' ', '\t']) {
+            return (rest, exported);
+        }
+        exported |= word == "export";
+        rest = next.trim_start();
+    }
+}
+
+/// The name `text` refers to when it is one reference to one variable: `$(NAME)`,
+/// `${NAME}`, `$(value NAME)`, `$(call NAME…)`.
+fn single_reference(text: &str) -> Option<&str> {
+    let refs = references(text, Escapes::No);
+    let (0, whole) = refs.first().copied()? else {
+        return None;
+    };
+    if whole.len() != text.len() || !whole.ends_with([')', '}']) || whole.len() < 3 {
+        return None;
+    }
+    let inner = &whole[2..whole.len() - 1];
+    let name = match function_call(whole) {
+        Some(("value" | "call", args, _)) => args.split(',').next().unwrap_or("").trim(),
+        Some(_) => return None,
+        None => inner,
+    };
+    (!name.is_empty() && !name.contains('$')).then_some(name)
+}
+
+/// Whether a `MAKEFLAGS` word is one of [`PLAIN_MAKEFLAGS`], a job count (`-j`, `-j4`,
+/// `--jobs=4`), or make's own one-word form of the single-letter flags it lists.
+fn plain_makeflag(w: &str) -> bool {
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    PLAIN_MAKEFLAGS.contains(&w)
+        || w.strip_prefix("-j").is_some_and(digits)
+        || w.strip_prefix("--jobs")
+            .is_some_and(|r| r.is_empty() || r.strip_prefix('=').is_some_and(digits))
+        || w.strip_prefix('-')
+            .unwrap_or(w)
+            .bytes()
+            .all(|b| b"srRwkS".contains(&b))
+            && w.len() > usize::from(w.starts_with('-'))
+}
+
+/// Whether `$$` is make's escape for `$` (in a recipe) or counts as a reference too (in a
+/// value that make may evaluate again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    Yes,
+    No,
+}
+
+/// Every reference `$(…)` / `${…}` in `s`, nested ones included, as (offset, whole text) in
+/// order of their `$`; an unclosed one runs to the end. Like make, a reference closes at the
+/// bracket that balances its own kind (`$(a (b) c)` is one reference). One pass with a stack
+/// per bracket kind, so nesting costs nothing extra.
+fn references(s: &str, escapes: Escapes) -> Vec<(usize, &str)> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    // Open brackets of each kind: the offset of the `$` when the bracket opens a reference.
+    let mut parens: Vec<Option<usize>> = Vec::new();
+    let mut braces: Vec<Option<usize>> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let dollar =
+            i > 0 && bytes[i - 1] == b'$' && !(i > 1 && escaped_dollar(bytes, i - 1, escapes));
+        match b {
+            b'$' if escapes == Escapes::Yes && bytes.get(i + 1) == Some(&b'$') => {
+                i += 2;
+                continue;
+            }
+            b'(' => parens.push(dollar.then(|| i - 1)),
+            b'{' => braces.push(dollar.then(|| i - 1)),
+            b')' => {
+                if let Some(Some(start)) = parens.pop() {
+                    out.push((start, &s[start..=i]));
+                }
+            }
+            b'}' => {
+                if let Some(Some(start)) = braces.pop() {
+                    out.push((start, &s[start..=i]));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.extend(
+        parens
+            .into_iter()
+            .chain(braces)
+            .flatten()
+            .map(|start| (start, &s[start..])),
+    );
+    out.sort_unstable_by_key(|&(start, _)| start);
+    out
+}
+
+/// Whether the `$` at `at` is the second of a `$$` escape (in a recipe line).
+fn escaped_dollar(bytes: &[u8], at: usize, escapes: Escapes) -> bool {
+    if escapes == Escapes::No {
+        return false;
+    }
+    // Count the run of `$` that ends at `at`: an even count means `at` closes a `$$`.
+    let run = bytes[..=at]
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'$')
+        .count();
+    run % 2 == 0
+}
+
+/// A reference that calls a function: its name, its arguments and where they start in the
+/// reference. `None` for a variable reference.
+fn function_call(reference: &str) -> Option<(&str, &str, usize)> {
+    let close = reference.ends_with([')', '}']) && reference.len() > 2;
+    let inner = &reference[2..if close {
+        reference.len() - 1
+    } else {
+        reference.len()
+    }];
+    // Function names are short lowercase words: read only them, so that a long reference
+    // costs no more than its name.
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_lowercase() || *b == b'-')
+        .count();
+    if name_len == 0 || !inner[name_len..].starts_with([' ', '\t']) {
+        return None;
+    }
+    let name = &inner[..name_len];
+    let args = inner[name_len..].trim_start();
+    Some((name, args, 2 + inner.len() - args.len()))
+}
+
+/// The `$(shell …)` and `$(call shell,…)` of a recipe line, as lines of the file: make runs
+/// them when it expands the recipe, before the shell runs the line.
+fn recipe_shells(line: Line<'_>) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    for (at, reference) in references(line.text, Escapes::Yes) {
+        let cmd = match function_call(reference) {
+            Some(("shell", args, args_at)) => Some((args, args_at)),
+            Some(("call", args, args_at))
+                if args.split(',').next().map(str::trim) == Some("shell") =>
+            {
+                let c = args.find(',').map_or(args.len(), |c| c + 1);
+                Some((&args[c..], args_at + c))
+            }
+            _ => None,
+        };
+        if let Some((text, text_at)) = cmd {
+            out.push(Line {
+                start: line.start + at + text_at,
+                text,
+            });
         }
     }
     out
@@ -209,6 +1067,7 @@ fn expand(line: Line, b: &mut ScriptBuf) {
 
 /// The shell commands make runs while reading a (non-recipe) logical line: the value of a
 /// `!=` assignment, and the argument of each `$(shell …)` / `${shell …}`, with their offsets.
+/// `$$(shell …)` counts too: a value make evaluates again runs it.
 fn make_time_shells(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     if let Some(bang) = line.find("!=")
@@ -218,30 +1077,10 @@ fn make_time_shells(line: &str) -> Vec<(usize, &str)> {
         let trimmed = value.trim_start();
         out.push((line.len() - trimmed.len(), trimmed));
     }
-    let mut from = 0;
-    while let Some(n) = line[from..].find("shell ").map(|n| from + n) {
-        from = n + "shell ".len();
-        let open = match line[..n]
-            .strip_suffix('(')
-            .or_else(|| line[..n].strip_suffix('{'))
-        {
-            Some(before) if before.ends_with('$') => line.as_bytes()[n - 1],
-            _ => continue,
-        };
-        let close = if open == b'(' { b')' } else { b'}' };
-        let mut depth = 1;
-        let end = line[from..]
-            .bytes()
-            .position(|b| {
-                if b == open {
-                    depth += 1;
-                } else if b == close {
-                    depth -= 1;
-                }
-                depth == 0
-            })
-            .map_or(line.len(), |p| from + p);
-        out.push((from, &line[from..end]));
+    for (at, reference) in references(line, Escapes::No) {
+        if let Some(("shell", args, args_at)) = function_call(reference) {
+            out.push((at + args_at, args));
+        }
     }
     out
 }
@@ -251,17 +1090,25 @@ fn continues(s: &str) -> bool {
     (s.len() - s.trim_end_matches('\\').len()) % 2 == 1
 }
 
-/// `NAME = value` (also `:=`, `::=`, `?=`, `+=`, `!=`, with `export`/`override`): the name and
-/// the value.
-fn assignment(line: &str) -> Option<(&str, &str)> {
-    let line = line
-        .strip_prefix("export ")
-        .or_else(|| line.strip_prefix("override "))
-        .unwrap_or(line)
-        .trim_start();
-    let eq = line.find('=')?;
-    let colon = line.find(':');
-    let head = line[..eq].trim_end_matches([':', '?', '+', '!']);
+/// A `NAME = value` line (also `:=`, `::=`, `:::=`, `?=`, `+=`, `!=`, with `export`,
+/// `override`, `private` before it).
+#[derive(Debug, Clone, Copy)]
+struct Assignment<'a> {
+    name: &'a str,
+    /// Where the name starts in the line.
+    name_at: usize,
+    value: &'a str,
+    /// Where the value starts in the line.
+    value_at: usize,
+    exported: bool,
+}
+
+fn assignment(line: &str) -> Option<Assignment<'_>> {
+    let (rest, exported) = strip_modifiers(line);
+    let rest_at = line.len() - rest.len();
+    let eq = rest.find('=')?;
+    let colon = rest.find(':');
+    let head = rest[..eq].trim_end_matches([':', '?', '+', '!']);
     // `a: b=c` is a target-specific variable of a rule: the colon comes first, alone.
     if colon.is_some_and(|c| c < head.len()) {
         return None;
@@ -270,12 +1117,43 @@ fn assignment(line: &str) -> Option<(&str, &str)> {
     if name.is_empty() || name.contains(char::is_whitespace) {
         return None;
     }
-    Some((name, line[eq + 1..].trim()))
+    let value_raw = &rest[eq + 1..];
+    let value = value_raw.trim();
+    Some(Assignment {
+        name,
+        name_at: rest_at + (head.len() - head.trim_start().len()),
+        value,
+        value_at: rest_at + eq + 1 + (value_raw.len() - value_raw.trim_start().len()),
+        exported,
+    })
 }
 
 /// `targets: rest` for a rule line (not an assignment, not a conditional).
 fn rule(line: &str) -> Option<(&str, &str)> {
-    let colon = line.find(':')?;
+    // make looks for the colon outside variable references: `$(eval a: ; b)` is no rule.
+    let mut skip_to = 0;
+    let mut colon = None;
+    let refs = references(line, Escapes::No);
+    let mut next_ref = refs.iter().peekable();
+    for (i, c) in line.char_indices() {
+        while next_ref.peek().is_some_and(|(at, _)| *at < i) {
+            next_ref.next();
+        }
+        if i < skip_to {
+            continue;
+        }
+        if let Some((at, r)) = next_ref.peek()
+            && *at == i
+        {
+            skip_to = i + r.len();
+            continue;
+        }
+        if c == ':' {
+            colon = Some(i);
+            break;
+        }
+    }
+    let colon = colon?;
     let (targets, rest) = (&line[..colon], &line[colon + 1..]);
     let rest = rest.trim_start_matches(':');
     const DIRECTIVES: &[&str] = &[
@@ -397,5 +1275,242 @@ mod tests {
         assert_eq!(x.pieces[0].shell, Shell::Unsupported("python3".into()));
         let x = extract("SHELL = /bin/bash\nall:\n\tls\n");
         assert_eq!(x.pieces[0].shell, Shell::Bash);
+    }
+
+    /// A file's problems as (code, line) and its environment uses as (name, scope).
+    type FileLevel = (Vec<(&'static str, usize)>, Vec<(String, EnvScope)>);
+
+    /// The problems and environment uses of a Makefile.
+    fn file_level(text: &str) -> FileLevel {
+        let x = extract(text);
+        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
+        let problems = x
+            .problems
+            .iter()
+            .map(|p| (p.code.as_str(), line(p.span.start)))
+            .collect();
+        let env = x.env.iter().map(|e| (e.name.clone(), e.scope)).collect();
+        (problems, env)
+    }
+
+    #[test]
+    fn file_level_lines_are_allowlisted() {
+        use EnvScope::{Exported, Inherited};
+        let e = |n: &str, s| (n.to_string(), s);
+        #[allow(clippy::type_complexity, reason = "a test table")]
+        let table: &[(&str, &[(&str, usize)], Vec<(String, EnvScope)>)] = &[
+            // Plain constructs: no problem; assignments are judged by name later.
+            (
+                "CC := gcc\nX ?= 1\nY += $(wildcard *.c)\n.PHONY: all\nifeq ($(X),1)\nendif\nall: ; ls\n",
+                &[],
+                vec![e("CC", Inherited), e("X", Inherited), e("Y", Inherited)],
+            ),
+            ("export LANG := C\n", &[], vec![e("LANG", Exported)]),
+            ("X = 1\nexport X\n", &[], vec![e("X", Exported)]),
+            ("X = 1\nexport\n", &[], vec![e("X", Exported)]),
+            (
+                "X = 1\n.EXPORT_ALL_VARIABLES:\n",
+                &[],
+                vec![e("X", Exported)],
+            ),
+            ("all: export X = 1\n", &[], vec![e("X", Exported)]),
+            ("all: X = 1\n", &[], vec![e("X", Inherited)]),
+            ("override private X = 1\n", &[], vec![e("X", Inherited)]),
+            ("$(info hi)\n$(warning w)\n", &[], vec![]),
+            (
+                "SHELL := /bin/bash\n.SHELLFLAGS := -eu -o pipefail -c\n",
+                &[],
+                vec![],
+            ),
+            (
+                "SHELL = /usr/bin/env bash\n.POSIX:\n.ONESHELL:\n",
+                &[],
+                vec![],
+            ),
+            ("MAKEFLAGS += -rR --no-print-directory -j4\n", &[], vec![]),
+            ("MAKEFLAGS += s\n", &[], vec![]),
+            // What changes how every recipe runs, or what make reads.
+            (
+                "SHELL := /bin/bash -x ./a.sh\n",
+                &[("shell_options", 1)],
+                vec![],
+            ),
+            ("SHELL := /tmp/bash\n", &[("shell_options", 1)], vec![]),
+            (".SHELLFLAGS := -ic\n", &[("shell_options", 1)], vec![]),
+            (".SHELLFLAGS := -c ls\n", &[("shell_options", 1)], vec![]),
+            (
+                "include a.mk\n-include b.mk\nsinclude c.mk\n",
+                &[("unread_file", 1), ("unread_file", 2), ("unread_file", 3)],
+                vec![],
+            ),
+            ("MAKEFILES = a.mk\n", &[("unread_file", 1)], vec![]),
+            ("load ./x.so\n", &[("unread_file", 1)], vec![]),
+            (
+                "MAKEFLAGS += -f x.mk\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            (
+                "MAKEFLAGS += -I inc\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            (
+                "X := $(file >out,hi)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "X := $(call $(F),a)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "X := $(call eval,a: ; ls)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            ("X := $(call F,a)\n", &[], vec![e("X", Inherited)]),
+            ("$(X)\n", &[("unmodelled_construct", 1)], vec![]),
+            ("junk\n", &[("unmodelled_construct", 1)], vec![]),
+            (
+                ".SECONDEXPANSION:\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            (".FOO:\n", &[("unmodelled_construct", 1)], vec![]),
+            ("$(N) := 1\n", &[("unmodelled_construct", 1)], vec![]),
+            (
+                "$(eval X := 1)\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "define T\n$(shell id)\nendef\n",
+                &[],
+                vec![e("T", Inherited)],
+            ),
+        ];
+        for (text, problems, env) in table {
+            let (got_problems, got_env) = file_level(text);
+            assert_eq!(&got_problems, problems, "{text:?}");
+            assert_eq!(&got_env, env, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn eval_and_variable_lines_are_read_as_makefile_text() {
+        let scripts = |text: &str| -> Vec<(String, String)> {
+            extract(text)
+                .pieces
+                .iter()
+                .map(|p| (p.context.clone(), p.script.clone()))
+                .collect()
+        };
+        let s = |c: &str, t: &str| (c.to_string(), t.to_string());
+        assert_eq!(
+            scripts("define R\nall:\n\trm -rf v\nendef\n$(eval $(R))\n"),
+            [s("recipe of all", "rm -rf v")]
+        );
+        assert_eq!(
+            scripts("$(eval all: ; rm -rf v)\n"),
+            [s("recipe of all", "rm -rf v")]
+        );
+        assert_eq!(scripts("X = all: ; id\n$(X)\n"), [s("recipe of all", "id")]);
+        // A define that evaluates itself is followed only so deep.
+        assert!(scripts("define R\n$(eval $(R))\nendef\n$(eval $(R))\n").is_empty());
+        // `$(shell)` and `$(call shell,…)` in a recipe are commands of their own; `$$(shell)`
+        // is the shell's command substitution, part of the recipe.
+        assert_eq!(
+            scripts("a:\n\techo $(shell id) $(call shell,pwd) $$(shell x)\n"),
+            [
+                s(
+                    "recipe of a",
+                    "echo ${________} ${______________} $(shell x)"
+                ),
+                s("$(shell …) in recipe of a", "id"),
+                s("$(shell …) in recipe of a", "pwd"),
+            ]
+        );
+    }
+
+    #[test]
+    fn shell_flags_and_makeflags_are_short_allowlists() {
+        let flags =
+            |s: &str| super::super::plain_shell_flags(&s.split_whitespace().collect::<Vec<_>>());
+        for ok in [
+            "-c",
+            "-ec",
+            "-e -c",
+            "-euo pipefail -c",
+            "-o pipefail -c",
+            "-eux -c",
+            "-xc",
+        ] {
+            assert!(flags(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-e",
+            "-c ls",
+            "-ic",
+            "-o posix -c",
+            "-c -e",
+            "--rcfile x -c",
+            "-cx",
+            "-O extglob -c",
+        ] {
+            assert!(!flags(bad), "{bad}");
+        }
+        for ok in [
+            "-s",
+            "-j",
+            "-j8",
+            "--jobs=2",
+            "rRs",
+            "--no-print-directory",
+            "-k",
+        ] {
+            assert!(plain_makeflag(ok), "{ok}");
+        }
+        for bad in [
+            "--eval=x", "-f", "x.mk", "-I", "-e", "--file=x", "-C", "-jx", "-B",
+        ] {
+            assert!(!plain_makeflag(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn references_find_nested_calls_and_skip_recipe_escapes() {
+        fn refs(s: &str, e: Escapes) -> Vec<&str> {
+            references(s, e).into_iter().map(|(_, r)| r).collect()
+        }
+        assert_eq!(
+            refs("a $(x $(y)) ${z} $$(w)", Escapes::Yes),
+            ["$(x $(y))", "$(y)", "${z}"]
+        );
+        assert_eq!(refs("$$(w", Escapes::No), ["$(w"]);
+        assert_eq!(function_call("$(shell ls -l)"), Some(("shell", "ls -l", 8)));
+        assert_eq!(function_call("$(CC)"), None);
+        assert_eq!(function_call("$(X Y)"), None);
+        assert_eq!(single_reference("$(value R)"), Some("R"));
+        assert_eq!(single_reference("$(R) x"), None);
+    }
+
+    #[test]
+    fn oneshell_recipes_stay_one_piece_around_their_shell_calls() {
+        let x = extract(".ONESHELL:\nall:\n\tf() { rm -rf v; }\n\techo $(shell id)\n\tf\n");
+        let scripts: Vec<(&str, &str)> = x
+            .pieces
+            .iter()
+            .map(|p| (p.context.as_str(), p.script.as_str()))
+            .collect();
+        assert_eq!(
+            scripts,
+            [
+                ("recipe of all", "f() { rm -rf v; }\necho ${________}\nf"),
+                ("$(shell …) in recipe of all", "id"),
+            ]
+        );
     }
 }

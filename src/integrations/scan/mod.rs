@@ -17,6 +17,7 @@ mod package_json;
 pub mod sarif;
 mod shell;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -132,6 +133,21 @@ pub enum ScanCode {
     /// The runner puts directories of the project's own programs first on `PATH` (npm's
     /// `node_modules/.bin`): any program name may run a program the project installed.
     ProjectPath,
+    /// The shell is started with options or arguments beyond the plain forms scan lists (a
+    /// Makefile `SHELL`/`.SHELLFLAGS`, a Dockerfile `SHELL`, a workflow `shell:` template): they
+    /// run before, or instead of, every command. The construct is analysed as a command too.
+    ShellOptions,
+    /// A variable set for every command the file runs (a Makefile assignment or `export`, a
+    /// Dockerfile `ENV`/`ARG`, a workflow `env:`) whose name is not in `[env] inert`: `PATH`,
+    /// `BASH_ENV`, `LD_PRELOAD` and most others change what the commands run or load.
+    Environment,
+    /// The file makes its tool read another file scan did not read (`include`, `MAKEFILES`,
+    /// `load`), whose rules and settings run too.
+    UnreadFile,
+    /// A construct scan does not model that can change what runs (`$(eval …)`, a make
+    /// function other than the text functions, a line scan cannot classify, an unknown
+    /// Dockerfile instruction, a `docker://` step).
+    Unmodelled,
 }
 
 impl ScanCode {
@@ -141,6 +157,10 @@ impl ScanCode {
         ScanCode::UnsupportedShell,
         ScanCode::MalformedFile,
         ScanCode::ProjectPath,
+        ScanCode::ShellOptions,
+        ScanCode::Environment,
+        ScanCode::UnreadFile,
+        ScanCode::Unmodelled,
     ];
 
     /// The snake_case name used in JSON and as a SARIF rule id.
@@ -150,6 +170,10 @@ impl ScanCode {
             ScanCode::UnsupportedShell => "unsupported_shell",
             ScanCode::MalformedFile => "malformed_file",
             ScanCode::ProjectPath => "project_path",
+            ScanCode::ShellOptions => "shell_options",
+            ScanCode::Environment => "environment",
+            ScanCode::UnreadFile => "unread_file",
+            ScanCode::Unmodelled => "unmodelled_construct",
         }
     }
 
@@ -159,7 +183,11 @@ impl ScanCode {
             ScanCode::TemplateExpansion
             | ScanCode::UnsupportedShell
             | ScanCode::MalformedFile
-            | ScanCode::ProjectPath => Verdict::Ask,
+            | ScanCode::ProjectPath
+            | ScanCode::ShellOptions
+            | ScanCode::Environment
+            | ScanCode::UnreadFile
+            | ScanCode::Unmodelled => Verdict::Ask,
         }
     }
 }
@@ -278,7 +306,7 @@ pub fn scan_text(
         FileKind::PackageJson => package_json::extract(text),
         FileKind::Command => Extracted {
             pieces: vec![Piece::verbatim("command", text, 0)],
-            problems: Vec::new(),
+            ..Extracted::default()
         },
     };
     let index = LineIndex::new(text);
@@ -286,7 +314,27 @@ pub fn scan_text(
     for piece in &extracted.pieces {
         commands.extend(analyze_piece(piece, text, &index, analyze));
     }
-    let reasons: Vec<Reason> = extracted
+    let mut extracted = extracted;
+    // A name is judged once, however often the file sets it.
+    let mut judged: HashMap<(&str, EnvScope), bool> = HashMap::new();
+    let mut n_judged = 0;
+    for e in &extracted.env {
+        let asks = *judged.entry((e.name.as_str(), e.scope)).or_insert_with(|| {
+            // Past this many names, each asks without an analysis of its own.
+            const MAX_JUDGED: usize = 1000;
+            n_judged += 1;
+            n_judged > MAX_JUDGED || e.asks(analyze)
+        });
+        if asks {
+            extracted.problems.push(Problem {
+                code: ScanCode::Environment,
+                message: e.message(),
+                span: e.span,
+            });
+        }
+    }
+    cap_problems(&mut extracted.problems);
+    let mut reasons: Vec<Reason> = extracted
         .problems
         .iter()
         .map(|p| Reason {
@@ -298,6 +346,7 @@ pub fn scan_text(
             end: index.pos(p.span.end),
         })
         .collect();
+    reasons.sort_by_key(|r| (r.start, r.end));
     let verdict = Verdict::strictest(
         commands
             .iter()
@@ -311,6 +360,24 @@ pub fn scan_text(
         reasons,
         commands,
     }
+}
+
+/// At most this many problems are reported for a file; past it, one more says how many were
+/// left out (their verdict is the same: each asks).
+const MAX_PROBLEMS: usize = 1000;
+
+fn cap_problems(problems: &mut Vec<Problem>) {
+    if problems.len() <= MAX_PROBLEMS {
+        return;
+    }
+    let left = problems.len() - MAX_PROBLEMS;
+    problems.truncate(MAX_PROBLEMS);
+    let span = problems.last().map_or(Span::new(0, 0), |p| p.span);
+    problems.push(Problem {
+        code: ScanCode::Unmodelled,
+        message: format!("{left} more constructs like the ones above were not listed"),
+        span,
+    });
 }
 
 /// Scans a file's bytes: [`scan_text`] when they are UTF-8, else a report whose one reason
@@ -347,11 +414,100 @@ pub fn scan_bytes(
     }
 }
 
-/// What an extractor found in a file: the pieces of shell text, and problems with the file.
+/// What an extractor found in a file: the pieces of shell text, problems with the file, and
+/// the variables it sets for its commands (judged by name against the analyser's `[env]`).
 #[derive(Debug, Default)]
 struct Extracted {
     pieces: Vec<Piece>,
     problems: Vec<Problem>,
+    env: Vec<EnvUse>,
+}
+
+impl Extracted {
+    /// Records a problem of `code` at `span` of the file.
+    fn problem(&mut self, code: ScanCode, span: Span, message: String) {
+        self.problems.push(Problem {
+            code,
+            message,
+            span,
+        });
+    }
+}
+
+/// A variable the file sets in the environment of the commands it runs.
+#[derive(Debug)]
+struct EnvUse {
+    /// The variable's name as written.
+    name: String,
+    /// Where the name is written in the file.
+    span: Span,
+    /// How the file sets it (`ENV`, `export`, `the env: of jobs.test`), for the message.
+    how: String,
+    /// Whether the commands always see it.
+    scope: EnvScope,
+}
+
+/// Whether a variable the file sets reaches its commands always or only sometimes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum EnvScope {
+    /// Always in the commands' environment (`ENV`, `env:`, make's `export`).
+    Exported,
+    /// In the commands' environment when the tool's own environment already had the name: a
+    /// plain make assignment, which make passes on for names it inherited (`PATH`, `HOME`).
+    Inherited,
+}
+
+impl EnvUse {
+    /// Whether this use asks. An exported name must be inert by the analyser's own reading
+    /// of `export NAME` (so `[env] inert` in the user's config counts); an inherited one asks
+    /// when the built-in `[env] unsafe` list names it, as those are the names environments
+    /// carry and programs obey. A name that is not one plain variable name always asks.
+    fn asks(&self, analyze: &dyn Fn(&str) -> Analysis) -> bool {
+        if !self.plain_name() {
+            return true;
+        }
+        match self.scope {
+            EnvScope::Exported => {
+                analyze(&format!("export {}", self.name)).verdict > Verdict::Allow
+            }
+            EnvScope::Inherited => unsafe_env_name(&self.name),
+        }
+    }
+
+    fn plain_name(&self) -> bool {
+        let mut b = self.name.bytes();
+        b.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    }
+
+    /// The reason a person reads when this use asks.
+    fn message(&self) -> String {
+        let (how, name) = (&self.how, &self.name);
+        if !self.plain_name() {
+            return format!(
+                "{how} sets `{name}`, a name scan cannot read as one variable: it may be any variable, `PATH` or `BASH_ENV` included"
+            );
+        }
+        match self.scope {
+            EnvScope::Exported => format!(
+                "{how} puts `{name}` in the environment of the commands this file runs, and `{name}` is not in `[env] inert`: such a variable can change what they run or load (`PATH` picks the programs, `BASH_ENV` makes bash read a file first)"
+            ),
+            EnvScope::Inherited => format!(
+                "{how} sets `{name}`, which make passes to every recipe when its own environment has the name, and `{name}` changes what programs run or load"
+            ),
+        }
+    }
+}
+
+/// Whether the built-in allowlist's `[env] unsafe` list names `name`.
+fn unsafe_env_name(name: &str) -> bool {
+    static DEFAULT: std::sync::OnceLock<crate::Allowlist> = std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(crate::Allowlist::default)
+        .unsafe_env
+        .iter()
+        .any(|p| p.matches(name))
 }
 
 /// A problem with the file itself, at a byte range of it.
@@ -453,14 +609,29 @@ impl ScriptBuf {
 struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// Whether each line is ASCII: its columns are then byte counts, found without counting
+    /// characters (a file of one long line gets many reasons).
+    ascii: Vec<bool>,
 }
 
 impl<'a> LineIndex<'a> {
     fn new(text: &'a str) -> LineIndex<'a> {
-        let starts = std::iter::once(0)
+        let starts: Vec<usize> = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        LineIndex { text, starts }
+        let ascii = starts
+            .iter()
+            .enumerate()
+            .map(|(n, &s)| {
+                let end = starts.get(n + 1).copied().unwrap_or(text.len());
+                text.as_bytes()[s..end].is_ascii()
+            })
+            .collect();
+        LineIndex {
+            text,
+            starts,
+            ascii,
+        }
     }
 
     fn pos(&self, offset: usize) -> Pos {
@@ -470,9 +641,14 @@ impl<'a> LineIndex<'a> {
         }
         let line = self.starts.partition_point(|&s| s <= offset);
         let start = self.starts[line.saturating_sub(1)];
+        let column = if self.ascii[line.saturating_sub(1)] {
+            offset - start
+        } else {
+            self.text[start..offset].chars().count()
+        };
         Pos {
             line,
-            column: self.text[start..offset].chars().count() + 1,
+            column: column + 1,
         }
     }
 }
@@ -538,6 +714,7 @@ fn analyze_piece(
         ));
     };
     let mut statements = Vec::new();
+    let mut path_free = false;
     match &piece.shell {
         Shell::Unsupported(name) => {
             let code = ScanCode::UnsupportedShell;
@@ -563,6 +740,7 @@ fn analyze_piece(
             if !a.findings.iter().any(|f| f.code == Code::LimitExceeded) {
                 statements = shell::statements(&piece.script);
             }
+            path_free = runs_no_program(&a);
         }
     }
     for (span, original) in &piece.templates {
@@ -578,6 +756,11 @@ fn analyze_piece(
         );
     }
     for (code, message) in &piece.notes {
+        // A `PATH` that runs the project's programs first matters only to a script that
+        // looks a program up.
+        if *code == ScanCode::ProjectPath && path_free {
+            continue;
+        }
         reason(
             Span::new(0, 0),
             code.as_str(),
@@ -620,6 +803,23 @@ fn analyze_piece(
     out
 }
 
+/// Whether every command the analysis found is a builtin of both bash and dash that starts
+/// no other program (`echo "no test" && exit 1`): then no `PATH` lookup happens. Nested
+/// commands (substitutions, `sh -c` scripts) are segments too, so any of them counts.
+fn runs_no_program(a: &Analysis) -> bool {
+    // Builtins in bash and in dash (npm's `sh` on Debian) that run nothing.
+    const PATH_FREE_BUILTINS: &[&str] = &[
+        "echo", "printf", "true", "false", ":", "test", "[", "cd", "pwd", "exit", "set", "shift",
+    ];
+    !a.segments.is_empty()
+        && a.segments.iter().all(|s| {
+            !s.dynamic.contains(&0)
+                && s.argv
+                    .first()
+                    .is_some_and(|p| PATH_FREE_BUILTINS.contains(&p.as_str()))
+        })
+}
+
 /// `s` on one line (newlines as `⏎`), shortened to 120 characters.
 fn one_line(s: &str) -> String {
     let flat: String = s
@@ -660,6 +860,56 @@ fn shell_named(name: &str) -> Shell {
     } else {
         Shell::Unsupported(name.to_string())
     }
+}
+
+/// Whether `word` names bash or a POSIX sh by its name or its path in a system directory —
+/// the plain way to name the shell, with no option or argument. A path elsewhere is a program
+/// scan has not seen.
+fn plain_shell_program(word: &str) -> bool {
+    const DIRS: &[&str] = &["", "/bin/", "/usr/bin/", "/usr/local/bin/"];
+    const NAMES: &[&str] = &["bash", "sh", "dash"];
+    DIRS.iter()
+        .any(|d| word.strip_prefix(d).is_some_and(|n| NAMES.contains(&n)))
+}
+
+/// Whether the words between the shell and the script (make's `.SHELLFLAGS`, the rest of a
+/// Dockerfile `SHELL`) are short options from `-e`, `-u`, `-x`, `-o NAME`, the last word ending
+/// in `c`: the command text is then the script and nothing else runs.
+fn plain_shell_flags(words: &[&str]) -> bool {
+    /// Options `-o` may name: exit on error, unset variables, tracing, failing pipes.
+    const PLAIN_SHELL_OPTIONS: &[&str] = &["pipefail", "errexit", "nounset", "xtrace"];
+    let Some(last) = words.last() else {
+        return false;
+    };
+    if !last.ends_with('c') {
+        return false;
+    }
+    let mut i = 0;
+    while i < words.len() {
+        let Some(letters) = words[i].strip_prefix('-') else {
+            return false;
+        };
+        let c_at = letters.find('c');
+        if letters.is_empty()
+            || !letters.bytes().all(|b| b"euxoc".contains(&b))
+            || c_at.is_some_and(|c| i + 1 != words.len() || c + 1 != letters.len())
+        {
+            return false;
+        }
+        if letters.contains('o') {
+            // `-o NAME`: `o` is the last letter and a listed option follows.
+            if !letters.ends_with('o')
+                || !words
+                    .get(i + 1)
+                    .is_some_and(|n| PLAIN_SHELL_OPTIONS.contains(n))
+            {
+                return false;
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]

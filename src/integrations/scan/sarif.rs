@@ -253,6 +253,18 @@ fn scan_help(s: ScanCode) -> &'static str {
         ScanCode::ProjectPath => {
             "npm runs scripts with node_modules/.bin first on PATH, so a program name may run a program a package installed. Review the packages the scripts call."
         }
+        ScanCode::ShellOptions => {
+            "The shell is started with options or arguments beyond the plain forms (a Makefile SHELL or .SHELLFLAGS, a Dockerfile SHELL, a workflow shell: template). They run before, or instead of, every command; the construct is analysed as a command too. Use a plain bash or sh with -c (and -e, -u, -x, -o pipefail)."
+        }
+        ScanCode::Environment => {
+            "A variable set for every command the file runs (a Makefile assignment or export, a Dockerfile ENV or ARG, a workflow env:) is not in [env] inert. PATH chooses the programs, BASH_ENV and ENV make the shell read a file first, LD_PRELOAD loads a library. Set such variables inside the command where they can be checked, or add an inert name to [env] inert."
+        }
+        ScanCode::UnreadFile => {
+            "The file makes its tool read another file (make's include, MAKEFILES, load) whose rules and settings run too. Scan that file as well; this scan did not read it."
+        }
+        ScanCode::Unmodelled => {
+            "A construct scan does not model that can change what runs: make's $(eval), $(file), $(call) of a computed name, MAKEFLAGS beyond reporting options, .SECONDEXPANSION, a line scan cannot classify, an unknown or ONBUILD Dockerfile instruction, a custom Dockerfile syntax frontend, a docker:// step. Review it by hand."
+        }
     }
 }
 

@@ -25,7 +25,7 @@ pub(super) fn extract(text: &str) -> Extracted {
     }
     Extracted {
         pieces: vec![piece],
-        problems: Vec::new(),
+        ..Extracted::default()
     }
 }
 

@@ -1,0 +1,4 @@
+FROM debian:12
+ENV BASH_ENV=/x
+SHELL ["/bin/bash","-c"]
+RUN echo hi

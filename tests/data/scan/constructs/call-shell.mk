@@ -1,0 +1,3 @@
+X := $(call shell,rm -rf v)
+all:
+	echo hi

@@ -1,0 +1,5 @@
+define R
+all:
+	rm -rf v
+endef
+$(eval $(R))

@@ -1,0 +1,3 @@
+export PATH := ./bin:$(PATH)
+all:
+	ls

@@ -1,0 +1,3 @@
+# syntax=example.com/frontend:1
+FROM debian:12
+RUN ls

@@ -1,0 +1,3 @@
+include x.mk
+all:
+	echo hi

@@ -1,0 +1,3 @@
+PATH := ./bin:$(PATH)
+all:
+	ls

@@ -1,0 +1,3 @@
+MAKEFLAGS += --eval=all:;rm$$(SP)-rf$$(SP)v
+all:
+	echo hi

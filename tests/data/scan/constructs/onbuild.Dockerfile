@@ -1,0 +1,3 @@
+FROM debian:12
+ONBUILD RUN rm -rf /v
+ONBUILD ENV BASH_ENV=/x

@@ -1,0 +1,2 @@
+all:
+	echo $(shell rm -rf v)

@@ -1,0 +1,3 @@
+SHELL := /bin/bash ./evil.sh
+all:
+	echo hi

@@ -1,0 +1,3 @@
+.SHELLFLAGS := -c "rm -rf v"
+all:
+	echo hi

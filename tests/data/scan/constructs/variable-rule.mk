@@ -1,0 +1,2 @@
+X = all: ; rm -rf v
+$(X)

@@ -466,8 +466,10 @@ fn a_checking_process_that_crashes_is_still_answered() {
 
 #[test]
 fn a_checking_process_out_of_memory_is_the_on_error_answer() {
+    // Which way a tiny cap fails (a thread that cannot start, an allocation that aborts)
+    // depends on the build; each must be the on-error answer. The abort itself is tested above.
     let home = Home::new();
-    for cap in ["1", "8", "64"] {
+    for cap in ["1", "8"] {
         let o = home.run(
             &["hook", "claude-code", "--max-memory", cap],
             &[],

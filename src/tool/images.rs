@@ -277,3 +277,60 @@ pub fn defer_tool_image<C>(
     });
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let mut data = Vec::new();
+        DynamicImage::new_rgb8(width, height)
+            .write_to(&mut Cursor::new(&mut data), ImageFormat::Png)
+            .unwrap();
+        data
+    }
+
+    /// A header that declares too many pixels is refused as such: had it been decoded, the
+    /// missing pixel data would have made it "corrupt" instead.
+    #[test]
+    fn too_many_pixels_are_refused_from_the_header() {
+        // A 1x1 PNG whose header then says 20000x20000: its pixel data does not match.
+        let mut header = png(1, 1);
+        header[16..24].copy_from_slice(&[0, 0, 0x4e, 0x20, 0, 0, 0x4e, 0x20]); // 20000x20000
+        let crc = {
+            let mut crc = !0u32;
+            for &b in &header[12..29] {
+                crc ^= u32::from(b);
+                for _ in 0..8 {
+                    crc = if crc & 1 == 1 {
+                        (crc >> 1) ^ 0xedb8_8320
+                    } else {
+                        crc >> 1
+                    };
+                }
+            }
+            !crc
+        };
+        header[29..33].copy_from_slice(&crc.to_be_bytes());
+        assert_eq!(
+            inspect_image(header),
+            Err(ImageError::TooManyPixels(20_000, 20_000))
+        );
+    }
+
+    #[test]
+    fn a_truncated_image_is_corrupt_and_a_whole_one_passes() {
+        let whole = png(64, 64);
+        assert_eq!(
+            inspect_image(whole.clone()).map(|i| (i.width, i.height)),
+            Ok((64, 64))
+        );
+        for cut in [60, whole.len() / 2, whole.len() - 13] {
+            let result = inspect_image(whole[..cut].to_vec());
+            assert!(
+                matches!(result, Err(ImageError::Corrupt(_))),
+                "{cut}: {result:?}"
+            );
+        }
+    }
+}

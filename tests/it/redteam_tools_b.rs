@@ -552,3 +552,68 @@ fn check_lint_stops_its_linter_when_the_run_is_cancelled() {
         "check_lint still ran 10 s after the run was cancelled"
     );
 }
+
+/// The mark reaches what left the process group on the other ways a command ends: `bash_stop`
+/// of a background job and the cancellation of a run during a `bash` call.
+#[cfg(target_os = "linux")]
+#[test]
+fn bash_stop_and_cancellation_kill_what_left_the_process_group() {
+    let secs = |n: u32| format!("{n}.{}", std::process::id());
+    let r = Red::new(Choice::Yes);
+    let job = r
+        .call(
+            "bash_background",
+            json!({"command": format!("setsid sleep {} & sleep 30", secs(63))}),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = processes_with(&secs(63));
+    r.call("bash_stop", json!({"id": job["id"]})).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let after_stop = processes_with(&secs(63));
+    kill_all(&after_stop);
+
+    let (tb, agent) = (r.toolbox.clone(), r.agent.clone());
+    let command = format!("setsid sleep {} & sleep 30", secs(64));
+    let call = std::thread::spawn(move || {
+        tb.call_tool_blocking(&agent, "bash", json!({"command": command}), ())
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let before_cancel = processes_with(&secs(64));
+    r.agent.run.cancel("the user pressed stop");
+    let said = call.join().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let after_cancel = processes_with(&secs(64));
+    kill_all(&after_cancel);
+    assert_eq!(
+        (started.len(), after_stop, before_cancel.len(), after_cancel),
+        (1, vec![], 1, vec![]),
+        "{said:?}"
+    );
+}
+
+/// The diff of two large unrelated files is cut to `MAX_DIFF_OUTPUT` bytes, and says so.
+#[test]
+fn diff_files_output_is_capped() {
+    use cmdguard::tool::groups::diagnostic::MAX_DIFF_OUTPUT;
+    let r = Red::new(Choice::No);
+    let line = |c: char, i: usize| format!("{c}{i:07} {}\n", "x".repeat(32));
+    r.dir.write(
+        "a.txt",
+        &(0..8_000).map(|i| line('a', i)).collect::<String>(),
+    );
+    r.dir.write(
+        "b.txt",
+        &(0..8_000).map(|i| line('b', i)).collect::<String>(),
+    );
+    let said = r
+        .call("diff_files", json!({"path_a": "a.txt", "path_b": "b.txt"}))
+        .unwrap();
+    let diff = said.as_str().unwrap();
+    assert!(diff.len() <= MAX_DIFF_OUTPUT + 100, "{}", diff.len());
+    assert!(
+        diff.trim_end().ends_with("more bytes of diff omitted …]"),
+        "{}",
+        &diff[diff.len() - 100..]
+    );
+}

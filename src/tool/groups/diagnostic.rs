@@ -238,7 +238,7 @@ fn rust_syntax(text: &str) -> Outcome<Vec<Problem>> {
 pub fn rust_nesting(text: &str) -> usize {
     use proc_macro2::{Delimiter, TokenStream, TokenTree};
     const RECURSIVE_PUNCT: &[char] = &[
-        '-', '!', '*', '&', '<', '=', '|', '^', '+', '/', '%', '>', '?', '@',
+        '.', '-', '!', '*', '&', '<', '=', '|', '^', '+', '/', '%', '>', '?', '@',
     ];
     const RECURSIVE_WORDS: &[&str] = &[
         "if", "else", "match", "return", "break", "continue", "yield", "let", "while", "for",
@@ -604,4 +604,98 @@ fn diff_files(
         out.push_str(&format!("\n[… {omitted} more bytes of diff omitted …]\n"));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Makes a text that nests `n` times.
+    type Nester = fn(usize) -> String;
+
+    /// Texts that nest `n` times, one per construct that makes `syn` recurse.
+    const NESTERS: &[(&str, Nester)] = &[
+        ("parentheses", |n| {
+            format!("const X: u8 = {}1{};", "(".repeat(n), ")".repeat(n))
+        }),
+        ("blocks", |n| {
+            format!("fn f() {}{}", "{".repeat(n), "}".repeat(n))
+        }),
+        ("unary minus", |n| {
+            format!("const X: i8 = {}1;", "-".repeat(n))
+        }),
+        ("not", |n| format!("const X: bool = {}true;", "!".repeat(n))),
+        ("references", |n| format!("type T = {}u8;", "& ".repeat(n))),
+        ("generics", |n| {
+            format!("type T = {}u8{};", "Vec<".repeat(n), ">".repeat(n))
+        }),
+        ("fn pointers", |n| {
+            format!("type T = {}u8;", "fn() -> ".repeat(n))
+        }),
+        ("else if", |n| {
+            format!("fn f() {{ if a {{}} {}}}", "else if a {} ".repeat(n))
+        }),
+        ("closures", |n| {
+            format!("fn f() {{ let _ = {}1; }}", "|| ".repeat(n))
+        }),
+        ("return", |n| {
+            format!("fn f() {{ {}1; }}", "return ".repeat(n))
+        }),
+        ("assignment", |n| {
+            format!("fn f() {{ a {}; }}", "= a ".repeat(n))
+        }),
+        ("ranges", |n| {
+            format!("fn f() {{ let _ = {}1; }}", ".. ".repeat(n))
+        }),
+        ("match", |n| {
+            format!(
+                "fn f() {{ {}1{} }}",
+                "match a { _ => ".repeat(n),
+                " }".repeat(n)
+            )
+        }),
+    ];
+
+    #[test]
+    fn ordinary_rust_nests_shallowly() {
+        let text = "use std::io::{self, Read};\n\
+            /// Doc.\n\
+            #[derive(Debug, Clone)]\n\
+            struct S<T: Clone> { a: Vec<Option<T>>, b: &'static str }\n\
+            impl<T: Clone> S<T> {\n\
+                fn f(&mut self, x: i32) -> Result<i32, io::Error> {\n\
+                    if x < 0 && !self.b.is_empty() { return Ok(-x); } else if x == 0 { }\n\
+                    let y = match x { 1 => 2, _ => x * 2 + 1 };\n\
+                    Ok(self.a.iter().filter(|v| v.is_some()).count() as i32 + y)\n\
+                }\n\
+            }\n";
+        let depth = rust_nesting(text);
+        assert!(depth < 40, "{depth}");
+        assert_eq!(rust_syntax(text), Ok(Vec::new()));
+    }
+
+    /// Every construct is counted at least once per level, so a deep one is refused; and at
+    /// the deepest count still accepted, `syn` finishes on its thread's stack.
+    #[test]
+    fn deep_rust_is_refused_and_the_deepest_accepted_parses() {
+        for (name, nest) in NESTERS {
+            assert!(
+                rust_nesting(&nest(RUST_NESTING_LIMIT + 1)) > RUST_NESTING_LIMIT,
+                "{name}"
+            );
+            let refused = rust_syntax(&nest(100_000)).unwrap_err();
+            assert!(refused.contains("nests too deeply"), "{name}: {refused}");
+            // The largest n still under the limit.
+            let (mut low, mut high) = (1, RUST_NESTING_LIMIT + 1);
+            while low + 1 < high {
+                let mid = (low + high) / 2;
+                if rust_nesting(&nest(mid)) <= RUST_NESTING_LIMIT {
+                    low = mid;
+                } else {
+                    high = mid;
+                }
+            }
+            assert!(rust_syntax(&nest(low)).is_ok(), "{name} at {low}");
+        }
+    }
 }

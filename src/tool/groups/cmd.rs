@@ -412,7 +412,6 @@ impl Jobs {
     /// Kills every job's process group at once (the workspace is going away).
     pub(crate) fn stop_all(&mut self) {
         for job in self.map.values_mut() {
-            job.signal_group(true);
             job.kill_marked();
             let _ = job.child.wait();
         }
@@ -492,9 +491,12 @@ impl Job {
         })
     }
 
-    /// The exit status, once the command exited.
+    /// The exit status, once the command exited. The moment bash has exited, what it left in
+    /// its process group is killed, while bash (a zombie until reaped here) still holds the
+    /// group's id: a group is never signalled after its id could have been reused.
     fn poll(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none() {
+        if self.status.is_none() && exited_unreaped(&mut self.child) {
+            self.signal_group(true);
             self.status = self.child.try_wait().ok().flatten();
         }
         self.status
@@ -536,9 +538,12 @@ impl Job {
         }
     }
 
-    /// SIGKILL to the group and to every process carrying the job's mark.
+    /// SIGKILL to the group (while bash is not reaped, so the group id is still its own) and
+    /// to every process carrying the job's mark.
     fn kill_marked(&self) {
-        self.signal_group(true);
+        if self.status.is_none() {
+            self.signal_group(true);
+        }
         self.signal_marked(true);
     }
 
@@ -621,6 +626,25 @@ impl Drop for Job {
         if self.poll().is_none() {
             let _ = self.child.wait();
         }
+    }
+}
+
+/// True once `child` has exited, without reaping it (Linux `waitid` with `WNOWAIT`), so
+/// that its process group id stays its own until it is reaped. Elsewhere it is reaped here.
+pub(crate) fn exited_unreaped(child: &mut Child) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        match waitid(WaitId::Pid(Pid::from_child(child)), options) {
+            Ok(found) => found.is_some(),
+            // Not waitable (already reaped): std's own wait says what happened.
+            Err(_) => child.try_wait().ok().flatten().is_some(),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        child.try_wait().ok().flatten().is_some()
     }
 }
 

@@ -356,10 +356,13 @@ fn run(ctx: &Ctx, program: &str, args: &[&str]) -> Outcome<std::process::Output>
         Err(why)
     };
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(e) => return stopped(&mut child, format!("cannot wait for {program}: {e}")),
+        if super::cmd::exited_unreaped(&mut child) {
+            // What it left in its group goes now, while its id still names that group.
+            kill_group(&child);
+            match child.wait() {
+                Ok(status) => break status,
+                Err(e) => return Err(format!("cannot wait for {program}: {e}")),
+            }
         }
         if let Some(c) = ctx.run().cancelled() {
             return stopped(
@@ -378,21 +381,14 @@ fn run(ctx: &Ctx, program: &str, args: &[&str]) -> Outcome<std::process::Output>
         }
         thread::sleep(Duration::from_millis(10));
     };
-    // What the checker left running in its group may hold the pipes: a second, then the
-    // group is killed, and a reader that still does not end is left behind, not waited for.
+    // A process that left the group may still hold the pipes: a reader that does not end
+    // within a second is left behind, not waited for.
     let readers_end = Instant::now() + Duration::from_secs(1);
     while !(stdout.is_finished() && stderr.is_finished()) && Instant::now() < readers_end {
         thread::sleep(Duration::from_millis(5));
     }
     if !(stdout.is_finished() && stderr.is_finished()) {
-        kill_group(&child);
-        let killed_end = Instant::now() + Duration::from_secs(1);
-        while !(stdout.is_finished() && stderr.is_finished()) && Instant::now() < killed_end {
-            thread::sleep(Duration::from_millis(5));
-        }
-        if !(stdout.is_finished() && stderr.is_finished()) {
-            return Err(format!("{program} left a process holding its output open"));
-        }
+        return Err(format!("{program} left a process holding its output open"));
     }
     let joined = |reader: thread::JoinHandle<Vec<u8>>| reader.join().unwrap_or_default();
     Ok(std::process::Output {

@@ -3,11 +3,17 @@
 //! after the round's tool results ([`Run::take_deferred_images`](crate::tool::Run::take_deferred_images))
 //! and sends each image as a user message with its one line of explanation. Only PNG, JPEG,
 //! WebP and GIF up to 10 MB are accepted; [`fit_image`] crops and downscales.
+//!
+//! A small file can declare a huge picture (a "decompression bomb": a 300 kB PNG of
+//! 20000×20000 pixels). Every image is therefore measured from its header first and refused
+//! over [`MAX_PIXELS`] before any pixel is decoded, then decoded whole under an allocation
+//! limit ([`MAX_DECODE_BYTES`]), so a corrupt or truncated image is refused before anything
+//! is queued.
 
 use std::fmt;
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageFormat, ImageReader};
+use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +23,11 @@ use crate::tool::ToolCallContext;
 pub const MAX_IMAGE_BYTES: usize = 10 * 1024 * 1024;
 /// The longest side [`fit_image`] leaves, in pixels.
 pub const MAX_SIDE: u32 = 1000;
+/// The most pixels an image may declare (checked on its header, before decoding): 40
+/// megapixels, a full-page screenshot of 2560×15600.
+pub const MAX_PIXELS: u64 = 40_000_000;
+/// The most memory one decode may allocate, in bytes.
+pub const MAX_DECODE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// An encoded image and what it is.
 #[derive(Clone, PartialEq, Eq)]
@@ -62,6 +73,8 @@ pub enum ImageError {
     TooLarge(usize),
     /// The bytes do not decode.
     Corrupt(String),
+    /// More than [`MAX_PIXELS`] pixels: width and height.
+    TooManyPixels(u32, u32),
     /// A crop outside the image.
     BadCrop(String),
 }
@@ -79,6 +92,10 @@ impl fmt::Display for ImageError {
                 )
             }
             ImageError::Corrupt(why) => write!(f, "the image cannot be decoded: {why}"),
+            ImageError::TooManyPixels(w, h) => write!(
+                f,
+                "the image is {w}x{h} pixels, over the limit of {MAX_PIXELS} pixels"
+            ),
             ImageError::BadCrop(why) => write!(f, "bad crop: {why}"),
         }
     }
@@ -109,9 +126,17 @@ fn media_type(format: ImageFormat) -> Option<&'static str> {
     }
 }
 
-/// Checks `data` (format by its bytes, size, that it decodes) and returns it as a
-/// [`ToolImage`] unchanged.
+/// Checks `data` (format by its bytes, size, pixel count from its header, that it decodes)
+/// and returns it as a [`ToolImage`] unchanged.
 pub fn inspect_image(data: Vec<u8>) -> Result<ToolImage, ImageError> {
+    let (image, _) = decode(data)?;
+    Ok(image)
+}
+
+/// Checks `data` as [`inspect_image`] says and decodes it: the pixel count is read from the
+/// header and refused over [`MAX_PIXELS`] before any pixel data is decoded, and the decode
+/// itself may allocate at most [`MAX_DECODE_BYTES`].
+fn decode(data: Vec<u8>) -> Result<(ToolImage, DynamicImage), ImageError> {
     if data.len() > MAX_IMAGE_BYTES {
         return Err(ImageError::TooLarge(data.len()));
     }
@@ -120,12 +145,23 @@ pub fn inspect_image(data: Vec<u8>) -> Result<ToolImage, ImageError> {
     let (width, height) = ImageReader::with_format(Cursor::new(&data), format)
         .into_dimensions()
         .map_err(|e| ImageError::Corrupt(e.to_string()))?;
-    Ok(ToolImage {
+    if u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return Err(ImageError::TooManyPixels(width, height));
+    }
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    let mut reader = ImageReader::with_format(Cursor::new(&data), format);
+    reader.limits(limits);
+    let pixels = reader
+        .decode()
+        .map_err(|e| ImageError::Corrupt(e.to_string()))?;
+    let image = ToolImage {
         media_type,
         data,
         width,
         height,
-    })
+    };
+    Ok((image, pixels))
 }
 
 /// What [`fit_image`] did.
@@ -141,7 +177,7 @@ pub struct Fitted {
 /// [`MAX_SIDE`] pixels. An image that needs neither is returned as it was; a changed one is
 /// re-encoded (JPEG stays JPEG, the others become PNG).
 pub fn fit_image(data: Vec<u8>, crop: Option<Crop>) -> Result<(ToolImage, Fitted), ImageError> {
-    let original = inspect_image(data)?;
+    let (original, mut img) = decode(data)?;
     let size = (original.width, original.height);
     let needs_scale = original.width.max(original.height) > MAX_SIDE;
     if crop.is_none() && !needs_scale {
@@ -154,8 +190,6 @@ pub fn fit_image(data: Vec<u8>, crop: Option<Crop>) -> Result<(ToolImage, Fitted
         ));
     }
     let format = image::guess_format(&original.data).map_err(|_| ImageError::UnsupportedFormat)?;
-    let mut img: DynamicImage = image::load_from_memory_with_format(&original.data, format)
-        .map_err(|e| ImageError::Corrupt(e.to_string()))?;
     if let Some(c) = crop {
         let fits = c.width > 0
             && c.height > 0
@@ -242,4 +276,61 @@ pub fn defer_tool_image<C>(
         image,
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let mut data = Vec::new();
+        DynamicImage::new_rgb8(width, height)
+            .write_to(&mut Cursor::new(&mut data), ImageFormat::Png)
+            .unwrap();
+        data
+    }
+
+    /// A header that declares too many pixels is refused as such: had it been decoded, the
+    /// missing pixel data would have made it "corrupt" instead.
+    #[test]
+    fn too_many_pixels_are_refused_from_the_header() {
+        // A 1x1 PNG whose header then says 20000x20000: its pixel data does not match.
+        let mut header = png(1, 1);
+        header[16..24].copy_from_slice(&[0, 0, 0x4e, 0x20, 0, 0, 0x4e, 0x20]); // 20000x20000
+        let crc = {
+            let mut crc = !0u32;
+            for &b in &header[12..29] {
+                crc ^= u32::from(b);
+                for _ in 0..8 {
+                    crc = if crc & 1 == 1 {
+                        (crc >> 1) ^ 0xedb8_8320
+                    } else {
+                        crc >> 1
+                    };
+                }
+            }
+            !crc
+        };
+        header[29..33].copy_from_slice(&crc.to_be_bytes());
+        assert_eq!(
+            inspect_image(header),
+            Err(ImageError::TooManyPixels(20_000, 20_000))
+        );
+    }
+
+    #[test]
+    fn a_truncated_image_is_corrupt_and_a_whole_one_passes() {
+        let whole = png(64, 64);
+        assert_eq!(
+            inspect_image(whole.clone()).map(|i| (i.width, i.height)),
+            Ok((64, 64))
+        );
+        for cut in [60, whole.len() / 2, whole.len() - 13] {
+            let result = inspect_image(whole[..cut].to_vec());
+            assert!(
+                matches!(result, Err(ImageError::Corrupt(_))),
+                "{cut}: {result:?}"
+            );
+        }
+    }
 }

@@ -9,6 +9,22 @@
 //! Background jobs (`bash_background`, `bash_wait`, `bash_read`, `bash_list`, `bash_stop`)
 //! belong to the workspace and are killed with it.
 //!
+//! What runs is what was judged: bash starts as `bash --noprofile --norc -c`, without the
+//! host's variables that make bash run code or change options when it starts
+//! ([`STARTUP_VARIABLES`] and every exported function, `BASH_FUNC_name%%`), and the model's
+//! `envs` are not put in bash's environment but exported by the script bash runs, which is
+//! exactly the text that was judged (`export NAME='value'` lines, then the command).
+//!
+//! Processes that leave the process group (`setsid`, a daemon that double-forks) are found
+//! by a mark: each command's environment carries `CMDGUARD_JOB=<random id>`, and on Linux
+//! every process whose initial environment (`/proc/<pid>/environ`) holds that mark is killed
+//! when the command ends (a `bash` call), times out, is cancelled or stopped, and when the
+//! workspace is dropped. Nothing waits on output without a deadline: a process still holding
+//! the output pipe after that is left behind and its output ignored. The mark cannot catch a
+//! process started with a cleared or rewritten environment (`env -i`, `env -u CMDGUARD_JOB`),
+//! one that changed user (setuid) so that its environment cannot be read, one in another
+//! PID namespace, nor (outside Linux) anything outside the process group.
+//!
 //! On Windows the group is empty: there is no bash to judge commands for (a notice says so
 //! once).
 
@@ -32,6 +48,39 @@ pub const MAX_TIMEOUT: u64 = 24 * 3600;
 pub const KILL_GRACE: Duration = Duration::from_secs(5);
 /// The default `max_output_size`, in bytes.
 pub const DEFAULT_OUTPUT: usize = 16_000;
+/// The largest `max_output_size` honoured, in bytes: a larger request is cut to this, as the
+/// output is held in memory (beginning, end and unread part).
+pub const MAX_OUTPUT: usize = 1_000_000;
+/// The environment variable that marks every process a command starts.
+pub const JOB_MARK: &str = "CMDGUARD_JOB";
+/// Variables bash reads when it starts, before the command runs, that run code or change how
+/// the command is read; removed from the host's environment. From the
+/// Bash Reference Manual (6.2 "Bash Startup Files": `BASH_ENV`, `ENV`; 5.2 "Bash Variables":
+/// `SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, `BASH_XTRACEFD`, `PS4`, `BASH_COMPAT`,
+/// `BASH_LOADABLES_PATH`, `EXECIGNORE`, `GLOBIGNORE`, `CDPATH`, `FUNCNEST`, `PROMPT_COMMAND`,
+/// `IFS`) and bash's `variables.c` (`initialize_shell_variables` imports `BASH_FUNC_name%%`
+/// as functions, and `POSIX_PEDANTIC`); exported functions are removed by their prefix.
+pub const STARTUP_VARIABLES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "POSIXLY_CORRECT",
+    "POSIX_PEDANTIC",
+    "BASH_XTRACEFD",
+    "PS4",
+    "BASH_COMPAT",
+    "BASH_LOADABLES_PATH",
+    "EXECIGNORE",
+    "GLOBIGNORE",
+    "CDPATH",
+    "FUNCNEST",
+    "PROMPT_COMMAND",
+    "IFS",
+    JOB_MARK,
+];
+/// The prefix of an exported bash function's variable (`BASH_FUNC_name%%`).
+const EXPORTED_FUNCTION: &str = "BASH_FUNC_";
 /// The most background jobs a workspace keeps (running or finished and unread).
 pub const MAX_JOBS: usize = 32;
 
@@ -83,14 +132,15 @@ fn workspace(ctx: &Ctx) -> Outcome<Workspace> {
     super::agent_workspace(ctx).cloned()
 }
 
-/// Checks the command where it would run and says where that is. The command is judged as
-/// bash will see it: with the `envs` exported first, since they change what programs do.
+/// Checks the command where it would run and returns where that is and the script to run.
+/// The command is judged as bash will see it: with the `envs` exported first, since they
+/// change what programs do; the script is the judged text itself.
 fn admit(
     ws: &Workspace,
     command: &str,
     cd: Option<&str>,
     envs: &BTreeMap<String, String>,
-) -> Outcome<PathBuf> {
+) -> Outcome<(PathBuf, String)> {
     let dir = match cd {
         Some(cd) => ws.resolve(cd).map_err(|e| e.to_string())?,
         None => ws.workdir().to_path_buf(),
@@ -118,7 +168,7 @@ fn admit(
         format!("export {}\n{command}", exports.join(" "))
     };
     ws.permit_command(&judged, &dir)?;
-    Ok(dir)
+    Ok((dir, judged))
 }
 
 /// Runs a shell command in bash and returns its exit code and output. The command is checked
@@ -135,7 +185,7 @@ fn bash(
     cd: Option<String>,
     /// Environment variables to set for the command.
     envs: Option<BTreeMap<String, String>>,
-    /// The most bytes of output to return.
+    /// The most bytes of output to return (at most 1000000).
     #[tool(default = 16000)]
     max_output_size: usize,
     #[tool(context)] ctx: &Ctx,
@@ -147,8 +197,8 @@ fn bash(
         ));
     }
     let envs = envs.unwrap_or_default();
-    let dir = admit(&ws, command, cd.as_deref(), &envs)?;
-    let mut job = Job::start(command, &dir, &envs, max_output_size)?;
+    let (dir, script) = admit(&ws, command, cd.as_deref(), &envs)?;
+    let mut job = Job::start(command, &script, &dir, max_output_size.min(MAX_OUTPUT))?;
     let deadline = Instant::now() + Duration::from_secs(timeout);
     let mut timed_out = false;
     loop {
@@ -203,22 +253,31 @@ fn bash_background(
     cd: Option<String>,
     /// Environment variables to set for the command.
     envs: Option<BTreeMap<String, String>>,
-    /// The most bytes of output kept (beginning and end).
+    /// The most bytes of output kept (beginning and end; at most 1000000).
     #[tool(default = 16000)]
     max_output_size: usize,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<JobInfo> {
     let ws = workspace(ctx)?;
     let envs = envs.unwrap_or_default();
+    let full = || {
+        let mut jobs = ws.jobs().lock().unwrap_or_else(PoisonError::into_inner);
+        jobs.forget_read();
+        jobs.map.len() >= MAX_JOBS
+    };
+    let too_many = || format!("{MAX_JOBS} background jobs already; stop or wait for some first");
+    if full() {
+        return Err(too_many());
+    }
+    // The job table is not locked while the command is judged: that may mean asking a person,
+    // and the other job tools answer meanwhile. The count is checked again after.
+    let (dir, script) = admit(&ws, command, cd.as_deref(), &envs)?;
     let mut jobs = ws.jobs().lock().unwrap_or_else(PoisonError::into_inner);
     jobs.forget_read();
     if jobs.map.len() >= MAX_JOBS {
-        return Err(format!(
-            "{MAX_JOBS} background jobs already; stop or wait for some first"
-        ));
+        return Err(too_many());
     }
-    let dir = admit(&ws, command, cd.as_deref(), &envs)?;
-    let job = Job::start(command, &dir, &envs, max_output_size)?;
+    let job = Job::start(command, &script, &dir, max_output_size.min(MAX_OUTPUT))?;
     jobs.next += 1;
     let id = jobs.next;
     let info = job.info(id);
@@ -353,7 +412,7 @@ impl Jobs {
     /// Kills every job's process group at once (the workspace is going away).
     pub(crate) fn stop_all(&mut self) {
         for job in self.map.values_mut() {
-            job.signal_group(true);
+            job.kill_marked();
             let _ = job.child.wait();
         }
         self.map.clear();
@@ -363,6 +422,8 @@ impl Jobs {
 /// A running (or finished) command and its captured output.
 struct Job {
     command: String,
+    /// `CMDGUARD_JOB=<id>`, as it appears in the environment of what the command starts.
+    mark: String,
     child: Child,
     capture: Arc<Mutex<Capture>>,
     reader: Option<JoinHandle<()>>,
@@ -371,23 +432,27 @@ struct Job {
 }
 
 impl Job {
-    /// Starts `bash -c command` in `dir`, in a new process group, stdin closed, stdout and
+    /// Starts `bash --noprofile --norc -c script` in `dir`, in a new process group, with the
+    /// host's startup variables removed and the job's mark added, stdin closed, stdout and
     /// stderr into one pipe read by a thread.
-    fn start(
-        command: &str,
-        dir: &std::path::Path,
-        envs: &BTreeMap<String, String>,
-        limit: usize,
-    ) -> Outcome<Job> {
+    fn start(command: &str, script: &str, dir: &std::path::Path, limit: usize) -> Outcome<Job> {
         let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot make a pipe: {e}"))?;
         let writer2 = writer
             .try_clone()
             .map_err(|e| format!("cannot make a pipe: {e}"))?;
+        let mark = format!("{JOB_MARK}={}", new_mark());
         let mut cmd = Command::new("bash");
-        cmd.arg("-c")
-            .arg(command)
-            .current_dir(dir)
-            .envs(envs)
+        cmd.args(["--noprofile", "--norc", "-c"]).arg(script);
+        for name in STARTUP_VARIABLES {
+            cmd.env_remove(name);
+        }
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with(EXPORTED_FUNCTION) {
+                cmd.env_remove(name);
+            }
+        }
+        cmd.current_dir(dir)
+            .env(JOB_MARK, &mark[JOB_MARK.len() + 1..])
             .stdin(Stdio::null())
             .stdout(writer)
             .stderr(writer2);
@@ -417,6 +482,7 @@ impl Job {
         });
         Ok(Job {
             command: command.to_owned(),
+            mark,
             child,
             capture,
             reader: Some(reader),
@@ -425,9 +491,12 @@ impl Job {
         })
     }
 
-    /// The exit status, once the command exited.
+    /// The exit status, once the command exited. The moment bash has exited, what it left in
+    /// its process group is killed, while bash (a zombie until reaped here) still holds the
+    /// group's id: a group is never signalled after its id could have been reused.
     fn poll(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none() {
+        if self.status.is_none() && exited_unreaped(&mut self.child) {
+            self.signal_group(true);
             self.status = self.child.try_wait().ok().flatten();
         }
         self.status
@@ -447,36 +516,72 @@ impl Job {
         }
     }
 
-    /// Stops the command: SIGTERM to its group, SIGKILL after [`KILL_GRACE`].
-    fn stop(&mut self) {
-        if self.poll().is_some() {
-            return;
+    /// Sends `signal` to every process carrying this job's mark, until none is left (for
+    /// SIGKILL) or once (for SIGTERM). Linux only: elsewhere nothing has a readable mark.
+    fn signal_marked(&self, kill: bool) {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::process::Signal;
+            let signal = if kill { Signal::KILL } else { Signal::TERM };
+            // A process may fork while its siblings are killed: look again, a bounded number
+            // of times.
+            for _ in 0..50 {
+                if signal_marked(self.mark.as_bytes(), signal) == 0 || !kill {
+                    break;
+                }
+                thread::sleep(Duration::from_millis(5));
+            }
         }
-        self.signal_group(false);
-        let deadline = Instant::now() + KILL_GRACE;
-        while self.poll().is_none() && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(20));
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = kill;
         }
-        if self.poll().is_none() {
+    }
+
+    /// SIGKILL to the group (while bash is not reaped, so the group id is still its own) and
+    /// to every process carrying the job's mark.
+    fn kill_marked(&self) {
+        if self.status.is_none() {
             self.signal_group(true);
+        }
+        self.signal_marked(true);
+    }
+
+    /// Stops the command: SIGTERM to its group and its marked processes, SIGKILL to them all
+    /// after [`KILL_GRACE`] (or as soon as bash has exited).
+    fn stop(&mut self) {
+        if self.poll().is_none() {
+            self.signal_group(false);
+            self.signal_marked(false);
+            let deadline = Instant::now() + KILL_GRACE;
+            while self.poll().is_none() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        self.kill_marked();
+        if self.poll().is_none() {
             self.status = self.child.wait().ok();
         }
     }
 
-    /// After the command exited: collects the rest of its output. Whatever it left running in
-    /// its process group (and holding the pipe) is killed after a second.
+    /// After the command exited: kills what it left running (in its group or marked) and
+    /// collects the rest of its output. A reader that a process escaping both still keeps
+    /// open is waited for a second at most, then left behind.
     fn finish(&mut self) {
         let Some(reader) = self.reader.take() else {
             return;
         };
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while !reader.is_finished() && Instant::now() < deadline {
-            thread::sleep(Duration::from_millis(5));
+        let wait = |reader: &JoinHandle<()>| {
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while !reader.is_finished() && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(5));
+            }
+            reader.is_finished()
+        };
+        self.kill_marked();
+        if wait(&reader) {
+            let _ = reader.join();
         }
-        if !reader.is_finished() {
-            self.signal_group(true);
-        }
-        let _ = reader.join();
     }
 
     fn result(&mut self, unread_only: bool) -> CommandResult {
@@ -517,11 +622,67 @@ impl Job {
 
 impl Drop for Job {
     fn drop(&mut self) {
+        self.kill_marked();
         if self.poll().is_none() {
-            self.signal_group(true);
             let _ = self.child.wait();
         }
     }
+}
+
+/// True once `child` has exited, without reaping it (Linux `waitid` with `WNOWAIT`), so
+/// that its process group id stays its own until it is reaped. Elsewhere it is reaped here.
+pub(crate) fn exited_unreaped(child: &mut Child) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        match waitid(WaitId::Pid(Pid::from_child(child)), options) {
+            Ok(found) => found.is_some(),
+            // Not waitable (already reaped): std's own wait says what happened.
+            Err(_) => child.try_wait().ok().flatten().is_some(),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        child.try_wait().ok().flatten().is_some()
+    }
+}
+
+/// A fresh job id: this process's id and 64 random bits (from std's randomly seeded hasher).
+fn new_mark() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let random = std::hash::RandomState::new().build_hasher().finish();
+    format!("{}-{random:016x}", std::process::id())
+}
+
+/// Sends `signal` to every process whose initial environment holds `mark` (`NAME=value`);
+/// returns how many were signalled. Processes whose environment cannot be read (another
+/// user's, a zombie's) are not.
+#[cfg(target_os = "linux")]
+fn signal_marked(mark: &[u8], signal: rustix::process::Signal) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut signalled = 0;
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|var| var == mark)
+            && rustix::process::kill_process(pid, signal).is_ok()
+        {
+            signalled += 1;
+        }
+    }
+    signalled
 }
 
 /// A command's output: the first half of the limit, a ring of the last half, and what has not

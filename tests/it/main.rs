@@ -26,6 +26,7 @@ mod policy;
 mod precision;
 mod properties;
 mod real_programs;
+mod redteam_tools_a;
 mod rules;
 mod sandbox;
 mod scan;

@@ -2,10 +2,14 @@
 //! the agent's [`Workspace`]. Every path parameter goes through [`Workspace::resolve`]; a change
 //! to something that exists outside the temporary directory (overwrite, move, copy over,
 //! delete) asks through the workspace's permission first. Creating a new file or directory
-//! does not ask: it destroys nothing.
+//! does not ask (it destroys nothing), except inside `.git` and for executable files
+//! ([`Workspace::permit_create`]). Moving something into the temporary directory is asked as a
+//! deletion: the temporary directory is removed with the workspace. Files are written through
+//! the workspace's held directories ([`Workspace::dir`]), never through a link; see
+//! `tool/workspace.rs` for what that covers.
 
 use std::fs;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -16,6 +20,7 @@ use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::tool::workspace::{Create, Dir};
 use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
 /// The largest file `read_file` reads, in bytes.
@@ -296,23 +301,35 @@ fn write_file(
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
     let (ws, path) = resolve(ctx, path)?;
-    match fs::symlink_metadata(&path) {
+    let how = match fs::symlink_metadata(&path) {
         Ok(meta) if meta.is_dir() => {
             return Err(format!("{} is a directory", path.display()));
         }
-        Ok(_) => ws
-            .permit(&format!("overwrite {}", path.display()), &path, false)
-            .map_err(|e| e.to_string())?,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Ok(_) => {
+            ws.permit(&format!("overwrite {}", path.display()), &path, false)
+                .map_err(|e| e.to_string())?;
+            Create::Replace
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            ws.permit_create(&path, false).map_err(|e| e.to_string())?;
+            // New, as it was when nobody was asked: a file (or link) that appears meanwhile
+            // makes the write fail.
+            Create::New
+        }
         Err(e) => return Err(io_error("write", &path, &e)),
-    }
+    };
     if !path.parent().is_some_and(Path::is_dir) {
         return Err(format!(
             "the directory of {} does not exist; create it with mkdir first",
             path.display()
         ));
     }
-    fs::write(&path, content).map_err(|e| io_error("write", &path, &e))?;
+    let (dir, name) = ws
+        .parent_of(&path)
+        .map_err(|e| io_error("write", &path, &e))?;
+    dir.create(name, how, 0o666)
+        .and_then(|mut file| file.write_all(content.as_bytes()))
+        .map_err(|e| io_error("write", &path, &e))?;
     Ok(format!(
         "wrote {} bytes to {}",
         content.len(),
@@ -327,11 +344,12 @@ fn mkdir(
     path: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (_, path) = resolve(ctx, path)?;
+    let (ws, path) = resolve(ctx, path)?;
     if path.is_dir() {
         return Ok(format!("{} already exists", path.display()));
     }
-    fs::create_dir_all(&path).map_err(|e| io_error("create", &path, &e))?;
+    ws.create_dir_all(&path)
+        .map_err(|e| io_error("create", &path, &e))?;
     Ok(format!("created {}", path.display()))
 }
 
@@ -359,16 +377,35 @@ fn move_path(
     if replaces && dst.is_dir() {
         return Err(format!("{} already exists", dst.display()));
     }
-    if !(ws.in_temp(&src) && ws.in_temp(&dst)) {
+    if ws.in_temp(&dst) && !ws.in_temp(&src) {
+        // The temporary directory goes with the workspace, and anything in it may be deleted
+        // without a question: moving something there deletes it, and is asked as a deletion.
+        ws.permit(
+            &format!(
+                "move {} into the temporary directory ({}), which is deleted with the workspace",
+                src.display(),
+                dst.display()
+            ),
+            &src,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
+    } else if !ws.in_temp(&dst) {
         let how = if replaces { " (replacing it)" } else { "" };
+        // Asked about the side outside the temporary directory (the permission passes
+        // anything inside it without a question).
+        let outside = if ws.in_temp(&src) { &dst } else { &src };
         ws.permit(
             &format!("move {} to {}{how}", src.display(), dst.display()),
-            &src,
+            outside,
             false,
         )
         .map_err(|e| e.to_string())?;
-        if replaces && !ws.in_temp(&dst) {
+        if replaces {
             ws.permit(&format!("overwrite {}", dst.display()), &dst, false)
+                .map_err(|e| e.to_string())?;
+        } else {
+            ws.permit_create(&dst, executables(&src) > 0)
                 .map_err(|e| e.to_string())?;
         }
     }
@@ -401,10 +438,13 @@ fn copy(
     if meta.is_dir() && dst.starts_with(&src) {
         return Err(format!("cannot copy {} into itself", src.display()));
     }
-    match fs::symlink_metadata(&dst) {
+    // Every link of the tree is checked before anything is copied: at its new place it must
+    // still point inside the workspace.
+    check_links(&ws, &src, &dst)?;
+    let how = match fs::symlink_metadata(&dst) {
         Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
-        Ok(_) => ws
-            .permit(
+        Ok(_) => {
+            ws.permit(
                 &format!(
                     "overwrite {} with a copy of {}",
                     dst.display(),
@@ -413,10 +453,19 @@ fn copy(
                 &dst,
                 false,
             )
-            .map_err(|e| e.to_string())?,
-        Err(_) => {}
-    }
-    let n = copy_tree(&src, &dst).map_err(|e| io_error("copy", &src, &e))?;
+            .map_err(|e| e.to_string())?;
+            Create::Replace
+        }
+        Err(_) => {
+            ws.permit_create(&dst, executables(&src) > 0)
+                .map_err(|e| e.to_string())?;
+            Create::New
+        }
+    };
+    let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("copy", &src, &e))?;
+    let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("copy", &dst, &e))?;
+    let n =
+        copy_tree(&from, from_name, &to, to_name, how).map_err(|e| io_error("copy", &src, &e))?;
     Ok(format!(
         "copied {} to {} ({n} file{})",
         src.display(),
@@ -437,22 +486,90 @@ fn into_dir(dst: &Path, src: &Path) -> Outcome<PathBuf> {
     }
 }
 
-/// Copies `src` to `dst` without following symbolic links; returns how many files it copied.
-fn copy_tree(src: &Path, dst: &Path) -> io::Result<usize> {
-    let meta = fs::symlink_metadata(src)?;
+/// Refuses the copy of `src` to `dst` when a symbolic link in the tree, copied as a link,
+/// would point outside the workspace from its new place (a relative link means something else
+/// there; a dangling one would lead a later write outside).
+fn check_links(ws: &Workspace, src: &Path, dst: &Path) -> Outcome<()> {
+    let meta = fs::symlink_metadata(src).map_err(|e| io_error("copy", src, &e))?;
     if meta.file_type().is_symlink() {
-        copy_link(src, dst)?;
+        let target = fs::read_link(src).map_err(|e| io_error("copy", src, &e))?;
+        let lands = dst.parent().unwrap_or(dst).join(&target);
+        let inside = lands.to_str().is_some_and(|p| ws.resolve(p).is_ok());
+        if !inside {
+            return Err(format!(
+                "{} is a symbolic link to {}, which at {} would point outside the agent's workspace; nothing was copied",
+                src.display(),
+                target.display(),
+                dst.display()
+            ));
+        }
+    } else if meta.is_dir() {
+        for entry in fs::read_dir(src).map_err(|e| io_error("copy", src, &e))? {
+            let entry = entry.map_err(|e| io_error("copy", src, &e))?;
+            check_links(ws, &entry.path(), &dst.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// How many executable regular files `path` is or holds (links not followed).
+fn executables(path: &Path) -> usize {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if meta.is_dir() {
+        fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| executables(&e.path()))
+            .sum()
+    } else {
+        usize::from(meta.is_file() && is_executable(&meta))
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &fs::Metadata) -> bool {
+    false
+}
+
+/// Copies `from/src` to `to/dst` without following symbolic links (they are copied as links,
+/// checked first by [`check_links`]); returns how many files it copied. Only `dst` itself may
+/// exist, with `how` [`Create::Replace`].
+fn copy_tree(
+    from: &Dir,
+    src: &std::ffi::OsStr,
+    to: &Dir,
+    dst: &std::ffi::OsStr,
+    how: Create,
+) -> io::Result<usize> {
+    let meta = fs::symlink_metadata(from.path().join(src))?;
+    if meta.file_type().is_symlink() {
+        copy_link(from, src, to, dst, how)?;
         Ok(1)
     } else if meta.is_dir() {
-        fs::create_dir(dst)?;
+        let source = from.sub(src)?;
+        to.mkdir(dst)?;
+        let target = to.sub(dst)?;
         let mut n = 0;
-        for entry in fs::read_dir(src)? {
-            let entry = entry?;
-            n += copy_tree(&entry.path(), &dst.join(entry.file_name()))?;
+        for entry in fs::read_dir(source.path())? {
+            let name = entry?.file_name();
+            n += copy_tree(&source, &name, &target, &name, Create::New)?;
         }
         Ok(n)
     } else if meta.is_file() {
-        fs::copy(src, dst)?;
+        let mut reader = from.open(src)?;
+        let permissions = reader.metadata()?.permissions();
+        let mut writer = to.create(dst, how, 0o600)?;
+        io::copy(&mut reader, &mut writer)?;
+        writer.set_permissions(permissions)?;
         Ok(1)
     } else {
         Err(io::Error::other("not a regular file, directory or link"))
@@ -460,19 +577,31 @@ fn copy_tree(src: &Path, dst: &Path) -> io::Result<usize> {
 }
 
 #[cfg(unix)]
-fn copy_link(src: &Path, dst: &Path) -> io::Result<()> {
-    let target = fs::read_link(src)?;
-    if fs::symlink_metadata(dst).is_ok() {
-        fs::remove_file(dst)?;
+fn copy_link(
+    from: &Dir,
+    src: &std::ffi::OsStr,
+    to: &Dir,
+    dst: &std::ffi::OsStr,
+    how: Create,
+) -> io::Result<()> {
+    let target = fs::read_link(from.path().join(src))?;
+    if how == Create::Replace {
+        to.remove_file(dst)?;
     }
-    std::os::unix::fs::symlink(target, dst)
+    to.symlink(&target, dst)
 }
 
 #[cfg(not(unix))]
-fn copy_link(src: &Path, _dst: &Path) -> io::Result<()> {
+fn copy_link(
+    from: &Dir,
+    src: &std::ffi::OsStr,
+    _to: &Dir,
+    _dst: &std::ffi::OsStr,
+    _how: Create,
+) -> io::Result<()> {
     Err(io::Error::other(format!(
         "{} is a symbolic link, which is not copied here",
-        src.display()
+        from.path().join(src).display()
     )))
 }
 

@@ -385,3 +385,112 @@ fn the_agent_cannot_plant_an_executable_git_hook_without_a_question() {
         r.asked()
     );
 }
+
+/// `Workspace::resolve` follows dangling links (where a write would land) through chains,
+/// relative and absolute, and refuses loops and anything that ends outside.
+#[cfg(unix)]
+#[test]
+fn resolve_follows_dangling_links_to_where_a_write_would_land() {
+    let r = Red::new(Choice::No);
+    let root = fs::canonicalize(r.dir.path()).unwrap();
+    let out = fs::canonicalize(r.outside.path()).unwrap();
+    fs::create_dir(root.join("d")).unwrap();
+    // chain -> d/next -> ../target.txt (missing): lands on target.txt in the workspace.
+    symlink(Path::new("d/next"), &root.join("chain"));
+    symlink(Path::new("../target.txt"), &root.join("d/next"));
+    // A dangling link to a missing directory, used as a parent.
+    symlink(Path::new("newdir"), &root.join("dirlink"));
+    symlink(Path::new("loop2"), &root.join("loop1"));
+    symlink(Path::new("loop1"), &root.join("loop2"));
+    symlink(&out.join("x/y"), &root.join("far"));
+    symlink(Path::new("../../.."), &root.join("d/up"));
+    let ws = Workspace::new(&root).unwrap();
+    let cases: [(&str, Result<PathBuf, &str>); 6] = [
+        ("chain", Ok(root.join("target.txt"))),
+        ("dirlink/f.txt", Ok(root.join("newdir/f.txt"))),
+        ("loop1", Err("levels of symbolic links")),
+        ("far", Err("not within")),
+        ("far/z", Err("not within")),
+        ("d/up/etc/passwd", Err("not within")),
+    ];
+    for (path, want) in cases {
+        let got = ws.resolve(path).map_err(|e| e.to_string());
+        match (&got, &want) {
+            (Ok(g), Ok(w)) => assert_eq!(g, w, "{path}"),
+            (Err(g), Err(w)) => assert!(g.contains(w), "{path}: {g}"),
+            _ => panic!("{path}: got {got:?}, want {want:?}"),
+        }
+    }
+    // The write through the chain lands where resolve said, inside.
+    r.call("write_file", json!({"path": "chain", "content": "x"}))
+        .unwrap();
+    assert_eq!(fs::read_to_string(root.join("target.txt")).unwrap(), "x");
+}
+
+/// New files that are not harmless ask, outside the temporary directory: anything in `.git`
+/// (hooks, config) and executables, by write_file, copy or move (also out of the temporary
+/// directory, which asks about the destination). A plain new file does not ask.
+#[cfg(unix)]
+#[test]
+fn new_files_in_git_or_executable_ones_are_asked_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = Red::new(Choice::No);
+    r.dir.write(".git/HEAD", "ref: refs/heads/main\n");
+    fs::create_dir(r.dir.path().join(".git/hooks")).unwrap();
+    let script = r.dir.write("run.sh", "#!/bin/sh\n");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    r.dir.write("plain.txt", "p\n");
+    let temp = r.temp();
+    fs::write(format!("{temp}/h"), "#!/bin/sh\n").unwrap();
+    let cases = [
+        (
+            "write_file",
+            json!({"path": ".git/config", "content": "[core]\n"}),
+            ".git/config",
+        ),
+        (
+            "copy",
+            json!({"src": "plain.txt", "dst": ".git/hooks/pre-commit"}),
+            ".git/hooks/pre-commit",
+        ),
+        (
+            "copy",
+            json!({"src": "run.sh", "dst": "run2.sh"}),
+            "run2.sh",
+        ),
+        (
+            "move",
+            json!({"src": format!("{temp}/h"), "dst": ".git/hooks/post-merge"}),
+            ".git/hooks/post-merge",
+        ),
+        (
+            "move",
+            json!({"src": format!("{temp}/h"), "dst": "h.txt"}),
+            "h.txt",
+        ),
+    ];
+    for (tool, args, made) in cases {
+        let before = r.asked().len();
+        let said = r.call(tool, args.clone());
+        assert!(
+            said.as_ref().is_err_and(|e| e.contains("refused")),
+            "{tool} {args}: {said:?}"
+        );
+        assert_eq!(
+            r.asked().len(),
+            before + 1,
+            "{tool} {args}: {:?}",
+            r.asked()
+        );
+        assert!(!r.dir.path().join(made).exists(), "{tool} {args}");
+    }
+    // A plain new file, and an executable inside the temporary directory, ask nothing.
+    r.call("copy", json!({"src": "plain.txt", "dst": "plain2.txt"}))
+        .unwrap();
+    r.call(
+        "copy",
+        json!({"src": "run.sh", "dst": format!("{temp}/run.sh")}),
+    )
+    .unwrap();
+    assert_eq!(r.asked().len(), 5, "{:?}", r.asked());
+}

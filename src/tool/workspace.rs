@@ -7,12 +7,15 @@
 //! Symbolic links are followed when a path is resolved, dangling ones too (a link whose target
 //! does not exist yet resolves to that target, which must be inside). Between the check and the
 //! use, another process could swap a directory for a link (check-then-use race). On Unix the
-//! tools therefore open what they write, and the files `apply_patch` reads, through
-//! [`Workspace::create_file`] and friends: one `openat` per component below the working or the
-//! temporary directory with `O_NOFOLLOW`, so a link swapped in makes the call fail instead of
-//! leading outside. Limits: reads by `read_file`, `grep`, `list_dir` and `glob`, and `move` and
-//! `delete`, still use the resolved path (a swap in that window can make them read, move or
-//! delete through a link); on other platforms every operation is by path.
+//! `fs` and `patch` tools therefore reach what they write, move, delete and read
+//! (`write_file`, `mkdir`, `copy`, `move`, `delete`, `read_file`, `file_info`, `apply_patch`)
+//! through a held directory ([`Workspace::dir`]): one `openat` per component below the working
+//! or the temporary directory with `O_NOFOLLOW`, so a link swapped in makes the call fail
+//! instead of leading outside. Limits: `list_dir`, `glob`, `grep`, `request_image` and the
+//! `diagnostic` tools still read by the resolved path (a swap in that window can make them
+//! read through a link, not write); the kind of a path (file, directory, link) is looked up by
+//! path before the operation, so a swap can make an operation fail, not escape; on platforms
+//! other than Unix every operation is by path.
 
 use std::fmt;
 use std::fs;
@@ -620,14 +623,39 @@ impl Dir {
 
     /// Renames `from` to `to`, both in this directory (replacing a file at `to`).
     pub(crate) fn rename(&self, from: &std::ffi::OsStr, to: &std::ffi::OsStr) -> io::Result<()> {
+        self.rename_to(from, self, to)
+    }
+
+    /// Renames `from` in this directory to `to` in `dir` (replacing a file there).
+    pub(crate) fn rename_to(
+        &self,
+        from: &std::ffi::OsStr,
+        dir: &Dir,
+        to: &std::ffi::OsStr,
+    ) -> io::Result<()> {
         #[cfg(unix)]
         {
-            rustix::fs::renameat(&self.fd, from, &self.fd, to).map_err(io::Error::from)
+            rustix::fs::renameat(&self.fd, from, &dir.fd, to).map_err(io::Error::from)
         }
         #[cfg(not(unix))]
         {
-            fs::rename(self.path.join(from), self.path.join(to))
+            fs::rename(self.path.join(from), dir.path.join(to))
         }
+    }
+
+    /// Removes the directory `name` with everything in it. On Linux it is reached through this
+    /// held directory (`/proc/self/fd/N/name`; std's `remove_dir_all` then opens each level
+    /// without following links); elsewhere by its path.
+    pub(crate) fn remove_tree(&self, name: &std::ffi::OsStr) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let held = PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()));
+            if held.is_dir() {
+                return fs::remove_dir_all(held.join(name));
+            }
+        }
+        fs::remove_dir_all(self.path.join(name))
     }
 
     /// Creates the symbolic link `name` pointing to `target`.

@@ -191,10 +191,10 @@ fn file_info(
     path: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<FileInfo> {
-    let (_, path) = resolve(ctx, path)?;
+    let (ws, path) = resolve(ctx, path)?;
     let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
     let (lines, is_text) = if meta.is_file() && meta.len() <= MAX_READ_BYTES {
-        match read_text(&path) {
+        match read_text_in(&ws, &path) {
             Ok(text) => (Some(count_lines(&text)), true),
             Err(_) => (None, false),
         }
@@ -232,9 +232,28 @@ pub(crate) fn read_text(path: &Path) -> Result<String, NotText> {
     if meta.len() > MAX_READ_BYTES {
         return Err(NotText::TooLarge(meta.len()));
     }
+    read_open(fs::File::open(path).map_err(NotText::Io)?)
+}
+
+/// [`read_text`] of a resolved path of the workspace, opened through its held directory
+/// without following a link (one swapped in after the path was checked is refused).
+fn read_text_in(ws: &Workspace, path: &Path) -> Result<String, NotText> {
+    let (dir, name) = ws.parent_of(path).map_err(NotText::Io)?;
+    read_open(dir.open(name).map_err(NotText::Io)?)
+}
+
+/// The text of an open regular file, as [`read_text`] accepts it.
+fn read_open(file: fs::File) -> Result<String, NotText> {
+    let meta = file.metadata().map_err(NotText::Io)?;
+    if !meta.is_file() {
+        return Err(NotText::Io(io::Error::other("not a regular file")));
+    }
+    if meta.len() > MAX_READ_BYTES {
+        return Err(NotText::TooLarge(meta.len()));
+    }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(path)
-        .and_then(|f| f.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes))
+    file.take(MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)
         .map_err(NotText::Io)?;
     if bytes.len() as u64 > MAX_READ_BYTES {
         return Err(NotText::TooLarge(bytes.len() as u64));
@@ -261,8 +280,8 @@ fn read_file(
     include_line_numbers: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (_, path) = resolve(ctx, path)?;
-    let text = read_text(&path).map_err(|e| match e {
+    let (ws, path) = resolve(ctx, path)?;
+    let text = read_text_in(&ws, &path).map_err(|e| match e {
         NotText::Io(e) => io_error("read", &path, &e),
         NotText::TooLarge(n) => format!(
             "{} is {n} bytes, over the {MAX_READ_BYTES}-byte limit of read_file; use grep to find the part you need",
@@ -409,11 +428,20 @@ fn move_path(
                 .map_err(|e| e.to_string())?;
         }
     }
-    if let Err(e) = fs::rename(&src, &dst) {
+    let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("move", &src, &e))?;
+    let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("move", &dst, &e))?;
+    if let Err(e) = from.rename_to(from_name, &to, to_name) {
         // Across file systems (e.g. into the temporary directory): copy, then remove.
         if src_meta.is_file() && e.kind() == io::ErrorKind::CrossesDevices {
-            fs::copy(&src, &dst).map_err(|e| io_error("copy", &src, &e))?;
-            fs::remove_file(&src).map_err(|e| io_error("remove", &src, &e))?;
+            let how = if replaces {
+                Create::Replace
+            } else {
+                Create::New
+            };
+            copy_tree(&from, from_name, &to, to_name, how)
+                .map_err(|e| io_error("copy", &src, &e))?;
+            from.remove_file(from_name)
+                .map_err(|e| io_error("remove", &src, &e))?;
         } else {
             return Err(io_error("move", &src, &e));
         }
@@ -634,10 +662,15 @@ fn delete(
     let meta = fs::symlink_metadata(&path).map_err(|e| io_error("delete", &path, &e))?;
     ws.permit(&format!("delete {}", path.display()), &path, true)
         .map_err(|e| e.to_string())?;
+    let (held, name) = ws
+        .parent_of(&path)
+        .map_err(|e| io_error("delete", &path, &e))?;
     if meta.is_dir() {
-        fs::remove_dir_all(&path).map_err(|e| io_error("delete", &path, &e))?;
+        held.remove_tree(name)
+            .map_err(|e| io_error("delete", &path, &e))?;
     } else {
-        fs::remove_file(&path).map_err(|e| io_error("delete", &path, &e))?;
+        held.remove_file(name)
+            .map_err(|e| io_error("delete", &path, &e))?;
     }
     Ok(format!("deleted {}", path.display()))
 }

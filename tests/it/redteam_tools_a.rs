@@ -494,3 +494,33 @@ fn new_files_in_git_or_executable_ones_are_asked_about() {
     .unwrap();
     assert_eq!(r.asked().len(), 5, "{:?}", r.asked());
 }
+
+/// `copy` checks each link of a tree where it will be: a relative link that climbs out of the
+/// copied tree is refused when it would point outside from there, and copied when it stays
+/// inside; nothing is copied when one link is refused.
+#[cfg(unix)]
+#[test]
+fn copied_links_are_checked_where_they_land() {
+    let r = Red::new(Choice::No);
+    r.dir.write("tree/sub/a.txt", "a\n");
+    symlink(Path::new("../sub/a.txt"), &r.dir.path().join("tree/sub/up"));
+    symlink(
+        Path::new("../../tree/sub/a.txt"),
+        &r.dir.path().join("tree/sub/far"),
+    );
+    r.call("copy", json!({"src": "tree", "dst": "copy"}))
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(r.dir.path().join("copy/sub/up")).unwrap(),
+        "a\n"
+    );
+    // One level up, `../../tree/sub/a.txt` climbs out of the working directory.
+    let said = r.call("copy", json!({"src": "tree/sub", "dst": "s2"}));
+    assert!(
+        said.as_ref()
+            .is_err_and(|e| e.contains("outside the agent's workspace")),
+        "{said:?}"
+    );
+    assert!(!r.dir.path().join("s2").exists());
+    assert!(r.asked().is_empty(), "{:?}", r.asked());
+}

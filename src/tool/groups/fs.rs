@@ -10,7 +10,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
@@ -420,11 +420,9 @@ fn move_path(
             false,
         )
         .map_err(|e| e.to_string())?;
+        // (A new file in .git or an executable was just asked about, as this move.)
         if replaces {
             ws.permit(&format!("overwrite {}", dst.display()), &dst, false)
-                .map_err(|e| e.to_string())?;
-        } else {
-            ws.permit_create(&dst, executables(&src) > 0)
                 .map_err(|e| e.to_string())?;
         }
     }
@@ -521,7 +519,15 @@ fn check_links(ws: &Workspace, src: &Path, dst: &Path) -> Outcome<()> {
     let meta = fs::symlink_metadata(src).map_err(|e| io_error("copy", src, &e))?;
     if meta.file_type().is_symlink() {
         let target = fs::read_link(src).map_err(|e| io_error("copy", src, &e))?;
-        let lands = dst.parent().unwrap_or(dst).join(&target);
+        // The leading `..` of a relative target climb from the new link's directory, which is
+        // resolved or new (a real directory copy makes): taken here, not by `resolve` (which
+        // refuses `..` after a name that does not exist yet).
+        let mut lands = dst.parent().unwrap_or(dst).to_path_buf();
+        let mut rest = target.components().peekable();
+        while rest.next_if_eq(&Component::ParentDir).is_some() {
+            lands.pop();
+        }
+        lands.extend(rest);
         let inside = lands.to_str().is_some_and(|p| ws.resolve(p).is_ok());
         if !inside {
             return Err(format!(

@@ -1,7 +1,21 @@
 //! tool/workspace.rs: where the built-in tools may touch the file system — the agent's working
 //! directory and a temporary directory made on first use — and who is asked before a tool
 //! overwrites, moves or deletes something outside the temporary directory. It resolves and
-//! confines paths; it never reads or writes file contents itself.
+//! confines paths, and opens and creates files for the tools without following links; it never
+//! decides what to write.
+//!
+//! Symbolic links are followed when a path is resolved, dangling ones too (a link whose target
+//! does not exist yet resolves to that target, which must be inside). Between the check and the
+//! use, another process could swap a directory for a link (check-then-use race). On Unix the
+//! `fs` and `patch` tools therefore reach what they write, move, delete and read
+//! (`write_file`, `mkdir`, `copy`, `move`, `delete`, `read_file`, `file_info`, `apply_patch`)
+//! through a held directory ([`Workspace::dir`]): one `openat` per component below the working
+//! or the temporary directory with `O_NOFOLLOW`, so a link swapped in makes the call fail
+//! instead of leading outside. Limits: `list_dir`, `glob`, `grep`, `request_image` and the
+//! `diagnostic` tools still read by the resolved path (a swap in that window can make them
+//! read through a link, not write); the kind of a path (file, directory, link) is looked up by
+//! path before the operation, so a swap can make an operation fail, not escape; on platforms
+//! other than Unix every operation is by path.
 
 use std::fmt;
 use std::fs;
@@ -355,6 +369,331 @@ impl Workspace {
     }
 }
 
+/// How [`Dir::create`] treats a name that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Create {
+    /// Nothing may exist at the name yet, not even a link (`O_EXCL`).
+    New,
+    /// An existing regular file is emptied and rewritten; a missing one is created. A link at
+    /// the name is not followed.
+    Replace,
+}
+
+/// A directory of the workspace, held open (on Unix) so that the names below it are looked up
+/// in it and not by a path that could change meanwhile. Every operation refuses to follow a
+/// symbolic link at the name it is given.
+pub(crate) struct Dir {
+    path: PathBuf,
+    #[cfg(unix)]
+    fd: std::os::fd::OwnedFd,
+}
+
+impl Workspace {
+    /// The directory `dir` (a resolved path inside the workspace), opened component by
+    /// component from the working or temporary directory without following links: a component
+    /// that is a link (say, swapped in after `resolve` checked the path) makes it fail.
+    pub(crate) fn dir(&self, dir: &Path) -> io::Result<Dir> {
+        let (root, below) = self.root_of(dir).ok_or_else(|| {
+            io::Error::other(format!(
+                "{} is not within the agent's workspace",
+                dir.display()
+            ))
+        })?;
+        let mut held = Dir::open_root(root)?;
+        for part in below.components() {
+            let std::path::Component::Normal(name) = part else {
+                return Err(io::Error::other(format!(
+                    "{} is not a plain path",
+                    dir.display()
+                )));
+            };
+            held = held.sub(name)?;
+        }
+        Ok(held)
+    }
+
+    /// The directory holding `path` and the last component of `path`.
+    pub(crate) fn parent_of<'p>(&self, path: &'p Path) -> io::Result<(Dir, &'p std::ffi::OsStr)> {
+        match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => Ok((self.dir(parent)?, name)),
+            _ => Err(io::Error::other(format!(
+                "{} does not name a file",
+                path.display()
+            ))),
+        }
+    }
+
+    /// Creates the directory `dir` (resolved, inside the workspace) and its missing parents,
+    /// without following a link at any component.
+    pub(crate) fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        let (root, below) = self.root_of(dir).ok_or_else(|| {
+            io::Error::other(format!(
+                "{} is not within the agent's workspace",
+                dir.display()
+            ))
+        })?;
+        let mut held = Dir::open_root(root)?;
+        for part in below.components() {
+            let std::path::Component::Normal(name) = part else {
+                return Err(io::Error::other(format!(
+                    "{} is not a plain path",
+                    dir.display()
+                )));
+            };
+            held = match held.sub(name) {
+                Ok(sub) => sub,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    held.mkdir(name)?;
+                    held.sub(name)?
+                }
+                Err(e) => return Err(e),
+            };
+        }
+        Ok(())
+    }
+
+    /// Asks before a tool creates `path` where a new file is not harmless, outside the
+    /// temporary directory: inside a `.git` directory (git runs hooks from there and reads its
+    /// configuration, beyond every check cmdguard makes) or as an executable file. Any other
+    /// new file needs no permission: it destroys nothing.
+    pub fn permit_create(&self, path: &Path, executable: bool) -> Result<(), WorkspaceError> {
+        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
+        let in_git = below.components().any(|c| c.as_os_str() == ".git");
+        let why = match (in_git, executable) {
+            (_, _) if self.in_temp(path) => return Ok(()),
+            (false, false) => return Ok(()),
+            (true, _) => "inside .git, where git runs hooks and reads its configuration",
+            (false, true) => "an executable file",
+        };
+        self.permit(&format!("create {} ({why})", path.display()), path, false)
+    }
+
+    /// The root (working or temporary directory, the longer when both hold it) under which
+    /// `resolved` lies, and the rest of the path.
+    fn root_of<'p>(&self, resolved: &'p Path) -> Option<(&Path, &'p Path)> {
+        let roots = [Some(self.workdir()), self.existing_temp_dir()];
+        roots
+            .into_iter()
+            .flatten()
+            .filter_map(|root| Some((root, resolved.strip_prefix(root).ok()?)))
+            .min_by_key(|(_, rest)| rest.components().count())
+    }
+}
+
+impl Dir {
+    /// The directory's path, as it was resolved.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    #[cfg(unix)]
+    fn open_root(root: &Path) -> io::Result<Dir> {
+        use rustix::fs::{CWD, Mode, OFlags, openat};
+        let fd = openat(
+            CWD,
+            root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(Dir {
+            path: root.to_path_buf(),
+            fd,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn open_root(root: &Path) -> io::Result<Dir> {
+        Ok(Dir {
+            path: root.to_path_buf(),
+        })
+    }
+
+    /// The subdirectory `name`, which must be a directory and not a link.
+    #[cfg(unix)]
+    pub(crate) fn sub(&self, name: &std::ffi::OsStr) -> io::Result<Dir> {
+        use rustix::fs::{Mode, OFlags, openat};
+        let path = self.path.join(name);
+        let fd = openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| not_followed(&path, e))?;
+        Ok(Dir { path, fd })
+    }
+
+    /// The subdirectory `name`, which must be a directory and not a link.
+    #[cfg(not(unix))]
+    pub(crate) fn sub(&self, name: &std::ffi::OsStr) -> io::Result<Dir> {
+        let path = self.path.join(name);
+        if !fs::symlink_metadata(&path)?.is_dir() {
+            return Err(io::Error::other(format!(
+                "{} is not a directory",
+                path.display()
+            )));
+        }
+        Ok(Dir { path })
+    }
+
+    /// Creates (or, with [`Create::Replace`], empties) the regular file `name` for writing,
+    /// with `mode` (before the umask) when it is new.
+    pub(crate) fn create(
+        &self,
+        name: &std::ffi::OsStr,
+        how: Create,
+        mode: u32,
+    ) -> io::Result<fs::File> {
+        let path = self.path.join(name);
+        #[cfg(unix)]
+        let file = {
+            use rustix::fs::{Mode, OFlags, openat};
+            // O_NONBLOCK: a FIFO planted at the name fails (ENXIO) instead of hanging.
+            let mut flags = OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::CLOEXEC;
+            flags |= match how {
+                Create::New => OFlags::EXCL,
+                Create::Replace => OFlags::TRUNC,
+            };
+            let fd = openat(&self.fd, name, flags, Mode::from_raw_mode(mode))
+                .map_err(|e| not_followed(&path, e))?;
+            fs::File::from(fd)
+        };
+        #[cfg(not(unix))]
+        let file = {
+            let _ = mode;
+            let mut options = fs::OpenOptions::new();
+            options.write(true);
+            match how {
+                Create::New => options.create_new(true),
+                Create::Replace => options.create(true).truncate(true),
+            };
+            options.open(&path)?
+        };
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::other(format!(
+                "{} is not a regular file",
+                path.display()
+            )));
+        }
+        Ok(file)
+    }
+
+    /// Opens the regular file `name` for reading, not through a link.
+    pub(crate) fn open(&self, name: &std::ffi::OsStr) -> io::Result<fs::File> {
+        let path = self.path.join(name);
+        #[cfg(unix)]
+        let file = {
+            use rustix::fs::{Mode, OFlags, openat};
+            let fd = openat(
+                &self.fd,
+                name,
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| not_followed(&path, e))?;
+            fs::File::from(fd)
+        };
+        #[cfg(not(unix))]
+        let file = fs::File::open(&path)?;
+        if !file.metadata()?.is_file() {
+            return Err(io::Error::other(format!(
+                "{} is not a regular file",
+                path.display()
+            )));
+        }
+        Ok(file)
+    }
+
+    /// Creates the directory `name`.
+    pub(crate) fn mkdir(&self, name: &std::ffi::OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::mkdirat(&self.fd, name, rustix::fs::Mode::from_raw_mode(0o777))
+                .map_err(|e| not_followed(&self.path.join(name), e))
+        }
+        #[cfg(not(unix))]
+        {
+            fs::create_dir(self.path.join(name))
+        }
+    }
+
+    /// Renames `from` to `to`, both in this directory (replacing a file at `to`).
+    pub(crate) fn rename(&self, from: &std::ffi::OsStr, to: &std::ffi::OsStr) -> io::Result<()> {
+        self.rename_to(from, self, to)
+    }
+
+    /// Renames `from` in this directory to `to` in `dir` (replacing a file there).
+    pub(crate) fn rename_to(
+        &self,
+        from: &std::ffi::OsStr,
+        dir: &Dir,
+        to: &std::ffi::OsStr,
+    ) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::renameat(&self.fd, from, &dir.fd, to).map_err(io::Error::from)
+        }
+        #[cfg(not(unix))]
+        {
+            fs::rename(self.path.join(from), dir.path.join(to))
+        }
+    }
+
+    /// Removes the directory `name` with everything in it. On Linux it is reached through this
+    /// held directory (`/proc/self/fd/N/name`; std's `remove_dir_all` then opens each level
+    /// without following links); elsewhere by its path.
+    pub(crate) fn remove_tree(&self, name: &std::ffi::OsStr) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let held = PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()));
+            if held.is_dir() {
+                return fs::remove_dir_all(held.join(name));
+            }
+        }
+        fs::remove_dir_all(self.path.join(name))
+    }
+
+    /// Creates the symbolic link `name` pointing to `target`.
+    #[cfg(unix)]
+    pub(crate) fn symlink(&self, target: &Path, name: &std::ffi::OsStr) -> io::Result<()> {
+        rustix::fs::symlinkat(target, &self.fd, name).map_err(io::Error::from)
+    }
+
+    /// Removes the file (or link) `name`.
+    pub(crate) fn remove_file(&self, name: &std::ffi::OsStr) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            rustix::fs::unlinkat(&self.fd, name, rustix::fs::AtFlags::empty())
+                .map_err(io::Error::from)
+        }
+        #[cfg(not(unix))]
+        {
+            fs::remove_file(self.path.join(name))
+        }
+    }
+}
+
+/// An `openat` error, said plainly when it is a link that was not followed.
+#[cfg(unix)]
+fn not_followed(path: &Path, e: rustix::io::Errno) -> io::Error {
+    if e == rustix::io::Errno::LOOP
+        || (e == rustix::io::Errno::NOTDIR
+            && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()))
+    {
+        io::Error::other(format!(
+            "{} is a symbolic link (changed since the path was checked?), which is not followed here",
+            path.display()
+        ))
+    } else {
+        io::Error::from(e)
+    }
+}
+
 impl fmt::Debug for Workspace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Workspace")
@@ -377,32 +716,58 @@ impl Drop for Inner {
     }
 }
 
+/// How many dangling symbolic links [`resolve_existing_prefix`] follows in one path (Linux's
+/// own limit for a path lookup).
+const MAX_LINK_HOPS: usize = 40;
+
 /// The canonical form of `path`: the longest existing prefix resolved through symlinks, then
 /// the rest appended. `..` or `.` in the rest would be resolved against a path that does not
-/// exist (and a later symlink could change its meaning), so it is refused.
+/// exist (and a later symlink could change its meaning), so it is refused. A dangling link
+/// (`canonicalize` fails on it, as on a missing name) is followed too: its target, read with
+/// `read_link` and taken relative to the link's directory, replaces it, up to
+/// [`MAX_LINK_HOPS`] times; otherwise a write to the link's own path would land wherever it
+/// points.
 fn resolve_existing_prefix(path: &Path) -> Result<PathBuf, String> {
-    let mut missing = Vec::new();
-    let mut probe = path.to_path_buf();
-    loop {
-        match fs::canonicalize(&probe) {
-            Ok(base) => {
-                let mut out = base;
-                for part in missing.iter().rev() {
-                    out.push(part);
+    let mut path = path.to_path_buf();
+    let mut hops = 0;
+    'path: loop {
+        let mut missing = Vec::new();
+        let mut probe = path.clone();
+        loop {
+            match fs::canonicalize(&probe) {
+                Ok(base) => {
+                    let mut out = base;
+                    for part in missing.iter().rev() {
+                        out.push(part);
+                    }
+                    return Ok(out);
                 }
-                return Ok(out);
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                // A path ending in `..` has no file name: `..` after a missing directory.
-                let Some(name) = probe.file_name() else {
-                    return Err("`..` after a path that does not exist".to_owned());
-                };
-                missing.push(name.to_os_string());
-                if !probe.pop() {
-                    return Err(e.to_string());
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    if fs::symlink_metadata(&probe).is_ok_and(|m| m.file_type().is_symlink()) {
+                        hops += 1;
+                        if hops > MAX_LINK_HOPS {
+                            return Err("too many levels of symbolic links".to_owned());
+                        }
+                        let target = fs::read_link(&probe).map_err(|e| e.to_string())?;
+                        let mut next = probe.parent().map(Path::to_path_buf).unwrap_or_default();
+                        next.push(target);
+                        for part in missing.iter().rev() {
+                            next.push(part);
+                        }
+                        path = next;
+                        continue 'path;
+                    }
+                    // A path ending in `..` has no file name: `..` after a missing directory.
+                    let Some(name) = probe.file_name() else {
+                        return Err("`..` after a path that does not exist".to_owned());
+                    };
+                    missing.push(name.to_os_string());
+                    if !probe.pop() {
+                        return Err(e.to_string());
+                    }
                 }
+                Err(e) => return Err(e.to_string()),
             }
-            Err(e) => return Err(e.to_string()),
         }
     }
 }

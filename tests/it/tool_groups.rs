@@ -392,9 +392,31 @@ fn copy_move_and_delete_work_on_trees_and_never_follow_links_out() {
     let outside = Scratch::new();
     outside.write("keep.txt", "k");
     #[cfg(unix)]
-    std::os::unix::fs::symlink(outside.path(), s.root().join("tree/out")).unwrap();
+    {
+        // A link that points outside is not copied into the workspace (a later write through
+        // the copy would leave it); nothing of the tree is copied then.
+        std::os::unix::fs::symlink(outside.path(), s.root().join("tree/out")).unwrap();
+        let refused = s.err("copy", json!({"src": "tree", "dst": "copy"}));
+        assert!(
+            refused.contains("outside the agent's workspace"),
+            "{refused}"
+        );
+        assert!(!s.root().join("copy").exists());
+        // A link to a file of the tree is copied as a link.
+        fs::remove_file(s.root().join("tree/out")).unwrap();
+        std::os::unix::fs::symlink("a.txt", s.root().join("tree/out")).unwrap();
+    }
     let copied = s.ok("copy", json!({"src": "tree", "dst": "copy"}));
     assert!(copied.as_str().unwrap().contains("(3 files)"), "{copied}");
+    #[cfg(unix)]
+    {
+        assert_eq!(
+            fs::read_link(s.root().join("copy/out")).unwrap(),
+            Path::new("a.txt")
+        );
+        fs::remove_file(s.root().join("tree/out")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), s.root().join("tree/out")).unwrap();
+    }
     assert_eq!(
         fs::read_to_string(s.root().join("copy/sub/b.txt")).unwrap(),
         "b"

@@ -2,11 +2,15 @@
 //! the agent's [`Workspace`]. Every path parameter goes through [`Workspace::resolve`]; a change
 //! to something that exists outside the temporary directory (overwrite, move, copy over,
 //! delete) asks through the workspace's permission first. Creating a new file or directory
-//! does not ask: it destroys nothing.
+//! does not ask (it destroys nothing), except inside `.git` and for executable files
+//! ([`Workspace::permit_create`]). Moving something into the temporary directory is asked as a
+//! deletion: the temporary directory is removed with the workspace. Files are written through
+//! the workspace's held directories ([`Workspace::dir`]), never through a link; see
+//! `tool/workspace.rs` for what that covers.
 
 use std::fs;
-use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
@@ -16,6 +20,7 @@ use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::tool::workspace::{Create, Dir};
 use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
 /// The largest file `read_file` reads, in bytes.
@@ -186,10 +191,10 @@ fn file_info(
     path: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<FileInfo> {
-    let (_, path) = resolve(ctx, path)?;
+    let (ws, path) = resolve(ctx, path)?;
     let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
     let (lines, is_text) = if meta.is_file() && meta.len() <= MAX_READ_BYTES {
-        match read_text(&path) {
+        match read_text_in(&ws, &path) {
             Ok(text) => (Some(count_lines(&text)), true),
             Err(_) => (None, false),
         }
@@ -227,9 +232,28 @@ pub(crate) fn read_text(path: &Path) -> Result<String, NotText> {
     if meta.len() > MAX_READ_BYTES {
         return Err(NotText::TooLarge(meta.len()));
     }
+    read_open(fs::File::open(path).map_err(NotText::Io)?)
+}
+
+/// [`read_text`] of a resolved path of the workspace, opened through its held directory
+/// without following a link (one swapped in after the path was checked is refused).
+fn read_text_in(ws: &Workspace, path: &Path) -> Result<String, NotText> {
+    let (dir, name) = ws.parent_of(path).map_err(NotText::Io)?;
+    read_open(dir.open(name).map_err(NotText::Io)?)
+}
+
+/// The text of an open regular file, as [`read_text`] accepts it.
+fn read_open(file: fs::File) -> Result<String, NotText> {
+    let meta = file.metadata().map_err(NotText::Io)?;
+    if !meta.is_file() {
+        return Err(NotText::Io(io::Error::other("not a regular file")));
+    }
+    if meta.len() > MAX_READ_BYTES {
+        return Err(NotText::TooLarge(meta.len()));
+    }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    fs::File::open(path)
-        .and_then(|f| f.take(MAX_READ_BYTES + 1).read_to_end(&mut bytes))
+    file.take(MAX_READ_BYTES + 1)
+        .read_to_end(&mut bytes)
         .map_err(NotText::Io)?;
     if bytes.len() as u64 > MAX_READ_BYTES {
         return Err(NotText::TooLarge(bytes.len() as u64));
@@ -256,8 +280,8 @@ fn read_file(
     include_line_numbers: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (_, path) = resolve(ctx, path)?;
-    let text = read_text(&path).map_err(|e| match e {
+    let (ws, path) = resolve(ctx, path)?;
+    let text = read_text_in(&ws, &path).map_err(|e| match e {
         NotText::Io(e) => io_error("read", &path, &e),
         NotText::TooLarge(n) => format!(
             "{} is {n} bytes, over the {MAX_READ_BYTES}-byte limit of read_file; use grep to find the part you need",
@@ -296,23 +320,35 @@ fn write_file(
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
     let (ws, path) = resolve(ctx, path)?;
-    match fs::symlink_metadata(&path) {
+    let how = match fs::symlink_metadata(&path) {
         Ok(meta) if meta.is_dir() => {
             return Err(format!("{} is a directory", path.display()));
         }
-        Ok(_) => ws
-            .permit(&format!("overwrite {}", path.display()), &path, false)
-            .map_err(|e| e.to_string())?,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Ok(_) => {
+            ws.permit(&format!("overwrite {}", path.display()), &path, false)
+                .map_err(|e| e.to_string())?;
+            Create::Replace
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            ws.permit_create(&path, false).map_err(|e| e.to_string())?;
+            // New, as it was when nobody was asked: a file (or link) that appears meanwhile
+            // makes the write fail.
+            Create::New
+        }
         Err(e) => return Err(io_error("write", &path, &e)),
-    }
+    };
     if !path.parent().is_some_and(Path::is_dir) {
         return Err(format!(
             "the directory of {} does not exist; create it with mkdir first",
             path.display()
         ));
     }
-    fs::write(&path, content).map_err(|e| io_error("write", &path, &e))?;
+    let (dir, name) = ws
+        .parent_of(&path)
+        .map_err(|e| io_error("write", &path, &e))?;
+    dir.create(name, how, 0o666)
+        .and_then(|mut file| file.write_all(content.as_bytes()))
+        .map_err(|e| io_error("write", &path, &e))?;
     Ok(format!(
         "wrote {} bytes to {}",
         content.len(),
@@ -327,11 +363,12 @@ fn mkdir(
     path: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (_, path) = resolve(ctx, path)?;
+    let (ws, path) = resolve(ctx, path)?;
     if path.is_dir() {
         return Ok(format!("{} already exists", path.display()));
     }
-    fs::create_dir_all(&path).map_err(|e| io_error("create", &path, &e))?;
+    ws.create_dir_all(&path)
+        .map_err(|e| io_error("create", &path, &e))?;
     Ok(format!("created {}", path.display()))
 }
 
@@ -359,24 +396,50 @@ fn move_path(
     if replaces && dst.is_dir() {
         return Err(format!("{} already exists", dst.display()));
     }
-    if !(ws.in_temp(&src) && ws.in_temp(&dst)) {
+    if ws.in_temp(&dst) && !ws.in_temp(&src) {
+        // The temporary directory goes with the workspace, and anything in it may be deleted
+        // without a question: moving something there deletes it, and is asked as a deletion.
+        ws.permit(
+            &format!(
+                "move {} into the temporary directory ({}), which is deleted with the workspace",
+                src.display(),
+                dst.display()
+            ),
+            &src,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
+    } else if !ws.in_temp(&dst) {
         let how = if replaces { " (replacing it)" } else { "" };
+        // Asked about the side outside the temporary directory (the permission passes
+        // anything inside it without a question).
+        let outside = if ws.in_temp(&src) { &dst } else { &src };
         ws.permit(
             &format!("move {} to {}{how}", src.display(), dst.display()),
-            &src,
+            outside,
             false,
         )
         .map_err(|e| e.to_string())?;
-        if replaces && !ws.in_temp(&dst) {
+        // (A new file in .git or an executable was just asked about, as this move.)
+        if replaces {
             ws.permit(&format!("overwrite {}", dst.display()), &dst, false)
                 .map_err(|e| e.to_string())?;
         }
     }
-    if let Err(e) = fs::rename(&src, &dst) {
+    let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("move", &src, &e))?;
+    let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("move", &dst, &e))?;
+    if let Err(e) = from.rename_to(from_name, &to, to_name) {
         // Across file systems (e.g. into the temporary directory): copy, then remove.
         if src_meta.is_file() && e.kind() == io::ErrorKind::CrossesDevices {
-            fs::copy(&src, &dst).map_err(|e| io_error("copy", &src, &e))?;
-            fs::remove_file(&src).map_err(|e| io_error("remove", &src, &e))?;
+            let how = if replaces {
+                Create::Replace
+            } else {
+                Create::New
+            };
+            copy_tree(&from, from_name, &to, to_name, how)
+                .map_err(|e| io_error("copy", &src, &e))?;
+            from.remove_file(from_name)
+                .map_err(|e| io_error("remove", &src, &e))?;
         } else {
             return Err(io_error("move", &src, &e));
         }
@@ -401,10 +464,13 @@ fn copy(
     if meta.is_dir() && dst.starts_with(&src) {
         return Err(format!("cannot copy {} into itself", src.display()));
     }
-    match fs::symlink_metadata(&dst) {
+    // Every link of the tree is checked before anything is copied: at its new place it must
+    // still point inside the workspace.
+    check_links(&ws, &src, &dst)?;
+    let how = match fs::symlink_metadata(&dst) {
         Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
-        Ok(_) => ws
-            .permit(
+        Ok(_) => {
+            ws.permit(
                 &format!(
                     "overwrite {} with a copy of {}",
                     dst.display(),
@@ -413,10 +479,19 @@ fn copy(
                 &dst,
                 false,
             )
-            .map_err(|e| e.to_string())?,
-        Err(_) => {}
-    }
-    let n = copy_tree(&src, &dst).map_err(|e| io_error("copy", &src, &e))?;
+            .map_err(|e| e.to_string())?;
+            Create::Replace
+        }
+        Err(_) => {
+            ws.permit_create(&dst, executables(&src) > 0)
+                .map_err(|e| e.to_string())?;
+            Create::New
+        }
+    };
+    let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("copy", &src, &e))?;
+    let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("copy", &dst, &e))?;
+    let n =
+        copy_tree(&from, from_name, &to, to_name, how).map_err(|e| io_error("copy", &src, &e))?;
     Ok(format!(
         "copied {} to {} ({n} file{})",
         src.display(),
@@ -437,22 +512,98 @@ fn into_dir(dst: &Path, src: &Path) -> Outcome<PathBuf> {
     }
 }
 
-/// Copies `src` to `dst` without following symbolic links; returns how many files it copied.
-fn copy_tree(src: &Path, dst: &Path) -> io::Result<usize> {
-    let meta = fs::symlink_metadata(src)?;
+/// Refuses the copy of `src` to `dst` when a symbolic link in the tree, copied as a link,
+/// would point outside the workspace from its new place (a relative link means something else
+/// there; a dangling one would lead a later write outside).
+fn check_links(ws: &Workspace, src: &Path, dst: &Path) -> Outcome<()> {
+    let meta = fs::symlink_metadata(src).map_err(|e| io_error("copy", src, &e))?;
     if meta.file_type().is_symlink() {
-        copy_link(src, dst)?;
+        let target = fs::read_link(src).map_err(|e| io_error("copy", src, &e))?;
+        // The leading `..` of a relative target climb from the new link's directory, which is
+        // resolved or new (a real directory copy makes): taken here, not by `resolve` (which
+        // refuses `..` after a name that does not exist yet).
+        let mut lands = dst.parent().unwrap_or(dst).to_path_buf();
+        let mut rest = target.components().peekable();
+        while rest.next_if_eq(&Component::ParentDir).is_some() {
+            lands.pop();
+        }
+        lands.extend(rest);
+        let inside = lands.to_str().is_some_and(|p| ws.resolve(p).is_ok());
+        if !inside {
+            return Err(format!(
+                "{} is a symbolic link to {}, which at {} would point outside the agent's workspace; nothing was copied",
+                src.display(),
+                target.display(),
+                dst.display()
+            ));
+        }
+    } else if meta.is_dir() {
+        for entry in fs::read_dir(src).map_err(|e| io_error("copy", src, &e))? {
+            let entry = entry.map_err(|e| io_error("copy", src, &e))?;
+            check_links(ws, &entry.path(), &dst.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// How many executable regular files `path` is or holds (links not followed).
+fn executables(path: &Path) -> usize {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if meta.is_dir() {
+        fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| executables(&e.path()))
+            .sum()
+    } else {
+        usize::from(meta.is_file() && is_executable(&meta))
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &fs::Metadata) -> bool {
+    false
+}
+
+/// Copies `from/src` to `to/dst` without following symbolic links (they are copied as links,
+/// checked first by [`check_links`]); returns how many files it copied. Only `dst` itself may
+/// exist, with `how` [`Create::Replace`].
+fn copy_tree(
+    from: &Dir,
+    src: &std::ffi::OsStr,
+    to: &Dir,
+    dst: &std::ffi::OsStr,
+    how: Create,
+) -> io::Result<usize> {
+    let meta = fs::symlink_metadata(from.path().join(src))?;
+    if meta.file_type().is_symlink() {
+        copy_link(from, src, to, dst, how)?;
         Ok(1)
     } else if meta.is_dir() {
-        fs::create_dir(dst)?;
+        let source = from.sub(src)?;
+        to.mkdir(dst)?;
+        let target = to.sub(dst)?;
         let mut n = 0;
-        for entry in fs::read_dir(src)? {
-            let entry = entry?;
-            n += copy_tree(&entry.path(), &dst.join(entry.file_name()))?;
+        for entry in fs::read_dir(source.path())? {
+            let name = entry?.file_name();
+            n += copy_tree(&source, &name, &target, &name, Create::New)?;
         }
         Ok(n)
     } else if meta.is_file() {
-        fs::copy(src, dst)?;
+        let mut reader = from.open(src)?;
+        let permissions = reader.metadata()?.permissions();
+        let mut writer = to.create(dst, how, 0o600)?;
+        io::copy(&mut reader, &mut writer)?;
+        writer.set_permissions(permissions)?;
         Ok(1)
     } else {
         Err(io::Error::other("not a regular file, directory or link"))
@@ -460,19 +611,31 @@ fn copy_tree(src: &Path, dst: &Path) -> io::Result<usize> {
 }
 
 #[cfg(unix)]
-fn copy_link(src: &Path, dst: &Path) -> io::Result<()> {
-    let target = fs::read_link(src)?;
-    if fs::symlink_metadata(dst).is_ok() {
-        fs::remove_file(dst)?;
+fn copy_link(
+    from: &Dir,
+    src: &std::ffi::OsStr,
+    to: &Dir,
+    dst: &std::ffi::OsStr,
+    how: Create,
+) -> io::Result<()> {
+    let target = fs::read_link(from.path().join(src))?;
+    if how == Create::Replace {
+        to.remove_file(dst)?;
     }
-    std::os::unix::fs::symlink(target, dst)
+    to.symlink(&target, dst)
 }
 
 #[cfg(not(unix))]
-fn copy_link(src: &Path, _dst: &Path) -> io::Result<()> {
+fn copy_link(
+    from: &Dir,
+    src: &std::ffi::OsStr,
+    _to: &Dir,
+    _dst: &std::ffi::OsStr,
+    _how: Create,
+) -> io::Result<()> {
     Err(io::Error::other(format!(
         "{} is a symbolic link, which is not copied here",
-        src.display()
+        from.path().join(src).display()
     )))
 }
 
@@ -505,10 +668,15 @@ fn delete(
     let meta = fs::symlink_metadata(&path).map_err(|e| io_error("delete", &path, &e))?;
     ws.permit(&format!("delete {}", path.display()), &path, true)
         .map_err(|e| e.to_string())?;
+    let (held, name) = ws
+        .parent_of(&path)
+        .map_err(|e| io_error("delete", &path, &e))?;
     if meta.is_dir() {
-        fs::remove_dir_all(&path).map_err(|e| io_error("delete", &path, &e))?;
+        held.remove_tree(name)
+            .map_err(|e| io_error("delete", &path, &e))?;
     } else {
-        fs::remove_file(&path).map_err(|e| io_error("delete", &path, &e))?;
+        held.remove_file(name)
+            .map_err(|e| io_error("delete", &path, &e))?;
     }
     Ok(format!("deleted {}", path.display()))
 }

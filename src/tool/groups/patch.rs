@@ -3,10 +3,21 @@
 //! nothing: every hunk of every file is checked against the files before any file is written,
 //! and a change outside the temporary directory asks, as `write_file` does. Creating,
 //! deleting, renaming, mode changes and binary patches are refused with the reason.
+//!
+//! Writing is all or nothing too, as far as the file system allows: every new text is first
+//! written to a scratch file created exclusively (`O_EXCL`, a random name, never through a
+//! link) next to its file, and only when all of them are written are they renamed over the
+//! files; a failure before that removes every scratch file and changes nothing. A rename that
+//! fails after others succeeded (the directory changed under the tool) is reported with the
+//! files already replaced. Line endings are kept: unchanged lines keep theirs (`\r\n`, `\n`,
+//! `\r`), added lines get the file's (that of its first line).
 
-use std::fs;
+use std::ffi::{OsStr, OsString};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use crate::tool::workspace::{Create, Dir};
 use crate::tool::{Tool, ToolCallContext, Workspace, tool};
 
 /// The largest file `apply_patch` changes, in bytes.
@@ -43,31 +54,82 @@ fn apply_patch(
         return Err("the patch holds no file changes (no `--- a/…`/`+++ b/…` headers)".to_owned());
     }
     // Check everything first.
-    let mut planned: Vec<(PathBuf, String, usize)> = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
     for file in &files {
         let path = confine(&ws, &root, &file.path)?;
-        if planned.iter().any(|(p, _, _)| *p == path) {
+        if planned.iter().any(|p| p.path == path) {
             return Err(format!("{} appears twice in the patch", file.path));
         }
-        let old = read_text(&path)?;
+        let (dir, name) = ws
+            .parent_of(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = name.to_os_string();
+        let old = read_text(&dir, &name, &path)?;
         let new = apply(&old, file).map_err(|why| format!("{}: {why}", file.path))?;
-        planned.push((path, new, file.hunks.len()));
+        planned.push(Planned {
+            path,
+            dir,
+            name,
+            new,
+            hunks: file.hunks.len(),
+        });
     }
     // Then ask, once per file, before writing anything.
-    for (path, _, _) in &planned {
-        ws.permit(&format!("patch {}", path.display()), path, false)
+    for p in &planned {
+        ws.permit(&format!("patch {}", p.path.display()), &p.path, false)
             .map_err(|e| e.to_string())?;
     }
+    // Write every new text to its scratch file; only then replace the files.
+    let mut staged: Vec<OsString> = Vec::new();
+    for p in &planned {
+        match stage(p) {
+            Ok(scratch) => staged.push(scratch),
+            Err(e) => {
+                for (p, scratch) in planned.iter().zip(&staged) {
+                    let _ = p.dir.remove_file(scratch);
+                }
+                return Err(format!("{e}; no file was changed"));
+            }
+        }
+    }
     let mut report = Vec::new();
-    for (path, new, hunks) in &planned {
-        write_atomically(path, new)?;
+    for (n, (p, scratch)) in planned.iter().zip(&staged).enumerate() {
+        if let Err(e) = p.dir.rename(scratch, &p.name) {
+            for (q, scratch) in planned.iter().zip(&staged).skip(n) {
+                let _ = q.dir.remove_file(scratch);
+            }
+            let done: Vec<String> = planned[..n]
+                .iter()
+                .map(|q| q.path.display().to_string())
+                .collect();
+            return Err(format!(
+                "cannot replace {}: {e}; {}",
+                p.path.display(),
+                if done.is_empty() {
+                    "no file was changed".to_owned()
+                } else {
+                    format!("already patched: {}", done.join(", "))
+                }
+            ));
+        }
         report.push(format!(
-            "patched {} ({hunks} hunk{})",
-            path.display(),
-            if *hunks == 1 { "" } else { "s" }
+            "patched {} ({} hunk{})",
+            p.path.display(),
+            p.hunks,
+            if p.hunks == 1 { "" } else { "s" }
         ));
     }
     Ok(report.join("\n"))
+}
+
+/// One file the patch changes, checked and ready to write.
+struct Planned {
+    path: PathBuf,
+    /// Its directory, held open.
+    dir: Dir,
+    name: OsString,
+    new: String,
+    hunks: usize,
 }
 
 /// The file `name` below `root`, which must stay below it (and in the workspace) once
@@ -92,47 +154,85 @@ fn confine(ws: &Workspace, root: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let meta = fs::symlink_metadata(path).map_err(|e| {
-        format!(
-            "{}: {e} (apply_patch changes existing files only)",
-            path.display()
-        )
+/// The text of the regular file `name` in `dir` (`path`, for messages), opened without
+/// following a link.
+fn read_text(dir: &Dir, name: &OsStr, path: &Path) -> Result<String, String> {
+    let file = dir.open(name).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            format!(
+                "{}: {e} (apply_patch changes existing files only)",
+                path.display()
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
     })?;
-    let meta = if meta.file_type().is_symlink() {
-        fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?
-    } else {
-        meta
-    };
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
-    }
-    if meta.len() > MAX_FILE {
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_FILE {
         return Err(format!("{} is over {MAX_FILE} bytes", path.display()));
     }
-    let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.contains(&0) {
         return Err(format!("{} is not a text file", path.display()));
     }
     String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()))
 }
 
-/// Writes `text` next to `path` and renames it over, keeping the file's permissions.
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.cmdguard-patch"));
-    let perms = fs::metadata(path).map(|m| m.permissions()).ok();
-    fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    if let Some(perms) = perms {
-        let _ = fs::set_permissions(&tmp, perms);
+/// Writes the planned text to a new scratch file next to its file, created exclusively under
+/// a random name (so nothing planted there is followed or reused), with the file's
+/// permissions. Returns the scratch file's name; on failure nothing is left behind.
+fn stage(p: &Planned) -> Result<OsString, String> {
+    let original = p
+        .dir
+        .open(&p.name)
+        .and_then(|f| f.metadata())
+        .map_err(|e| format!("{}: {e}", p.path.display()))?;
+    for _ in 0..16 {
+        let scratch = OsString::from(format!(".cmdguard-patch-{:016x}", random()));
+        let mut file = match p.dir.create(&scratch, Create::New, 0o600) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(format!(
+                    "cannot write a scratch file in {}: {e}",
+                    p.dir.path().display()
+                ));
+            }
+        };
+        let written = file
+            .write_all(p.new.as_bytes())
+            .and_then(|()| file.set_permissions(original.permissions()))
+            .and_then(|()| file.sync_all());
+        return match written {
+            Ok(()) => Ok(scratch),
+            Err(e) => {
+                let _ = p.dir.remove_file(&scratch);
+                Err(format!(
+                    "cannot write the new text of {}: {e}",
+                    p.path.display()
+                ))
+            }
+        };
     }
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        format!("cannot replace {}: {e}", path.display())
-    })
+    Err(format!(
+        "no free scratch name in {}",
+        p.dir.path().display()
+    ))
+}
+
+/// 64 bits nobody outside the process can predict (std's randomly keyed hasher, fed a
+/// counter and the time), for scratch names.
+fn random() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(NEXT.fetch_add(1, Ordering::Relaxed));
+    if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(d.as_nanos());
+    }
+    hasher.finish()
 }
 
 /// One file's changes.
@@ -175,7 +275,11 @@ const UNSUPPORTED: &[(&str, &str)] = &[
 
 /// Reads a unified diff into file patches, checking every count.
 fn parse(patch: &str) -> Result<Vec<FilePatch>, String> {
-    let lines: Vec<&str> = patch.lines().collect();
+    // Lines end at `\n` only: a `\r` before it belongs to the line (a CRLF file's diff).
+    let lines: Vec<&str> = patch
+        .split_inclusive('\n')
+        .map(|l| l.strip_suffix('\n').unwrap_or(l))
+        .collect();
     let mut files: Vec<FilePatch> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -275,9 +379,10 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
     let mut i = at + 1;
     while i < lines.len() && (seen_old < old_len || seen_new < new_len) {
         let line = lines[i];
-        let (kind, text) = line.split_at(line.len().min(1));
+        let (kind, text) = line.split_at(line.chars().next().map_or(0, char::len_utf8));
         match kind {
-            " " | "" => {
+            // An empty context line whose space was trimmed (`\r` alone: a CRLF file's).
+            " " | "" | "\r" => {
                 hunk.lines.push(Line::Context(text.to_owned()));
                 seen_old += 1;
                 seen_new += 1;
@@ -322,24 +427,68 @@ fn parse_hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
     Ok((hunk, i))
 }
 
-/// The file's text with every hunk applied, or which hunk does not apply and why.
+/// One line of a file: its text and how it ends (`\n`, `\r\n`, `\r`, or nothing for a last
+/// line without a newline).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FileLine<'a> {
+    text: &'a str,
+    end: &'a str,
+}
+
+/// `text` cut into lines, each with its own ending; a lone `\r` ends a line too.
+fn split_lines(text: &str) -> Vec<FileLine<'_>> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let Some(at) = rest.find(['\n', '\r']) else {
+            lines.push(FileLine {
+                text: rest,
+                end: "",
+            });
+            break;
+        };
+        let len = if rest[at..].starts_with("\r\n") { 2 } else { 1 };
+        lines.push(FileLine {
+            text: &rest[..at],
+            end: &rest[at..at + len],
+        });
+        rest = &rest[at + len..];
+    }
+    lines
+}
+
+/// A patch line's text as it is compared with the file's: without the `\r` of a CRLF diff.
+fn bare(text: &str) -> &str {
+    text.strip_suffix('\r').unwrap_or(text)
+}
+
+/// The file's text with every hunk applied, or which hunk does not apply and why. Lines the
+/// patch does not change keep their own endings; added lines get the file's (its first
+/// line's, `\n` when it has none).
 fn apply(old: &str, file: &FilePatch) -> Result<String, String> {
-    let ends_with_newline = old.ends_with('\n') || old.is_empty();
-    let src: Vec<&str> = old.lines().collect();
-    let mut out: Vec<String> = Vec::new();
+    let src = split_lines(old);
+    let ends_with_newline = src.last().is_none_or(|l| !l.end.is_empty());
+    let newline = src
+        .iter()
+        .map(|l| l.end)
+        .find(|e| !e.is_empty())
+        .unwrap_or("\n");
+    let texts: Vec<&str> = src.iter().map(|l| l.text).collect();
+    let mut out: Vec<FileLine<'_>> = Vec::new();
     let mut pos = 0; // next line of `src` not yet copied
-    let mut last_new_no_eol = !ends_with_newline;
+    // Whether the new text ends without a newline, once a hunk reached the file's end.
+    let mut end_no_eol = None;
     for (n, hunk) in file.hunks.iter().enumerate() {
         let want: Vec<&str> = hunk
             .lines
             .iter()
             .filter_map(|l| match l {
-                Line::Context(t) | Line::Remove(t) => Some(t.as_str()),
+                Line::Context(t) | Line::Remove(t) => Some(bare(t)),
                 Line::Add(_) => None,
             })
             .collect();
         let stated = hunk.old_start.saturating_sub(1).max(pos);
-        let at = find(&src, &want, stated, pos).ok_or_else(|| {
+        let at = find(&texts, &want, stated, pos).ok_or_else(|| {
             format!(
                 "hunk {} (at line {}) does not apply: its context and removed lines are not in the file{}",
                 n + 1,
@@ -347,14 +496,22 @@ fn apply(old: &str, file: &FilePatch) -> Result<String, String> {
                 if pos > 0 { " after the previous hunk" } else { "" }
             )
         })?;
-        out.extend(src[pos..at].iter().map(|s| (*s).to_owned()));
+        out.extend_from_slice(&src[pos..at]);
+        let mut old_line = at;
         for line in &hunk.lines {
             match line {
-                Line::Context(t) | Line::Add(t) => out.push(t.clone()),
-                Line::Remove(_) => {}
+                Line::Context(_) => {
+                    out.push(src[old_line]);
+                    old_line += 1;
+                }
+                Line::Remove(_) => old_line += 1,
+                Line::Add(t) => out.push(FileLine {
+                    text: bare(t),
+                    end: newline,
+                }),
             }
         }
-        pos = at + want.len();
+        pos = old_line;
         if pos == src.len() {
             if hunk.old_no_eol == ends_with_newline && !want.is_empty() {
                 return Err(format!(
@@ -367,13 +524,21 @@ fn apply(old: &str, file: &FilePatch) -> Result<String, String> {
                     }
                 ));
             }
-            last_new_no_eol = hunk.new_no_eol;
+            end_no_eol = Some(hunk.new_no_eol);
         }
     }
-    out.extend(src[pos..].iter().map(|s| (*s).to_owned()));
-    let mut text = out.join("\n");
-    if !out.is_empty() && !last_new_no_eol {
-        text.push('\n');
+    out.extend_from_slice(&src[pos..]);
+    let last = out.len().saturating_sub(1);
+    let mut text = String::with_capacity(old.len());
+    for (i, line) in out.iter().enumerate() {
+        text.push_str(line.text);
+        let end = match (i == last, end_no_eol) {
+            (true, Some(true)) => "",
+            (true, None) => line.end,
+            (true, Some(false)) | (false, _) if line.end.is_empty() => newline,
+            (true, Some(false)) | (false, _) => line.end,
+        };
+        text.push_str(end);
     }
     Ok(text)
 }
@@ -381,8 +546,13 @@ fn apply(old: &str, file: &FilePatch) -> Result<String, String> {
 /// Where `want` occurs in `src` at or after `min`, nearest to `stated` (at most
 /// [`MAX_OFFSET`] lines away).
 fn find(src: &[&str], want: &[&str], stated: usize, min: usize) -> Option<usize> {
-    let fits =
-        |at: usize| at >= min && at + want.len() <= src.len() && src[at..at + want.len()] == *want;
+    let fits = |at: usize| {
+        at >= min
+            && at
+                .checked_add(want.len())
+                .and_then(|end| src.get(at..end))
+                .is_some_and(|lines| lines == want)
+    };
     (0..=MAX_OFFSET).find_map(|d| {
         [stated.checked_add(d), stated.checked_sub(d)]
             .into_iter()
@@ -394,6 +564,7 @@ fn find(src: &[&str], want: &[&str], stated: usize, min: usize) -> Option<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn one(patch: &str) -> FilePatch {
         parse(patch).unwrap().remove(0)
@@ -418,6 +589,96 @@ mod tests {
         let q =
             one("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n x\n-a\n+b\n\\ No newline at end of file\n");
         assert_eq!(apply("x\na\n", &q).unwrap(), "x\nb");
+    }
+
+    #[test]
+    fn line_endings_are_kept_where_unchanged_and_taken_from_the_file_where_added() {
+        // (file, patch body after the headers, expected)
+        let table = [
+            // A CRLF diff of a CRLF file.
+            (
+                "one\r\ntwo\r\nthree\r\n",
+                "@@ -1,3 +1,3 @@\n one\r\n-two\r\n+TWO\r\n three\r\n",
+                "one\r\nTWO\r\nthree\r\n",
+            ),
+            // An LF diff (a model's) of a CRLF file: added lines take the file's CRLF.
+            (
+                "one\r\ntwo\r\nthree\r\n",
+                "@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n+2b\n three\n",
+                "one\r\nTWO\r\n2b\r\nthree\r\n",
+            ),
+            // Old Mac endings.
+            ("a\rb\rc\r", "@@ -2 +2 @@\n-b\n+B\n", "a\rB\rc\r"),
+            // Mixed: each unchanged line keeps its own.
+            ("a\nb\r\nc\n", "@@ -1 +1 @@\n-a\n+A\n", "A\nb\r\nc\n"),
+            // A line added after a last line without a newline gives it the file's newline.
+            (
+                "a\r\nb",
+                "@@ -2 +2,2 @@\n-b\n\\ No newline at end of file\n+b\n+c\n",
+                "a\r\nb\r\nc\r\n",
+            ),
+        ];
+        for (old, body, want) in table {
+            let p = one(&format!("--- a/f\n+++ b/f\n{body}"));
+            assert_eq!(apply(old, &p).unwrap(), want, "{old:?} {body:?}");
+        }
+    }
+
+    #[test]
+    fn malformed_hunks_are_errors() {
+        for (patch, says) in [
+            (
+                "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n\u{e9}b\n",
+                "ends early",
+            ),
+            (
+                "--- a/f\n+++ b/f\n@@ -18446744073709551615,2 +1,2 @@\n a\n-b\n+c\n",
+                "does not apply",
+            ),
+            (
+                "--- a/f\n+++ b/f\n@@ -1,18446744073709551615 +1 @@\n a\n",
+                "cut short",
+            ),
+        ] {
+            let e = parse(patch).and_then(|files| apply("a\nb\n", &files[0]));
+            assert!(
+                e.as_ref().is_err_and(|e| e.contains(says)),
+                "{patch:?}: {e:?}"
+            );
+        }
+    }
+
+    proptest! {
+        /// Any patch text, built from the pieces of real patches and noise, against any small
+        /// file: an error or a text, never a panic.
+        #[test]
+        fn no_patch_text_makes_it_panic(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("--- a/f".to_owned()),
+                    Just("+++ b/f".to_owned()),
+                    Just("\\ No newline at end of file".to_owned()),
+                    (0usize..4, 0usize..4, 0usize..4, 0usize..4)
+                        .prop_map(|(a, b, c, d)| format!("@@ -{a},{b} +{c},{d} @@")),
+                    Just(format!("@@ -{},1 +1 @@", usize::MAX)),
+                    Just(format!("@@ -1,{} +1 @@", usize::MAX)),
+                    "[ +-][abé\r]{0,3}",
+                    "[é€][ab]{0,2}",
+                    "\\PC{0,6}",
+                ],
+                0..24,
+            ),
+            old in "[ab\r\né]{0,12}",
+            crlf in any::<bool>(),
+        ) {
+            let newline = if crlf { "\r\n" } else { "\n" };
+            let patch = pieces.join(newline);
+            if let Ok(files) = parse(&patch) {
+                for file in &files {
+                    let _ = apply(&old, file);
+                }
+            }
+        }
     }
 
     #[test]

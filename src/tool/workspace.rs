@@ -393,6 +393,16 @@ impl Workspace {
     /// component from the working or temporary directory without following links: a component
     /// that is a link (say, swapped in after `resolve` checked the path) makes it fail.
     pub(crate) fn dir(&self, dir: &Path) -> io::Result<Dir> {
+        self.walk_down(dir, |held, name| held.sub(name))
+    }
+
+    /// Opens the workspace root above `dir`, then each component below it with `step`,
+    /// refusing a path outside the workspace or one with a component that is not a name.
+    fn walk_down(
+        &self,
+        dir: &Path,
+        mut step: impl FnMut(&Dir, &std::ffi::OsStr) -> io::Result<Dir>,
+    ) -> io::Result<Dir> {
         let (root, below) = self.root_of(dir).ok_or_else(|| {
             io::Error::other(format!(
                 "{} is not within the agent's workspace",
@@ -407,7 +417,7 @@ impl Workspace {
                     dir.display()
                 )));
             };
-            held = held.sub(name)?;
+            held = step(&held, name)?;
         }
         Ok(held)
     }
@@ -426,30 +436,14 @@ impl Workspace {
     /// Creates the directory `dir` (resolved, inside the workspace) and its missing parents,
     /// without following a link at any component.
     pub(crate) fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        let (root, below) = self.root_of(dir).ok_or_else(|| {
-            io::Error::other(format!(
-                "{} is not within the agent's workspace",
-                dir.display()
-            ))
-        })?;
-        let mut held = Dir::open_root(root)?;
-        for part in below.components() {
-            let std::path::Component::Normal(name) = part else {
-                return Err(io::Error::other(format!(
-                    "{} is not a plain path",
-                    dir.display()
-                )));
-            };
-            held = match held.sub(name) {
-                Ok(sub) => sub,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    held.mkdir(name)?;
-                    held.sub(name)?
-                }
-                Err(e) => return Err(e),
-            };
-        }
-        Ok(())
+        self.walk_down(dir, |held, name| match held.sub(name) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                held.mkdir(name)?;
+                held.sub(name)
+            }
+            other => other,
+        })
+        .map(|_| ())
     }
 
     /// Asks before a tool creates `path` where a new file is not harmless, outside the

@@ -4,37 +4,11 @@
 //! busybox). Each table holds true positives, each checked against the real program where it
 //! is installed, and near misses that must not be denied.
 
-use cmdguard::{Analyzer, Code, Verdict};
+use cmdguard::{Analyzer, Verdict};
 use proptest::prelude::*;
 
+use super::packs::denies;
 use Verdict::Deny;
-
-/// Each row: a command and the rule that must deny it (pack-qualified), or `None` when the
-/// command must not be denied.
-fn denies(rows: &[(&str, Option<&str>)]) {
-    let analyzer = Analyzer::default();
-    let mut failures = Vec::new();
-    for (cmd, want) in rows {
-        let a = analyzer.analyze(cmd);
-        let rules: Vec<&str> = a
-            .findings
-            .iter()
-            .filter(|f| f.code == Code::Denied)
-            .filter_map(|f| f.rule.as_deref())
-            .collect();
-        let ok = match want {
-            Some(id) => a.verdict == Deny && rules.contains(id),
-            None => a.verdict != Deny,
-        };
-        if !ok {
-            failures.push(format!(
-                "{cmd:?}: want {want:?}, got {} {rules:?}",
-                a.verdict
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-}
 
 const RM: Option<&str> = Some("core.filesystem/rm-recursive");
 

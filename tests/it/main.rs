@@ -27,6 +27,7 @@ mod policy;
 mod precision;
 mod properties;
 mod real_programs;
+mod red;
 mod redteam_tools_a;
 mod redteam_tools_b;
 mod rules;

@@ -12,7 +12,7 @@ use Verdict::{Allow, Ask, Deny};
 
 /// Each row: a command and the rule that must deny it (pack-qualified), or `None` when the
 /// command must not be denied.
-fn denies(rows: &[(&str, Option<&str>)]) {
+pub(crate) fn denies(rows: &[(&str, Option<&str>)]) {
     denies_with(&Analyzer::default(), rows);
 }
 

@@ -5,79 +5,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cmdguard::policy::{Choice, ChoiceOutcome, Policy, PolicySettings, Prompt};
-use cmdguard::tool::{AgentHandle, CallError, ToolBox, Workspace};
-use serde_json::{Value, json};
+use cmdguard::tool::{AgentHandle, ToolBox, Workspace};
+use serde_json::json;
 
+use crate::red::Red;
 use crate::scratch::Scratch;
-
-/// A workspace in a scratch directory, a second scratch directory standing for "outside",
-/// and a scripted user who gives one answer to every question and remembers each.
-struct Red {
-    dir: Scratch,
-    outside: Scratch,
-    toolbox: ToolBox,
-    agent: AgentHandle,
-    asked: Arc<Mutex<Vec<String>>>,
-}
-
-impl Red {
-    fn new(answer: Choice) -> Red {
-        Red::with(answer, false)
-    }
-
-    fn with(answer: Choice, auto_confirm: bool) -> Red {
-        let dir = Scratch::new();
-        let outside = Scratch::new();
-        let asked = Arc::new(Mutex::new(Vec::new()));
-        let seen = asked.clone();
-        let policy = Arc::new(Policy::new(PolicySettings {
-            auto_confirm,
-            state_file: None,
-        }));
-        let ws = Workspace::new(dir.path())
-            .unwrap()
-            .with_permission(policy, move |p: &Prompt| {
-                seen.lock().unwrap().push(p.command.clone());
-                ChoiceOutcome::user(answer.clone())
-            });
-        Red {
-            dir,
-            outside,
-            toolbox: ToolBox::new().with_all_defaults().unwrap(),
-            agent: AgentHandle::new("red").with_workspace(ws),
-            asked,
-        }
-    }
-
-    fn call(&self, tool: &str, args: Value) -> Result<Value, String> {
-        self.toolbox
-            .call_tool_blocking(&self.agent, tool, args, ())
-            .map_err(|e| match e {
-                CallError::Failed(info) => info.error,
-                other => format!("{other:?}"),
-            })
-    }
-
-    fn out(&self, rel: &str) -> PathBuf {
-        self.outside.path().join(rel)
-    }
-
-    fn temp(&self) -> String {
-        self.call("temp_dir", json!({}))
-            .unwrap()
-            .as_str()
-            .unwrap()
-            .to_owned()
-    }
-
-    fn asked(&self) -> Vec<String> {
-        self.asked.lock().unwrap().clone()
-    }
-}
 
 #[cfg(unix)]
 fn symlink(target: &Path, link: &Path) {

@@ -4,64 +4,15 @@
 //! and a real bash. Each one failed while its finding stood.
 
 use std::fs;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cmdguard::policy::{Choice, ChoiceOutcome, Policy, PolicySettings, Prompt};
-use cmdguard::tool::{AgentHandle, CallError, ToolBox, Workspace};
+use cmdguard::tool::{AgentHandle, ToolBox, Workspace};
 use serde_json::{Value, json};
 
+use crate::red::Red;
 use crate::scratch::Scratch;
-
-/// A workspace in a scratch directory and a scripted user who gives one answer to every
-/// question and remembers each.
-struct Red {
-    dir: Scratch,
-    toolbox: ToolBox,
-    agent: AgentHandle,
-    asked: Arc<Mutex<Vec<String>>>,
-}
-
-impl Red {
-    fn new(answer: Choice) -> Red {
-        Red::with(answer, false)
-    }
-
-    fn with(answer: Choice, auto_confirm: bool) -> Red {
-        let dir = Scratch::new();
-        let asked = Arc::new(Mutex::new(Vec::new()));
-        let seen = asked.clone();
-        let policy = Arc::new(Policy::new(PolicySettings {
-            auto_confirm,
-            state_file: None,
-        }));
-        let ws = Workspace::new(dir.path())
-            .unwrap()
-            .with_permission(policy, move |p: &Prompt| {
-                seen.lock().unwrap().push(p.command.clone());
-                ChoiceOutcome::user(answer.clone())
-            });
-        Red {
-            dir,
-            toolbox: ToolBox::new().with_all_defaults().unwrap(),
-            agent: AgentHandle::new("red").with_workspace(ws),
-            asked,
-        }
-    }
-
-    fn call(&self, tool: &str, args: Value) -> Result<Value, String> {
-        self.toolbox
-            .call_tool_blocking(&self.agent, tool, args, ())
-            .map_err(|e| match e {
-                CallError::Failed(info) => info.error,
-                other => format!("{other:?}"),
-            })
-    }
-
-    fn asked(&self) -> Vec<String> {
-        self.asked.lock().unwrap().clone()
-    }
-}
 
 /// The processes whose command line holds `needle` (a unique argument), by pid.
 #[cfg(target_os = "linux")]

@@ -15,7 +15,8 @@
 //! `diagnostic` tools still read by the resolved path (a swap in that window can make them
 //! read through a link, not write); the kind of a path (file, directory, link) is looked up by
 //! path before the operation, so a swap can make an operation fail, not escape; on platforms
-//! other than Unix every operation is by path.
+//! other than Unix every operation is by path. A file with more than one hard link is not
+//! rewritten in place (its other names may be outside); it may be read.
 
 use std::fmt;
 use std::fs;
@@ -548,10 +549,10 @@ impl Dir {
                 | OFlags::NOFOLLOW
                 | OFlags::NONBLOCK
                 | OFlags::CLOEXEC;
-            flags |= match how {
-                Create::New => OFlags::EXCL,
-                Create::Replace => OFlags::TRUNC,
-            };
+            // Replace truncates only after the checks below: not at open.
+            if how == Create::New {
+                flags |= OFlags::EXCL;
+            }
             let fd = openat(&self.fd, name, flags, Mode::from_raw_mode(mode))
                 .map_err(|e| not_followed(&path, e))?;
             fs::File::from(fd)
@@ -567,11 +568,27 @@ impl Dir {
             };
             options.open(&path)?
         };
-        if !file.metadata()?.is_file() {
+        let meta = file.metadata()?;
+        if !meta.is_file() {
             return Err(io::Error::other(format!(
                 "{} is not a regular file",
                 path.display()
             )));
+        }
+        #[cfg(unix)]
+        if how == Create::Replace {
+            use std::os::unix::fs::MetadataExt;
+            // A hard link shares its contents with a name that may be outside the workspace:
+            // rewriting it would change that file too.
+            if meta.nlink() > 1 {
+                return Err(io::Error::other(format!(
+                    "{} has {} hard links, and a write would change every one of them, \
+                     wherever they are",
+                    path.display(),
+                    meta.nlink()
+                )));
+            }
+            file.set_len(0)?;
         }
         Ok(file)
     }

@@ -460,3 +460,32 @@ fn copied_links_are_checked_where_they_land() {
     assert!(!r.dir.path().join("s2").exists());
     assert!(r.asked().is_empty(), "{:?}", r.asked());
 }
+
+/// A hard link in the workspace (a planted archive can hold one) shares its contents with a
+/// file outside: rewriting it in place would change that file. Both writes that replace
+/// contents in place refuse it; the outside file keeps its text.
+#[cfg(unix)]
+#[test]
+fn a_hard_link_to_an_outside_file_is_not_written_through() {
+    let red = Red::new(Choice::Yes);
+    let secret = red.out("victim.txt");
+    fs::write(&secret, "outside\n").unwrap();
+    fs::hard_link(&secret, red.dir.path().join("h.txt")).unwrap();
+    fs::write(red.dir.path().join("src.txt"), "agent\n").unwrap();
+    let e = red
+        .call("write_file", json!({"path": "h.txt", "content": "agent\n"}))
+        .unwrap_err();
+    assert!(e.contains("hard links"), "{e}");
+    let e = red
+        .call("copy", json!({"src": "src.txt", "dst": "h.txt"}))
+        .unwrap_err();
+    assert!(e.contains("hard links"), "{e}");
+    assert_eq!(fs::read_to_string(&secret).unwrap(), "outside\n");
+    // A file with one link is still rewritten.
+    red.call("write_file", json!({"path": "src.txt", "content": "new\n"}))
+        .unwrap();
+    assert_eq!(
+        fs::read_to_string(red.dir.path().join("src.txt")).unwrap(),
+        "new\n"
+    );
+}

@@ -688,6 +688,49 @@ fn red_team_s5_table_gaps_ask() {
     ]);
 }
 
+/// Credential files the s6 red team planted and read through an allowed `cat` (class
+/// `secrets-table-gap`), beside ordinary files in the same places.
+#[test]
+fn red_team_s6_table_gaps_ask() {
+    let mut rows: Vec<(&str, Verdict, Option<Code>)> = [
+        "cat ~/.claude.json",
+        "cat ~/.cursor/mcp.json",
+        "cat ~/.config/hcloud/cli.toml",
+        "cat ~/.config/scw/config.yaml",
+        "cat ~/.databrickscfg",
+        "cat ~/.cache/huggingface/token",
+        "cat ~/.kaggle/kaggle.json",
+        "cat ~/.config/ngrok/ngrok.yml",
+        "cat ~/.config/composer/auth.json",
+        "cat ~/.config/pip/pip.conf",
+        "cat ~/.bundle/config",
+        "cat ~/.yarnrc.yml",
+        "cat ~/.nuget/NuGet/NuGet.Config",
+        "cat ~/.config/glab-cli/config.yml",
+        "cat ~/.fly/config.yml",
+        "cat ~/.config/configstore/firebase-tools.json",
+        "cat ~/.wakatime.cfg",
+        "cat client_secret_123.apps.googleusercontent.com.json",
+        "cat gha-creds-abc.json",
+        "cat terraform.tfvars",
+        "cat infra/secrets.auto.tfvars",
+        "cat .htpasswd",
+        "cat kubeconfig",
+    ]
+    .into_iter()
+    .map(|c| (c, Ask, READ))
+    .collect();
+    // Near misses: the same places' ordinary files.
+    rows.extend([
+        ("cat ~/.cursor/settings.json", Allow, None),
+        ("cat ~/.cache/huggingface/hub/x.txt", Allow, None),
+        ("cat variables.tf", Allow, None),
+        ("cat docs/kubeconfig.md", Allow, None),
+        ("cat client.json", Allow, None),
+    ]);
+    check(&rows);
+}
+
 /// A reader's operand that is wholly a run-time value may name any file (red team s5: each of
 /// these printed `.env` or a key in a real run); a for-loop variable over plain words or globs
 /// is one of them, and is judged as such.

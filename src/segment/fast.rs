@@ -279,6 +279,11 @@ impl<'a> Lexer<'a> {
         if b.get(k) != Some(&b'=') {
             return Some(None);
         }
+        // A lone `_` is one of bash's special parameters to tree-sitter-bash, which reads
+        // `_=` as a command word (found by the property test): not ours.
+        if k == start + 1 && b[start] == b'_' {
+            return None;
+        }
         let name = self.src.get(start..k)?.to_string();
         self.i = k + 1;
         let value = if matches!(self.peek(), None | Some(b' ' | b'\t')) {

@@ -178,6 +178,12 @@ const SHAPES: &[(&str, bool)] = &[
     ("wc -l 0< f", false),   // the word `0`, then `<` (bash: descriptor 0)
     ("ls | cat > f", false), // a redirection on a later stage hangs on the whole pipeline
     ("ls && cat 2>&1 | head", false),
+    // Found by the property test in CI: `_` is a special parameter to tree-sitter-bash, so
+    // `_=` is a command word there.
+    ("_=", false),
+    ("_=1 ls", false),
+    ("__=1 ls", true),
+    ("a_=1 ls", true),
 ];
 
 #[test]
@@ -382,6 +388,8 @@ fn likely_command() -> impl Strategy<Value = String> {
         "A=1",
         "B='q'",
         "C=",
+        "_=",
+        "_=x",
         "a=b",
         "2>&1",
         ">/dev/null",

@@ -7,7 +7,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use regex::{Regex, RegexBuilder};
+use globset::{GlobBuilder, GlobMatcher};
+use regex::RegexBuilder;
 
 use crate::tool::{Tool, ToolCallContext, tool};
 
@@ -217,7 +218,7 @@ fn glob(
     ctx: &ToolCallContext<Confinement>,
 ) -> Result<String, String> {
     let base = ctx.value().resolve(&path)?;
-    let matcher = glob_regex(&pattern)?;
+    let matcher = glob_matcher(&pattern)?;
     let mut hits = Vec::new();
     let mut truncated = false;
     walk(&base, &mut |relative, _| {
@@ -256,7 +257,7 @@ fn grep(
         .size_limit(1 << 20)
         .build()
         .map_err(|error| format!("invalid pattern {pattern:?}: {error}"))?;
-    let include = include.as_deref().map(glob_regex).transpose()?;
+    let include = include.as_deref().map(glob_matcher).transpose()?;
     let mut hits = Vec::new();
     let mut budget = MAX_GREP_TOTAL;
     let mut truncated = false;
@@ -374,47 +375,13 @@ fn open_regular(path: &Path) -> std::io::Result<File> {
     Ok(file)
 }
 
-/// Compiles a glob to an anchored regular expression over `/`-separated relative paths.
-fn glob_regex(pattern: &str) -> Result<Regex, String> {
-    let mut regex = String::from("^");
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '*' if chars.get(i + 1) == Some(&'*') => {
-                if chars.get(i + 2) == Some(&'/') {
-                    regex.push_str("(?:.*/)?");
-                    i += 3;
-                } else {
-                    regex.push_str(".*");
-                    i += 2;
-                }
-                continue;
-            }
-            '*' => regex.push_str("[^/]*"),
-            '?' => regex.push_str("[^/]"),
-            '[' => match chars[i + 1..].iter().position(|&c| c == ']') {
-                Some(close) if close > 0 => {
-                    let body: String = chars[i + 1..i + 1 + close].iter().collect();
-                    let (negate, body) = match body.strip_prefix('!') {
-                        Some(rest) => ("^", rest.to_owned()),
-                        None => ("", body),
-                    };
-                    let body = body.replace('\\', "\\\\").replace('[', "\\[");
-                    regex.push_str(&format!("[{negate}{body}]"));
-                    i += close + 2;
-                    continue;
-                }
-                _ => regex.push_str("\\["),
-            },
-            other => regex.push_str(&regex::escape(&other.to_string())),
-        }
-        i += 1;
-    }
-    regex.push('$');
-    RegexBuilder::new(&regex)
-        .size_limit(1 << 20)
+/// A shell glob over a relative path, `/` matched only by `/` and `**`: globset's reading.
+fn glob_matcher(pattern: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
         .build()
+        .map(|glob| glob.compile_matcher())
         .map_err(|error| format!("invalid glob {pattern:?}: {error}"))
 }
 
@@ -436,12 +403,14 @@ mod tests {
             ("[!ab].txt", "b.txt", false),
             ("a+b.txt", "a+b.txt", true),
             ("a+b.txt", "aab.txt", false),
-            ("[.txt", "[.txt", true),
+            ("\\[.txt", "[.txt", true),
         ];
         for (pattern, path, expected) in cases {
-            let regex = glob_regex(pattern).unwrap();
-            assert_eq!(regex.is_match(path), expected, "{pattern} vs {path}");
+            let glob = glob_matcher(pattern).unwrap();
+            assert_eq!(glob.is_match(path), expected, "{pattern} vs {path}");
         }
+        // An unclosed class is an error the model reads, not a literal `[`.
+        assert!(glob_matcher("[.txt").unwrap_err().contains("invalid glob"));
     }
 
     #[test]

@@ -156,7 +156,10 @@ pub fn name_covering_rules(a: &mut Analysis, allow: &CommandRules) {
         .iter()
         .map(|r| format!("`Bash({})` ({})", r.text, r.origin))
         .collect();
-    let above = a.findings.iter_mut().filter(|f| f.severity > Verdict::Allow);
+    let above = a
+        .findings
+        .iter_mut()
+        .filter(|f| f.severity > Verdict::Allow);
     for (f, rule) in above.zip(texts) {
         f.message = format!(
             "{} (the imported Claude Code allow rule {rule} names it, but cmdguard does not see what it runs, so it asks; Claude Code's own permissions decide)",

@@ -495,7 +495,10 @@ pub fn judge(
     let mut deferred = None;
     if verdict == Verdict::Ask && ask_as == AskAs::Ask && agent == Agent::ClaudeCode {
         let rules = config.defers_to_claude(&analysis).map(|rules| {
-            let names: Vec<String> = rules.iter().map(|r| format!("`Bash({})`", r.text)).collect();
+            let names: Vec<String> = rules
+                .iter()
+                .map(|r| format!("`Bash({})`", r.text))
+                .collect();
             names.join(", ")
         });
         match (rules, permission_mode.as_deref()) {

@@ -651,8 +651,16 @@ fn claude_settings_are_imported_from_user_and_trusted_project_files() {
     );
     assert_eq!(c.analyze("git push").verdict, Verdict::Deny);
     assert_eq!(deferred(&c, "make build"), None, "project untrusted");
-    assert_eq!(deferred(&c, "curl x"), None, "a bare `Bash` is not imported");
-    assert_eq!(deferred(&c, "npm test > out"), None, "the redirect is not covered");
+    assert_eq!(
+        deferred(&c, "curl x"),
+        None,
+        "a bare `Bash` is not imported"
+    );
+    assert_eq!(
+        deferred(&c, "npm test > out"),
+        None,
+        "the redirect is not covered"
+    );
     assert!(
         c.notes.iter().any(|n| n.contains("`Bash` not imported")),
         "{:?}",

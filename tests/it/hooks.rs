@@ -1009,7 +1009,10 @@ const UNSEEN_BEHIND_IMPORTED_RULES: &[(&str, &str)] = &[
         "mongosh:*",
     ),
     (r#"psql -c "COPY t TO PROGRAM U&'rm -rf ~'""#, "psql:*"),
-    ("git fetch-pack --upload-pack='rm -rf ~' x", "git fetch-pack:*"),
+    (
+        "git fetch-pack --upload-pack='rm -rf ~' x",
+        "git fetch-pack:*",
+    ),
     ("valkey-cli FLUSHALL", "valkey-cli:*"),
     ("gh auth token", "gh:*"),
     ("aws configure get aws_secret_access_key", "aws:*"),
@@ -1040,7 +1043,11 @@ fn imported_claude_allow_rules_never_make_cmdguard_say_allow() {
         for mode in ["default", "acceptEdits", "plan", "dontAsk"] {
             let o = home.hook("claude-code", &in_mode(&payload, mode));
             assert_eq!(o.status.code(), Some(0), "{cmd} in {mode}");
-            assert_eq!(stdout(&o), "", "{cmd} in {mode}: no decision, Claude Code decides");
+            assert_eq!(
+                stdout(&o),
+                "",
+                "{cmd} in {mode}: no decision, Claude Code decides"
+            );
         }
         for mode in ["bypassPermissions", "someFutureMode"] {
             let o = home.hook("claude-code", &in_mode(&payload, mode));
@@ -1051,7 +1058,10 @@ fn imported_claude_allow_rules_never_make_cmdguard_say_allow() {
         let no_mode = replace(&payload, br#""permission_mode": "default","#, b"");
         let (d, _) = decision(&home.hook("claude-code", &no_mode)).unwrap();
         assert_eq!(d, "ask", "{cmd} with no permission_mode");
-        for (agent, fixture) in [("gemini", "gemini-shell.json"), ("codex", "codex-bash.json")] {
+        for (agent, fixture) in [
+            ("gemini", "gemini-shell.json"),
+            ("codex", "codex-bash.json"),
+        ] {
             let o = home.hook(agent, &home.payload(fixture, cmd));
             let (d, _) = decision(&o).unwrap_or_else(|| panic!("{agent} {cmd}: no decision"));
             assert_eq!(d, "deny", "{agent} {cmd}");

@@ -828,8 +828,18 @@ const RED_TEAM_SCAN_ROWS: &[(&str, &str, &str, Option<Place>)] = &[
         None,
     ),
     // deny-missed: a variable holding a literal recipe line, and `$(strip …)` of a literal.
-    ("Makefile", "X = rm -rf v\nall: ; $(X)\n", "deny", Some((2, 8, "denied"))),
-    ("Makefile", "all: ; $(strip rm -rf v)\n", "deny", Some((1, 8, "denied"))),
+    (
+        "Makefile",
+        "X = rm -rf v\nall: ; $(X)\n",
+        "deny",
+        Some((2, 8, "denied")),
+    ),
+    (
+        "Makefile",
+        "all: ; $(strip rm -rf v)\n",
+        "deny",
+        Some((1, 8, "denied")),
+    ),
     (
         "Makefile",
         "R = rm\nX = $(R) -rf v\nall:\n\t$(subst q,v,$(X))\n",

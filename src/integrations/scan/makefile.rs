@@ -892,7 +892,11 @@ const MAX_LITERAL_DEPTH: usize = 8;
 /// reference in it is a variable of `literals` or a call of `strip`, `subst`, `firstword`,
 /// `lastword`, `addprefix` or `addsuffix` of such text; `None` for anything else (an
 /// automatic variable, a variable this file does not assign once, another function).
-fn evaluate(text: &str, literals: &HashMap<String, Option<String>>, depth: usize) -> Option<String> {
+fn evaluate(
+    text: &str,
+    literals: &HashMap<String, Option<String>>,
+    depth: usize,
+) -> Option<String> {
     if depth > MAX_LITERAL_DEPTH {
         return None;
     }
@@ -935,9 +939,8 @@ fn evaluate(text: &str, literals: &HashMap<String, Option<String>>, depth: usize
         let value = match function_call(reference) {
             Some((name, args, _)) => {
                 let args = split_args(args);
-                let arg = |n: usize| -> Option<String> {
-                    evaluate(args.get(n)?, literals, depth + 1)
-                };
+                let arg =
+                    |n: usize| -> Option<String> { evaluate(args.get(n)?, literals, depth + 1) };
                 match (name, args.len()) {
                     ("strip", 1) => arg(0)?.split_whitespace().collect::<Vec<_>>().join(" "),
                     ("firstword", 1) => arg(0)?.split_whitespace().next().unwrap_or("").to_string(),
@@ -1739,5 +1742,87 @@ mod tests {
                 ("$(shell …) in recipe of all", "id"),
             ]
         );
+    }
+
+    #[test]
+    fn comments_end_where_make_ends_them() {
+        let table: &[(&str, Option<&str>)] = &[
+            ("X = 1 # c", Some("X = 1 ")),
+            ("# all", Some("")),
+            (r"X = a\# b", None),
+            (r"X = a\\# b", Some(r"X = a\\")),
+            // GNU make 4.3+: a `#` inside a reference is text.
+            ("X = $(subst #,x,y) # c", Some("X = $(subst #,x,y) ")),
+            ("X = ${a#b}", None),
+            // A rule's recipe is the shell's, `#` and all.
+            ("all: ; echo # c", None),
+            ("all: # c ; echo", Some("all: ")),
+            // Unterminated: read whole.
+            ("X = $(a # b", None),
+            ("X = $$# b", Some("X = $$")),
+        ];
+        for (line, want) in table {
+            assert_eq!(comment_start(line).map(|i| &line[..i]), *want, "{line}");
+        }
+        // A `\` after a comment continues it: the next line is comment text.
+        assert_eq!(pieces("X = 1 # \\\nY := $(shell rm -rf v)\n"), []);
+        assert_eq!(pieces("# c \\\nY := $(shell rm -rf v)\n"), []);
+    }
+
+    #[test]
+    fn literal_values_are_evaluated_through_the_text_functions() {
+        let literals: HashMap<String, Option<String>> = [
+            ("X", Some("rm -rf v")),
+            ("R", Some("rm")),
+            ("Y", Some("$(R) -rf  v ")),
+            ("TWICE", None),
+            ("LOOP", Some("$(LOOP)")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+        .collect();
+        let table: &[(&str, Option<&str>)] = &[
+            ("$(X)", Some("rm -rf v")),
+            ("${X}", Some("rm -rf v")),
+            ("$(strip $(Y))", Some("rm -rf v")),
+            ("$(subst q,v,rm -rf q)", Some("rm -rf v")),
+            ("$(firstword $(X))", Some("rm")),
+            ("$(lastword $(X))", Some("v")),
+            ("$(addprefix ./,a b)", Some("./a ./b")),
+            ("$(addsuffix .o,a b)", Some("a.o b.o")),
+            ("a$$b", Some("a$b")),
+            ("$(TWICE)", None),
+            ("$(UNSET)", None),
+            ("$(LOOP)", None),
+            ("$@", None),
+            ("$(shell rm -rf v)", None),
+            ("$(X:a=b)", None),
+            ("$(subst ,x,y)", None),
+            ("$(X", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(evaluate(text, &literals, 0).as_deref(), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn recipes_of_literal_variables_are_pieces_with_the_values_pasted_in() {
+        let got = |text: &str| -> Vec<String> {
+            extract(text)
+                .pieces
+                .iter()
+                .filter(|p| p.context.ends_with("pasted in"))
+                .map(|p| p.script.clone())
+                .collect()
+        };
+        assert_eq!(got("X = rm -rf v\nall: ; $(X)\n"), ["rm -rf v"]);
+        assert_eq!(got("all:\n\t@$(strip  rm  -rf v ) x\n"), ["rm -rf v x"]);
+        // Assigned twice, appended to, or for one target only: not a literal.
+        assert!(got("X = a\nX = rm -rf v\nall: ; $(X)\n").is_empty());
+        assert!(got("X = a\nX += rm -rf v\nall: ; $(X)\n").is_empty());
+        assert!(got("all: X = rm -rf v\nall: ; $(X)\n").is_empty());
+        assert!(got("all: ; $(CC) x\n").is_empty());
+        // A value assigned after the recipe line is the one make pastes in.
+        assert_eq!(got("all: ; $(X)\nX = rm -rf v\n"), ["rm -rf v"]);
     }
 }

@@ -200,8 +200,7 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
 }
 
 /// What npm puts on a script's `PATH`.
-const NPM_PATH: &str =
-    "npm runs scripts with `node_modules/.bin` first on PATH: a program name may run a package's program";
+const NPM_PATH: &str = "npm runs scripts with `node_modules/.bin` first on PATH: a program name may run a package's program";
 /// The same for the commands other npm tools run (they are started from npm scripts, or look
 /// programs up in `node_modules/.bin` themselves).
 const TOOL_PATH: &str = "this tool runs its commands from the project, usually with `node_modules/.bin` first on PATH: a program name may run a package's program";
@@ -232,7 +231,9 @@ fn shape(out: &mut Extracted, key: &Str, path: &str, expected: &str) {
     unmodelled(
         out,
         key,
-        format!("`{path}` is not {expected}, the shape scan reads, so its commands cannot be checked"),
+        format!(
+            "`{path}` is not {expected}, the shape scan reads, so its commands cannot be checked"
+        ),
     );
 }
 
@@ -252,7 +253,12 @@ fn husky(out: &mut Extracted, key: &Str, value: &Value) {
                     }
                 }
             }
-            (name, _) => shape(out, k, &format!("husky.{name}"), "`hooks`, an object of strings"),
+            (name, _) => shape(
+                out,
+                k,
+                &format!("husky.{name}"),
+                "`hooks`, an object of strings",
+            ),
         }
     }
 }
@@ -453,7 +459,10 @@ mod tests {
                 r#"{"packageManager": "yarn@https://x/y.tgz"}"#,
                 &[("\"packageManager\"", Unmodelled)],
             ),
-            (r#"{"husky": {"skipCI": true}}"#, &[("\"skipCI\"", Unmodelled)]),
+            (
+                r#"{"husky": {"skipCI": true}}"#,
+                &[("\"skipCI\"", Unmodelled)],
+            ),
             (r#"{"husky": "x"}"#, &[("\"husky\"", Unmodelled)]),
             (
                 r#"{"lint-staged": {"linters": {"*.js": "x"}}}"#,

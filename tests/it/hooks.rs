@@ -1077,6 +1077,37 @@ fn imported_claude_allow_rules_never_make_cmdguard_say_allow() {
     }
 }
 
+/// The same through `~/.claude/settings.json` found from `HOME`, as the red team had it.
+#[test]
+fn imported_claude_allow_rules_from_home_never_make_cmdguard_say_allow() {
+    let home = Home::new();
+    home.dir.write(".claude/settings.json", RED_TEAM_SETTINGS);
+    for (cmd, rule) in UNSEEN_BEHIND_IMPORTED_RULES {
+        let mut c = home.command(&["check", "--", cmd]);
+        c.env_remove("CLAUDE_CONFIG_DIR");
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "check {cmd}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains(&format!("`Bash({rule})`")),
+            "{}",
+            stdout(&o)
+        );
+        let mut c = home.command(&["hook", "claude-code"]);
+        c.env_remove("CLAUDE_CONFIG_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(&home.payload("claude-bash.json", cmd))
+            .unwrap();
+        drop(pipe);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{cmd}");
+        assert_eq!(stdout(&o), "", "{cmd}: no decision");
+    }
+}
+
 /// What an imported allow rule does not cover still asks with its own reason, deny rules are
 /// imported as written, and `--ask-as deny` is not undone by a deferral.
 #[test]

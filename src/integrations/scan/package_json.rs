@@ -78,6 +78,7 @@ pub(super) const INERT_KEYS: &[&str] = &[
     "bundledDependencies",
     "overrides",
     "resolutions",
+    // Directories of packages of their own: their `package.json` files are files to scan.
     "workspaces",
     // Platform constraints, checked by npm, never run.
     "engines",

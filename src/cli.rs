@@ -385,11 +385,14 @@ fn report_removal(removed: bool, done: &str, missing: &str) -> i32 {
 struct Guard {
     analyzer: Analyzer,
     rules: CommandRules,
+    /// Imported Claude Code allow rules: they only name themselves on what still asks.
+    claude_allow: CommandRules,
 }
 
 impl Guard {
     fn finish(&self, mut a: Analysis) -> Analysis {
         self.rules.apply(&mut a);
+        config::name_covering_rules(&mut a, &self.claude_allow);
         a
     }
 }
@@ -399,6 +402,7 @@ fn guard(args: &ConfigArgs) -> Result<Guard, ConfigError> {
     Ok(Guard {
         analyzer: config.analyzer,
         rules: config.command_rules,
+        claude_allow: config.claude_allow,
     })
 }
 

@@ -54,7 +54,7 @@ use self::trust::{PROJECT_FILES, Trust, TrustStore};
 use crate::allowlist::{Allowlist, AllowlistBuilder, ConfigError, Location};
 use crate::analyzer::{Analysis, Analyzer};
 use crate::finding::{Code, RuleOrigin, Verdict};
-use crate::policy::rules::CommandRules;
+use crate::policy::rules::{CommandRule, CommandRules};
 use crate::repo::Workdir;
 
 // A config is loaded once and shared by every thread that checks commands.
@@ -467,8 +467,13 @@ pub struct Config {
     /// An analyser over the compiled allowlist, every layer's tables included, examples
     /// verified.
     pub analyzer: Analyzer,
-    /// Claude Code rules, applied per segment after the analysis ([`Config::analyze_in`]).
+    /// Claude Code deny and ask rules, applied per segment after the analysis
+    /// ([`Config::analyze_in`]).
     pub command_rules: CommandRules,
+    /// Claude Code allow rules. They never lower a verdict: a command only they cover still
+    /// asks, its findings naming the rule, and a Claude Code hook leaves it to Claude Code
+    /// ([`Config::defers_to_claude`]).
+    pub claude_allow: CommandRules,
     /// The assessor to use.
     pub assessor: Setting<AssessorConfig>,
     /// Take prompts' defaults without asking.
@@ -497,6 +502,7 @@ impl Config {
     pub fn analyze(&self, cmd: &str) -> Analysis {
         let mut a = self.analyzer.analyze(cmd);
         self.command_rules.apply(&mut a);
+        claude::name_covering_rules(&mut a, &self.claude_allow);
         a
     }
 
@@ -504,7 +510,16 @@ impl Config {
     pub fn analyze_in(&self, cmd: &str, dir: &Workdir) -> Analysis {
         let mut a = self.analyzer.analyze_in(cmd, dir);
         self.command_rules.apply(&mut a);
+        claude::name_covering_rules(&mut a, &self.claude_allow);
         a
+    }
+
+    /// The imported Claude Code allow rules that cover every finding that makes `a` (from
+    /// [`Config::analyze_in`]) ask; `None` when `a` does not ask or anything else asks too.
+    /// cmdguard did not see through such a command, so it never allows it; a Claude Code hook
+    /// gives no decision and Claude Code's own permissions, which hold the rule, decide.
+    pub fn defers_to_claude(&self, a: &Analysis) -> Option<Vec<&CommandRule>> {
+        claude::defers_to_claude(a, &self.claude_allow)
     }
 }
 
@@ -540,6 +555,7 @@ struct Merger {
     audit_log: Option<Setting<PathBuf>>,
     claude_import: bool,
     command_rules: CommandRules,
+    claude_allow: CommandRules,
     project_dir: Option<PathBuf>,
     project_claude: Vec<PathBuf>,
 }
@@ -564,6 +580,7 @@ impl Default for Merger {
             audit_log: None,
             claude_import: true,
             command_rules: CommandRules::default(),
+            claude_allow: CommandRules::default(),
             project_dir: None,
             project_claude: Vec::new(),
         }
@@ -655,6 +672,7 @@ impl Merger {
             let text = read(path)?;
             let imported = claude::import(&text, path)?;
             self.command_rules.rules.extend(imported.rules.rules);
+            self.claude_allow.rules.extend(imported.allow.rules);
             self.notes.extend(imported.skipped);
             FileStatus::Used
         } else {
@@ -1002,6 +1020,7 @@ impl Merger {
         Ok(Config {
             analyzer: Analyzer::new(allowlist),
             command_rules: self.command_rules,
+            claude_allow: self.claude_allow,
             assessor: self.assessor,
             auto_confirm,
             state_file: self.state_file,
@@ -1167,6 +1186,7 @@ impl fmt::Display for Config {
 
 mod show;
 pub use self::build::{ConfiguredAssessor, DEFAULT_AGENT_TIMEOUT, DEFAULT_COMMAND_TIMEOUT};
+pub use self::claude::{defers_to_claude, name_covering_rules};
 pub use self::show::Origins;
 
 /// `cmdguard config show --origin`: [`Config`] with every value's file and line.

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use cmdguard::Verdict;
-use cmdguard::integrations::scan::{self, FileKind, FileReport, ScanReport, sarif};
+use cmdguard::integrations::scan::{self, FileKind, FileReport, Reason, ScanReport, sarif};
 
 use super::{ConfigArgs, EXIT_INTERNAL, EXIT_USAGE, config_error, guard, workdir};
 
@@ -118,12 +118,7 @@ fn text(report: &ScanReport, out: &mut impl Write) -> io::Result<()> {
     for file in &report.files {
         let path = &file.path;
         for r in &file.reasons {
-            let (l, c) = (r.start.line, r.start.column);
-            writeln!(
-                out,
-                "{path}:{l}:{c}: {} [{}]: {}",
-                r.severity, r.code, r.message
-            )?;
+            reason_line(out, "", path, r)?;
         }
         for cmd in &file.commands {
             counts[cmd.verdict.exit_code() as usize] += 1;
@@ -137,12 +132,7 @@ fn text(report: &ScanReport, out: &mut impl Write) -> io::Result<()> {
                 cmd.verdict, cmd.text, cmd.context
             )?;
             for r in &cmd.reasons {
-                let (l, c) = (r.start.line, r.start.column);
-                writeln!(
-                    out,
-                    "  {path}:{l}:{c}: {} [{}]: {}",
-                    r.severity, r.code, r.message
-                )?;
+                reason_line(out, "  ", path, r)?;
             }
         }
     }
@@ -155,6 +145,17 @@ fn text(report: &ScanReport, out: &mut impl Write) -> io::Result<()> {
         if files == 1 { "" } else { "s" },
         allow + ask + deny,
         if allow + ask + deny == 1 { "" } else { "s" },
+    )
+}
+
+/// One reason as `PATH:LINE:COLUMN: SEVERITY [CODE]: MESSAGE`, after `indent`: a file's own
+/// reasons stand alone, a command's are indented under it.
+fn reason_line(out: &mut impl Write, indent: &str, path: &str, r: &Reason) -> io::Result<()> {
+    let (l, c) = (r.start.line, r.start.column);
+    writeln!(
+        out,
+        "{indent}{path}:{l}:{c}: {} [{}]: {}",
+        r.severity, r.code, r.message
     )
 }
 

@@ -1,18 +1,25 @@
 //! config/claude: reads Claude Code's `permissions.allow|ask|deny` lists from a
-//! `settings.json` into [`CommandRules`]. It never decides anything: `command_rules.rs` applies
-//! the rules, segment by segment.
+//! `settings.json` into [`CommandRules`]. It never decides anything: `policy/rules.rs` applies
+//! the rules, segment by segment, and [`defers_to_claude`] names the allow rules a command is
+//! left to.
 //!
-//! Only `Bash(…)` rules are read; rules for other tools are Claude Code's business. A bare
-//! `Bash` (or `Bash(*)`) in `allow` is not imported — it would cover every program — and is
-//! reported as skipped; in `deny` or `ask` it is imported as written.
+//! Only `Bash(…)` rules are read; rules for other tools are Claude Code's business. `deny` and
+//! `ask` rules are imported as written (a bare `Bash` too): they only make commands stricter.
+//! `allow` rules never make cmdguard say allow: a rule like `Bash(sqlite3:*)` names a program
+//! whose side doors (`.shell`, `.output |cmd`) cmdguard's allowlist does not model, so a
+//! command they cover is still `ask`, with a finding that names the rule; a Claude Code hook
+//! then leaves it to Claude Code's own permissions, which apply the user's rule themselves.
+//! A bare `Bash` (or `Bash(*)`) in `allow` is not imported at all — it would cover every
+//! program — and is reported as skipped.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::Analysis;
 use crate::allowlist::{ConfigError, Location};
-use crate::finding::RuleOrigin;
-use crate::policy::rules::{CommandRule, CommandRules, Pattern, RuleAction};
+use crate::finding::{RuleOrigin, Verdict};
+use crate::policy::rules::{CommandRule, CommandRules, Pattern, RuleAction, covering_rules};
 
 /// The part of a Claude Code settings file cmdguard reads; every other key is ignored, as
 /// the file belongs to Claude Code.
@@ -35,7 +42,10 @@ struct RawPermissions {
 /// The rules read from one settings file, and the allow rules left out.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Imported {
+    /// The deny and ask rules, applied as written.
     pub rules: CommandRules,
+    /// The allow rules: they never lower a verdict (see [`defers_to_claude`]).
+    pub allow: CommandRules,
     /// Allow rules not imported, with why.
     pub skipped: Vec<String>,
 }
@@ -79,6 +89,7 @@ pub(crate) fn import(text: &str, path: &Path) -> Result<Imported, ConfigError> {
                         "{origin}:{line}: `{entry}` not imported: it would allow every program"
                     ));
                 }
+                Ok(rule) if action == RuleAction::Allow => out.allow.push(rule),
                 Ok(rule) => out.rules.push(rule),
                 Err(e) if action == RuleAction::Allow => {
                     out.skipped.push(format!(
@@ -116,4 +127,43 @@ fn line_of(text: &str, entry: &str) -> usize {
     text.find(&quoted)
         .map(|at| text[..at].matches('\n').count() + 1)
         .unwrap_or(1)
+}
+
+/// The imported allow rules that cover every finding that makes `a` ask, one per finding in
+/// order; `None` when `a` does not ask or one such finding is not covered (the one soundness
+/// rule of `policy::rules::covering_rules`: only `not_allowlisted`/`unusual_path` at a
+/// segment's own command word, on a segment no allowlist, deny or ask rule matched). Such a
+/// command is one cmdguard did not see through but the user's Claude Code rule names: cmdguard
+/// asks, and a Claude Code hook leaves it to Claude Code.
+pub fn defers_to_claude<'r>(a: &Analysis, allow: &'r CommandRules) -> Option<Vec<&'r CommandRule>> {
+    if a.verdict != Verdict::Ask || allow.is_empty() {
+        return None;
+    }
+    // Segments a deny or ask rule matched carry that rule's finding, which no allow rule
+    // covers, so no segment needs marking here.
+    let unrestricted = vec![false; a.segments.len()];
+    let covering = covering_rules(a, &allow.rules, &unrestricted)?;
+    Some(covering.into_iter().map(|i| &allow.rules[i]).collect())
+}
+
+/// Says, on each finding an imported allow rule covers, which rule it is and why it still
+/// asks.
+pub fn name_covering_rules(a: &mut Analysis, allow: &CommandRules) {
+    let Some(rules) = defers_to_claude(a, allow) else {
+        return;
+    };
+    let texts: Vec<String> = rules
+        .iter()
+        .map(|r| format!("`Bash({})` ({})", r.text, r.origin))
+        .collect();
+    let above = a
+        .findings
+        .iter_mut()
+        .filter(|f| f.severity > Verdict::Allow);
+    for (f, rule) in above.zip(texts) {
+        f.message = format!(
+            "{} (the imported Claude Code allow rule {rule} names it, but cmdguard does not see what it runs, so it asks; Claude Code's own permissions decide)",
+            f.message
+        );
+    }
 }

@@ -67,6 +67,7 @@ pub(crate) struct RawAllowlist {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawClaude {
     /// Import `~/.claude/settings.json` (user layer) or the project's `.claude/settings.json`
-    /// and `settings.local.json` (project layer). On unless a layer says `false`.
+    /// and `settings.local.json` (project layer). On unless a layer says `false`. Deny and ask
+    /// rules apply as written; allow rules never make cmdguard allow (see `config/claude.rs`).
     pub import: Option<Spanned<bool>>,
 }

@@ -96,7 +96,7 @@ pub(super) fn write(c: &Config, f: &mut fmt::Formatter<'_>, origins: Origins) ->
     for r in &c.rules {
         writeln!(f, "{} `{}`{}", r.table, r.id, from(&r.origin))?;
     }
-    for r in &c.command_rules.rules {
+    for r in c.command_rules.rules.iter().chain(&c.claude_allow.rules) {
         writeln!(
             f,
             "{} `Bash({})`{}",

@@ -40,6 +40,23 @@ use crate::{Analysis, Verdict, Workdir};
 /// The environment variable of the emergency switch.
 pub const BYPASS_ENV: &str = "CMDGUARD_BYPASS";
 
+/// Claude Code's permission modes (the payload's `permission_mode`) in which a command only an
+/// imported allow rule covers is left to Claude Code ([`Answer::Deferred`]): in each, Claude
+/// Code applies its own permission rules and asks for what they do not allow. Any other mode,
+/// or none given, gets cmdguard's `ask`.
+pub const DEFERS_IN_MODES: &[&str] = &[
+    // Rules apply; anything they do not allow is asked about.
+    "default",
+    // Rules apply; only file edits and file-system commands in the project are taken
+    // unasked, and those programs are in cmdguard's allowlist, so no imported rule covers them.
+    "acceptEdits",
+    // Read-only planning: rules apply, nothing runs unasked that they do not allow.
+    "plan",
+    // Rules apply; what they do not allow is refused, not asked.
+    "dontAsk",
+    // `bypassPermissions` is not here: it runs everything unasked.
+];
+
 /// The agents whose hook formats cmdguard speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum Agent {
@@ -138,6 +155,13 @@ pub struct HookArgs {
 pub enum Answer {
     /// Not a shell command: no opinion; the agent's own permission flow decides.
     PassThrough,
+    /// Claude Code only: no decision, so Claude Code's own permissions decide. The command
+    /// asks in cmdguard, and what makes it ask is covered by an allow rule imported from Claude
+    /// Code's settings — rules Claude Code applies itself. cmdguard never says `allow` for it.
+    Deferred {
+        /// Why, for the audit log.
+        reason: String,
+    },
     /// A verdict and the reason a person reads.
     Decided {
         /// allow, ask or deny (an agent that cannot ask never gets ask).
@@ -216,29 +240,27 @@ pub struct Judged {
 /// The decision runs in a worker process (see `isolate`), so even a crash that kills it is
 /// answered; without a worker it runs here.
 pub fn run(args: &HookArgs) -> i32 {
-    if args.worker {
-        if let Err(why) = isolate::limit_memory(args.max_memory) {
-            let on_error = settle(args.agent, args.on_error.or(args.ask_as));
-            let env = HookEnv::process();
-            return finish(
-                args.agent,
-                failure(args.agent, on_error, &why, None, audit_path(&env, None)),
-            );
+    let why = if args.worker {
+        match isolate::limit_memory(args.max_memory) {
+            Ok(()) => return decide_here(args),
+            Err(why) => why,
         }
-        return decide_here(args);
-    }
-    match isolate::supervise(args) {
-        Some(isolate::Outcome::Answered { stdout, code }) => forward(args.agent, &stdout, code),
-        Some(isolate::Outcome::Failed(why)) => {
-            let on_error = settle(args.agent, args.on_error.or(args.ask_as));
-            let env = HookEnv::process();
-            finish(
-                args.agent,
-                failure(args.agent, on_error, &why, None, failure_log(&env)),
-            )
+    } else {
+        match isolate::supervise(args) {
+            Some(isolate::Outcome::Answered { stdout, code }) => {
+                return forward(args.agent, &stdout, code);
+            }
+            Some(isolate::Outcome::Failed(why)) => why,
+            None => return decide_here(args),
         }
-        None => decide_here(args),
-    }
+    };
+    // The one place a worker that could not decide is answered: as --on-error says.
+    let on_error = settle(args.agent, args.on_error.or(args.ask_as));
+    let env = HookEnv::process();
+    finish(
+        args.agent,
+        failure(args.agent, on_error, &why, None, failure_log(&env)),
+    )
 }
 
 /// Passes the worker's answer on; when stdout cannot take it, a non-allow still blocks.
@@ -334,7 +356,7 @@ fn emit(agent: Agent, answer: &Answer) -> i32 {
         .and_then(|()| out.flush());
     match (written, answer) {
         (Ok(()), _) => rendered.code,
-        (Err(_), Answer::PassThrough) => rendered.code,
+        (Err(_), Answer::PassThrough | Answer::Deferred { .. }) => rendered.code,
         (
             Err(e),
             Answer::Decided {
@@ -371,7 +393,7 @@ pub fn judge(
         Ok(c) => c,
         Err(why) => return failure(agent, on_error, &why, None, failure_log(env)),
     };
-    let (command, cwd, session) = match call {
+    let (command, cwd, session, permission_mode) = match call {
         Call::Other { .. } => {
             return Judged {
                 answer: Answer::PassThrough,
@@ -382,7 +404,8 @@ pub fn judge(
             command,
             cwd,
             session,
-        } => (command, cwd, session),
+            permission_mode,
+        } => (command, cwd, session, permission_mode),
     };
     let in_dir = env.env.clone().in_dir(&cwd);
     let config = match ConfigSources::discover(&in_dir).load() {
@@ -469,6 +492,30 @@ pub fn judge(
             );
         }
     }
+    let mut deferred = None;
+    if verdict == Verdict::Ask && ask_as == AskAs::Ask && agent == Agent::ClaudeCode {
+        let rules = config.defers_to_claude(&analysis).map(|rules| {
+            let names: Vec<String> = rules
+                .iter()
+                .map(|r| format!("`Bash({})`", r.text))
+                .collect();
+            names.join(", ")
+        });
+        match (rules, permission_mode.as_deref()) {
+            (Some(rules), Some(mode)) if DEFERS_IN_MODES.contains(&mode) => {
+                deferred = Some(format!(
+                    "left to Claude Code's permissions (permission mode `{mode}`): only its own rule {rules} covers what cmdguard asks about: {reason}"
+                ));
+            }
+            (Some(_), mode) => {
+                reason = format!(
+                    "{reason} — not left to Claude Code: in permission mode `{}` it would not apply its own rules",
+                    mode.unwrap_or("(none given)")
+                );
+            }
+            (None, _) => {}
+        }
+    }
     let mut record = AuditRecord::now(agent.name(), verdict);
     record.cwd = Some(cwd.display().to_string());
     record.command = Some(command);
@@ -499,12 +546,19 @@ pub fn judge(
     record.bypass = bypassed;
     record.session = session;
     let path = audit_path(env, Some(&config));
-    Judged {
-        answer: Answer::Decided {
+    let answer = match deferred {
+        Some(reason) => {
+            record.prompt = Some(reason.clone());
+            Answer::Deferred { reason }
+        }
+        None => Answer::Decided {
             verdict,
             reason,
             warning,
         },
+    };
+    Judged {
+        answer,
         audit: Some((record, path)),
     }
 }

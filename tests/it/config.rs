@@ -632,17 +632,34 @@ fn claude_settings_are_imported_from_user_and_trusted_project_files() {
         r#"{"permissions":{"allow":["Bash(make build)"]}}"#,
     );
     let c = fx.sources().load().unwrap();
-    assert_eq!(c.analyze("npm test").verdict, Verdict::Allow);
+    // An imported allow rule never makes cmdguard allow: the command asks, its finding names
+    // the rule, and a Claude Code hook leaves it to Claude Code.
+    let deferred = |c: &cmdguard::config::Config, cmd: &str| {
+        let a = c.analyze(cmd);
+        assert_eq!(a.verdict, Verdict::Ask, "{cmd}");
+        c.defers_to_claude(&a)
+            .map(|rules| rules.iter().map(|r| r.text.clone()).collect::<Vec<_>>())
+    };
+    assert_eq!(deferred(&c, "npm test"), Some(vec!["npm test".to_string()]));
+    let a = c.analyze("npm test");
+    assert!(
+        a.findings[0]
+            .message
+            .contains("imported Claude Code allow rule `Bash(npm test)`"),
+        "{:?}",
+        a.findings
+    );
     assert_eq!(c.analyze("git push").verdict, Verdict::Deny);
+    assert_eq!(deferred(&c, "make build"), None, "project untrusted");
     assert_eq!(
-        c.analyze("make build").verdict,
-        Verdict::Ask,
-        "project untrusted"
+        deferred(&c, "curl x"),
+        None,
+        "a bare `Bash` is not imported"
     );
     assert_eq!(
-        c.analyze("curl x").verdict,
-        Verdict::Ask,
-        "a bare `Bash` is not imported"
+        deferred(&c, "npm test > out"),
+        None,
+        "the redirect is not covered"
     );
     assert!(
         c.notes.iter().any(|n| n.contains("`Bash` not imported")),
@@ -650,7 +667,7 @@ fn claude_settings_are_imported_from_user_and_trusted_project_files() {
         c.notes
     );
     let npm = &c
-        .command_rules
+        .claude_allow
         .rules
         .iter()
         .find(|r| r.text == "npm test")
@@ -658,14 +675,16 @@ fn claude_settings_are_imported_from_user_and_trusted_project_files() {
         .origin;
     assert!(matches!(npm, RuleOrigin::File { line: 4, .. }), "{npm:?}");
     fx.trust_project();
+    let c = fx.sources().load().unwrap();
     assert_eq!(
-        verdict(&fx.sources(), "make build"),
-        Verdict::Allow,
+        deferred(&c, "make build"),
+        Some(vec!["make build".to_string()]),
         "project trusted"
     );
     // Any layer may turn the import off.
     fx.write("etc/config.toml", "[claude]\nimport = false\n");
-    assert_eq!(verdict(&fx.sources(), "npm test"), Verdict::Ask);
+    let c = fx.sources().load().unwrap();
+    assert_eq!(deferred(&c, "npm test"), None);
 }
 
 #[test]

@@ -905,6 +905,8 @@ mod library {
     fn verdict(answer: &Answer) -> Option<Verdict> {
         match answer {
             Answer::PassThrough => None,
+            // cmdguard's own verdict for a deferred command is `ask`.
+            Answer::Deferred { .. } => Some(Verdict::Ask),
             Answer::Decided { verdict, .. } => Some(*verdict),
         }
     }
@@ -979,5 +981,190 @@ mod library {
             let answer = judge(Agent::Codex, AskAs::Deny, AskAs::Deny, Ok(bytes), &env(&home)).answer;
             prop_assert_ne!(verdict(&answer), Some(Verdict::Allow));
         }
+    }
+}
+
+/// The allow rules the s6 red team's Claude Code settings held (and three more of the same
+/// kind), written where `CLAUDE_CONFIG_DIR` points.
+const RED_TEAM_SETTINGS: &str = r#"{
+  "permissions": {
+    "allow": [
+      "Bash(psql:*)", "Bash(sqlite3:*)", "Bash(mongosh:*)", "Bash(git fetch-pack:*)",
+      "Bash(valkey-cli:*)", "Bash(gh:*)", "Bash(aws:*)", "Bash(kubectl:*)"
+    ],
+    "deny": ["Bash(git push:*)"]
+  }
+}"#;
+
+/// Commands whose side doors or secrets cmdguard does not see, each covered by one of
+/// [`RED_TEAM_SETTINGS`]' allow rules (the s6 red team's rows, then the secret printers).
+const UNSEEN_BEHIND_IMPORTED_RULES: &[(&str, &str)] = &[
+    (r"psql -c '\echo `rm -rf ~`'", "psql:*"),
+    (r#"sqlite3 db '.import "|rm -rf ~" t'"#, "sqlite3:*"),
+    ("sqlite3 db '.o |rm -rf ~'", "sqlite3:*"),
+    (r#"sqlite3 db ".read '|rm -rf ~'""#, "sqlite3:*"),
+    ("sqlite3 db '.  shell rm -rf ~'", "sqlite3:*"),
+    (
+        r#"mongosh --eval 'require("child_process").execSync("rm -rf ~")'"#,
+        "mongosh:*",
+    ),
+    (r#"psql -c "COPY t TO PROGRAM U&'rm -rf ~'""#, "psql:*"),
+    (
+        "git fetch-pack --upload-pack='rm -rf ~' x",
+        "git fetch-pack:*",
+    ),
+    ("valkey-cli FLUSHALL", "valkey-cli:*"),
+    ("gh auth token", "gh:*"),
+    ("aws configure get aws_secret_access_key", "aws:*"),
+    ("kubectl config view --raw", "kubectl:*"),
+];
+
+/// A payload with another `permission_mode`.
+fn in_mode(payload: &[u8], mode: &str) -> Vec<u8> {
+    replace(
+        payload,
+        br#""permission_mode": "default""#,
+        format!(r#""permission_mode": "{mode}""#).as_bytes(),
+    )
+}
+
+/// Regression (s6 red team, hook-claude rows): allow rules imported from Claude Code's
+/// settings made `cmdguard hook claude-code` answer `allow` for commands whose side doors
+/// cmdguard never saw. Now cmdguard never says allow for them: Claude Code's hook gets no
+/// decision (its own permissions, which hold the rule, decide) in the modes where Claude Code
+/// applies its rules, `ask` in any other; agents that cannot ask get `deny`; `check` asks and
+/// names the rule.
+#[test]
+fn imported_claude_allow_rules_never_make_cmdguard_say_allow() {
+    let home = Home::new();
+    home.dir.write("claude/settings.json", RED_TEAM_SETTINGS);
+    for (cmd, rule) in UNSEEN_BEHIND_IMPORTED_RULES {
+        let payload = home.payload("claude-bash.json", cmd);
+        for mode in ["default", "acceptEdits", "plan", "dontAsk"] {
+            let o = home.hook("claude-code", &in_mode(&payload, mode));
+            assert_eq!(o.status.code(), Some(0), "{cmd} in {mode}");
+            assert_eq!(
+                stdout(&o),
+                "",
+                "{cmd} in {mode}: no decision, Claude Code decides"
+            );
+        }
+        for mode in ["bypassPermissions", "someFutureMode"] {
+            let o = home.hook("claude-code", &in_mode(&payload, mode));
+            let (d, reason) = decision(&o).unwrap_or_else(|| panic!("{cmd} in {mode}"));
+            assert_eq!(d, "ask", "{cmd} in {mode}: {reason}");
+            assert!(reason.contains("not left to Claude Code"), "{reason}");
+        }
+        let no_mode = replace(&payload, br#""permission_mode": "default","#, b"");
+        let (d, _) = decision(&home.hook("claude-code", &no_mode)).unwrap();
+        assert_eq!(d, "ask", "{cmd} with no permission_mode");
+        for (agent, fixture) in [
+            ("gemini", "gemini-shell.json"),
+            ("codex", "codex-bash.json"),
+        ] {
+            let o = home.hook(agent, &home.payload(fixture, cmd));
+            let (d, _) = decision(&o).unwrap_or_else(|| panic!("{agent} {cmd}: no decision"));
+            assert_eq!(d, "deny", "{agent} {cmd}");
+        }
+        let o = home.run(&["check", "--", cmd], &[], b"");
+        assert_eq!(o.status.code(), Some(1), "check {cmd}: {}", stdout(&o));
+        let out = stdout(&o);
+        assert!(out.starts_with("ask:"), "{out}");
+        assert!(
+            out.contains(&format!("imported Claude Code allow rule `Bash({rule})`")),
+            "{out}"
+        );
+    }
+}
+
+/// The same through `~/.claude/settings.json` found from `HOME`, as the red team had it.
+#[test]
+fn imported_claude_allow_rules_from_home_never_make_cmdguard_say_allow() {
+    let home = Home::new();
+    home.dir.write(".claude/settings.json", RED_TEAM_SETTINGS);
+    for (cmd, rule) in UNSEEN_BEHIND_IMPORTED_RULES {
+        let mut c = home.command(&["check", "--", cmd]);
+        c.env_remove("CLAUDE_CONFIG_DIR");
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "check {cmd}: {}", stdout(&o));
+        assert!(
+            stdout(&o).contains(&format!("`Bash({rule})`")),
+            "{}",
+            stdout(&o)
+        );
+        let mut c = home.command(&["hook", "claude-code"]);
+        c.env_remove("CLAUDE_CONFIG_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(&home.payload("claude-bash.json", cmd))
+            .unwrap();
+        drop(pipe);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{cmd}");
+        assert_eq!(stdout(&o), "", "{cmd}: no decision");
+    }
+}
+
+/// What an imported allow rule does not cover still asks with its own reason, deny rules are
+/// imported as written, and `--ask-as deny` is not undone by a deferral.
+#[test]
+fn imported_claude_rules_defer_only_what_they_alone_cover() {
+    let home = Home::new();
+    home.dir.write("claude/settings.json", RED_TEAM_SETTINGS);
+    let hook = |cmd: &str| home.hook("claude-code", &home.payload("claude-bash.json", cmd));
+    for (cmd, want) in [
+        // A redirect is cmdguard's finding, not the rule's.
+        ("psql -c 'select 1' > out.txt", "ask"),
+        // A program no rule names.
+        ("sqlite3 db .tables && mysql -e 'select 1'", "ask"),
+        ("git push origin main", "deny"),
+        ("rm -rf /", "deny"),
+        ("git status", "allow"),
+    ] {
+        let (d, reason) = decision(&hook(cmd)).unwrap_or_else(|| panic!("{cmd}: no decision"));
+        assert_eq!(d, want, "{cmd}: {reason}");
+    }
+    let o = home.run(
+        &["hook", "claude-code", "--ask-as", "deny"],
+        &[],
+        &home.payload("claude-bash.json", "gh auth token"),
+    );
+    assert_eq!(decision(&o).unwrap().0, "deny");
+}
+
+/// Regression (s6 red team, hook-codex row): the hook judged a Codex command in the turn's
+/// `cwd` and ignored `tool_input.workdir`. With a `workdir`, the command is judged there
+/// (relative to `cwd`); one that is not a directory, or not a string, is the fail-closed
+/// answer.
+#[test]
+fn codex_commands_are_judged_in_their_workdir() {
+    let home = Home::new();
+    home.dir
+        .repo("work/sub", "[core]\n\tfsmonitor = /tmp/evil-monitor\n");
+    let with_workdir = |workdir: &str| {
+        let text = String::from_utf8(home.payload("codex-bash.json", "git status")).unwrap();
+        text.replace(
+            r#""tool_input": {"command": "git status"}"#,
+            &format!(r#""tool_input": {{"command": "git status", "workdir": {workdir}}}"#),
+        )
+        .into_bytes()
+    };
+    let o = home.hook("codex", &home.payload("codex-bash.json", "git status"));
+    assert_eq!(decision(&o), None, "allowed in the turn's cwd");
+    let sub = home.work().join("sub").display().to_string();
+    for workdir in [r#""sub""#.to_string(), format!("{sub:?}")] {
+        let o = home.hook("codex", &with_workdir(&workdir));
+        let (d, reason) = decision(&o).unwrap_or_else(|| panic!("{workdir}: no decision"));
+        assert_eq!(d, "deny", "{workdir}");
+        assert!(reason.contains("fsmonitor"), "{reason}");
+    }
+    for workdir in [r#""missing""#, r#""/nonexistent/cmdguard""#, "7", "null"] {
+        let o = home.hook("codex", &with_workdir(workdir));
+        let (d, reason) = decision(&o).unwrap_or_else(|| panic!("{workdir}: no decision"));
+        assert_eq!(d, "deny", "{workdir}");
+        assert!(reason.contains("could not check"), "{workdir}: {reason}");
     }
 }

@@ -809,3 +809,128 @@ proptest! {
         }
     }
 }
+
+/// The s6 red team's scan rows, each a file written to a directory of its own and scanned by
+/// the binary: (file name, text, verdict, a reason's (line, column, code) it must have).
+const RED_TEAM_SCAN_ROWS: &[(&str, &str, &str, Option<Place>)] = &[
+    // false-deny: GNU make continues a comment across `\`-newline, so line 2 is comment text.
+    (
+        "Makefile",
+        "X = 1 # \\\nY := $(shell rm -rf v)\nall: ; @true\n",
+        "allow",
+        None,
+    ),
+    // …and a comment after text on one line is comment text too.
+    (
+        "Makefile",
+        "X = 1 # $(shell rm -rf v)\nall: ; @true\n",
+        "allow",
+        None,
+    ),
+    // deny-missed: a variable holding a literal recipe line, and `$(strip …)` of a literal.
+    (
+        "Makefile",
+        "X = rm -rf v\nall: ; $(X)\n",
+        "deny",
+        Some((2, 8, "denied")),
+    ),
+    (
+        "Makefile",
+        "all: ; $(strip rm -rf v)\n",
+        "deny",
+        Some((1, 8, "denied")),
+    ),
+    (
+        "Makefile",
+        "R = rm\nX = $(R) -rf v\nall:\n\t$(subst q,v,$(X))\n",
+        "deny",
+        Some((4, 2, "denied")),
+    ),
+    // scan-allow-runs: keys of package.json whose commands npm tools run.
+    (
+        "package.json",
+        r#"{"scripts": {"x": "echo hi"}, "husky": {"hooks": {"pre-commit": "rm -rf v"}}}"#,
+        "deny",
+        Some((1, 66, "denied")),
+    ),
+    (
+        "package.json",
+        r#"{"scripts": {"x": "echo hi"}, "lint-staged": {"*.js": "rm -rf v"}}"#,
+        "deny",
+        Some((1, 56, "denied")),
+    ),
+    (
+        "package.json",
+        r#"{"scripts": {"x": "echo hi"}, "simple-git-hooks": {"pre-commit": "rm -rf v"}}"#,
+        "deny",
+        Some((1, 67, "denied")),
+    ),
+    (
+        "package.json",
+        r#"{"scripts": {"x": "echo hi"}, "nodemonConfig": {"exec": "rm -rf v"}}"#,
+        "deny",
+        Some((1, 58, "denied")),
+    ),
+    (
+        "package.json",
+        r#"{"scripts": {"x": "echo hi"}, "gypfile": true}"#,
+        "ask",
+        Some((1, 31, "unmodelled_construct")),
+    ),
+    (
+        "package.json",
+        r#"{"scripts": {"x": "echo hi"}, "someTool": {"run": "x"}}"#,
+        "ask",
+        Some((1, 31, "unmodelled_construct")),
+    ),
+    // Near misses: common keys whose tools run no command from them stay as they were.
+    (
+        "package.json",
+        r#"{"name": "x", "version": "1.0.0", "private": true, "type": "module", "main": "index.js", "dependencies": {"a": "1"}, "devDependencies": {"b": "2"}, "eslintConfig": {"extends": "x"}, "prettier": {"semi": false}, "jest": {"testEnvironment": "node"}, "browserslist": ["defaults"], "engines": {"node": ">=18"}, "packageManager": "pnpm@9.1.0", "gypfile": false}"#,
+        "allow",
+        None,
+    ),
+];
+
+/// Regression (s6 red team, scan rows): each row scanned through the binary, and each
+/// Makefile row also run by real GNU make, which must agree about whether `v` is deleted.
+#[test]
+fn red_team_scan_rows_get_their_verdicts() {
+    let base = std::env::temp_dir().join(format!("cmdguard-scan-red-{}", std::process::id()));
+    let make = make_available();
+    for (n, (name, text, verdict, place)) in RED_TEAM_SCAN_ROWS.iter().enumerate() {
+        let dir = base.join(n.to_string());
+        std::fs::create_dir_all(dir.join("v")).unwrap();
+        std::fs::write(dir.join(name), text).unwrap();
+        let o = cmdguard_in(
+            dir.to_str().unwrap(),
+            &["scan", "--no-config", "--format", "json", name],
+            None,
+        );
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(report["verdict"], *verdict, "{text}: {report:#}");
+        if let Some((line, column, code)) = place {
+            let got = reasons(&report);
+            assert!(
+                got.iter()
+                    .any(|(_, l, c, k)| l == line && c == column && k == code),
+                "no `{code}` at {line}:{column} in {text}; got {got:#?}"
+            );
+        }
+        if make && *name == "Makefile" {
+            Command::new("make")
+                .args(["-s", "-f", "Makefile"])
+                .current_dir(&dir)
+                .env_remove("MAKEFLAGS")
+                .env_remove("MFLAGS")
+                .output()
+                .unwrap();
+            assert_eq!(
+                !dir.join("v").exists(),
+                *verdict == "deny",
+                "{text}: make and scan disagree"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}

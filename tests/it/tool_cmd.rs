@@ -326,11 +326,13 @@ fn a_workspace_with_a_config_judges_by_its_command_rules_too() {
     let agent = AgentHandle::new("t").with_workspace(ws);
     let toolbox = ToolBox::new().with_defaults(&["cmd"]).unwrap();
     let run = |cmd: &str| toolbox.call_tool_blocking(&agent, "bash", json!({"command": cmd}), ());
-    // The user's Claude Code allow rule lets `touch MARK` run without a question…
-    run("touch MARK").unwrap();
-    assert!(dir.path().join("proj/MARK").exists());
-    // …and its deny rule stops a command the allowlist alone would allow.
+    // The user's Claude Code deny rule stops a command the allowlist alone would allow…
     assert!(run("echo secret stuff").is_err());
     assert_eq!(run("echo fine").unwrap()["exit_code"], json!(0));
     assert_eq!(*asked.lock().unwrap(), 0);
+    // …but its allow rule never lets cmdguard run what its allowlist does not know: only
+    // Claude Code may act on its own allow rules, so the tool layer still asks.
+    assert!(run("touch MARK").is_err());
+    assert!(!dir.path().join("proj/MARK").exists());
+    assert_eq!(*asked.lock().unwrap(), 1);
 }

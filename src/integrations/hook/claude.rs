@@ -13,7 +13,12 @@
 //! - exit 2 blocks the call with stderr as the reason; any other non-zero status, a crash or a
 //!   timeout is a non-blocking error and the call proceeds — hence the fail-closed answers.
 //!
-//! Other tools pass through: exit 0 with no output, so Claude Code's own permissions decide.
+//! Other tools pass through: exit 0 with no output, so Claude Code's own permissions decide
+//! (<https://code.claude.com/docs/en/agent-sdk/permissions>, "How permissions are evaluated":
+//! a hook may decide or pass the call on to the deny, ask and allow rules and the mode). A
+//! command only an imported Claude Code allow rule covers gets the same no-answer
+//! (`Answer::Deferred`). `permissionDecision: "defer"` is not used: it works only in
+//! non-interactive runs.
 
 use serde_json::json;
 
@@ -21,7 +26,10 @@ use super::{Answer, Rendered};
 
 pub(super) fn render(answer: &Answer) -> Rendered {
     match answer {
-        Answer::PassThrough => Rendered {
+        // No output: Claude Code's own permissions decide (its hooks reference and the Agent
+        // SDK's "how permissions are evaluated": a hook that gives no decision passes the call
+        // on to the deny, ask and allow rules and the permission mode).
+        Answer::PassThrough | Answer::Deferred { .. } => Rendered {
             stdout: String::new(),
             code: 0,
         },

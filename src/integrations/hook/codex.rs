@@ -25,6 +25,17 @@ use crate::Verdict;
 pub(super) fn render(answer: &Answer) -> Rendered {
     let stdout = match answer {
         Answer::PassThrough => String::new(),
+        // Only Claude Code's hook defers; were another agent's answer deferred, it blocks.
+        Answer::Deferred { reason } => format!(
+            "{}\n",
+            json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            })
+        ),
         Answer::Decided {
             verdict,
             reason,

@@ -23,6 +23,8 @@ use crate::Verdict;
 pub(super) fn render(answer: &Answer) -> Rendered {
     let v = match answer {
         Answer::PassThrough => json!({}),
+        // Only Claude Code's hook defers; were another agent's answer deferred, it blocks.
+        Answer::Deferred { reason } => json!({"decision": "deny", "reason": reason}),
         Answer::Decided {
             verdict,
             reason,

@@ -26,6 +26,9 @@ pub enum Call {
         cwd: PathBuf,
         /// The agent's session id, when given.
         session: Option<String>,
+        /// The agent's permission mode (`permission_mode`: Claude Code's and Codex's
+        /// `default`, `acceptEdits`, `plan`, `dontAsk`, `bypassPermissions`), when given.
+        permission_mode: Option<String>,
     },
     /// Any other tool: not cmdguard's to judge.
     Other {
@@ -91,12 +94,21 @@ pub fn parse(agent: Agent, bytes: &[u8]) -> Result<Call, String> {
         None => return Err("the payload has no `tool_input`".into()),
     };
     let command = string(input, &["command"])?.ok_or("`tool_input` has no `command`")?;
-    if agent == Agent::Gemini {
+    let dir_keys: &[&str] = match agent {
         // Gemini CLI runs the command in `dir_path` resolved against its project directory
         // (`directory` in older releases).
-        if let Some(dir) = string(input, &["dir_path", "directory"])? {
-            cwd = cwd.join(dir);
-        }
+        Agent::Gemini => &["dir_path", "directory"],
+        // Codex's shell tools take a `workdir`, resolved against the turn's `cwd`. Its
+        // documented hook input holds only `command` today; a payload that carries the
+        // `workdir` is judged there, never in the turn's directory.
+        Agent::Codex => &["workdir"],
+        // Claude Code's Bash tool has no directory argument: it runs in the session's `cwd`.
+        Agent::ClaudeCode => &[],
+    };
+    if !dir_keys.is_empty()
+        && let Some(dir) = string(input, dir_keys)?
+    {
+        cwd = cwd.join(dir);
     }
     if !cwd.is_dir() {
         return Err(format!(
@@ -105,10 +117,12 @@ pub fn parse(agent: Agent, bytes: &[u8]) -> Result<Call, String> {
         ));
     }
     let session = string(&obj, &["session_id", "sessionId"]).ok().flatten();
+    let permission_mode = string(&obj, &["permission_mode", "permissionMode"])?;
     Ok(Call::Shell {
         command,
         cwd,
         session,
+        permission_mode,
     })
 }
 

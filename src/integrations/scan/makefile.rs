@@ -140,6 +140,7 @@ pub(super) fn extract(text: &str) -> Extracted {
         target: None,
         values: HashMap::new(),
         assigned: Vec::new(),
+        literals: HashMap::new(),
         exported: HashSet::new(),
         export_all: false,
         eval_budget: EVAL_BUDGET,
@@ -167,6 +168,10 @@ struct Reader {
     /// Each plain assignment: the name, where it is written, whether it was exported there,
     /// and how (for the message).
     assigned: Vec<(String, Span, bool, String)>,
+    /// Variables assigned once in the file, by a plain `=` of any value or a `:=`/`::=` of
+    /// text with no `$`: their value, which every recipe sees. A name assigned again, with
+    /// `+=`, `?=` or `!=`, by `define` or for a target only, is `None`.
+    literals: HashMap<String, Option<String>>,
     /// Names an `export NAME…` line exported.
     exported: HashSet<String>,
     /// `export` alone or `.EXPORT_ALL_VARIABLES:`: every variable is exported.
@@ -230,13 +235,18 @@ impl Reader {
                 logical.push_str(lines[i].text.trim_start());
                 i += 1;
             }
+            // make joins continuation lines first and removes the comment after: a comment's
+            // `\` at the end of a line makes the next line comment text too.
+            if let Some(hash) = comment_start(&logical) {
+                logical.truncate(hash);
+            }
             let l = Logical {
                 text: &logical,
                 start,
                 first_len: line.text.len(),
             };
             let trimmed = logical.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
+            if trimmed.is_empty() {
                 continue;
             }
             if let Some((name, exported)) = define_name(trimmed) {
@@ -378,6 +388,7 @@ impl Reader {
         let name_at = words(l.text)
             .find(|(_, w)| *w == name)
             .map_or(0, |(at, _)| at);
+        self.literal(name, None);
         self.assign(
             name,
             l.span(name_at, name_at + name.len()),
@@ -649,7 +660,7 @@ impl Reader {
         if let Some(mut a) = assignment(rest) {
             a.name_at += rest_at;
             a.value_at += rest_at;
-            self.assign_line(&a, l, "a target-specific assignment", out);
+            self.assign_line(&a, l, TARGET_SPECIFIC, out);
             return;
         }
         // `target: prerequisites ; recipe` runs the text after `;` as a recipe line.
@@ -680,6 +691,14 @@ impl Reader {
 
     fn assign_line(&mut self, a: &Assignment, l: &Logical, how: &str, out: &mut Extracted) {
         let span = l.span(a.name_at, a.name_at + a.name.len());
+        let literal = match a.op {
+            "=" if how != TARGET_SPECIFIC => Some(a.value.to_string()),
+            ":=" | "::=" if how != TARGET_SPECIFIC && !a.value.contains('$') => {
+                Some(a.value.to_string())
+            }
+            _ => None,
+        };
+        self.literal(a.name, literal);
         let value = vec![(l.at(a.value_at), a.value.to_string())];
         match a.name {
             "SHELL" => self.set_shell(a, l, span, out),
@@ -798,8 +817,53 @@ impl Reader {
             .push(b.finish(".SHELLFLAGS", at + a.value.len(), Shell::Bash));
     }
 
+    /// Records an assignment of `name`: its literal value the first time, `None` after.
+    fn literal(&mut self, name: &str, value: Option<String>) {
+        self.literals
+            .entry(name.to_string())
+            .and_modify(|v| *v = None)
+            .or_insert(value);
+    }
+
+    /// For each piece whose pasted text is all literal — variables this file assigns once,
+    /// and the text functions [`evaluate`] computes — the command make really hands the
+    /// shell, as a piece of its own: `X = rm -rf v` and `all: ; $(X)` run `rm -rf v`, which
+    /// the deny rules must see. The piece with the templates stays, and still asks.
+    fn evaluate_literals(&self, out: &mut Extracted) {
+        let mut evaluated = Vec::new();
+        for p in out.pieces.iter().filter(|p| !p.templates.is_empty()) {
+            let mut b = ScriptBuf::default();
+            let mut i = 0;
+            let mut whole = true;
+            for (span, original) in &p.templates {
+                let Some(value) = evaluate(original, &self.literals, 0) else {
+                    whole = false;
+                    break;
+                };
+                for (j, c) in p.script[i..span.start].char_indices() {
+                    b.push_char(c, p.origin[i + j]);
+                }
+                for c in value.chars() {
+                    b.push_char(c, p.origin[span.start]);
+                }
+                i = span.end;
+            }
+            if !whole {
+                continue;
+            }
+            for (j, c) in p.script[i..].char_indices() {
+                b.push_char(c, p.origin[i + j]);
+            }
+            let end = p.origin.last().copied().unwrap_or(0);
+            let context = format!("{}, its variables' values pasted in", p.context);
+            evaluated.push(b.finish(&context, end, p.shell.clone()));
+        }
+        out.pieces.extend(evaluated);
+    }
+
     /// Turns what was assigned and exported into environment uses.
     fn finish(&mut self, out: &mut Extracted) {
+        self.evaluate_literals(out);
         for (name, span, exported, how) in &self.assigned {
             let exported = *exported || self.export_all || self.exported.contains(name);
             out.env.push(EnvUse {
@@ -816,6 +880,169 @@ impl Reader {
         // `export NAME` of a name this file never assigns still exports the value the
         // environment gave it: nothing new.
     }
+}
+
+/// How a target-specific assignment is described; such a value is the target's only.
+const TARGET_SPECIFIC: &str = "a target-specific assignment";
+
+/// How many variables deep [`evaluate`] follows values.
+const MAX_LITERAL_DEPTH: usize = 8;
+
+/// The text make makes of `text` — a reference (`$(X)`, `${X}`) or a value — when every
+/// reference in it is a variable of `literals` or a call of `strip`, `subst`, `firstword`,
+/// `lastword`, `addprefix` or `addsuffix` of such text; `None` for anything else (an
+/// automatic variable, a variable this file does not assign once, another function).
+fn evaluate(
+    text: &str,
+    literals: &HashMap<String, Option<String>>,
+    depth: usize,
+) -> Option<String> {
+    if depth > MAX_LITERAL_DEPTH {
+        return None;
+    }
+    let mut out = String::new();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let c = rest.chars().next()?;
+        if c != '$' {
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let open = rest[1..].chars().next()?;
+        if open == '$' {
+            out.push('$');
+            i += 2;
+            continue;
+        }
+        let close = match open {
+            '(' => ')',
+            '{' => '}',
+            // `$@`, `$X`: automatic and one-letter variables.
+            _ => return None,
+        };
+        let mut level = 0;
+        let len = rest
+            .char_indices()
+            .skip(1)
+            .find(|&(_, ch)| {
+                if ch == open {
+                    level += 1;
+                } else if ch == close {
+                    level -= 1;
+                }
+                level == 0
+            })
+            .map(|(n, _)| n + 1)?;
+        let reference = &rest[..len];
+        let value = match function_call(reference) {
+            Some((name, args, _)) => {
+                let args = split_args(args);
+                let arg =
+                    |n: usize| -> Option<String> { evaluate(args.get(n)?, literals, depth + 1) };
+                match (name, args.len()) {
+                    ("strip", 1) => arg(0)?.split_whitespace().collect::<Vec<_>>().join(" "),
+                    ("firstword", 1) => arg(0)?.split_whitespace().next().unwrap_or("").to_string(),
+                    ("lastword", 1) => arg(0)?.split_whitespace().last().unwrap_or("").to_string(),
+                    ("subst", 3) => {
+                        let (from, to, text) = (arg(0)?, arg(1)?, arg(2)?);
+                        if from.is_empty() {
+                            return None;
+                        }
+                        text.replace(&from, &to)
+                    }
+                    ("addprefix" | "addsuffix", 2) => {
+                        let (fix, names) = (arg(0)?, arg(1)?);
+                        let words = names.split_whitespace().map(|w| match name {
+                            "addprefix" => format!("{fix}{w}"),
+                            _ => format!("{w}{fix}"),
+                        });
+                        words.collect::<Vec<_>>().join(" ")
+                    }
+                    _ => return None,
+                }
+            }
+            None => {
+                let name = &reference[2..len - 1];
+                let value = literals.get(name)?.as_deref()?;
+                evaluate(value, literals, depth + 1)?
+            }
+        };
+        out.push_str(&value);
+        i += len;
+    }
+    Some(out)
+}
+
+/// A function's arguments split at the commas outside references.
+fn split_args(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut level = 0usize;
+    let mut from = 0;
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' | '{' => level += 1,
+            ')' | '}' => level = level.saturating_sub(1),
+            ',' if level == 0 => {
+                out.push(&args[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&args[from..]);
+    out
+}
+
+/// Where a non-recipe logical line's comment starts: the first `#` that no odd run of
+/// backslashes escapes and that is outside variable references and function calls (GNU make
+/// 4.3 and later; older releases also end the line at a `#` inside a reference, which only
+/// makes less text run). A `;` first — a rule's recipe, whose `#` is the shell's — or an
+/// unterminated reference stops the search: the line is then read whole (more text is
+/// analysed, never less).
+fn comment_start(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                let slashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+                if slashes % 2 == 0 {
+                    return Some(i);
+                }
+            }
+            b';' => return None,
+            b'$' => match bytes.get(i + 1) {
+                Some(&open @ (b'(' | b'{')) => {
+                    let close = if open == b'(' { b')' } else { b'}' };
+                    let mut level = 0usize;
+                    let mut j = i + 1;
+                    loop {
+                        match bytes.get(j) {
+                            None => return None,
+                            Some(&b) if b == open => level += 1,
+                            Some(&b) if b == close => {
+                                level -= 1;
+                                if level == 0 {
+                                    break;
+                                }
+                            }
+                            Some(_) => {}
+                        }
+                        j += 1;
+                    }
+                    i = j;
+                }
+                // `$$`, `$@`: two bytes that hold no comment.
+                Some(_) => i += 1,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The words of `s` split on white space, each with its offset.
@@ -1101,6 +1328,8 @@ struct Assignment<'a> {
     /// Where the value starts in the line.
     value_at: usize,
     exported: bool,
+    /// The operator: `=`, `:=`, `::=`, `:::=`, `?=`, `+=` or `!=`.
+    op: &'a str,
 }
 
 fn assignment(line: &str) -> Option<Assignment<'_>> {
@@ -1125,6 +1354,7 @@ fn assignment(line: &str) -> Option<Assignment<'_>> {
         value,
         value_at: rest_at + eq + 1 + (value_raw.len() - value_raw.trim_start().len()),
         exported,
+        op: &rest[head.len()..=eq],
     })
 }
 
@@ -1512,5 +1742,87 @@ mod tests {
                 ("$(shell …) in recipe of all", "id"),
             ]
         );
+    }
+
+    #[test]
+    fn comments_end_where_make_ends_them() {
+        let table: &[(&str, Option<&str>)] = &[
+            ("X = 1 # c", Some("X = 1 ")),
+            ("# all", Some("")),
+            (r"X = a\# b", None),
+            (r"X = a\\# b", Some(r"X = a\\")),
+            // GNU make 4.3+: a `#` inside a reference is text.
+            ("X = $(subst #,x,y) # c", Some("X = $(subst #,x,y) ")),
+            ("X = ${a#b}", None),
+            // A rule's recipe is the shell's, `#` and all.
+            ("all: ; echo # c", None),
+            ("all: # c ; echo", Some("all: ")),
+            // Unterminated: read whole.
+            ("X = $(a # b", None),
+            ("X = $$# b", Some("X = $$")),
+        ];
+        for (line, want) in table {
+            assert_eq!(comment_start(line).map(|i| &line[..i]), *want, "{line}");
+        }
+        // A `\` after a comment continues it: the next line is comment text.
+        assert_eq!(pieces("X = 1 # \\\nY := $(shell rm -rf v)\n"), []);
+        assert_eq!(pieces("# c \\\nY := $(shell rm -rf v)\n"), []);
+    }
+
+    #[test]
+    fn literal_values_are_evaluated_through_the_text_functions() {
+        let literals: HashMap<String, Option<String>> = [
+            ("X", Some("rm -rf v")),
+            ("R", Some("rm")),
+            ("Y", Some("$(R) -rf  v ")),
+            ("TWICE", None),
+            ("LOOP", Some("$(LOOP)")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+        .collect();
+        let table: &[(&str, Option<&str>)] = &[
+            ("$(X)", Some("rm -rf v")),
+            ("${X}", Some("rm -rf v")),
+            ("$(strip $(Y))", Some("rm -rf v")),
+            ("$(subst q,v,rm -rf q)", Some("rm -rf v")),
+            ("$(firstword $(X))", Some("rm")),
+            ("$(lastword $(X))", Some("v")),
+            ("$(addprefix ./,a b)", Some("./a ./b")),
+            ("$(addsuffix .o,a b)", Some("a.o b.o")),
+            ("a$$b", Some("a$b")),
+            ("$(TWICE)", None),
+            ("$(UNSET)", None),
+            ("$(LOOP)", None),
+            ("$@", None),
+            ("$(shell rm -rf v)", None),
+            ("$(X:a=b)", None),
+            ("$(subst ,x,y)", None),
+            ("$(X", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(evaluate(text, &literals, 0).as_deref(), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn recipes_of_literal_variables_are_pieces_with_the_values_pasted_in() {
+        let got = |text: &str| -> Vec<String> {
+            extract(text)
+                .pieces
+                .iter()
+                .filter(|p| p.context.ends_with("pasted in"))
+                .map(|p| p.script.clone())
+                .collect()
+        };
+        assert_eq!(got("X = rm -rf v\nall: ; $(X)\n"), ["rm -rf v"]);
+        assert_eq!(got("all:\n\t@$(strip  rm  -rf v ) x\n"), ["rm -rf v x"]);
+        // Assigned twice, appended to, or for one target only: not a literal.
+        assert!(got("X = a\nX = rm -rf v\nall: ; $(X)\n").is_empty());
+        assert!(got("X = a\nX += rm -rf v\nall: ; $(X)\n").is_empty());
+        assert!(got("all: X = rm -rf v\nall: ; $(X)\n").is_empty());
+        assert!(got("all: ; $(CC) x\n").is_empty());
+        // A value assigned after the recipe line is the one make pastes in.
+        assert_eq!(got("all: ; $(X)\nX = rm -rf v\n"), ["rm -rf v"]);
     }
 }

@@ -303,7 +303,7 @@ pub fn scan_text(
         FileKind::Dockerfile => dockerfile::extract(text),
         FileKind::Workflow => actions::extract(text),
         FileKind::Makefile => makefile::extract(text),
-        FileKind::PackageJson => package_json::extract(text),
+        FileKind::PackageJson => package_json::extract(text, path),
         FileKind::Command => Extracted {
             pieces: vec![Piece::verbatim("command", text, 0)],
             ..Extracted::default()

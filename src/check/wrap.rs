@@ -510,7 +510,9 @@ pub(super) fn shell(
                     super::git::script_may_cd(cx, &script.text, &format!("`{name} -c`"));
                 }
                 nested_script(cx, i, script.span, &what, &script.text, name, sh.dialect);
-                let own = origin.segment().map_or(&[][..], |s| s.assignments.as_slice());
+                let own = origin
+                    .segment()
+                    .map_or(&[][..], |s| s.assignments.as_slice());
                 let args = words.get(k + 2..).unwrap_or(&[]);
                 super::deny::shell_arguments(
                     cx,
@@ -597,7 +599,8 @@ pub(super) fn shell(
                     format!("`{name}` runs a here-string known only at run time"),
                     &sh.name,
                 );
-                let what = format!("the here-string run by `{name}`, with the values the line gives it");
+                let what =
+                    format!("the here-string run by `{name}`, with the values the line gives it");
                 super::deny::spelled_out_script(cx, i, r.span, &what, t);
             }
             None => cx.push_rule(
@@ -644,7 +647,15 @@ pub(super) fn shell(
                 let what = format!("the script piped into `{name}`");
                 nested_script(cx, i, words[0].span, &what, &script, name, sh.dialect);
                 let zero = synthetic(name, words[0].span);
-                super::deny::shell_arguments(cx, i, words[0].span, &script, Some(&zero), stdin_args, &[]);
+                super::deny::shell_arguments(
+                    cx,
+                    i,
+                    words[0].span,
+                    &script,
+                    Some(&zero),
+                    stdin_args,
+                    &[],
+                );
             }
             // `bash < <(echo 'rm -rf x')`: input redirected from a file the line shows.
             let redirected = origin.segment().and_then(|s| {

@@ -431,7 +431,10 @@ pub(super) fn shell_script(
             "0" => zero.clone().map(|z| vec![z]),
             _ if p.bytes().all(|b| b.is_ascii_digit()) => {
                 let n: usize = p.parse().ok()?;
-                static_args.as_ref()?.get(n.checked_sub(1)?).map(|a| vec![a.clone()])
+                static_args
+                    .as_ref()?
+                    .get(n.checked_sub(1)?)
+                    .map(|a| vec![a.clone()])
             }
             _ => environment(cx, i, p, own).map(|v| vec![v]),
         }
@@ -450,10 +453,7 @@ pub(super) fn shell_script(
 /// replaced by its value, quoted so that bash reads it as the expansion's words: `"$@"` as one
 /// word per value, another expansion in double quotes as one word, an unquoted one split at
 /// blanks. `None` when a value could glob or sits where its words are not known.
-fn substitute(
-    script: &str,
-    lookup: &mut dyn FnMut(&str) -> Option<Vec<String>>,
-) -> Option<String> {
+fn substitute(script: &str, lookup: &mut dyn FnMut(&str) -> Option<Vec<String>>) -> Option<String> {
     let b = script.as_bytes();
     let mut out = String::with_capacity(script.len());
     let mut in_double = false;
@@ -463,7 +463,9 @@ fn substitute(
     while k < b.len() {
         match b[k] {
             b'\'' if !in_double => {
-                k += 1 + script[k + 1..].find('\'').map_or(script.len() - k - 1, |e| e + 1);
+                k += 1 + script[k + 1..]
+                    .find('\'')
+                    .map_or(script.len() - k - 1, |e| e + 1);
             }
             b'\\' => k += 2,
             b'"' => {

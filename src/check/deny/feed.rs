@@ -330,8 +330,23 @@ pub(super) fn xargs_fed(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) 
 /// xargs's options after which the input is not simply appended to the command once (lines
 /// or counts per run, a replace string, an end-of-file word, another input file).
 const XARGS_REGROUPS: &[&str] = &[
-    "-n", "--max-args", "-L", "--max-lines", "-l", "-I", "-i", "--replace", "-E", "-e", "--eof",
-    "-a", "--arg-file", "-s", "--max-chars", "-x", "--exit",
+    "-n",
+    "--max-args",
+    "-L",
+    "--max-lines",
+    "-l",
+    "-I",
+    "-i",
+    "--replace",
+    "-E",
+    "-e",
+    "--eof",
+    "-a",
+    "--arg-file",
+    "-s",
+    "--max-chars",
+    "-x",
+    "--exit",
 ];
 
 /// Most input words of a fed `xargs` placed on its command.

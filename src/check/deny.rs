@@ -243,11 +243,8 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("parallel") => multicall::parallel(cx, i, span, words),
-        Some(p) => {
-            if !multicall::exec_wrapper(cx, i, span, p, words) {
-                nested::runner(cx, i, span, p, words);
-            }
-        }
+        Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
+        Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
     }
     feed::client_shell_commands(cx, i, span, words);

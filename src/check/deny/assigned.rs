@@ -127,10 +127,7 @@ fn fields(pieces: &[Piece]) -> Vec<String> {
 
 /// The pieces of a word's source text, each expansion's value found by `lookup(name, op,
 /// default)`. `None` for anything but plain and quoted text and simple expansions.
-fn pieces(
-    raw: &str,
-    lookup: &mut dyn FnMut(&str, &str, Option<&str>) -> Option<String>,
-) -> Option<Vec<Piece>> {
+fn pieces(raw: &str, lookup: &mut Lookup<'_>) -> Option<Vec<Piece>> {
     let mut out = Vec::new();
     let mut literal = String::new();
     let mut chars = raw.char_indices().peekable();
@@ -185,6 +182,10 @@ fn pieces(
     flush(&mut literal, &mut out);
     Some(out)
 }
+
+/// Finds the value of a parameter: its name, operator (`:-`, `-`, `:=`, `=` or none) and
+/// default text.
+type Lookup<'a> = dyn FnMut(&str, &str, Option<&str>) -> Option<String> + 'a;
 
 /// Steps `chars` to the byte offset `to`.
 fn skip_to(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>, to: usize) {

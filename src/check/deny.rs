@@ -228,6 +228,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("xargs") => {
             feed::xargs_fed(cx, i, span, words);
             feed::xargs_replaced(cx, i, span, words);
+            feed::xargs_fed_words(cx, i, span, words);
         }
         Some("git") => {
             nested::git(cx, i, span, words);
@@ -241,6 +242,8 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
         Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
+        Some("parallel") => multicall::parallel(cx, i, span, words),
+        Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
     }
@@ -299,6 +302,30 @@ fn names_denied_program(list: &Allowlist, word: &str) -> bool {
             .and_then(|c| c.first())
             .is_some_and(|p| word_matches(p, &name))
     })
+}
+
+/// `bash -c '"$@"' _ rm -rf v`, `c='rm -rf v' bash -c '$c'`: the script a shell runs, read
+/// again with the positional parameters (`$0` is `name`, then `args`) and environment (`own`,
+/// the command's assignments, and literals exported before it) the line gives it; a deny
+/// found there denies.
+pub(super) fn shell_arguments(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    script: &str,
+    name: Option<&Word>,
+    args: &[Word],
+    own: &[crate::segment::Assignment],
+) {
+    assigned::shell_script(cx, i, span, script, name, args, own);
+}
+
+/// `c='rm -rf v'; bash <<< "$c"`: a run-time script whose value the line spells out (see
+/// [`assigned::value_of`]) is read, and a deny found there denies.
+pub(super) fn spelled_out_script(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, w: &Word) {
+    if let Some(values) = assigned::value_of(cx, i, w) {
+        denies_in(cx, i, span, what, &values.join(" "));
+    }
 }
 
 /// Non-option words a wrapper may take before its command: the value of an option cmdguard

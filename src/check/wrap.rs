@@ -463,6 +463,8 @@ pub(super) fn shell(
     let sh = list.shells.get(name)?;
     let mut k = 1;
     let mut has_c = false;
+    // `-s`: the script comes from the input, and the operands are its positional parameters.
+    let mut has_s = false;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if t == "--" || !t.starts_with('-') && !t.starts_with('+') {
             break;
@@ -470,6 +472,7 @@ pub(super) fn shell(
         if t == "-c" {
             has_c = true;
         } else if sh.flags.iter().any(|f| f == t) {
+            has_s |= t == "-s";
         } else if t.starts_with('-')
             && !t.starts_with("--")
             && t[1..]
@@ -477,6 +480,7 @@ pub(super) fn shell(
                 .all(|c| sh.flags.iter().any(|f| f.len() == 2 && f.ends_with(c)) || c == 'c')
         {
             has_c |= t.contains('c');
+            has_s |= t.contains('s');
         } else {
             cx.push_rule(
                 Code::Exec,
@@ -506,6 +510,19 @@ pub(super) fn shell(
                     super::git::script_may_cd(cx, &script.text, &format!("`{name} -c`"));
                 }
                 nested_script(cx, i, script.span, &what, &script.text, name, sh.dialect);
+                let own = origin
+                    .segment()
+                    .map_or(&[][..], |s| s.assignments.as_slice());
+                let args = words.get(k + 2..).unwrap_or(&[]);
+                super::deny::shell_arguments(
+                    cx,
+                    i,
+                    script.span,
+                    &script.text,
+                    words.get(k + 1),
+                    args,
+                    own,
+                );
             }
             Some(script) => cx.push_rule(
                 Code::Exec,
@@ -530,7 +547,11 @@ pub(super) fn shell(
             dash_c: true,
         });
     }
-    if let Some(op) = words.get(k) {
+    let stdin_args = match has_s {
+        true => words.get(k..).unwrap_or(&[]),
+        false => &[],
+    };
+    if let Some(op) = words.get(k).filter(|_| !has_s) {
         cx.push_rule(
             Code::Exec,
             op.span,
@@ -570,7 +591,19 @@ pub(super) fn shell(
                 name,
                 sh.dialect,
             ),
-            _ => cx.push_rule(
+            Some(t) => {
+                cx.push_rule(
+                    Code::Exec,
+                    r.span,
+                    Some(i),
+                    format!("`{name}` runs a here-string known only at run time"),
+                    &sh.name,
+                );
+                let what =
+                    format!("the here-string run by `{name}`, with the values the line gives it");
+                super::deny::spelled_out_script(cx, i, r.span, &what, t);
+            }
+            None => cx.push_rule(
                 Code::Exec,
                 r.span,
                 Some(i),
@@ -613,6 +646,29 @@ pub(super) fn shell(
             if let Some(script) = super::deny::piped_text(cx, i) {
                 let what = format!("the script piped into `{name}`");
                 nested_script(cx, i, words[0].span, &what, &script, name, sh.dialect);
+                let zero = synthetic(name, words[0].span);
+                super::deny::shell_arguments(
+                    cx,
+                    i,
+                    words[0].span,
+                    &script,
+                    Some(&zero),
+                    stdin_args,
+                    &[],
+                );
+            }
+            // `bash < <(echo 'rm -rf x')`: input redirected from a file the line shows.
+            let redirected = origin.segment().and_then(|s| {
+                s.redirects
+                    .iter()
+                    .filter(|r| r.op == RedirectOp::Read && matches!(r.fd, None | Some(0)))
+                    .find_map(|r| r.target.as_ref())
+            });
+            if let Some(target) = redirected
+                && let Some(script) = super::deny::operand_text(cx, i, target)
+            {
+                let what = format!("the script `{name}` reads from `{}`", target.text);
+                nested_script(cx, i, target.span, &what, &script, name, sh.dialect);
             }
         }
     }

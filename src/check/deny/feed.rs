@@ -125,12 +125,18 @@ pub(crate) fn substituted_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Strin
         return None;
     }
     let outer = cx.script.segments.get(i)?;
-    let level = outer.nesting.len() + 1;
+    let level = outer.nesting.len();
+    // As an operand the substitution is one level in; as a redirection's target (`bash <
+    // <(…)`), inside the redirection too.
     let mut inner = cx.script.segments.iter().enumerate().filter(|(_, s)| {
+        let between = s.nesting.get(level..).unwrap_or(&[]);
         s.span.start >= w.span.start
             && s.span.end <= w.span.end
-            && s.nesting.len() == level
-            && s.nesting.last() == Some(&Nest::ProcessSubstitution)
+            && s.nesting.starts_with(&outer.nesting)
+            && matches!(
+                between,
+                [Nest::ProcessSubstitution] | [Nest::Redirect, Nest::ProcessSubstitution]
+            )
     });
     let (j, _) = inner.next()?;
     // `<(echo a; rm x)`: more than one command is not read.
@@ -319,6 +325,84 @@ pub(super) fn xargs_fed(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) 
             return;
         }
     }
+}
+
+/// xargs's options after which the input is not simply appended to the command once (lines
+/// or counts per run, a replace string, an end-of-file word, another input file).
+const XARGS_REGROUPS: &[&str] = &[
+    "-n",
+    "--max-args",
+    "-L",
+    "--max-lines",
+    "-l",
+    "-I",
+    "-i",
+    "--replace",
+    "-E",
+    "-e",
+    "--eof",
+    "-a",
+    "--arg-file",
+    "-s",
+    "--max-chars",
+    "-x",
+    "--exit",
+];
+
+/// Most input words of a fed `xargs` placed on its command.
+const MAX_XARGS_WORDS: usize = 64;
+
+/// `echo rm -rf v | xargs timeout 5`, `echo 'rm -rf v' | xargs -0 bash -c`: when what is piped
+/// into xargs is known (see [`piped_text`]), its command is read with the input's words added
+/// as xargs splits them (at blanks; the whole input with `-0`; at the delimiter of `-d`), and a
+/// deny found there denies. Input that xargs would unquote is not read.
+pub(super) fn xargs_fed_words(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let Some(inner) = super::xargs_command(words) else {
+        return;
+    };
+    let options = &words[1..words.len() - inner.len()];
+    let mut null = false;
+    let mut delimiter = None;
+    for (n, w) in options.iter().enumerate() {
+        let Some(t) = w.static_text() else {
+            return;
+        };
+        let name = t.split_once('=').map_or(t, |(o, _)| o);
+        if XARGS_REGROUPS.contains(&name)
+            || XARGS_REGROUPS
+                .iter()
+                .any(|o| o.len() == 2 && t.starts_with(o) && !t.starts_with("--"))
+        {
+            return;
+        }
+        null |= matches!(t, "-0" | "--null");
+        if matches!(t, "-d" | "--delimiter") {
+            delimiter = options.get(n + 1).and_then(|d| d.static_text());
+        } else if let Some(d) = t.strip_prefix("--delimiter=") {
+            delimiter = Some(d);
+        }
+    }
+    if !inner.iter().all(Word::is_static) {
+        return;
+    }
+    let Some(text) = piped_text(cx, i) else {
+        return;
+    };
+    let fed: Vec<&str> = match (null, delimiter) {
+        (true, _) => vec![text.as_str()],
+        (false, Some("\\n")) => text.lines().collect(),
+        (false, Some(d)) if d.chars().count() == 1 => text.split(d).collect(),
+        (false, Some(_)) => return,
+        (false, None) if text.contains(['\'', '"', '\\']) => return,
+        (false, None) => text.split_whitespace().collect(),
+    };
+    let mut line: Vec<String> = match inner.is_empty() {
+        true => vec!["echo".to_string()],
+        false => inner.iter().map(|w| super::quote(&w.text)).collect(),
+    };
+    line.extend(fed.iter().take(MAX_XARGS_WORDS).map(|t| super::quote(t)));
+    let what = "the command `xargs` runs with its input's words";
+    super::denies_in(cx, i, span, what, &line.join(" "));
 }
 
 /// `xargs -I{} sh -c 'rm -rf {}'`, `xargs -i rm -rf {}`: with a replace string, xargs pastes

@@ -1,6 +1,7 @@
 //! check/deny/multicall: programs that run another program's code under their own name — the
 //! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`), `fd`'s
-//! `-x`/`-X` (a `find -exec` of its own) — and `rsync --delete`, which empties what its
+//! `-x`/`-X` (a `find -exec` of its own), the programs that run their operands as a command
+//! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`) — and `rsync --delete`, which empties what its
 //! destination holds beyond the source: onto `/` or a home it is `rm` of them. The command they
 //! run goes back through the checks, so a denied one denies. It never allows anything: none of
 //! these programs is allowlisted.
@@ -18,6 +19,21 @@ pub(super) fn applet(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
     };
     match program {
         "busybox" | "toybox" if !first.starts_with('-') => {
+            // busybox's own shells (`busybox ash -c …`) are read as the `sh` they are.
+            match SHELL_APPLETS.contains(&first) {
+                true => {
+                    let mut inner = vec![static_word("sh", words[1].span)];
+                    inner.extend(words[2..].iter().cloned());
+                    cx.command(i, span, &inner, Origin::Wrapped);
+                }
+                false => {
+                    cx.command(i, span, &words[1..], Origin::Tail);
+                }
+            }
+        }
+        // uutils' `coreutils rm -rf v` (Debian's rust-coreutils) names the applet as its first
+        // operand; GNU's single binary takes `--coreutils-prog=rm`.
+        "coreutils" if !first.starts_with('-') => {
             cx.command(i, span, &words[1..], Origin::Tail);
         }
         "coreutils" => {
@@ -32,30 +48,434 @@ pub(super) fn applet(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
     }
 }
 
+/// busybox's and toybox's shell applets: each runs `-c SCRIPT` as a POSIX `sh` does.
+const SHELL_APPLETS: &[&str] = &["sh", "ash", "hush", "msh", "bash"];
+
 /// `fd`'s options whose value is the next word (before `-x`, they are skipped as values).
 const FD_EXEC: &[&str] = &["-x", "--exec", "-X", "--exec-batch"];
 
+/// Most `-x`/`-X` commands of one `fd` command read.
+const MAX_FD_EXECS: usize = 8;
+
 /// `fd PATTERN -x CMD…`, `fd -X CMD…`: CMD runs for the matches (as `find -exec` does); its
-/// words run to a `;` or the end, and a path is added unless `{}` places it.
+/// words run to a `;` or the end, and a path is added unless `{}` places it. fd takes several
+/// (`fd -x echo {} \; -x rm -rf {}` runs both), so each is read.
 pub(super) fn fd_exec(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
-    let Some(at) = words
-        .iter()
-        .position(|w| w.static_text().is_some_and(|t| FD_EXEC.contains(&t)))
-    else {
-        return;
+    let mut at = 0;
+    for _ in 0..MAX_FD_EXECS {
+        let Some(found) = words
+            .iter()
+            .skip(at)
+            .position(|w| w.static_text().is_some_and(|t| FD_EXEC.contains(&t)))
+        else {
+            return;
+        };
+        let start = at + found + 1;
+        let end = (start..words.len())
+            .find(|&k| words[k].static_text() == Some(";"))
+            .unwrap_or(words.len());
+        at = end;
+        if end <= start {
+            continue;
+        }
+        let mut inner = words[start..end].to_vec();
+        if !inner.iter().any(|w| w.text.contains("{}")) {
+            inner.push(static_word("{}", span));
+        }
+        cx.command(i, span, &inner, Origin::Tail);
+    }
+}
+
+/// How a program that runs its operands as a command reads its own options, so that the
+/// command is found where the program finds it. Each stops at its first operand (its option
+/// parser is told to), so an option after the command is the command's.
+struct ExecWrapper {
+    program: &'static str,
+    /// Long options that take no value, or only an attached `=VALUE`.
+    long_flags: &'static [&'static str],
+    /// Long options whose value is `=VALUE` or the next word.
+    long_values: &'static [&'static str],
+    /// Short options that take no value.
+    short_flags: &'static str,
+    /// Short options whose optional value can only be attached (`-mFILE`).
+    short_optional: &'static str,
+    /// Short options whose value is the rest of the word or the next word.
+    short_values: &'static str,
+    /// Operands before the command (`chroot NEWROOT`).
+    operands: usize,
+}
+
+/// The programs of [`ExecWrapper`], with their options as their `--help` lists them
+/// (util-linux 2.39 `unshare`, `nsenter`; coreutils 9 `chroot`; systemd 255 `systemd-run`).
+/// Any other option stops the reading: then the first few words that name a denied program
+/// are tried as the command (see `past_unknown_option`).
+const EXEC_WRAPPERS: &[ExecWrapper] = &[
+    ExecWrapper {
+        program: "unshare",
+        long_flags: &[
+            "--mount",
+            "--uts",
+            "--ipc",
+            "--net",
+            "--pid",
+            "--user",
+            "--cgroup",
+            "--time",
+            "--fork",
+            "--map-root-user",
+            "--map-current-user",
+            "--map-auto",
+            "--kill-child",
+            "--mount-proc",
+            "--keep-caps",
+        ],
+        long_values: &[
+            "--map-user",
+            "--map-group",
+            "--map-users",
+            "--map-groups",
+            "--propagation",
+            "--setgroups",
+            "--root",
+            "--wd",
+            "--setuid",
+            "--setgid",
+            "--monotonic",
+            "--boottime",
+        ],
+        short_flags: "frc",
+        short_optional: "muinpUCT",
+        short_values: "RwSG",
+        operands: 0,
+    },
+    ExecWrapper {
+        program: "nsenter",
+        long_flags: &[
+            "--all",
+            "--mount",
+            "--uts",
+            "--ipc",
+            "--net",
+            "--pid",
+            "--cgroup",
+            "--user",
+            "--time",
+            "--preserve-credentials",
+            "--root",
+            "--wd",
+            "--no-fork",
+            "--follow-context",
+        ],
+        long_values: &["--target", "--setuid", "--setgid", "--wdns"],
+        short_flags: "aFZ",
+        short_optional: "muinpCUTrw",
+        short_values: "tSGW",
+        operands: 0,
+    },
+    ExecWrapper {
+        program: "chroot",
+        long_flags: &["--skip-chdir"],
+        long_values: &["--groups", "--userspec"],
+        short_flags: "",
+        short_optional: "",
+        short_values: "",
+        operands: 1,
+    },
+    ExecWrapper {
+        program: "systemd-run",
+        long_flags: &[
+            "--no-ask-password",
+            "--user",
+            "--system",
+            "--scope",
+            "--slice-inherit",
+            "--no-block",
+            "--remain-after-exit",
+            "--wait",
+            "--send-sighup",
+            "--same-dir",
+            "--pty",
+            "--pipe",
+            "--quiet",
+            "--collect",
+            "--on-timezone-change",
+            "--on-clock-change",
+        ],
+        long_values: &[
+            "--host",
+            "--machine",
+            "--unit",
+            "--property",
+            "--description",
+            "--slice",
+            "--service-type",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--working-directory",
+            "--setenv",
+            "--path-property",
+            "--socket-property",
+            "--on-active",
+            "--on-boot",
+            "--on-startup",
+            "--on-unit-active",
+            "--on-unit-inactive",
+            "--on-calendar",
+            "--timer-property",
+        ],
+        short_flags: "rdtPqG",
+        short_optional: "",
+        short_values: "HMupE",
+        operands: 0,
+    },
+];
+
+/// Where the command of an [`ExecWrapper`] starts: `None` at an option it does not know.
+fn exec_wrapper_command(w: &ExecWrapper, words: &[Word]) -> Option<usize> {
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            };
+            let name = format!("--{name}");
+            k += if w.long_flags.contains(&name.as_str()) {
+                1
+            } else if w.long_values.contains(&name.as_str()) {
+                if attached { 1 } else { 2 }
+            } else {
+                return None;
+            };
+            continue;
+        }
+        let mut next = 1;
+        for (n, c) in t.char_indices().skip(1) {
+            let rest = &t[n + c.len_utf8()..];
+            if w.short_values.contains(c) {
+                next = if rest.is_empty() { 2 } else { 1 };
+                break;
+            }
+            if w.short_optional.contains(c) {
+                break;
+            }
+            if !w.short_flags.contains(c) {
+                return None;
+            }
+        }
+        k += next;
+    }
+    // A run-time word among the options: where the command starts is not known.
+    if words
+        .get(k)
+        .is_some_and(|w| !w.is_static() && w.text.starts_with('-'))
+    {
+        return None;
+    }
+    Some(k + w.operands)
+}
+
+/// `unshare rm -rf v`, `chroot / rm -rf v`, `nsenter -t 1 rm -rf v`, `systemd-run rm -rf v`:
+/// the command the program runs is checked like any other (the program itself is not
+/// allowlisted, so it asks). Returns false when `program` is not one of [`EXEC_WRAPPERS`].
+pub(super) fn exec_wrapper(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    program: &str,
+    words: &[Word],
+) -> bool {
+    let Some(w) = EXEC_WRAPPERS.iter().find(|w| w.program == program) else {
+        return false;
     };
-    let start = at + 1;
-    let end = (start..words.len())
-        .find(|&k| words[k].static_text() == Some(";"))
-        .unwrap_or(words.len());
-    if end <= start {
+    match exec_wrapper_command(w, words) {
+        Some(k) => {
+            if let Some(inner) = words.get(k..).filter(|c| !c.is_empty()) {
+                cx.command(i, span, inner, Origin::Tail);
+            }
+        }
+        None => super::past_unknown_option(cx, i, span, words),
+    }
+    true
+}
+
+/// GNU parallel's options that take the next word as their value.
+const PARALLEL_VALUES: &[&str] = &[
+    "-j",
+    "--jobs",
+    "-P",
+    "--max-procs",
+    "-S",
+    "--sshlogin",
+    "--sshloginfile",
+    "--slf",
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-I",
+    "-n",
+    "--max-args",
+    "-N",
+    "-L",
+    "--max-lines",
+    "--colsep",
+    "-C",
+    "--tmpdir",
+    "--results",
+    "--res",
+    "--joblog",
+    "--env",
+    "--workdir",
+    "--wd",
+    "--timeout",
+    "--retries",
+    "--delay",
+    "--load",
+    "--memfree",
+    "--basefile",
+    "--bf",
+    "--return",
+    "--transferfile",
+    "--tf",
+    "--tagstring",
+    "--tag-string",
+    "--block",
+    "--block-size",
+    "--recstart",
+    "--recend",
+    "--halt",
+    "--termseq",
+    "--ssh",
+    "--nice",
+    "--shuf-seed",
+];
+
+/// GNU parallel's options that take no value.
+const PARALLEL_FLAGS: &[&str] = &[
+    "-X",
+    "-m",
+    "-k",
+    "--keep-order",
+    "-u",
+    "--ungroup",
+    "--line-buffer",
+    "--lb",
+    "--group",
+    "--tag",
+    "-v",
+    "--verbose",
+    "-t",
+    "-0",
+    "--null",
+    "--pipe",
+    "--pipepart",
+    "-r",
+    "--no-run-if-empty",
+    "--progress",
+    "--bar",
+    "--eta",
+    "--will-cite",
+    "--shuf",
+    "--plus",
+    "--trim",
+    "--compress",
+    "--xapply",
+    "--link",
+    "--fg",
+    "--bg",
+    "--no-notice",
+    "--silent",
+    "--linebuffer",
+    "--keep-order",
+    "--group-by",
+    "-g",
+];
+
+/// Separators before GNU parallel's argument lists.
+const PARALLEL_SOURCES: &[&str] = &[":::", "::::", ":::+", "::::+"];
+
+/// Most argument-list entries of one `parallel` read as commands.
+const MAX_PARALLEL_COMMANDS: usize = 8;
+
+/// `parallel rm -rf ::: v`, `echo v | parallel rm -rf`, `parallel 'rm -rf {}' ::: v`: GNU
+/// parallel joins its command words with spaces into a shell command line, each input placed
+/// where a replacement string (`{}`, `{.}`, …) stands or added at the end. The line is read
+/// with `{}` standing for the input, and a deny found there denies. Without command words,
+/// each `:::` argument is itself a command line. `--dry-run` only prints; `-q` quotes the
+/// words, so each stays one word.
+pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut k = 1;
+    let mut quote_words = false;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        if !t.starts_with('-') || PARALLEL_SOURCES.contains(&t) {
+            break;
+        }
+        if t == "--dry-run" {
+            return;
+        }
+        quote_words |= matches!(t, "-q" | "--quote");
+        let name = t.split_once('=').map_or(t, |(n, _)| n);
+        k += if matches!(t, "-q" | "--quote") || PARALLEL_FLAGS.contains(&name) || t.contains('=') {
+            1
+        } else if PARALLEL_VALUES.contains(&t) {
+            2
+        } else {
+            super::past_unknown_option(cx, i, span, words);
+            return;
+        };
+    }
+    let rest = words.get(k..).unwrap_or(&[]);
+    let end = rest
+        .iter()
+        .position(|w| {
+            w.static_text()
+                .is_some_and(|t| PARALLEL_SOURCES.contains(&t))
+        })
+        .unwrap_or(rest.len());
+    let command = &rest[..end];
+    if command.is_empty() {
+        // `parallel ::: 'rm -rf v'`: the arguments are the commands.
+        let lines = rest
+            .iter()
+            .skip(1)
+            .take_while(|w| {
+                w.static_text()
+                    .is_some_and(|t| !PARALLEL_SOURCES.contains(&t))
+            })
+            .take(MAX_PARALLEL_COMMANDS);
+        for w in lines {
+            super::denies_in(cx, i, span, "the command `parallel` runs", &w.text);
+        }
         return;
     }
-    let mut inner = words[start..end].to_vec();
-    if !inner.iter().any(|w| w.text.contains("{}")) {
-        inner.push(static_word("{}", span));
+    if !command.iter().all(Word::is_static) {
+        return;
     }
-    cx.command(i, span, &inner, Origin::Tail);
+    let mut text: Vec<String> = command
+        .iter()
+        .map(|w| match quote_words {
+            true => super::quote(&w.text),
+            false => w.text.clone(),
+        })
+        .collect();
+    if !text.iter().any(|t| t.contains('{') && t.contains('}')) {
+        text.push("{}".to_string());
+    }
+    let what = "the command line `parallel` runs for each input";
+    super::denies_in(cx, i, span, what, &text.join(" "));
 }
 
 /// rsync's options that delete at the destination what the source does not hold.
@@ -72,14 +492,18 @@ const RSYNC_DELETES: &[&str] = &[
 /// The rule an `rsync --delete` destination is judged by: `rm` of the root or a home.
 const ROOT_RULE: &str = "core.filesystem/rm-root";
 
-/// `rsync -a --delete empty/ ~/`: with a delete option, the destination (the last operand) is
-/// judged as `rm DEST` by the root-and-home rule; a remote destination (`host:/`) is not.
+/// rsync's short options that take a value: in a bundle, the rest of the word is the value.
+const RSYNC_SHORT_VALUES: &str = "eBfMT@";
+
+/// `rsync -a --delete empty/ ~/`: with a delete option, a destination (the last operand) that
+/// is the root or a home (`/`, `~`, `~/.`, `$HOME`, `/root`, `/home/NAME`) is emptied as `rm`
+/// of it would be, and is reported by the root-and-home rule; a remote destination (`host:/`)
+/// is not. A dry run (`-n`, `--dry-run`, `-an`) deletes nothing and is left to ask.
 pub(super) fn rsync(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
-    let deletes = words[1..].iter().any(|w| {
-        w.static_text()
-            .is_some_and(|t| RSYNC_DELETES.contains(&t.split_once('=').map_or(t, |(o, _)| o)))
-    });
-    if !deletes {
+    let statics = || words[1..].iter().filter_map(|w| w.static_text());
+    let deletes =
+        statics().any(|t| RSYNC_DELETES.contains(&t.split_once('=').map_or(t, |(o, _)| o)));
+    if !deletes || statics().any(rsync_dry_run) {
         return;
     }
     let Some(dest) = words[1..]
@@ -95,7 +519,7 @@ pub(super) fn rsync(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         return;
     };
     let argv = [static_word("rm", span), dest.clone()];
-    if rule_matches(list, rule, &argv) {
+    if rule_matches(list, rule, &argv) || root_or_home(&dest.text) {
         let message = format!(
             "`{}` with a delete option empties `{}` of everything the source lacks: {} (rule `{}`)",
             program_name(&words[0].text),
@@ -104,5 +528,98 @@ pub(super) fn rsync(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             rule.id
         );
         cx.push_rule(Code::Denied, span, Some(i), message, &rule.id);
+    }
+}
+
+/// Whether an rsync word asks for a dry run: `--dry-run` (or a prefix rsync accepts, `--dry`),
+/// or `n` in a bundle of short options before any option that takes the rest as its value.
+fn rsync_dry_run(t: &str) -> bool {
+    if let Some(long) = t.strip_prefix("--") {
+        return long.len() >= 3 && "dry-run".starts_with(long);
+    }
+    let Some(bundle) = t.strip_prefix('-') else {
+        return false;
+    };
+    for c in bundle.chars() {
+        if c == 'n' {
+            return true;
+        }
+        if RSYNC_SHORT_VALUES.contains(c) || !c.is_ascii_alphanumeric() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Whether a destination names the root or a home directory once trailing `/` and `/.` are
+/// dropped: `/`, `~`, `~NAME`, `$HOME`, `/root`, `/home/NAME`.
+fn root_or_home(dest: &str) -> bool {
+    let mut d = dest;
+    loop {
+        let trimmed = d.trim_end_matches('/');
+        let trimmed = trimmed.strip_suffix("/.").unwrap_or(trimmed);
+        let trimmed = match trimmed {
+            "." => "",
+            t => t,
+        };
+        if trimmed == d {
+            break;
+        }
+        d = trimmed;
+    }
+    let d = d.strip_suffix("/.").unwrap_or(d);
+    match d {
+        "" | "~" | "/root" | "$HOME" | "${HOME}" | "\"$HOME\"" | "\"${HOME}\"" => true,
+        _ => {
+            let user = d.strip_prefix("/home/").or_else(|| d.strip_prefix('~'));
+            user.is_some_and(|u| !u.is_empty() && !u.contains(['/', '*', '?', '[', '$']))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{root_or_home, rsync_dry_run};
+
+    #[test]
+    fn roots_and_homes_are_told_from_directories_below_them() {
+        for (dest, want) in [
+            ("/", true),
+            ("/.", true),
+            ("~/", true),
+            ("~/.", true),
+            ("~/./", true),
+            ("/root", true),
+            ("/root/", true),
+            ("/home/user", true),
+            ("/home/user/.", true),
+            ("~bob", true),
+            ("$HOME/", true),
+            ("/home/user/site", false),
+            ("/root/backup", false),
+            ("./out", false),
+            ("out/", false),
+            ("/home", false),
+            ("~/site", false),
+        ] {
+            assert_eq!(root_or_home(dest), want, "{dest}");
+        }
+    }
+
+    #[test]
+    fn a_dry_run_is_found_in_every_spelling() {
+        for (word, want) in [
+            ("-n", true),
+            ("-an", true),
+            ("--dry-run", true),
+            ("--dry", true),
+            ("-a", false),
+            ("-en", false),
+            ("--delete", false),
+            ("--d", false),
+            ("v", false),
+        ] {
+            assert_eq!(rsync_dry_run(word), want, "{word}");
+        }
     }
 }

@@ -167,6 +167,17 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
             return false;
         }
     }
+    // `redis-cli FLUSHALL`: the first operand only (`redis-cli GET flushall` reads a key).
+    if !rule.first_operand.is_empty() {
+        let first = parsed.iter().find_map(|a| match a {
+            Arg::Operand { text, .. } => Some(text.to_string()),
+            Arg::Dynamic { word } => Some(rest[*word].text.clone()),
+            Arg::Opt { .. } | Arg::Refused { .. } => None,
+        });
+        if !first.is_some_and(|t| rule.first_operand.iter().any(|r| r.is_match(&t))) {
+            return false;
+        }
+    }
     if !rule.any_operand.is_empty() {
         let hit = parsed.iter().any(|a| match a {
             Arg::Operand { text, .. } => rule.any_operand.iter().any(|r| r.is_match(text)),
@@ -224,7 +235,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         .map(program_name);
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
-        Some("redis-cli") => feed::redis_input(cx, i, span, words),
+        Some("redis-cli" | "valkey-cli" | "keydb-cli") => feed::redis_input(cx, i, span, words),
         Some("xargs") => {
             feed::xargs_fed(cx, i, span, words);
             feed::xargs_replaced(cx, i, span, words);

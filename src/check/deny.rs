@@ -733,8 +733,7 @@ fn substitute_replacement(script: &str, flag: usize) -> Option<String> {
     let escaped = |k: usize| b[..k].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
     let open = (0..close).rev().find(|&k| b[k] == delim && !escaped(k))?;
     let text = script.get(open + 1..close)?;
-    let d = char::from(delim);
-    Some(text.replace(&format!("\\{d}"), &d.to_string()))
+    Some(super::sed_script::replacement_text(text))
 }
 
 /// Programs that delete the paths they are given.

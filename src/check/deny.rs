@@ -244,6 +244,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             nested::git(cx, i, span, words);
             if let Some(seg) = origin.segment() {
                 nested::git_environment(cx, i, span, &seg.assignments);
+                for kv in super::git::environment_configs(words, &seg.assignments) {
+                    nested::config_command(cx, i, span, &kv);
+                }
             }
         }
         Some(p @ ("busybox" | "toybox" | "coreutils")) => {
@@ -254,6 +257,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
+    }
+    // `LESSOPEN='|CMD %s' less f`: whatever pages through less runs the preprocessor.
+    if let Some(seg) = origin.segment() {
+        for cmd in super::git::less_commands(&seg.assignments) {
+            cx.nested(i, span, "the command `LESSOPEN` makes less run", &cmd);
+        }
     }
     feed::client_shell_commands(cx, i, span, words);
     if matches!(origin, Origin::Tail) {

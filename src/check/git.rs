@@ -772,3 +772,65 @@ pub(crate) fn ext_config_command(kv: &str) -> Option<String> {
         .then(|| ext_command(value))
         .flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_parameters_read_as_git_writes_them() {
+        let rows: &[(&str, &[&str])] = &[
+            ("'alias.x'='!rm -rf v'", &["alias.x=!rm -rf v"]),
+            ("'core.pager=less' 'a.b'='c'", &["core.pager=less", "a.b=c"]),
+            (r"'alias.x'='it'\''s'", &["alias.x=it's"]),
+            (r"'alias.x'='a'\!'b'", &["alias.x=a!b"]),
+            ("'no-value'", &[]),
+            ("", &[]),
+        ];
+        for (text, want) in rows {
+            assert_eq!(config_parameters(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn ext_remotes_in_config_name_their_command() {
+        let rows: &[(&str, Option<&str>)] = &[
+            ("remote.o.url=ext::rm -rf v", Some("'rm' '-rf' 'v'")),
+            (
+                "remote.o.pushurl=ext::sh -c id% x",
+                Some("'sh' '-c' 'id x'"),
+            ),
+            ("url.ext::rm -rf v.insteadOf=o", Some("'rm' '-rf' 'v'")),
+            ("URL.ext::rm.PushInsteadOf=o", Some("'rm'")),
+            ("remote.o.url=https://x/y", None),
+            ("url.https://x/.insteadOf=gh:", None),
+            ("user.name=ext::rm", Some("'rm'")),
+            ("alias.x=!rm", None),
+        ];
+        for (kv, want) in rows {
+            assert_eq!(ext_config_command(kv).as_deref(), *want, "{kv}");
+        }
+    }
+
+    #[test]
+    fn less_preprocessors_are_commands() {
+        let assign = |name: &str, value: &str| Assignment {
+            name: name.into(),
+            value: Word {
+                text: value.into(),
+                span: Span::default(),
+                expansions: crate::segment::Expansions::NONE,
+                quoted: false,
+            },
+            subscript: false,
+            span: Span::default(),
+        };
+        let got = less_commands(&[
+            assign("LESSOPEN", "|rm -rf v %s"),
+            assign("LESSCLOSE", "cleanup %s %s"),
+            assign("LESS", "-R"),
+            assign("LESSOPEN", "||-"),
+        ]);
+        assert_eq!(got, ["rm -rf v file", "cleanup file file"]);
+    }
+}

@@ -929,6 +929,30 @@ fn transliterate(c: &mut Cursor<'_>, reading: Reading, at: usize) -> Result<(), 
 mod tests {
     use super::*;
 
+    #[test]
+    fn replacements_decode_as_gnu_sed_decodes_them() {
+        let rows: &[(&str, &str)] = &[
+            (r"rm\ -rf\ v", "rm -rf v"),
+            (r"\x72m -rf v", "rm -rf v"),
+            (r"\d114m", "rm"),
+            (r"\o162m", "rm"),
+            (r"\LRM\E -rf", "rm -rf"),
+            (r"\uecho", "Echo"),
+            (r"\lRM", "rM"),
+            (r"a\/b", "a/b"),
+            (r"rm -rf &", "rm -rf x"),
+            (r"rm -rf \1", "rm -rf x"),
+            (r"a\&b", "a&b"),
+            (r"a\nb", "a\nb"),
+            (r"\cA", "\u{1}"),
+            ("trailing\\", "trailing"),
+            ("", ""),
+        ];
+        for (text, want) in rows {
+            assert_eq!(replacement_text(text), *want, "{text}");
+        }
+    }
+
     const GNU: SedDialect = SedDialect {
         posix: false,
         sandbox: false,

@@ -1246,6 +1246,129 @@ mod tests {
         assert!(wrong.is_empty(), "{wrong:?}");
     }
 
+    #[test]
+    fn sqlite_dot_commands_are_split_and_dispatched_as_shell_c_does() {
+        let rows: &[(&str, &[&str])] = &[
+            (".o |rm -rf v", &["rm", "rm -rf v"]),
+            (".once \"|rm -rf v\"", &["rm -rf v"]),
+            (".once \"|rm\" -rf v", &["rm", "rm -rf v"]),
+            (".import \"|rm -rf v\" t", &["rm -rf v", "rm -rf v t"]),
+            (".i --csv |cat t", &["cat", "cat t"]),
+            (".read '|rm -rf v'", &["rm -rf v"]),
+            (".  shell rm -rf v", &["rm -rf v"]),
+            (".sh r\\155 -rf v", &["rm -rf v"]),
+            (".sh 'r\\155'", &["r\\155"]),
+            (".sh \"a b\" c", &["\"a b\" c"]),
+            (".system rm\n-rf v", &["rm -rf v", "rm"]),
+            (".once -x |rm -rf v", &[]),
+            (".backup |rm -rf v", &[]),
+            (".s rm -rf v", &[]),
+            (".SHELL rm", &[]),
+            ("", &[]),
+            (".", &[]),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(input, want)| sqlite_commands(input) != *want)
+            .map(|(input, _)| (input, sqlite_commands(input)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn psql_backquotes_and_decoded_program_strings_are_commands() {
+        let rows: &[(&str, &[&str])] = &[
+            ("\\echo `rm -rf v`", &["rm -rf v"]),
+            ("\\set x `id` `date`", &["id", "date"]),
+            ("\\! echo `id`", &["echo `id`"]),
+            ("copy t to program U&'rm -rf v'", &["rm -rf v"]),
+            ("copy t to program U&'\\0072m'", &["rm"]),
+            ("copy t to program U&'\\+000072m'", &["rm"]),
+            ("copy t to program U&'!0072m !! x' UESCAPE '!'", &["rm ! x"]),
+            ("copy t to program E'\\x72m\\t\\162'", &["rm\tr"]),
+            (
+                "DO $$BEGIN EXECUTE 'COPY t TO PROGRAM ''rm -rf v'''; END$$",
+                &["rm -rf v"],
+            ),
+            ("SELECT 'COPY t TO PROGRAM ''rm -rf v'''", &[]),
+            ("SELECT '`id`'", &[]),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(input, want)| shell_commands(Client::Psql, input) != *want)
+            .map(|(input, _)| (input, shell_commands(Client::Psql, input)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn only_a_proven_restriction_keeps_a_delete_from_deleting_every_row() {
+        let rows: &[(&str, bool)] = &[
+            // Not proven: deletes every row.
+            ("DELETE FROM t WHERE NOT false", true),
+            ("DELETE FROM t WHERE NOT NOT true", true),
+            ("DELETE FROM t WHERE 1<>0", true),
+            ("DELETE FROM t WHERE 2>1", true),
+            ("DELETE FROM t WHERE 2 >= 2", true),
+            ("DELETE FROM t WHERE 'a' != 'b'", true),
+            ("DELETE FROM t WHERE id IS NOT NULL OR true", true),
+            ("DELETE FROM t WHERE id = 1 OR 1", true),
+            ("DELETE FROM t WHERE id = 1 || 1", true),
+            ("DELETE FROM t WHERE (1 = 1)", true),
+            ("DELETE FROM t WHERE 1 == 1", true),
+            ("DELETE FROM t WHERE now() > 0", true),
+            ("DELETE FROM t WHERE (SELECT count(*) FROM u) > 0", true),
+            ("DELETE FROM t WHERE", true),
+            ("DELETE FROM t WHERE NULL IS NULL", true),
+            // Proven: a column compared, a false constant.
+            ("DELETE FROM t WHERE id = 1", false),
+            ("DELETE FROM t WHERE t.id <> 3", false),
+            ("DELETE FROM t WHERE \"Id\" = 3", false),
+            ("DELETE FROM t WHERE id = 1 AND true", false),
+            ("DELETE FROM t WHERE (id = 1 OR id = 2)", false),
+            ("DELETE FROM t WHERE id = 1 OR name LIKE 'a%'", false),
+            ("DELETE FROM t WHERE x BETWEEN 1 AND 2", false),
+            ("DELETE FROM t WHERE x IS NULL", false),
+            ("DELETE FROM t WHERE NOT (id = 1)", false),
+            ("DELETE FROM t WHERE active", false),
+            ("DELETE FROM t WHERE 1 > 1", false),
+            ("DELETE FROM t WHERE false OR id = 2", false),
+            ("DELETE FROM t WHERE CURRENT OF c", false),
+            (
+                "DELETE FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.u)",
+                false,
+            ),
+            ("DELETE FROM t WHERE x = E'a'", false),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(sql, want)| destroys(sql) != *want)
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn mongosh_spellings_of_a_drop_are_found() {
+        let rows: &[(&str, bool)] = &[
+            ("db.runCommand({\"dropDatabase\": 1})", true),
+            ("db.adminCommand({ 'drop' : 'users' })", true),
+            ("db['drop'+'Database']()", true),
+            ("db[\"drop\" + \"Data\" + \"base\"]()", true),
+            ("with(db){dropDatabase()}", true),
+            ("with (db.users) { drop() }", true),
+            ("const m = 'dropDatabase'; db[m]()", true),
+            ("db.users.find({\"drop\": 1})", false),
+            ("db.runCommand({\"ping\": 1})", false),
+            ("db['get'+'Name']()", false),
+            ("let x = a ? 'drop' : 'b'", false),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(js, want)| js_destroys(js) != *want)
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
     proptest::proptest! {
         /// Any text: no panic, and text inside a single-quoted string never destroys.
         #[test]

@@ -329,6 +329,8 @@ pub(crate) struct DenyRule {
     pub any_value: Vec<RuleRegex>,
     pub spec: OptionSpec,
     pub any_operand: Vec<RuleRegex>,
+    /// The first operand must match one of these (`redis-cli FLUSHALL`, not `GET flushall`).
+    pub first_operand: Vec<RuleRegex>,
     pub redirect_target: Vec<RuleRegex>,
     pub builtin: Option<Builtin>,
     pub fallback: Option<RuleRegex>,
@@ -1401,6 +1403,7 @@ fn compile_deny(
             .collect()
     };
     let any_operand = regexes(&d.any_operand, "any_operand")?;
+    let first_operand = regexes(&d.first_operand, "first_operand")?;
     let any_value = regexes(&d.any_value, "any_value")?;
     if any_value.is_empty() != d.value_of.is_empty() {
         return Err(cx.err(
@@ -1452,6 +1455,7 @@ fn compile_deny(
             value_options: d.value_options.into_iter().chain(d.value_of).collect(),
         },
         any_operand,
+        first_operand,
         redirect_target,
         builtin,
         fallback,
@@ -1483,6 +1487,7 @@ mod tests {
         }
         for d in &list.deny {
             all.extend(d.any_value.iter().chain(&d.any_operand));
+            all.extend(&d.first_operand);
             all.extend(d.redirect_target.iter().chain(&d.fallback));
         }
         assert!(all.len() > 50, "only {} regexes found", all.len());

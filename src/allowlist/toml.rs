@@ -349,6 +349,9 @@ pub(crate) struct RawDeny {
     /// Any operand matching one of these regexes.
     #[serde(default)]
     pub any_operand: Vec<String>,
+    /// The first operand matching one of these regexes (a client's command word).
+    #[serde(default)]
+    pub first_operand: Vec<String>,
     /// A redirection target matching one of these regexes.
     #[serde(default)]
     pub redirect_target: Vec<String>,

@@ -23,7 +23,8 @@ pub(super) fn check_args(
     };
     let reason = match check_awk_program(text) {
         Err(p) => {
-            for cmd in commands(text, &given_variables(rest)) {
+            let input = super::deny::piped_text(cx, i);
+            for cmd in commands(text, &given_variables(rest), input.as_deref()) {
                 cx.nested(i, span, "the command awk runs", &cmd);
             }
             Some(p.reason)
@@ -111,7 +112,8 @@ pub(super) fn other_awk(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
     let Some(w) = words.get(k).filter(|w| w.is_static()) else {
         return;
     };
-    for cmd in commands(&w.text, &given_variables(words)) {
+    let input = super::deny::piped_text(cx, i);
+    for cmd in commands(&w.text, &given_variables(words), input.as_deref()) {
         cx.nested(i, w.span, "the command awk runs", &cmd);
     }
 }
@@ -271,9 +273,15 @@ const MAX_COMMANDS: usize = 8;
 
 /// The commands an awk program runs, where they are string literals (adjacent literals are
 /// concatenated, as awk does): the argument of `system(…)`, the target of `print … | "CMD"`,
-/// the source of `"CMD" | getline`, and — when the target is a shell (`print "rm x" | "sh"`) —
-/// the literals printed into it.
-fn commands(program: &str, given: &[(String, String)]) -> Vec<String> {
+/// the source of `"CMD" | getline` (also through a variable holding one literal), and — when
+/// the target is a shell (`print "rm x" | "sh"`) — the literals printed into it, or the input
+/// lines `input` shows when it prints what it reads (`print | "sh"`, `print $0 | "sh"`).
+///
+/// Fail closed: where the program runs a command it builds at run time (`system(x)` in a
+/// function, `cmd | getline` from a computed value, gawk's indirect call `@f(…)`), every run of
+/// literals in the program is read as a command, so a denied one denies (the program asks
+/// anyway).
+fn commands(program: &str, given: &[(String, String)], input: Option<&str>) -> Vec<String> {
     let toks = tokens(program);
     let variables = literal_variables(&toks, given);
     let value = |k: usize| match toks.get(k)? {
@@ -295,21 +303,35 @@ fn commands(program: &str, given: &[(String, String)]) -> Vec<String> {
         }
         (end > k).then_some((text, end))
     };
+    // Whether the expression from `k` is literals only, up to `)`, `;`, `}`, a newline or the
+    // end.
+    let whole = |k: usize| {
+        literal(k).is_some_and(|(_, end)| {
+            matches!(
+                toks.get(end),
+                None | Some(Tok::Punct(')' | ';' | '}' | '\n'))
+            )
+        })
+    };
     let mut out = Vec::new();
+    let mut dynamic = false;
     for (k, t) in toks.iter().enumerate() {
         match t {
             Tok::Name(n) if n == "system" && toks.get(k + 1) == Some(&Tok::Punct('(')) => {
+                dynamic |= !whole(k + 2);
                 out.extend(literal(k + 2).map(|(cmd, _)| cmd));
             }
+            // gawk's indirect call: `@name(…)` calls the function whose name `name` holds.
+            Tok::Punct('@') if matches!(toks.get(k + 1), Some(Tok::Name(_))) => dynamic = true,
             Tok::Punct('|') => {
                 let from = k + 1 + usize::from(toks.get(k + 1) == Some(&Tok::Punct('&')));
                 if matches!(toks.get(from), Some(Tok::Name(n)) if n == "getline") {
-                    // `"CMD" | getline`: the literals just before the pipe.
-                    let start = (0..k)
-                        .rev()
-                        .take_while(|&j| matches!(toks[j], Tok::Str(_)))
-                        .last();
-                    out.extend(start.and_then(literal).map(|(cmd, _)| cmd));
+                    // `"CMD" | getline`, `cmd | getline`: the literals just before the pipe.
+                    let start = (0..k).rev().take_while(|&j| value(j).is_some()).last();
+                    match start.and_then(literal) {
+                        Some((cmd, _)) => out.push(cmd),
+                        None => dynamic = true,
+                    }
                 } else if let Some((cmd, _)) = literal(from) {
                     let shell = cmd
                         .split_whitespace()
@@ -317,25 +339,51 @@ fn commands(program: &str, given: &[(String, String)]) -> Vec<String> {
                         .is_some_and(|p| SHELLS.contains(&super::deny::program_name(p).as_ref()));
                     if shell {
                         // What is printed into the shell is its script.
-                        let statement = (0..k).rev().take_while(|&j| {
-                            !matches!(toks[j], Tok::Punct(';' | '{' | '}' | '\n'))
-                        });
+                        let statement: Vec<usize> = (0..k)
+                            .rev()
+                            .take_while(|&j| !matches!(toks[j], Tok::Punct(';' | '{' | '}' | '\n')))
+                            .collect();
                         let mut printed: Vec<String> = statement
-                            .filter_map(|j| match &toks[j] {
+                            .iter()
+                            .filter_map(|&j| match &toks[j] {
                                 Tok::Str(s) => Some(s.clone()),
                                 Tok::Name(_) | Tok::Punct(_) => None,
                             })
                             .collect();
                         printed.reverse();
+                        // `print | "sh"`, `print $0 | "sh"`: the line read is printed.
+                        let reads_input = statement.iter().any(|&j| {
+                            matches!(&toks[j], Tok::Punct('$'))
+                                || matches!(&toks[j], Tok::Name(n) if n != "print" && n != "printf")
+                        }) || printed.is_empty();
+                        if reads_input && let Some(text) = input {
+                            out.extend(text.lines().map(str::to_string));
+                        }
                         out.extend(printed);
                     }
                     out.push(cmd);
+                } else {
+                    dynamic = true;
                 }
             }
             _ => {}
         }
         if out.len() >= MAX_COMMANDS {
             break;
+        }
+    }
+    if dynamic {
+        let mut k = 0;
+        while k < toks.len() && out.len() < MAX_COMMANDS {
+            match literal(k).filter(|_| matches!(toks[k], Tok::Str(_))) {
+                Some((text, end)) => {
+                    if !out.contains(&text) {
+                        out.push(text);
+                    }
+                    k = end;
+                }
+                None => k += 1,
+            }
         }
     }
     out.truncate(MAX_COMMANDS);
@@ -368,18 +416,53 @@ mod tests {
             ("# system(\"rm -rf /\")\n{print}", &[]),
             ("BEGIN{c=\"rm -rf s3\"; system(c)}", &["rm -rf s3"]),
             ("BEGIN{c=\"rm -rf \" \"s3\"\nsystem(c)}", &["rm -rf s3"]),
-            ("BEGIN{c=\"rm -rf s3\"; c=\"ls\"; system(c)}", &[]),
-            ("BEGIN{c=\"rm -rf s3\"; c=c \"x\"; system(c)}", &[]),
-            ("BEGIN{c=\"rm \"; c+=1; system(c)}", &[]),
+            // A command built at run time: every run of literals is read (fail closed).
+            (
+                "BEGIN{c=\"rm -rf s3\"; c=\"ls\"; system(c)}",
+                &["rm -rf s3", "ls"],
+            ),
+            (
+                "BEGIN{c=\"rm -rf s3\"; c=c \"x\"; system(c)}",
+                &["rm -rf s3", "x"],
+            ),
+            ("BEGIN{c=\"rm \"; c+=1; system(c)}", &["rm "]),
             (
                 "BEGIN{c=\"rm -rf s3\"; sub(/rm/, \"ls\", c); system(c)}",
-                &[],
+                &["rm -rf s3", "ls"],
             ),
-            ("{c=\"rm -rf s3\"; getline c; system(c)}", &[]),
-            ("BEGIN{c==\"x\"; system(c)}", &[]),
+            ("{c=\"rm -rf s3\"; getline c; system(c)}", &["rm -rf s3"]),
+            ("BEGIN{c==\"x\"; system(c)}", &["x"]),
+            // Red team s6: a variable piped to getline, a function's parameter, gawk's
+            // indirect call.
+            ("BEGIN { cmd = \"rm -rf v\"; cmd | getline }", &["rm -rf v"]),
+            (
+                "function f(x){system(x)} BEGIN{f(\"rm -rf v\")}",
+                &["rm -rf v"],
+            ),
+            (
+                "BEGIN{s=\"system\"; @s(\"rm -rf v\")}",
+                &["system", "rm -rf v"],
+            ),
+            ("BEGIN{x = \"rm -rf v\"; print x}", &[]),
+            ("BEGIN{\"date\" | getline; print \"rm -rf v\"}", &["date"]),
         ];
         for (program, want) in rows {
-            assert_eq!(commands(program, &[]), *want, "{program}");
+            assert_eq!(commands(program, &[], None), *want, "{program}");
+        }
+        // What a shell is given to print: the input lines, when the program prints what it
+        // reads.
+        let piped: &[(&str, &[&str])] = &[
+            ("{print | \"sh\"}", &["rm -rf v", "sh"]),
+            ("{print $0 | \"sh\"}", &["rm -rf v", "sh"]),
+            ("{print \"ls\" | \"sh\"}", &["ls", "sh"]),
+            ("{print | \"sort\"}", &["sort"]),
+        ];
+        for (program, want) in piped {
+            assert_eq!(
+                commands(program, &[], Some("rm -rf v\n")),
+                *want,
+                "{program}"
+            );
         }
     }
 

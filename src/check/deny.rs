@@ -167,6 +167,17 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
             return false;
         }
     }
+    // `redis-cli FLUSHALL`: the first operand only (`redis-cli GET flushall` reads a key).
+    if !rule.first_operand.is_empty() {
+        let first = parsed.iter().find_map(|a| match a {
+            Arg::Operand { text, .. } => Some(text.to_string()),
+            Arg::Dynamic { word } => Some(rest[*word].text.clone()),
+            Arg::Opt { .. } | Arg::Refused { .. } => None,
+        });
+        if !first.is_some_and(|t| rule.first_operand.iter().any(|r| r.is_match(&t))) {
+            return false;
+        }
+    }
     if !rule.any_operand.is_empty() {
         let hit = parsed.iter().any(|a| match a {
             Arg::Operand { text, .. } => rule.any_operand.iter().any(|r| r.is_match(text)),
@@ -224,7 +235,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         .map(program_name);
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
-        Some("redis-cli") => feed::redis_input(cx, i, span, words),
+        Some("redis-cli" | "valkey-cli" | "keydb-cli") => feed::redis_input(cx, i, span, words),
         Some("xargs") => {
             feed::xargs_fed(cx, i, span, words);
             feed::xargs_replaced(cx, i, span, words);
@@ -234,6 +245,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             nested::git(cx, i, span, words);
             if let Some(seg) = origin.segment() {
                 nested::git_environment(cx, i, span, &seg.assignments);
+                for kv in super::git::environment_configs(words, &seg.assignments) {
+                    nested::config_command(cx, i, span, &kv);
+                }
             }
         }
         Some(p @ ("busybox" | "toybox" | "coreutils")) => {
@@ -246,6 +260,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
+    }
+    // `LESSOPEN='|CMD %s' less f`: whatever pages through less runs the preprocessor.
+    if let Some(seg) = origin.segment() {
+        for cmd in super::git::less_commands(&seg.assignments) {
+            cx.nested(i, span, "the command `LESSOPEN` makes less run", &cmd);
+        }
     }
     feed::client_shell_commands(cx, i, span, words);
     if matches!(origin, Origin::Tail) {
@@ -749,8 +769,7 @@ fn substitute_replacement(script: &str, flag: usize) -> Option<String> {
     let escaped = |k: usize| b[..k].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
     let open = (0..close).rev().find(|&k| b[k] == delim && !escaped(k))?;
     let text = script.get(open + 1..close)?;
-    let d = char::from(delim);
-    Some(text.replace(&format!("\\{d}"), &d.to_string()))
+    Some(super::sed_script::replacement_text(text))
 }
 
 /// Programs that delete the paths they are given.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::check::{Ctx, vars};
 use crate::finding::{Code, Span};
 use crate::repo::{self, Cache, Hazard, ScanRules, Workdir};
-use crate::segment::{Nest, Segment, SegmentKind, Word};
+use crate::segment::{Assignment, Nest, Segment, SegmentKind, Word};
 
 /// Most directories tracked for one command line; more (a `cd` in a loop that keeps finding
 /// subdirectories) counts as a run-time directory.
@@ -589,4 +589,248 @@ pub(crate) fn no_dash_entries(cx: &Ctx<'_>) -> bool {
         }
         true
     })
+}
+
+/// Most configuration pairs read from one command's environment and `--config-env` options.
+const MAX_ENV_CONFIGS: usize = 16;
+
+/// The `KEY=VALUE` pairs a git command gets from its environment, where the line shows them:
+/// `--config-env=KEY=VAR` (git reads `VAR`'s value, here from a prefix assignment) and the
+/// `GIT_CONFIG_PARAMETERS` assignment git itself uses to pass `-c` to the commands it runs
+/// (`'alias.x'='!rm -rf v' 'core.pager'='…'`). They are read like `git -c KEY=VALUE`.
+pub(crate) fn environment_configs(words: &[Word], assignments: &[Assignment]) -> Vec<String> {
+    let value = |name: &str| {
+        assignments
+            .iter()
+            .rev()
+            .find(|a| a.name == name)
+            .and_then(|a| a.value.static_text())
+    };
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate().skip(1) {
+        let Some(t) = w.static_text() else {
+            continue;
+        };
+        if !t.starts_with('-') {
+            break;
+        }
+        let spec = match t.strip_prefix("--config-env=") {
+            Some(spec) => Some(spec),
+            None if t == "--config-env" => words.get(k + 1).and_then(Word::static_text),
+            None => None,
+        };
+        // git splits `KEY=VAR` at the last `=`: a key holds no `=`, a variable name neither.
+        if let Some((key, var)) = spec.and_then(|s| s.rsplit_once('='))
+            && let Some(v) = value(var)
+        {
+            out.push(format!("{key}={v}"));
+        }
+    }
+    if let Some(params) = value("GIT_CONFIG_PARAMETERS") {
+        out.extend(config_parameters(params));
+    }
+    out.truncate(MAX_ENV_CONFIGS);
+    out
+}
+
+/// The `KEY=VALUE` pairs of a `GIT_CONFIG_PARAMETERS` value: words of shell single-quoted
+/// strings (git's `sq_quote`: `'\''` and `\!` outside quotes stand for themselves), each
+/// `'KEY'='VALUE'` or the older `'KEY=VALUE'`.
+pub(crate) fn config_parameters(text: &str) -> Vec<String> {
+    /// One word being read: its key, and its value once an `=` outside quotes was seen.
+    #[derive(Default)]
+    struct Pair {
+        key: String,
+        value: Option<String>,
+        started: bool,
+    }
+    impl Pair {
+        fn push(&mut self, c: char) {
+            self.started = true;
+            match &mut self.value {
+                Some(v) => v.push(c),
+                None => self.key.push(c),
+            }
+        }
+        fn finish(&mut self) -> Option<String> {
+            let pair = std::mem::take(self);
+            match pair.value {
+                Some(v) => Some(format!("{}={v}", pair.key)),
+                None if pair.key.contains('=') => Some(pair.key),
+                None => None,
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut chars = text.chars();
+    let mut pair = Pair::default();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                pair.started = true;
+                for d in chars.by_ref() {
+                    if d == '\'' {
+                        break;
+                    }
+                    pair.push(d);
+                }
+            }
+            '\\' => {
+                if let Some(d) = chars.next() {
+                    pair.push(d);
+                }
+            }
+            '=' if pair.value.is_none() && pair.started => pair.value = Some(String::new()),
+            c if c.is_whitespace() => out.extend(pair.finish()),
+            c => pair.push(c),
+        }
+        if out.len() >= MAX_ENV_CONFIGS {
+            return out;
+        }
+    }
+    out.extend(pair.finish());
+    out
+}
+
+/// Variables that make `less` run a command: an input preprocessor (`LESSOPEN='|CMD %s'`,
+/// `'||CMD %s'`, `'-CMD'`, or without a pipe a command that prints a file name) and its
+/// cleanup (`LESSCLOSE`). Whatever pages through less — `less`, `git log`, `man` — runs them.
+const LESS_COMMAND_VARIABLES: &[&str] = &["LESSOPEN", "LESSCLOSE"];
+
+/// The shell commands the prefix assignments of a command make `less` run, with each `%s` (the
+/// file less opens) as a plain word.
+pub(crate) fn less_commands(assignments: &[Assignment]) -> Vec<String> {
+    assignments
+        .iter()
+        .filter(|a| LESS_COMMAND_VARIABLES.contains(&a.name.as_str()))
+        .filter_map(|a| a.value.static_text())
+        .map(|v| {
+            v.trim_start()
+                .trim_start_matches('|')
+                .trim_start_matches('-')
+                .replace("%s", "file")
+        })
+        .filter(|c| !c.trim().is_empty())
+        .collect()
+}
+
+/// The words of an `ext::` remote's command (`ext::CMD ARGS`): split at spaces; `% ` is a
+/// space, `%%` a `%`, and the placeholders (`%s`, `%S`, `%G`, `%V`) stand for words git fills
+/// in.
+pub(crate) fn ext_command(url: &str) -> Option<String> {
+    let spec = url.trim_start().strip_prefix("ext::")?;
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut chars = spec.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            '%' => match chars.next() {
+                Some(' ') => cur.push(' '),
+                Some('%') => cur.push('%'),
+                Some('s' | 'S') => cur.push_str("git-upload-pack"),
+                Some(_) | None => cur.push('x'),
+            },
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    let quoted: Vec<String> = out
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect();
+    (!quoted.is_empty()).then(|| quoted.join(" "))
+}
+
+/// A `git -c KEY=VALUE` (or a config pair from the environment) that names an `ext::` remote
+/// runs its command when git talks to that remote: a remote's `url` / `pushurl`
+/// (`remote.o.url=ext::CMD`), or a `url.<ext::CMD>.insteadOf` rewrite. The command, when so.
+pub(crate) fn ext_config_command(kv: &str) -> Option<String> {
+    let (key, value) = kv.split_once('=')?;
+    let lower = key.to_ascii_lowercase();
+    if let Some(base) = key
+        .get(..4)
+        .filter(|p| p.eq_ignore_ascii_case("url."))
+        .and_then(|_| key[4..].rsplit_once('.'))
+        .filter(|(_, name)| {
+            matches!(
+                name.to_ascii_lowercase().as_str(),
+                "insteadof" | "pushinsteadof"
+            )
+        })
+        .map(|(base, _)| base)
+    {
+        return ext_command(base);
+    }
+    (lower.starts_with("remote.") || value.trim_start().starts_with("ext::"))
+        .then(|| ext_command(value))
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_parameters_read_as_git_writes_them() {
+        let rows: &[(&str, &[&str])] = &[
+            ("'alias.x'='!rm -rf v'", &["alias.x=!rm -rf v"]),
+            ("'core.pager=less' 'a.b'='c'", &["core.pager=less", "a.b=c"]),
+            (r"'alias.x'='it'\''s'", &["alias.x=it's"]),
+            (r"'alias.x'='a'\!'b'", &["alias.x=a!b"]),
+            ("'no-value'", &[]),
+            ("", &[]),
+        ];
+        for (text, want) in rows {
+            assert_eq!(config_parameters(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn ext_remotes_in_config_name_their_command() {
+        let rows: &[(&str, Option<&str>)] = &[
+            ("remote.o.url=ext::rm -rf v", Some("'rm' '-rf' 'v'")),
+            (
+                "remote.o.pushurl=ext::sh -c id% x",
+                Some("'sh' '-c' 'id x'"),
+            ),
+            ("url.ext::rm -rf v.insteadOf=o", Some("'rm' '-rf' 'v'")),
+            ("URL.ext::rm.PushInsteadOf=o", Some("'rm'")),
+            ("remote.o.url=https://x/y", None),
+            ("url.https://x/.insteadOf=gh:", None),
+            ("user.name=ext::rm", Some("'rm'")),
+            ("alias.x=!rm", None),
+        ];
+        for (kv, want) in rows {
+            assert_eq!(ext_config_command(kv).as_deref(), *want, "{kv}");
+        }
+    }
+
+    #[test]
+    fn less_preprocessors_are_commands() {
+        let assign = |name: &str, value: &str| Assignment {
+            name: name.into(),
+            value: Word {
+                text: value.into(),
+                span: Span::default(),
+                expansions: crate::segment::Expansions::NONE,
+                quoted: false,
+            },
+            subscript: false,
+            span: Span::default(),
+        };
+        let got = less_commands(&[
+            assign("LESSOPEN", "|rm -rf v %s"),
+            assign("LESSCLOSE", "cleanup %s %s"),
+            assign("LESS", "-R"),
+            assign("LESSOPEN", "||-"),
+        ]);
+        assert_eq!(got, ["rm -rf v file", "cleanup file file"]);
+    }
 }

@@ -153,7 +153,11 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
     };
     if versioned("python") || versioned("pypy") {
         Some(Lang::Python)
-    } else if matches!(name, "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node") {
+    } else if matches!(
+        name,
+        // mongosh runs Node.js: `require("child_process")` works in its `--eval` code.
+        "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node" | "mongosh"
+    ) {
         Some(Lang::JavaScript)
     } else if versioned("ruby") {
         Some(Lang::Ruby)
@@ -274,6 +278,39 @@ fn options(lang: Lang) -> Options {
     }
 }
 
+/// `mongosh [ADDRESS] --eval CODE …`: mongosh takes its options after the connection string
+/// too, and reads only its `--eval` values as JavaScript (its input is shell syntax, `use db`,
+/// `show dbs`, which the database pack reads).
+fn mongosh_sources(program: &str, words: &[Word]) -> Vec<Source> {
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate().skip(1) {
+        let Some(t) = w.static_text() else {
+            continue;
+        };
+        let (code, from) = match t.strip_prefix("--eval=") {
+            Some(v) => (v, w),
+            None if t == "--eval" => match words.get(k + 1) {
+                Some(next) => (next.text.as_str(), next),
+                None => continue,
+            },
+            None => continue,
+        };
+        let (at, e) = (from.span, from.expansions);
+        if e.command || e.process || e.arithmetic || e.glob {
+            continue;
+        }
+        out.push(Source {
+            code: code.to_string(),
+            at,
+            what: format!("`{program} --eval`"),
+            form: Form::Option,
+            expanded: e.parameter,
+            argv: Vec::new(),
+        });
+    }
+    out
+}
+
 /// Finds the code a command runs: option values (`-c CODE`, `-eCODE`, several `-e` joined by
 /// newlines, node's `-p CODE` / `-pe CODE`), `deno eval CODE`, or, with no script operand, a
 /// heredoc, here-string or piped `echo` on stdin; a script operand the line shows
@@ -309,6 +346,9 @@ fn sources(cx: &Ctx<'_>, i: usize, lang: Lang, words: &[Word]) -> Vec<Source> {
             }
         }
         return out;
+    }
+    if super::deny::basename(program).starts_with("mongosh") {
+        return mongosh_sources(program, words);
     }
     let opts = options(lang);
     let push = |out: &mut Vec<Source>, w: &Word, code: &str, opt: &str| {

@@ -48,6 +48,103 @@ pub struct SedDialect {
     pub sandbox: bool,
 }
 
+/// What stands in the command text for a part only run time knows (`&`, `\\1`): a plain word,
+/// so that what the rest of the text spells is still read (`rm -rf &` is `rm -rf x`).
+const UNKNOWN_PART: &str = "x";
+
+/// The text GNU sed puts in the pattern space for the replacement `text` of an `s` command,
+/// with its escapes decoded as GNU sed decodes them: `\\n`, `\\t`
+/// and the other C escapes, `\\dNNN`, `\\oNNN`, `\\xHH`, `\\cX`, the case conversions `\\U`,
+/// `\\L`, `\\u`, `\\l`, `\\E`, an escaped delimiter, and any other escaped character as
+/// itself. The matched text (`&`) and groups (`\\1`) are not known: each is [`UNKNOWN_PART`].
+pub(crate) fn replacement_text(text: &str) -> String {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Case {
+        Keep,
+        Upper,
+        Lower,
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut case = Case::Keep;
+    let mut one: Option<Case> = None;
+    let mut chars = text.chars().peekable();
+    let push = |out: &mut String, c: char, case: Case, one: &mut Option<Case>| {
+        let how = one.take().unwrap_or(case);
+        match how {
+            Case::Upper => out.extend(c.to_uppercase()),
+            Case::Lower => out.extend(c.to_lowercase()),
+            Case::Keep => out.push(c),
+        }
+    };
+    let number = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, most: usize| {
+        let mut digits = String::new();
+        while digits.len() < most
+            && let Some(d) = chars.next_if(|d| d.is_digit(radix))
+        {
+            digits.push(d);
+        }
+        u32::from_str_radix(&digits, radix)
+            .ok()
+            .and_then(|v| char::from_u32(v & 0xff))
+    };
+    while let Some(c) = chars.next() {
+        if c == '&' {
+            out.push_str(UNKNOWN_PART);
+            continue;
+        }
+        if c != '\\' {
+            push(&mut out, c, case, &mut one);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            break;
+        };
+        let decoded = match e {
+            'n' | '\n' => Some('\n'),
+            't' => Some('\t'),
+            'a' => Some('\u{7}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            'r' => Some('\r'),
+            'd' => number(&mut chars, 10, 3),
+            'o' => number(&mut chars, 8, 3),
+            'x' => number(&mut chars, 16, 2),
+            'c' => chars
+                .next()
+                .map(|x| char::from(x.to_ascii_uppercase() as u8 ^ 0x40)),
+            '0'..='9' => {
+                out.push_str(UNKNOWN_PART);
+                None
+            }
+            'U' => {
+                case = Case::Upper;
+                None
+            }
+            'L' => {
+                case = Case::Lower;
+                None
+            }
+            'E' => {
+                case = Case::Keep;
+                None
+            }
+            'u' => {
+                one = Some(Case::Upper);
+                None
+            }
+            'l' => {
+                one = Some(Case::Lower);
+                None
+            }
+            other => Some(other),
+        };
+        if let Some(d) = decoded {
+            push(&mut out, d, case, &mut one);
+        }
+    }
+    out
+}
+
 /// Checks one sed script (the text of one -e argument or the first non-option operand).
 /// Ok(()) only when the script provably neither writes files nor runs programs.
 ///
@@ -831,6 +928,30 @@ fn transliterate(c: &mut Cursor<'_>, reading: Reading, at: usize) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replacements_decode_as_gnu_sed_decodes_them() {
+        let rows: &[(&str, &str)] = &[
+            (r"rm\ -rf\ v", "rm -rf v"),
+            (r"\x72m -rf v", "rm -rf v"),
+            (r"\d114m", "rm"),
+            (r"\o162m", "rm"),
+            (r"\LRM\E -rf", "rm -rf"),
+            (r"\uecho", "Echo"),
+            (r"\lRM", "rM"),
+            (r"a\/b", "a/b"),
+            (r"rm -rf &", "rm -rf x"),
+            (r"rm -rf \1", "rm -rf x"),
+            (r"a\&b", "a&b"),
+            (r"a\nb", "a\nb"),
+            (r"\cA", "\u{1}"),
+            ("trailing\\", "trailing"),
+            ("", ""),
+        ];
+        for (text, want) in rows {
+            assert_eq!(replacement_text(text), *want, "{text}");
+        }
+    }
 
     const GNU: SedDialect = SedDialect {
         posix: false,

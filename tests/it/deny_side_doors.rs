@@ -272,8 +272,11 @@ fn awk_perl_and_sed_commands_are_followed_through_variables_pipes_and_the_patter
         ("perl -e 'open($f,\"|-\",\"rm -rf p4\")'", RM),
         ("perl -e '$c=\"rm -rf p3\"; system $c'", RM),
         ("sed 's/x/rm -rf s1/;e' <<< x", RM),
-        // Near misses: a variable set twice, harmless commands, text only printed, no `e`.
-        ("awk 'BEGIN{c=\"rm -rf s3\"; c=\"ls\"; system(c)}'", None),
+        // A variable set twice is a command built at run time: every literal of the program
+        // is read (fail closed, issue 12 s6), so the one that deletes denies.
+        ("awk 'BEGIN{c=\"rm -rf s3\"; c=\"ls\"; system(c)}'", RM),
+        // Near misses: harmless commands, text only printed, no `e`.
+        ("awk 'BEGIN{c=\"date\"; c=\"ls\"; system(c)}'", None),
         ("mawk 'BEGIN{system(\"ls\")}'", None),
         ("mawk '{print $1}' f", None),
         ("awk 'BEGIN{print \"rm -rf v\"}'", None),

@@ -11,6 +11,7 @@ mod assess;
 mod bounded;
 mod cli;
 mod config;
+mod deny_interpreters;
 mod deny_shells;
 mod deny_side_doors;
 mod dialects;

@@ -119,7 +119,11 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 /// `git -c KEY=VALUE`: a shell alias (`alias.x=!CMD`) and every key of `[git] program_keys`
 /// (`core.fsmonitor`, `core.pager`, `diff.external`, …) hold a command git runs with the
 /// shell; a plain alias (`alias.x=reset --hard`) holds git arguments.
-fn config_command(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str) {
+pub(super) fn config_command(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str) {
+    // `remote.o.url=ext::CMD`, `url.ext::CMD.insteadOf=o`: the remote's command.
+    if let Some(cmd) = crate::check::git::ext_config_command(kv) {
+        cx.nested(i, span, "the command an `ext::` remote runs", &cmd);
+    }
     let Some((key, value)) = kv.split_once('=') else {
         return;
     };
@@ -171,6 +175,7 @@ const GIT_COMMAND_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (&["clone", "ls-remote"], &["-u"]),
     (&["push", "send-pack"], &["--receive-pack", "--exec"]),
+    (&["fetch-pack"], &["--upload-pack", "--exec"]),
 ];
 
 /// Most option commands and `ext::` remotes of one git command read.

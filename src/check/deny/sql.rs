@@ -40,9 +40,20 @@ fn destroys_at(sql: &str, depth: usize) -> bool {
     let gexec = toks
         .iter()
         .any(|t| matches!(t, Tok::Meta(m) if m.trim_start().starts_with("gexec")));
+    // MySQL's `PREPARE s FROM @q`: the statement is a variable's value, set elsewhere in the
+    // text (`SET @q = 'DROP TABLE t'`), so every string of the text may be it.
+    let from_variable = toks.split(|t| *t == Tok::Semi).any(|s| {
+        s.iter()
+            .position(|t| *t == Tok::Word("PREPARE".into()))
+            .is_some_and(|p| {
+                s[p..]
+                    .windows(2)
+                    .any(|w| w[0] == Tok::Word("FROM".into()) && !matches!(w[1], Tok::Str(_)))
+            })
+    });
     toks.split(|t| *t == Tok::Semi)
         .any(|s| statement_destroys(s, depth))
-        || (gexec
+        || ((gexec || from_variable)
             && toks
                 .iter()
                 .any(|t| matches!(t, Tok::Str(body) if destroys_at(body, depth + 1))))
@@ -53,43 +64,7 @@ fn destroys_at(sql: &str, depth: usize) -> bool {
 pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
     let mut out = Vec::new();
     match client {
-        Client::Sqlite => {
-            // A dot-command is a line that starts with `.` in its first column (sqlite3 reads
-            // `  .shell x` as SQL); `.sh`, `.sy`, `.shel`, `.syst` are accepted abbreviations.
-            for line in input.lines() {
-                let Some(rest) = line.strip_prefix('.') else {
-                    continue;
-                };
-                let name_len = rest.find(char::is_whitespace).unwrap_or(rest.len());
-                let name = &rest[..name_len];
-                let shell =
-                    name.len() >= 2 && ("shell".starts_with(name) || "system".starts_with(name));
-                if shell {
-                    out.push(rest[name_len..].trim().to_string());
-                }
-                // `.once |CMD`, `.output |CMD` (`.out`, `.onc`): the output goes to a command
-                // the shell runs; options such as `-x` or `--bom` may come first.
-                let pipes =
-                    name.len() >= 3 && ("output".starts_with(name) || "once".starts_with(name));
-                if pipes && let Some(bar) = rest[name_len..].find('|') {
-                    // `.once |CMD`, `.once --bom '|CMD'`: the rest of the line, less a
-                    // quote. `-x` and `-e` open a spreadsheet or editor instead, and sqlite3
-                    // refuses a file after them (it runs nothing).
-                    let before = rest[name_len..name_len + bar].trim();
-                    let cmd = rest[name_len + bar + 1..].trim();
-                    let cmd = match before.chars().last() {
-                        Some(q @ ('\'' | '"')) => cmd.strip_suffix(q),
-                        _ => Some(cmd),
-                    };
-                    let viewer = before
-                        .split_whitespace()
-                        .any(|o| matches!(o.trim_end_matches(['\'', '"']), "-x" | "-e"));
-                    if !viewer {
-                        out.extend(cmd.map(str::to_string));
-                    }
-                }
-            }
-        }
+        Client::Sqlite => out.extend(sqlite_commands(input)),
         Client::Mysql => {
             // `system CMD` at the start of a line (or of a statement on it) runs CMD.
             for line in input.lines() {
@@ -116,12 +91,169 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
             _ => None,
         }));
     }
-    out.extend(program_strings(&toks).map(str::to_string));
+    if client == Client::Psql {
+        // `\echo `CMD``, `\set x `CMD``: psql runs the text in backquotes in a meta-command's
+        // arguments with the shell.
+        for t in &toks {
+            if let Tok::Meta(m) = t
+                && !m.starts_with('!')
+            {
+                out.extend(m.split('`').skip(1).step_by(2).map(str::to_string));
+            }
+        }
+    }
+    program_strings_at(&toks, 0, &mut out);
     if client == Client::Sqlite {
         out.extend(editor_strings(&toks).map(str::to_string));
     }
     out.retain(|c| !c.is_empty());
     out.truncate(MAX_COMMANDS);
+    out
+}
+
+/// The shell commands of sqlite3's dot-commands in `input`. A dot-command is a line that
+/// starts with `.` in its first column (sqlite3 reads `  .shell x` as SQL); given as one
+/// argument, the whole text is one dot-command whose words may span lines, so both readings
+/// are taken.
+fn sqlite_commands(input: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let whole = input.starts_with('.').then_some(input);
+    let lines = input.lines().filter(|l| l.starts_with('.'));
+    for line in whole.into_iter().chain(lines).take(MAX_COMMANDS) {
+        for cmd in sqlite_dot_command(line) {
+            if !out.contains(&cmd) {
+                out.push(cmd);
+            }
+        }
+    }
+    out
+}
+
+/// The shell commands one dot-command (`line` starts with `.`) may run, read as sqlite3's
+/// shell.c reads it: blanks after the dot are skipped, the words are split as
+/// [`sqlite_words`] does, and the command name may be any prefix. `.shell`/`.system` (from
+/// two letters) run their words; `.output`, `.once`, `.import`, `.read`, `.trace`, `.log`
+/// (from one letter) run what follows a `|` at the start of a word — alone or with the words
+/// after it, both taken. `-x` and `-e` open a spreadsheet or editor instead, and sqlite3
+/// refuses a file after them (it runs nothing).
+fn sqlite_dot_command(line: &str) -> Vec<String> {
+    let words = sqlite_words(line.get(1..).unwrap_or(""));
+    let Some((name, args)) = words.split_first() else {
+        return Vec::new();
+    };
+    let prefix_of = |full: &str, min: usize| name.len() >= min && full.starts_with(name.as_str());
+    if prefix_of("shell", 2) || prefix_of("system", 2) {
+        // shell.c joins the words with spaces, a word with a space in double quotes.
+        let joined: Vec<String> = args
+            .iter()
+            .map(|a| match a.contains(' ') {
+                true => format!("\"{a}\""),
+                false => a.clone(),
+            })
+            .collect();
+        return vec![joined.join(" ")];
+    }
+    let pipes = ["output", "once", "import", "read", "trace", "log"]
+        .iter()
+        .any(|full| prefix_of(full, 1));
+    if !pipes || args.iter().any(|a| matches!(a.as_str(), "-x" | "-e")) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        let Some(cmd) = a.strip_prefix('|') else {
+            continue;
+        };
+        let mut with_rest = vec![cmd.to_string()];
+        with_rest.extend(args[k + 1..].iter().cloned());
+        out.push(cmd.trim().to_string());
+        out.push(with_rest.join(" ").trim().to_string());
+    }
+    out.dedup();
+    out
+}
+
+/// The words of a dot-command after its dot, as sqlite3's shell.c splits them: at blanks
+/// (newlines included); a word that starts with `'` or `"` runs to the same quote; the
+/// backslash escapes of unquoted and double-quoted words are resolved (see
+/// [`sqlite_unescape`]), single-quoted words are taken as written.
+fn sqlite_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_ascii_whitespace()).is_some() {}
+        let Some(c) = chars.next() else {
+            break;
+        };
+        let mut word = String::new();
+        match c {
+            '\'' | '"' => {
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        break;
+                    }
+                    word.push(d);
+                    if d == '\\'
+                        && c == '"'
+                        && let Some(e) = chars.next()
+                    {
+                        word.push(e);
+                    }
+                }
+                if c == '"' {
+                    word = sqlite_unescape(&word);
+                }
+            }
+            _ => {
+                word.push(c);
+                while let Some(d) = chars.next_if(|d| !d.is_ascii_whitespace()) {
+                    word.push(d);
+                }
+                word = sqlite_unescape(&word);
+            }
+        }
+        out.push(word);
+    }
+    out
+}
+
+/// sqlite3's `resolve_backslashes`: `\n`, `\t` and the other C escapes, `\NNN` octal (one to
+/// three digits); any other escaped character stands for itself.
+fn sqlite_unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push(c);
+            break;
+        };
+        let plain = match e {
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            't' => '\t',
+            'n' => '\n',
+            'v' => '\u{b}',
+            'f' => '\u{c}',
+            'r' => '\r',
+            '0'..='7' => {
+                let mut v = e as u32 - '0' as u32;
+                for _ in 0..2 {
+                    match chars.next_if(|d| ('0'..='7').contains(d)) {
+                        Some(d) => v = (v << 3) + (d as u32 - '0' as u32),
+                        None => break,
+                    }
+                }
+                // shell.c keeps the low byte.
+                char::from((v & 0xff) as u8)
+            }
+            other => other,
+        };
+        out.push(plain);
+    }
     out
 }
 
@@ -145,13 +277,28 @@ fn meta_command(client: Client, meta: &str) -> Option<String> {
 
 /// True when mongosh / mongo JavaScript drops a database or collection, or deletes every
 /// document (`deleteMany({})`, `remove({})`), also through a computed member
-/// (`db["dropDatabase"]()`). Strings and comments are not read.
+/// (`db["dropDatabase"]()`, `db['drop'+'Database']()`), a quoted key
+/// (`runCommand({"dropDatabase": 1})`) or a `with (db)` block (`dropDatabase()`). Strings and
+/// comments are not read, except that a member called by a name cmdguard cannot work out
+/// (`db[name]()`) destroys when the text names a destroying method anywhere.
 pub(crate) fn js_destroys(js: &str) -> bool {
-    let code: String = strip_js(&computed_members(js))
+    let js = quoted_keys(&joined_strings(js));
+    let mut code: String = strip_js(&computed_members(&js))
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
-    code.contains(".dropDatabase(")
+    // `with (db) { dropDatabase() }`: a bare call is a member of the `with` object.
+    if code.contains("with(") {
+        for m in ["dropDatabase(", "drop(", "deleteMany(", "remove("] {
+            code = code.replace(m, &format!(".{m}"));
+        }
+    }
+    let dynamic = code.contains("](") || code.contains("]?.(");
+    let named = ["drop", "deleteMany", "remove"]
+        .iter()
+        .any(|m| js.contains(m));
+    (dynamic && named)
+        || code.contains(".dropDatabase(")
         || code.contains(".drop(")
         || code.contains(".deleteMany({})")
         || code.contains(".remove({})")
@@ -166,6 +313,51 @@ pub(crate) fn js_destroys(js: &str) -> bool {
             code.contains(&format!(".{c}({{dropDatabase:"))
                 || code.contains(&format!(".{c}({{drop:"))
         })
+}
+
+/// Most joins of string literals made in one text (`'a' + 'b' + …`).
+const MAX_JOINS: usize = 64;
+
+/// `js` with string literals of name characters joined by `+` written as one literal
+/// (`'drop' + 'Database'` → `"dropDatabase"`).
+fn joined_strings(js: &str) -> String {
+    static JOIN: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:"([\w$]*)"|'([\w$]*)'|`([\w$]*)`)\s*\+\s*(?:"([\w$]*)"|'([\w$]*)'|`([\w$]*)`)"#,
+        )
+        .ok()
+    });
+    let mut out = js.to_string();
+    let Some(join) = JOIN.as_ref() else {
+        return out;
+    };
+    for _ in 0..MAX_JOINS {
+        let next = join.replace(&out, |c: &regex::Captures<'_>| {
+            let part = |a: usize| (a..a + 3).find_map(|k| c.get(k)).map_or("", |m| m.as_str());
+            format!("\"{}{}\"", part(1), part(4))
+        });
+        if next == out {
+            break;
+        }
+        out = next.into_owned();
+    }
+    out
+}
+
+/// `js` with each object key written as a string (`{"drop": "c"}`, `{'dropDatabase': 1}`)
+/// written as a name.
+fn quoted_keys(js: &str) -> String {
+    static KEY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"([{,]\s*)(?:"([\w$]+)"|'([\w$]+)'|`([\w$]+)`)\s*:"#).ok()
+    });
+    let Some(key) = KEY.as_ref() else {
+        return js.to_string();
+    };
+    key.replace_all(js, |c: &regex::Captures<'_>| {
+        let name = (2..5).find_map(|k| c.get(k)).map_or("", |m| m.as_str());
+        format!("{}{name}:", &c[1])
+    })
+    .into_owned()
 }
 
 /// `js` with each computed member whose key is a plain string (`x["name"]`, `x[ 'name' ]`)
@@ -222,6 +414,12 @@ enum Tok {
     Semi,
     /// A lone `=`.
     Eq,
+    /// Another comparison operator: `<`, `>`, `<=`, `>=`, `<>`, `!=`, `==`.
+    Cmp(String),
+    /// A `.` (between a table and a column name).
+    Dot,
+    /// An arithmetic operator: `+`, `-`, `*`, `/`, `%`, `^`.
+    Arith,
     /// A backslash meta-command (psql, mysql): the text after the backslash to the end of its
     /// line. The tokens after it are read on as SQL (`\x \\ DROP TABLE t` drops), except after
     /// `\!`, whose whole line is the command.
@@ -238,7 +436,13 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
             || match &s[k - 1] {
                 Tok::Open | Tok::Close | Tok::Meta(_) => true,
                 Tok::Word(w) => STARTERS.contains(&w.as_str()),
-                Tok::Str(_) | Tok::Name | Tok::Semi | Tok::Eq => false,
+                Tok::Str(_)
+                | Tok::Name
+                | Tok::Semi
+                | Tok::Eq
+                | Tok::Cmp(_)
+                | Tok::Dot
+                | Tok::Arith => false,
             }
     };
     // The strings after `DO` (its body) and `EXECUTE` / `PREPARE … FROM` (dynamic SQL) are SQL.
@@ -273,7 +477,7 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
 
 /// Whether a `WHERE` at the level of the `DELETE` whose tokens follow comes before that level
 /// closes (`(DELETE FROM t RETURNING *) SELECT … WHERE …` has none of its own), with a
-/// condition that does not hold for every row.
+/// condition that is proven not to hold for every row (see [`restricts`]).
 fn where_follows(after: &[Tok]) -> bool {
     let mut level = 0usize;
     for (k, t) in after.iter().enumerate() {
@@ -282,7 +486,8 @@ fn where_follows(after: &[Tok]) -> bool {
             Tok::Close if level == 0 => return false,
             Tok::Close => level -= 1,
             Tok::Word(w) if level == 0 && w == "WHERE" => {
-                return !always_true(&after[k + 1..]);
+                let cond = &after[k + 1..];
+                return restricts(&cond[..condition_end(cond)]);
             }
             _ => {}
         }
@@ -290,42 +495,384 @@ fn where_follows(after: &[Tok]) -> bool {
     false
 }
 
-/// Whether a `WHERE` condition (the tokens after it, to the end of the statement) holds for
-/// every row: `true`, `1`, or one literal compared equal to itself (`1=1`, `'a'='a'`), with
-/// nothing after it but clauses that do not filter.
-fn always_true(cond: &[Tok]) -> bool {
-    let end = cond
-        .iter()
-        .position(|t| matches!(t, Tok::Close | Tok::Semi) || matches!(t, Tok::Word(w) if matches!(w.as_str(), "RETURNING" | "ORDER" | "LIMIT")))
-        .unwrap_or(cond.len());
-    let literal = |t: &Tok| match t {
-        Tok::Word(w) => w.bytes().all(|b| b.is_ascii_digit()) || w == "TRUE",
-        Tok::Str(_) => true,
+/// Where a `WHERE` condition ends: at the statement's end, at the `)` that closes its level,
+/// or at a clause that does not filter (`RETURNING`, `ORDER BY`, `LIMIT`).
+fn condition_end(cond: &[Tok]) -> usize {
+    let mut level = 0usize;
+    for (k, t) in cond.iter().enumerate() {
+        match t {
+            Tok::Open => level += 1,
+            Tok::Close if level == 0 => return k,
+            Tok::Close => level -= 1,
+            Tok::Semi => return k,
+            Tok::Word(w) if level == 0 && matches!(w.as_str(), "RETURNING" | "ORDER" | "LIMIT") => {
+                return k;
+            }
+            _ => {}
+        }
+    }
+    cond.len()
+}
+
+/// `cond` split at the words `sep` (`OR`, `AND`) outside parentheses.
+fn split_top<'t>(cond: &'t [Tok], sep: &[&str]) -> Vec<&'t [Tok]> {
+    let mut out = Vec::new();
+    let mut level = 0usize;
+    let mut from = 0;
+    for (k, t) in cond.iter().enumerate() {
+        match t {
+            Tok::Open => level += 1,
+            Tok::Close => level = level.saturating_sub(1),
+            Tok::Word(w) if level == 0 && sep.contains(&w.as_str()) => {
+                out.push(&cond[from..k]);
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&cond[from..]);
+    out
+}
+
+/// Words that are neither a column nor a table name: keywords of conditions and the constants
+/// that look like names.
+const NOT_COLUMNS: &[&str] = &[
+    "TRUE",
+    "FALSE",
+    "NULL",
+    "UNKNOWN",
+    "NOT",
+    "AND",
+    "OR",
+    "XOR",
+    "IS",
+    "IN",
+    "LIKE",
+    "ILIKE",
+    "GLOB",
+    "REGEXP",
+    "RLIKE",
+    "MATCH",
+    "SIMILAR",
+    "TO",
+    "BETWEEN",
+    "ESCAPE",
+    "EXISTS",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "WITH",
+    "VALUES",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "DISTINCT",
+    "ANY",
+    "ALL",
+    "SOME",
+    "AS",
+    "CAST",
+    "COLLATE",
+    "INTERVAL",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "ARRAY",
+    "ROW",
+    "DIV",
+    "MOD",
+    "DEFAULT",
+    "UESCAPE",
+    "CURRENT_DATE",
+    "CURRENT_TIME",
+    "CURRENT_TIMESTAMP",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "CURRENT_USER",
+    "SESSION_USER",
+    "USER",
+    "CURRENT_ROLE",
+    "CURRENT_CATALOG",
+    "CURRENT_SCHEMA",
+];
+
+/// Words that compare (with a column on one side, a restriction).
+const COMPARISONS: &[&str] = &[
+    "IS", "IN", "LIKE", "ILIKE", "GLOB", "REGEXP", "RLIKE", "MATCH", "SIMILAR", "BETWEEN",
+];
+
+/// Whether a `WHERE` condition is proven to leave rows out: every `OR` branch has an `AND`
+/// part that is a restriction — a comparison with a column on one side (`id = 1`,
+/// `name LIKE 'a%'`, `id IN (…)`, `x IS NULL`), a boolean column, `EXISTS (…)`,
+/// `CURRENT OF cursor`, or a constant that is false (`1>1`). Anything else (`true`, `NOT
+/// false`, `2>1`, `id IS NOT NULL OR true`, an expression cmdguard does not evaluate) may hold
+/// for every row.
+fn restricts(cond: &[Tok]) -> bool {
+    !cond.is_empty()
+        && split_top(cond, &["OR", "XOR"])
+            .iter()
+            .all(|branch| split_top(branch, &["AND"]).iter().any(|c| restriction(c)))
+}
+
+/// One `AND` part of a condition; see [`restricts`].
+fn restriction(part: &[Tok]) -> bool {
+    let mut part = part;
+    let mut negated = false;
+    while let [Tok::Word(w), rest @ ..] = part
+        && w == "NOT"
+    {
+        negated = !negated;
+        part = rest;
+    }
+    if let [Tok::Open, inner @ .., Tok::Close] = part
+        && balanced(inner)
+    {
+        return match constant(inner) {
+            Some(v) => v == negated,
+            None => restricts(inner),
+        };
+    }
+    if let Some(v) = constant(part) {
+        // A condition that is false for every row deletes nothing.
+        return v == negated;
+    }
+    match part {
+        [Tok::Word(w), Tok::Open, ..] if w == "EXISTS" => return true,
+        [Tok::Word(c), Tok::Word(o), _] if c == "CURRENT" && o == "OF" => return true,
+        _ => {}
+    }
+    let columns = columns(part);
+    let compares = part.iter().any(|t| match t {
+        Tok::Eq | Tok::Cmp(_) => true,
+        Tok::Word(w) => COMPARISONS.contains(&w.as_str()),
         _ => false,
+    });
+    // `WHERE active`, `WHERE t.active`: a boolean column.
+    let lone = matches!(
+        part,
+        [Tok::Word(_) | Tok::Name] | [Tok::Word(_) | Tok::Name, Tok::Dot, Tok::Word(_) | Tok::Name]
+    );
+    columns > 0 && (compares || lone)
+}
+
+/// Whether `toks` opens and closes its parentheses in order.
+fn balanced(toks: &[Tok]) -> bool {
+    let mut level = 0usize;
+    for t in toks {
+        match t {
+            Tok::Open => level += 1,
+            Tok::Close if level == 0 => return false,
+            Tok::Close => level -= 1,
+            _ => {}
+        }
+    }
+    level == 0
+}
+
+/// How many column references `part` has outside subqueries: names that are not keywords,
+/// numbers or function names.
+fn columns(part: &[Tok]) -> usize {
+    let mut count = 0;
+    let mut subquery_level: Option<usize> = None;
+    let mut level = 0usize;
+    for (k, t) in part.iter().enumerate() {
+        match t {
+            Tok::Open => {
+                level += 1;
+                let starts_query = matches!(part.get(k + 1), Some(Tok::Word(w)) if matches!(w.as_str(), "SELECT" | "WITH" | "VALUES"));
+                if subquery_level.is_none() && starts_query {
+                    subquery_level = Some(level);
+                }
+            }
+            Tok::Close => {
+                if subquery_level == Some(level) {
+                    subquery_level = None;
+                }
+                level = level.saturating_sub(1);
+            }
+            _ if subquery_level.is_some() => {}
+            Tok::Name => count += 1,
+            Tok::Word(w) => {
+                // `lower(…)`, and `E'…'`, `X'…'`: a function and a string's prefix.
+                let function = matches!(part.get(k + 1), Some(Tok::Open | Tok::Str(_)));
+                let number = w.starts_with(|c: char| c.is_ascii_digit());
+                if !function && !number && !NOT_COLUMNS.contains(&w.as_str()) {
+                    count += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The value of a condition made only of literals, when cmdguard can work it out: `true`,
+/// `false`, a number (non-zero is true), or two numbers or two strings compared.
+fn constant(part: &[Tok]) -> Option<bool> {
+    let number = |t: &Tok| match t {
+        Tok::Word(w) => w.parse::<f64>().ok(),
+        _ => None,
     };
-    match &cond[..end] {
-        [Tok::Word(w)] => w == "TRUE" || w == "1",
-        [a, Tok::Eq, b] => literal(a) && a == b,
-        _ => false,
+    match part {
+        [Tok::Word(w)] if w == "TRUE" => Some(true),
+        [Tok::Word(w)] if w == "FALSE" => Some(false),
+        [t] => number(t).map(|n| n != 0.0),
+        [Tok::Open, inner @ .., Tok::Close] if balanced(inner) => constant(inner),
+        [a, op, b] => {
+            let ord = match (number(a), number(b), a, b) {
+                (Some(x), Some(y), _, _) => x.partial_cmp(&y)?,
+                (_, _, Tok::Str(x), Tok::Str(y))
+                    if matches!(op, Tok::Eq)
+                        || matches!(op, Tok::Cmp(c) if matches!(c.as_str(), "==" | "<>" | "!=")) =>
+                {
+                    x.cmp(y)
+                }
+                _ => return None,
+            };
+            use std::cmp::Ordering::{Equal, Greater, Less};
+            match op {
+                Tok::Eq => Some(ord == Equal),
+                Tok::Cmp(c) => match c.as_str() {
+                    "==" => Some(ord == Equal),
+                    "<>" | "!=" => Some(ord != Equal),
+                    "<" => Some(ord == Less),
+                    ">" => Some(ord == Greater),
+                    "<=" => Some(ord != Greater),
+                    ">=" => Some(ord != Less),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
-/// The commands of `COPY … TO|FROM PROGRAM '…'` (server side) and psql's `\copy … PROGRAM`.
-fn program_strings(toks: &[Tok]) -> impl Iterator<Item = &str> {
-    toks.iter().enumerate().filter_map(|(k, t)| {
-        if !matches!(t, Tok::Word(w) if w == "PROGRAM") {
-            return None;
+/// The commands of `COPY … TO|FROM PROGRAM '…'` (server side) and psql's `\copy … PROGRAM`,
+/// also in the SQL of a `DO` body and of the strings `EXECUTE` and `PREPARE` run (to
+/// [`MAX_SQL_DEPTH`] levels), pushed to `out`.
+fn program_strings_at(toks: &[Tok], depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_SQL_DEPTH {
+        return;
+    }
+    for (k, t) in toks.iter().enumerate() {
+        let Tok::Word(w) = t else {
+            continue;
+        };
+        match w.as_str() {
+            "PROGRAM" => out.extend(string_at(toks, k + 1)),
+            "DO" | "EXECUTE" | "PREPARE" => {
+                let end = toks[k..]
+                    .iter()
+                    .position(|t| *t == Tok::Semi)
+                    .map_or(toks.len(), |e| k + e);
+                for t in &toks[k + 1..end] {
+                    if let Tok::Str(body) = t {
+                        program_strings_at(&tokens(body), depth + 1, out);
+                    }
+                }
+            }
+            _ => {}
         }
-        // `PROGRAM E'…'`: an escape string.
-        let mut next = toks.get(k + 1)?;
-        if matches!(next, Tok::Word(w) if w == "E") {
-            next = toks.get(k + 2)?;
+    }
+}
+
+/// The value of the string constant that starts at `toks[k]`: `'…'`, `$$…$$`, an escape
+/// string `E'…'` and a Unicode string `U&'…'` (with its `UESCAPE`) decoded as the server
+/// decodes them.
+fn string_at(toks: &[Tok], k: usize) -> Option<String> {
+    match (toks.get(k)?, toks.get(k + 1)) {
+        (Tok::Str(s), _) => Some(s.clone()),
+        (Tok::Word(w), Some(Tok::Str(s))) if w == "E" => Some(escape_string(s)),
+        (Tok::Word(w), Some(Tok::Str(s))) if w == "U" => {
+            let escape = match (toks.get(k + 2), toks.get(k + 3)) {
+                (Some(Tok::Word(u)), Some(Tok::Str(e))) if u == "UESCAPE" => {
+                    e.chars().next().unwrap_or('\\')
+                }
+                _ => '\\',
+            };
+            Some(unicode_string(s, escape))
         }
-        match next {
-            Tok::Str(cmd) => Some(cmd.as_str()),
-            _ => None,
+        _ => None,
+    }
+}
+
+/// PostgreSQL's escape string body (`E'…'`): `\n` and the other C escapes, `\xHH`, `\ooo`,
+/// `\uXXXX`, `\UXXXXXXXX`; any other escaped character stands for itself.
+fn escape_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
         }
-    })
+        let Some(e) = chars.next() else {
+            out.push(c);
+            break;
+        };
+        let mut number = |radix: u32, most: usize, first: Option<char>| {
+            let mut digits: String = first.into_iter().collect();
+            while digits.len() < most
+                && let Some(d) = chars.next_if(|d| d.is_digit(radix))
+            {
+                digits.push(d);
+            }
+            u32::from_str_radix(&digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+        };
+        let decoded = match e {
+            'b' => Some('\u{8}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'x' => number(16, 2, None),
+            'u' => number(16, 4, None),
+            'U' => number(16, 8, None),
+            '0'..='7' => number(8, 3, Some(e)),
+            other => Some(other),
+        };
+        out.extend(decoded);
+    }
+    out
+}
+
+/// A Unicode string body (`U&'…'`): `ESC XXXX` and `ESC +XXXXXX` are code points, a doubled
+/// escape character stands for itself.
+fn unicode_string(s: &str, escape: char) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != escape {
+            out.push(c);
+            continue;
+        }
+        if chars.next_if_eq(&escape).is_some() {
+            out.push(escape);
+            continue;
+        }
+        let most = if chars.next_if_eq(&'+').is_some() {
+            6
+        } else {
+            4
+        };
+        let mut digits = String::new();
+        while digits.len() < most
+            && let Some(d) = chars.next_if(char::is_ascii_hexdigit)
+        {
+            digits.push(d);
+        }
+        out.extend(
+            u32::from_str_radix(&digits, 16)
+                .ok()
+                .and_then(char::from_u32),
+        );
+    }
+    out
 }
 
 /// sqlite3's `edit(TEXT, EDITOR)`: the shell runs EDITOR (with a file name after it).
@@ -445,10 +992,30 @@ fn tokens(text: &str) -> Vec<Tok> {
             ('(', _) => out.push(Tok::Open),
             (')', _) => out.push(Tok::Close),
             (';', _) => out.push(Tok::Semi),
-            // A comparison `=` (not `<=`, `>=`, `!=`, `==`, `:=`), for `WHERE 1=1`.
-            ('=', n) if n != Some('=') && !text[..at].ends_with(['<', '>', '!', ':', '=']) => {
-                out.push(Tok::Eq)
+            // Comparisons, for the `WHERE` of a `DELETE`; `:=` assigns.
+            ('<' | '>' | '!' | '=', Some('=')) => {
+                chars.next();
+                out.push(Tok::Cmp(format!("{c}=")));
             }
+            ('<', Some('>')) => {
+                chars.next();
+                out.push(Tok::Cmp("<>".into()));
+            }
+            ('<' | '>', _) => out.push(Tok::Cmp(c.to_string())),
+            // MySQL's `!`, `||` and `&&` are NOT, OR and AND (PostgreSQL's `||` joins strings:
+            // reading it as OR only takes a restriction away).
+            ('!', _) => out.push(Tok::Word("NOT".into())),
+            ('|', Some('|')) => {
+                chars.next();
+                out.push(Tok::Word("OR".into()));
+            }
+            ('&', Some('&')) => {
+                chars.next();
+                out.push(Tok::Word("AND".into()));
+            }
+            ('=', _) if !text[..at].ends_with(':') => out.push(Tok::Eq),
+            ('.', _) => out.push(Tok::Dot),
+            ('+' | '-' | '*' | '/' | '%' | '^', _) => out.push(Tok::Arith),
             (c, _) if c.is_alphanumeric() || c == '_' => {
                 let mut word = c.to_uppercase().collect::<String>();
                 while let Some(&(_, n)) = chars.peek() {
@@ -675,6 +1242,129 @@ mod tests {
             .iter()
             .filter(|(client, input, want)| shell_commands(*client, input) != *want)
             .map(|(client, input, _)| (input, shell_commands(*client, input)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn sqlite_dot_commands_are_split_and_dispatched_as_shell_c_does() {
+        let rows: &[(&str, &[&str])] = &[
+            (".o |rm -rf v", &["rm", "rm -rf v"]),
+            (".once \"|rm -rf v\"", &["rm -rf v"]),
+            (".once \"|rm\" -rf v", &["rm", "rm -rf v"]),
+            (".import \"|rm -rf v\" t", &["rm -rf v", "rm -rf v t"]),
+            (".i --csv |cat t", &["cat", "cat t"]),
+            (".read '|rm -rf v'", &["rm -rf v"]),
+            (".  shell rm -rf v", &["rm -rf v"]),
+            (".sh r\\155 -rf v", &["rm -rf v"]),
+            (".sh 'r\\155'", &["r\\155"]),
+            (".sh \"a b\" c", &["\"a b\" c"]),
+            (".system rm\n-rf v", &["rm -rf v", "rm"]),
+            (".once -x |rm -rf v", &[]),
+            (".backup |rm -rf v", &[]),
+            (".s rm -rf v", &[]),
+            (".SHELL rm", &[]),
+            ("", &[]),
+            (".", &[]),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(input, want)| sqlite_commands(input) != *want)
+            .map(|(input, _)| (input, sqlite_commands(input)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn psql_backquotes_and_decoded_program_strings_are_commands() {
+        let rows: &[(&str, &[&str])] = &[
+            ("\\echo `rm -rf v`", &["rm -rf v"]),
+            ("\\set x `id` `date`", &["id", "date"]),
+            ("\\! echo `id`", &["echo `id`"]),
+            ("copy t to program U&'rm -rf v'", &["rm -rf v"]),
+            ("copy t to program U&'\\0072m'", &["rm"]),
+            ("copy t to program U&'\\+000072m'", &["rm"]),
+            ("copy t to program U&'!0072m !! x' UESCAPE '!'", &["rm ! x"]),
+            ("copy t to program E'\\x72m\\t\\162'", &["rm\tr"]),
+            (
+                "DO $$BEGIN EXECUTE 'COPY t TO PROGRAM ''rm -rf v'''; END$$",
+                &["rm -rf v"],
+            ),
+            ("SELECT 'COPY t TO PROGRAM ''rm -rf v'''", &[]),
+            ("SELECT '`id`'", &[]),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(input, want)| shell_commands(Client::Psql, input) != *want)
+            .map(|(input, _)| (input, shell_commands(Client::Psql, input)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn only_a_proven_restriction_keeps_a_delete_from_deleting_every_row() {
+        let rows: &[(&str, bool)] = &[
+            // Not proven: deletes every row.
+            ("DELETE FROM t WHERE NOT false", true),
+            ("DELETE FROM t WHERE NOT NOT true", true),
+            ("DELETE FROM t WHERE 1<>0", true),
+            ("DELETE FROM t WHERE 2>1", true),
+            ("DELETE FROM t WHERE 2 >= 2", true),
+            ("DELETE FROM t WHERE 'a' != 'b'", true),
+            ("DELETE FROM t WHERE id IS NOT NULL OR true", true),
+            ("DELETE FROM t WHERE id = 1 OR 1", true),
+            ("DELETE FROM t WHERE id = 1 || 1", true),
+            ("DELETE FROM t WHERE (1 = 1)", true),
+            ("DELETE FROM t WHERE 1 == 1", true),
+            ("DELETE FROM t WHERE now() > 0", true),
+            ("DELETE FROM t WHERE (SELECT count(*) FROM u) > 0", true),
+            ("DELETE FROM t WHERE", true),
+            ("DELETE FROM t WHERE NULL IS NULL", true),
+            // Proven: a column compared, a false constant.
+            ("DELETE FROM t WHERE id = 1", false),
+            ("DELETE FROM t WHERE t.id <> 3", false),
+            ("DELETE FROM t WHERE \"Id\" = 3", false),
+            ("DELETE FROM t WHERE id = 1 AND true", false),
+            ("DELETE FROM t WHERE (id = 1 OR id = 2)", false),
+            ("DELETE FROM t WHERE id = 1 OR name LIKE 'a%'", false),
+            ("DELETE FROM t WHERE x BETWEEN 1 AND 2", false),
+            ("DELETE FROM t WHERE x IS NULL", false),
+            ("DELETE FROM t WHERE NOT (id = 1)", false),
+            ("DELETE FROM t WHERE active", false),
+            ("DELETE FROM t WHERE 1 > 1", false),
+            ("DELETE FROM t WHERE false OR id = 2", false),
+            ("DELETE FROM t WHERE CURRENT OF c", false),
+            (
+                "DELETE FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.u)",
+                false,
+            ),
+            ("DELETE FROM t WHERE x = E'a'", false),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(sql, want)| destroys(sql) != *want)
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn mongosh_spellings_of_a_drop_are_found() {
+        let rows: &[(&str, bool)] = &[
+            ("db.runCommand({\"dropDatabase\": 1})", true),
+            ("db.adminCommand({ 'drop' : 'users' })", true),
+            ("db['drop'+'Database']()", true),
+            ("db[\"drop\" + \"Data\" + \"base\"]()", true),
+            ("with(db){dropDatabase()}", true),
+            ("with (db.users) { drop() }", true),
+            ("const m = 'dropDatabase'; db[m]()", true),
+            ("db.users.find({\"drop\": 1})", false),
+            ("db.runCommand({\"ping\": 1})", false),
+            ("db['get'+'Name']()", false),
+            ("let x = a ? 'drop' : 'b'", false),
+        ];
+        let wrong: Vec<_> = rows
+            .iter()
+            .filter(|(js, want)| js_destroys(js) != *want)
             .collect();
         assert!(wrong.is_empty(), "{wrong:?}");
     }

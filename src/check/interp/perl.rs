@@ -33,18 +33,31 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
     };
     let scalars = literal_scalars(&toks);
     let mut calls = Vec::new();
+    // A command built at run time: see [`literal_commands`].
+    let mut dynamic = false;
     for (k, t) in toks.iter().enumerate() {
         if let Some(call) = pipe_open(&toks, k, &scalars) {
             calls.push(call);
             continue;
         }
+        if let Tok::Ident(name) = t
+            && k.checked_sub(1)
+                .is_none_or(|j| !matches!(toks[j], Tok::Punct('$' | '@' | '%' | '&' | '>')))
+        {
+            let name = name.strip_prefix("CORE::").unwrap_or(name);
+            // `open(F, "$c|")`: a mode only run time knows may pipe.
+            dynamic |= name == "open" && open_is_computed(&toks[k + 1..]);
+        }
         match t {
-            Tok::Command(c) => calls.push(Call {
-                names: vec!["`".to_string()],
-                args: vec![c.clone().map(Value::Text)],
-                keywords: Vec::new(),
-                receiver: Vec::new(),
-            }),
+            Tok::Command(c) => {
+                dynamic |= c.is_none();
+                calls.push(Call {
+                    names: vec!["`".to_string()],
+                    args: vec![c.clone().map(Value::Text)],
+                    keywords: Vec::new(),
+                    receiver: Vec::new(),
+                });
+            }
             Tok::Ident(name) => {
                 // `$system(...)`, `->system(...)`, `&system`: not the builtin.
                 if k > 0 && matches!(toks[k - 1], Tok::Punct('$' | '@' | '%' | '&' | '>')) {
@@ -55,6 +68,20 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
                 let parens = toks.get(p) == Some(&Tok::Punct('('));
                 if parens {
                     p += 1;
+                }
+                // `system { "rm" } "rm", "-rf", "v"`: the block names the program, the list
+                // is its argv (the first word only its name).
+                let mut program: Option<Option<String>> = None;
+                if SPAWNERS.contains(&name) && toks.get(p) == Some(&Tok::Punct('{')) {
+                    let close = toks[p..].iter().position(|t| *t == Tok::Punct('}'));
+                    program = Some(match (toks.get(p + 1), close) {
+                        (Some(Tok::Str(Some(v))), Some(2)) => Some(v.clone()),
+                        (Some(Tok::Punct('$')), Some(3)) => {
+                            scalar(&toks[p + 1..], &scalars).map(str::to_string)
+                        }
+                        _ => None,
+                    });
+                    p += close.map_or(toks.len(), |c| c + 1);
                 }
                 let mut args = Vec::new();
                 loop {
@@ -121,6 +148,16 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
                     }
                     break;
                 }
+                if let Some(program) = program {
+                    match args.first_mut() {
+                        Some(first) => *first = program.map(Value::Text),
+                        None => args.push(program.map(Value::Text)),
+                    }
+                }
+                if SPAWNERS.contains(&name) && (args.is_empty() || args.iter().any(Option::is_none))
+                {
+                    dynamic = true;
+                }
                 if args.iter().any(Option::is_some) {
                     calls.push(Call {
                         names: vec![name.to_string()],
@@ -133,7 +170,49 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
             Tok::Str(_) | Tok::Words(_) | Tok::Punct(_) | Tok::Arrow => {}
         }
     }
+    if dynamic {
+        calls.extend(literal_commands(&toks));
+    }
     Scan::Calls(calls)
+}
+
+/// The builtins that run a command.
+const SPAWNERS: &[&str] = &["system", "exec", "readpipe"];
+
+/// Most string literals read as commands when the code builds one at run time.
+const MAX_LITERAL_COMMANDS: usize = 8;
+
+/// Fail closed: where the code runs a command it builds at run time (`system $c` with `$c`
+/// assigned twice, `open(F, "$c|")`, an interpolating backquote), each string literal of the
+/// code may be that command, so each is reported as `system`'s: a denied one denies, and the
+/// code asks as it did.
+fn literal_commands(toks: &[Tok]) -> Vec<Call> {
+    toks.iter()
+        .filter_map(|t| match t {
+            Tok::Str(Some(s)) if !s.trim().is_empty() => Some(s.clone()),
+            _ => None,
+        })
+        .take(MAX_LITERAL_COMMANDS)
+        .map(|s| Call {
+            names: vec!["system".to_string()],
+            args: vec![Some(Value::Text(s))],
+            keywords: Vec::new(),
+            receiver: Vec::new(),
+        })
+        .collect()
+}
+
+/// Whether the `open` whose tokens follow has a mode or command that is not a literal: the
+/// arguments after the handle, up to the statement's end, hold an interpolating string or a
+/// scalar.
+fn open_is_computed(after: &[Tok]) -> bool {
+    let Some(comma) = after.iter().position(|t| *t == Tok::Punct(',')) else {
+        return false;
+    };
+    after[comma + 1..]
+        .iter()
+        .take_while(|t| !matches!(t, Tok::Punct(';')))
+        .any(|t| matches!(t, Tok::Str(None) | Tok::Punct('$')))
 }
 
 /// The call name a piped `open` is reported under (`interpreters.perl.pipe-open`).
@@ -569,10 +648,30 @@ mod tests {
                 ],
             ),
             ("print 'a' . $b", vec![]),
+            // A run-time word: the call as far as it is known, then each literal as a command
+            // (fail closed).
             (
                 "system('rm', $x, '/')",
-                vec![("system".into(), vec![t("rm"), None])],
+                vec![
+                    ("system".into(), vec![t("rm"), None]),
+                    ("system".into(), vec![t("rm")]),
+                    ("system".into(), vec![t("/")]),
+                ],
             ),
+            // Red team s6: the indirect object names the program; an interpolated pipe mode.
+            (
+                "system { \"rm\" } \"rm\", \"-rf\", \"v\"",
+                vec![("system".into(), vec![t("rm"), t("-rf"), t("v")])],
+            ),
+            (
+                "system { \"/bin/rm\" } \"ls\", \"-rf\", \"v\"",
+                vec![("system".into(), vec![t("/bin/rm"), t("-rf"), t("v")])],
+            ),
+            (
+                "$c=\"rm -rf v\"; open(F, \"$c|\")",
+                vec![("system".into(), vec![t("rm -rf v")])],
+            ),
+            ("open(F, \"<\", \"rm -rf v\")", vec![]),
             (
                 "$x =~ s/'//g; system(q(ls))",
                 vec![("system".into(), vec![t("ls")])],

@@ -1,0 +1,341 @@
+//! Deny rules through interpreters, database clients and git side doors the red team found
+//! (issue 12, session 6): each row surely runs a destructive command, so it denies (it asked
+//! before); the near misses beside them — harmless text, a mention, a key named like a
+//! command — are not denied. Where the program is installed, the side door itself is run with
+//! `touch MARK` in place of the delete, in a scratch directory, to show that it is real.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use super::packs::denies;
+
+const RM: Option<&str> = Some("core.filesystem/rm-recursive");
+const SQL: Option<&str> = Some("databases/destructive-sql");
+
+#[test]
+fn git_runs_the_commands_its_environment_and_remotes_name() {
+    denies(&[
+        (
+            "git -c protocol.ext.allow=always -c remote.o.url='ext::rm -rf v' fetch o",
+            RM,
+        ),
+        ("git -c remote.o.pushurl='ext::rm -rf v' push o", RM),
+        ("git -c 'url.ext::rm -rf v.insteadOf=o' fetch o", RM),
+        ("C='!rm -rf v' git --config-env=alias.x=C x", RM),
+        ("C='!rm -rf v' git --config-env alias.x=C x", RM),
+        ("GIT_CONFIG_PARAMETERS=\"'alias.x'='!rm -rf v'\" git x", RM),
+        (
+            "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf v'\" git log",
+            RM,
+        ),
+        (
+            "GIT_CONFIG_PARAMETERS=\"'core.pager=rm -rf v'\" git log",
+            RM,
+        ),
+        ("git fetch-pack --upload-pack='rm -rf v' x", RM),
+        ("git fetch-pack --exec='rm -rf v' x", RM),
+        ("LESSOPEN='|rm -rf v %s' less x", RM),
+        ("LESSOPEN='|rm -rf v %s' git log", RM),
+        ("LESSOPEN='||rm -rf v %s' man ls", RM),
+        ("LESSCLOSE='rm -rf v %s %s' less x", RM),
+        // Near misses: a plain URL, a harmless preprocessor, a variable never set.
+        ("git -c remote.o.url=https://example.com/x fetch o", None),
+        (
+            "git -c remote.o.url='ext::git-upload-pack %s' fetch o",
+            None,
+        ),
+        ("C='!ls' git --config-env=alias.x=C x", None),
+        ("git --config-env=alias.x=C x", None),
+        (
+            "GIT_CONFIG_PARAMETERS=\"'core.pager'='less'\" git log",
+            None,
+        ),
+        (
+            "GIT_CONFIG_PARAMETERS=\"'user.name'='rm -rf v'\" git log",
+            None,
+        ),
+        ("git fetch-pack --upload-pack=git-upload-pack x", None),
+        ("LESSOPEN='|lesspipe %s' less x", None),
+        ("git commit -m 'LESSOPEN=|rm -rf v'", None),
+    ]);
+}
+
+#[test]
+fn sqlite3_dot_commands_are_read_as_its_shell_reads_them() {
+    denies(&[
+        ("sqlite3 db '.o |rm -rf v'", RM),
+        ("sqlite3 db '.once |rm -rf v'", RM),
+        ("sqlite3 db '.output \"|rm -rf v\"'", RM),
+        ("sqlite3 db '.once \"|rm\" -rf v'", RM),
+        ("sqlite3 db '.import \"|rm -rf v\" t'", RM),
+        ("sqlite3 db '.i --csv \"|rm -rf v\" t'", RM),
+        ("sqlite3 db \".read '|rm -rf v'\"", RM),
+        ("sqlite3 db '.  shell rm -rf v'", RM),
+        ("sqlite3 db '.sh r\\155 -rf v'", RM),
+        ("sqlite3 db '.system rm\n-rf v'", RM),
+        ("sqlite3 db <<'EOF'\nselect 1;\n.  shell rm -rf v\nEOF", RM),
+        // Near misses: no pipe, a viewer, SQL, a mention in a string, a blank before the dot.
+        ("sqlite3 db '.o out.txt'", None),
+        ("sqlite3 db '.once -x'", None),
+        ("sqlite3 db '.import data.csv t'", None),
+        ("sqlite3 db \"select '.shell rm -rf v'\"", None),
+        ("sqlite3 db ' .shell rm -rf v'", None),
+        ("sqlite3 db '.s rm -rf v'", None),
+        ("sqlite3 db '.shell ls'", None),
+    ]);
+}
+
+#[test]
+fn psql_and_mysql_side_doors_and_computed_sql_deny() {
+    denies(&[
+        ("psql -c '\\echo `rm -rf v`'", RM),
+        ("psql -c '\\set x `rm -rf v`'", RM),
+        ("psql -c \"COPY t TO PROGRAM U&'rm -rf v'\"", RM),
+        ("psql -c \"COPY t TO PROGRAM U&'\\0072m -rf v'\"", RM),
+        (
+            "psql -c \"COPY t TO PROGRAM U&'!0072m -rf v' UESCAPE '!'\"",
+            RM,
+        ),
+        ("psql -c \"COPY t TO PROGRAM E'\\x72m -rf v'\"", RM),
+        (
+            "psql -c \"DO \\$\\$BEGIN EXECUTE 'COPY t TO PROGRAM ''rm -rf v'''; END\\$\\$\"",
+            RM,
+        ),
+        (
+            "mysql -e \"SET @q='DROP TABLE t'; PREPARE s FROM @q; EXECUTE s\"",
+            SQL,
+        ),
+        // Near misses: backquotes in SQL text, a string that names a program, a harmless one.
+        ("psql -c 'SELECT '\\''\\echo `rm -rf v`'\\'", None),
+        ("psql -c '\\echo `date`'", None),
+        ("psql -c \"SELECT 'COPY t TO PROGRAM ''rm -rf v'''\"", None),
+        ("psql -c \"COPY t TO PROGRAM U&'gzip'\"", None),
+        (
+            "mysql -e \"SET @q='SELECT 1'; PREPARE s FROM @q; EXECUTE s\"",
+            None,
+        ),
+    ]);
+}
+
+#[test]
+fn a_delete_whose_where_is_not_proven_to_restrict_deletes_every_row() {
+    denies(&[
+        ("psql -c \"DELETE FROM t WHERE NOT false\"", SQL),
+        ("psql -c \"DELETE FROM t WHERE 1<>0\"", SQL),
+        ("psql -c \"DELETE FROM t WHERE 2>1\"", SQL),
+        (
+            "psql -c \"DELETE FROM t WHERE id IS NOT NULL OR true\"",
+            SQL,
+        ),
+        ("psql -c \"DELETE FROM t WHERE (1=1)\"", SQL),
+        ("psql -c \"DELETE FROM t WHERE 'a' != 'b'\"", SQL),
+        ("mysql -e \"DELETE FROM t WHERE id = 1 || 1\"", SQL),
+        ("sqlite3 db \"DELETE FROM t WHERE 1 == 1\"", SQL),
+        ("psql -c \"DELETE FROM t WHERE now() > 0\"", SQL),
+        // Near misses: a comparison with a column on one side, a constant that is false.
+        ("psql -c \"DELETE FROM t WHERE id = 1\"", None),
+        ("psql -c \"DELETE FROM t WHERE t.id > 10 AND true\"", None),
+        (
+            "psql -c \"DELETE FROM t WHERE deleted_at IS NOT NULL\"",
+            None,
+        ),
+        (
+            "psql -c \"DELETE FROM t WHERE lower(email) LIKE '%@x.org'\"",
+            None,
+        ),
+        (
+            "psql -c \"DELETE FROM t WHERE id IN (SELECT id FROM u)\"",
+            None,
+        ),
+        ("psql -c \"DELETE FROM t WHERE NOT (id = 1)\"", None),
+        ("psql -c \"DELETE FROM t WHERE active\"", None),
+        ("psql -c \"DELETE FROM t WHERE 1>1\"", None),
+        (
+            "psql -c \"DELETE FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.u)\"",
+            None,
+        ),
+    ]);
+}
+
+#[test]
+fn mongosh_code_is_node_code() {
+    let child = if cfg!(feature = "interpreters") {
+        RM
+    } else {
+        None
+    };
+    denies(&[
+        (
+            "mongosh --eval 'require(\"child_process\").execSync(\"rm -rf v\")'",
+            child,
+        ),
+        (
+            "mongosh mongodb://h/app --eval 'require(\"child_process\").execSync(\"rm -rf v\")'",
+            child,
+        ),
+        ("mongosh --eval 'db.runCommand({\"dropDatabase\": 1})'", SQL),
+        ("mongosh --eval \"db['drop'+'Database']()\"", SQL),
+        ("mongosh --eval 'with(db){dropDatabase()}'", SQL),
+        ("mongosh --eval 'const m = \"dropDatabase\"; db[m]()'", SQL),
+        // Near misses: a read, a string, a key that only looks alike.
+        ("mongosh --eval 'db.stats()'", None),
+        ("mongosh --eval 'print(\"db.dropDatabase()\")'", None),
+        ("mongosh --eval 'db.runCommand({\"ping\": 1})'", None),
+        ("mongosh --eval 'db.users.find({\"drop\": 1})'", None),
+    ]);
+}
+
+#[test]
+fn redis_flushes_deny_only_as_the_command() {
+    denies(&[
+        (
+            "redis-cli EVAL \"redis.call('FLUSH'..'ALL')\" 0",
+            Some("databases/redis-script-flush"),
+        ),
+        ("valkey-cli FLUSHALL", Some("databases/valkey-flush")),
+        ("keydb-cli -n 2 flushdb", Some("databases/keydb-flush")),
+        ("echo FLUSHALL | valkey-cli", Some("databases/valkey-flush")),
+        ("redis-cli -r 3 FLUSHALL", Some("databases/redis-flush")),
+        // Near misses (the false denies of s6): a key named like the command.
+        ("redis-cli GET flushall", None),
+        ("redis-cli SET k FLUSHALL", None),
+        ("valkey-cli GET flushdb", None),
+        (
+            "redis-cli EVAL \"return redis.call('GET', 'flushall')\" 0",
+            None,
+        ),
+    ]);
+}
+
+#[test]
+fn sed_awk_and_perl_commands_built_at_run_time_deny_what_they_spell() {
+    let perl_rm = if cfg!(feature = "interpreters") {
+        RM
+    } else {
+        None
+    };
+    denies(&[
+        ("sed 's/x/rm\\ -rf\\ v/e' x", RM),
+        ("sed 's/x/\\x72m -rf v/e' x", RM),
+        ("sed 's/x/\\d114m -rf v/e' x", RM),
+        ("sed 's/x/\\LRM\\E -rf v/e' x", RM),
+        ("sed -f <(echo 'e rm -rf v') x", RM),
+        ("sed -nf <(echo '1e rm -rf v') x", RM),
+        ("echo 'rm -rf v' | sed e", RM),
+        ("echo 'rm -rf v' | sed '1e'", RM),
+        ("awk 'BEGIN { cmd = \"rm -rf v\"; cmd | getline }'", RM),
+        ("awk 'function f(x){system(x)} BEGIN{f(\"rm -rf v\")}'", RM),
+        ("echo 'rm -rf v' | awk '{print | \"sh\"}'", RM),
+        ("gawk 'BEGIN{s=\"system\"; @s(\"rm -rf v\")}'", RM),
+        (
+            "perl -e 'system { \"rm\" } \"rm\", \"-rf\", \"v\"'",
+            perl_rm,
+        ),
+        ("perl -e '$c=\"rm -rf v\"; open(F, \"$c|\")'", perl_rm),
+        // Near misses: the same doors with harmless text, and mentions.
+        ("sed 's/x/echo\\ hi/e' x", None),
+        ("sed -f script.sed x", None),
+        ("echo 'ls' | sed e", None),
+        ("echo 'rm -rf v' | sed p", None),
+        ("awk 'BEGIN { cmd = \"date\"; cmd | getline }'", None),
+        ("awk 'BEGIN { print \"rm -rf v\" }'", None),
+        ("echo 'ls' | awk '{print | \"sh\"}'", None),
+        ("perl -e 'system { \"ls\" } \"ls\", \"-l\"'", None),
+        ("perl -e 'print \"rm -rf v\"'", None),
+    ]);
+}
+
+/// A scratch directory for one real run.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "cmdguard-deny-interp-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn installed(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn the_side_doors_run_their_command_in_the_real_programs() {
+    // (program, setup, the command with `touch MARK` for the delete). Each row's delete form
+    // is denied above.
+    let rows: &[(&str, &str, &str)] = &[
+        (
+            "git",
+            "git init -q",
+            "git -c protocol.ext.allow=always -c remote.o.url='ext::touch MARK' fetch o",
+        ),
+        ("git", "", "C='!touch MARK' git --config-env=alias.x=C x"),
+        (
+            "git",
+            "",
+            "GIT_CONFIG_PARAMETERS=\"'alias.x'='!touch MARK'\" git x",
+        ),
+        (
+            "git",
+            "git init -q",
+            "git fetch-pack --upload-pack='touch MARK' x",
+        ),
+        ("less", "echo hi > x", "LESSOPEN='|touch MARK %s' less x"),
+        ("sqlite3", "", "sqlite3 db '.o |touch MARK'"),
+        ("sqlite3", "", "sqlite3 db '.import \"|touch MARK\" t'"),
+        ("sqlite3", "", "sqlite3 db \".read '|touch MARK'\""),
+        ("sqlite3", "", "sqlite3 db '.  shell touch MARK'"),
+        ("sqlite3", "", "sqlite3 db '.sh touch M\\101RK'"),
+        ("sed", "echo x > x", "sed 's/x/touch\\ MARK/e' x"),
+        ("sed", "echo x > x", "sed 's/x/\\x74ouch MARK/e' x"),
+        ("sed", "echo x > x", "sed -f <(echo 'e touch MARK') x"),
+        ("sed", "", "echo 'touch MARK' | sed e"),
+        (
+            "gawk",
+            "",
+            "gawk 'BEGIN { cmd = \"touch MARK\"; cmd | getline }'",
+        ),
+        (
+            "gawk",
+            "",
+            "gawk 'function f(x){system(x)} BEGIN{f(\"touch MARK\")}'",
+        ),
+        ("gawk", "", "echo 'touch MARK' | gawk '{print | \"sh\"}'"),
+        ("gawk", "", "gawk 'BEGIN{s=\"system\"; @s(\"touch MARK\")}'"),
+        (
+            "perl",
+            "",
+            "perl -e 'system { \"touch\" } \"touch\", \"MARK\"'",
+        ),
+        ("perl", "", "perl -e '$c=\"touch MARK\"; open(F, \"$c|\")'"),
+    ];
+    let mut failures = Vec::new();
+    for (k, (program, setup, cmd)) in rows.iter().enumerate() {
+        if !installed(program) {
+            eprintln!("skipped (no {program}): {cmd}");
+            continue;
+        }
+        let dir = scratch(&k.to_string());
+        let script = format!("{setup}\n{cmd}");
+        let _ = Command::new("timeout")
+            .args(["20", "bash", "-c", &script])
+            .current_dir(&dir)
+            .env("HOME", &dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_CONFIG_PARAMETERS")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        if !dir.join("MARK").exists() {
+            failures.push(format!("{cmd:?} did not run its command"));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}

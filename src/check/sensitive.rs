@@ -1545,26 +1545,44 @@ enum Pathspec {
 /// The directory under which git finds the files a pathspec matches, as git 2.47 reads it:
 /// a plain path is itself; a wildcard (`*`, `?`, `[`, `\`; git's `*` crosses `/`) matches
 /// under the components before the first one holding it (`src/*.rs` under `src`, `.e*`
-/// under `.`); magic (`:(glob)**`, `:(icase).ENV`, `:!src`, `:(literal).env`) matches under
-/// `.`, or under the top of the work tree with `top` (`:/`, `:(top)`). `..` is kept, so the
-/// search that follows asks about it.
+/// under `.`); `:(literal)` takes the rest as a plain path and `:(glob)`/`:(attr:…)` as
+/// a wildcard; `top` (`:/`, `:(top)`) starts at the top of the work tree; any other magic
+/// (`icase`, `exclude`/`!`/`^`, one git does not know) matches anywhere under `.`. `..` is
+/// kept, so the search that follows asks about it.
 fn pathspec_root(text: &str) -> Pathspec {
-    let (magic, top, rest) = match text.strip_prefix(':') {
-        None => (false, false, text),
+    // (top, only narrows by the rest's text, the rest is literal, rest)
+    let (top, narrows, literal, rest) = match text.strip_prefix(':') {
+        None => (false, true, false, text),
         Some(m) => match m.strip_prefix('(') {
             Some(long) => match long.split_once(')') {
-                Some((words, rest)) => (true, words.split(',').any(|w| w.trim() == "top"), rest),
+                Some((words, rest)) => {
+                    let words: Vec<&str> = words
+                        .split(',')
+                        .map(|w| w.trim().split(':').next().unwrap_or(""))
+                        .collect();
+                    let narrows = words
+                        .iter()
+                        .all(|w| matches!(*w, "glob" | "literal" | "attr" | "top"));
+                    (
+                        words.contains(&"top"),
+                        narrows,
+                        words.contains(&"literal"),
+                        rest,
+                    )
+                }
                 // git rejects it and reads nothing; the whole tree over-approximates.
-                None => (true, true, ""),
+                None => (true, false, false, ""),
             },
             None => {
                 let k = m
                     .find(|c: char| !matches!(c, '/' | '!' | '^'))
                     .unwrap_or(m.len());
                 let rest = &m[k..];
+                let magic = &m[..k];
                 (
-                    true,
-                    m[..k].contains('/'),
+                    magic.contains('/'),
+                    !magic.contains(['!', '^']),
+                    false,
                     rest.strip_prefix(':').unwrap_or(rest),
                 )
             }
@@ -1574,11 +1592,11 @@ fn pathspec_root(text: &str) -> Pathspec {
         return Pathspec::Top;
     }
     let climbs = rest.split('/').any(|p| p == "..");
-    if magic && !climbs {
+    if !narrows && !climbs {
         return Pathspec::Path(".".into());
     }
-    if !rest.contains(['*', '?', '[', '\\']) {
-        return Pathspec::Path(rest.to_string());
+    if literal || !rest.contains(['*', '?', '[', '\\']) {
+        return Pathspec::Path(if rest.is_empty() { "." } else { rest }.to_string());
     }
     let fixed: Vec<&str> = rest
         .split('/')
@@ -2111,8 +2129,9 @@ const GIT_CONFIG_FILES: &[&str] = &[
 ];
 
 /// Whether `c`, reached by `pattern`, is a git config file that holds no secret: a plain path,
-/// a working directory known, and every key in it one of `[git] inert_keys` with no URL that
-/// carries a credential (`crate::repo::config_file_clean`).
+/// a working directory known, and every key in it one of `[git] inert_keys` or
+/// `program_keys` (not `credential.*`) with no URL that carries a credential
+/// (`crate::repo::config_file_clean`).
 fn clean_git_config(cx: &Ctx<'_>, c: &Candidate, pattern: &str) -> bool {
     if !GIT_CONFIG_FILES.contains(&pattern) || cx.place.is_none() {
         return false;
@@ -2121,7 +2140,8 @@ fn clean_git_config(cx: &Ctx<'_>, c: &Candidate, pattern: &str) -> bool {
     let Some(path) = c.literal.as_deref().and_then(|l| absolute(l, &base)) else {
         return false;
     };
-    crate::repo::config_file_clean(Path::new(&path), &cx.list.git_inert_keys).is_ok()
+    crate::repo::config_file_clean(Path::new(&path), &cx.list.git_inert_keys, &cx.list.git_keys)
+        .is_ok()
 }
 
 /// The pattern one candidate reaches, as written or with its letters in lower case.
@@ -2675,6 +2695,40 @@ mod tests {
             ("${TOKEN:-x} $1 $$", vec!["TOKEN"]),
         ] {
             assert_eq!(expanded_names(text), names, "{text}");
+        }
+    }
+
+    #[test]
+    fn pathspecs_start_where_git_matches_them() {
+        let path = |p: &str| Pathspec::Path(p.into());
+        for (spec, root) in [
+            ("src", path("src")),
+            ("src/a.rs", path("src/a.rs")),
+            (".e*", path(".")),
+            ("[.]env", path(".")),
+            ("*", path(".")),
+            ("src/*.rs", path("src")),
+            ("src/a?/b", path("src")),
+            ("../*", path("..")),
+            ("/abs/*.rs", path("/abs")),
+            (":/", Pathspec::Top),
+            (":(top)", Pathspec::Top),
+            (":(top,icase)x", Pathspec::Top),
+            (":/!src", Pathspec::Top),
+            (":(glob)**", path(".")),
+            (":(glob)src/**", path("src")),
+            (":(literal).env", path(".env")),
+            (":(literal)a*", path("a*")),
+            (":(attr:x)src/*", path("src")),
+            (":(icase)src", path(".")),
+            (":(exclude)src", path(".")),
+            (":!src", path(".")),
+            (":^src", path(".")),
+            (":(bogus)src", path(".")),
+            (":(unclosed", Pathspec::Top),
+            (":(glob)../x", path("../x")),
+        ] {
+            assert_eq!(pathspec_root(spec), root, "{spec}");
         }
     }
 }

@@ -65,10 +65,17 @@ pub(crate) fn url_credential(text: &str) -> bool {
 }
 
 /// Whether printing the config file at `path` (`cat .git/config`) can show a secret: `Ok`
-/// when every key in it is one of `inert` (keys that name no program and hold no secret),
-/// no alias runs the shell (`!…`, which may carry a token), and no value or subsection holds
-/// a URL with a credential; otherwise why not.
-pub(crate) fn config_file_clean(path: &Path, inert: &[KeyPattern]) -> Result<(), String> {
+/// when every key in it is one of `inert` (keys that name no program and hold no secret) or
+/// of `program` (a program or path: `core.hooksPath`, `core.editor`) but not a `credential.*`
+/// key (an inline helper `!f() { echo password=…; }` holds the password), no alias runs the
+/// shell (`!…`, which may carry a token), and no value or subsection holds a URL with a
+/// credential; otherwise why not. `http.*.extraheader`, `sendemail.smtpPass` and every other
+/// key are in neither list.
+pub(crate) fn config_file_clean(
+    path: &Path,
+    inert: &[KeyPattern],
+    program: &[KeyPattern],
+) -> Result<(), String> {
     let text = match read_regular(path, MAX_CONFIG_BYTES) {
         Ok(Some(t)) => t,
         Ok(None) => return Ok(()),
@@ -78,10 +85,11 @@ pub(crate) fn config_file_clean(path: &Path, inert: &[KeyPattern]) -> Result<(),
         .map_err(|e| format!("cmdguard cannot parse it (line {}: {})", e.line, e.message))?;
     for v in &vars {
         let key = v.key();
-        if !inert
-            .iter()
-            .any(|k| k.matches(&v.section, v.subsection.is_some(), &v.name))
-        {
+        let listed = |keys: &[KeyPattern]| {
+            keys.iter()
+                .any(|k| k.matches(&v.section, v.subsection.is_some(), &v.name))
+        };
+        if !listed(inert) && (v.section == "credential" || !listed(program)) {
             return Err(format!(
                 "it sets `{key}` (line {}), which is not listed as holding no secret",
                 v.line

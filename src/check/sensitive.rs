@@ -250,6 +250,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     let mut roots: Vec<&Word> = Vec::new();
     // Which words of `rest` the operands after the first (a pattern or script) are.
     let mut operand_words: Vec<usize> = Vec::new();
+    let mut pattern_word: Option<usize> = None;
     for a in parsed {
         match a {
             Arg::Operand { word, .. } | Arg::Dynamic { word } => {
@@ -260,6 +261,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                     continue;
                 }
                 if std::mem::take(&mut first) {
+                    pattern_word = Some(*word);
                     if name == "jq" {
                         jq_filter(cx, i, w);
                     }
@@ -396,7 +398,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         }
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
-        git_grep_tracked(cx, i, rest, &operand_words);
+        git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
     }
     if name == "find" && rest.iter().any(|w| FIND_EXEC.contains(&w.text.as_str())) {
         let start = rest
@@ -729,18 +731,21 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             }
         };
         if holds {
+            let command = format!("{program} {}", sub.join(" "));
             cx.push_rule(
                 Code::SensitiveRead,
                 span,
                 Some(i),
-                format!(
-                    "`{program} {}` prints a credential (a token, key or password)",
-                    sub.join(" ")
-                ),
-                program,
+                format!("`{command}` prints a credential (a token, key or password)"),
+                &command,
             );
             return;
         }
+    }
+    // `git remote show NAME` prints the fetch and push URLs too; it is not allowlisted, but a
+    // user's `Bash(git:*)` would cover that.
+    if program == "git" && has_run(&["remote", "show"]) {
+        remote_urls(cx, i, args, "git remote show");
     }
     if CONTAINER_RUNS
         .iter()
@@ -826,12 +831,39 @@ fn container_mounts(cx: &mut Ctx<'_>, i: usize, args: &[Word], program: &str) {
             "--env-file" => value,
             _ => continue,
         };
-        let word = Word {
-            text: host,
-            span: from.span,
-            expansions: from.expansions,
-            quoted: from.quoted,
+        // `-v "$(pwd)":/app`, `-v $PWD/src:/s`: the working directory bash expands.
+        let unquoted = host.replace(['"', '\''], "");
+        let here = ["$(pwd)", "${PWD}", "$PWD", "`pwd`"]
+            .iter()
+            .find_map(|p| unquoted.strip_prefix(p))
+            .filter(|r| r.is_empty() || r.starts_with('/') && !r.contains(['$', '`']));
+        let word = match here {
+            Some(r) => Word {
+                text: format!(".{r}"),
+                span: from.span,
+                expansions: Default::default(),
+                quoted: false,
+            },
+            None => Word {
+                text: host,
+                span: from.span,
+                expansions: from.expansions,
+                quoted: from.quoted,
+            },
         };
+        if here.is_none() && !from.is_static() && opt != "--env-file" {
+            cx.push_rule(
+                Code::SensitiveRead,
+                from.span,
+                Some(i),
+                format!(
+                    "`{what}` gives the container a host path known only at run time (`{}`), which may hold a secret",
+                    word.text
+                ),
+                &what,
+            );
+            continue;
+        }
         if opt == "--env-file" {
             read(cx, i, &word, &what);
             continue;
@@ -1445,7 +1477,16 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
 /// there are none. An operand before `--` that names no existing path is a revision, whose
 /// tree cmdguard does not read (a secret committed there and deleted since is printed): it
 /// asks.
-fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word], operands: &[usize]) {
+///
+/// `operands` are the words after the pattern (`pattern`, when it is an operand rather than
+/// an `-e` value): a `--` before the pattern ends the options, not the revisions.
+fn git_grep_tracked(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    rest: &[Word],
+    operands: &[usize],
+    pattern: Option<usize>,
+) {
     let span = rest.last().map_or(Span::default(), |w| w.span);
     let Some(dirs) = cx
         .place
@@ -1470,7 +1511,9 @@ fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word], operands: &[usize
     let dashes = rest
         .iter()
         .enumerate()
-        .position(|(k, w)| w.static_text() == Some("--") && !operands.contains(&k))
+        .position(|(k, w)| {
+            w.static_text() == Some("--") && !operands.contains(&k) && pattern.is_none_or(|p| k > p)
+        })
         .unwrap_or(rest.len());
     let mut specs: Vec<Pathspec> = Vec::new();
     for &k in operands {

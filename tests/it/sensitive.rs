@@ -1107,6 +1107,8 @@ fn git_grep_of_a_revision_asks() {
     let rows: &[(&str, Verdict, Option<Code>)] = &[
         ("git grep TOKEN HEAD~1", Ask, READ),
         ("git grep -e TOKEN HEAD~1 -- .", Ask, READ),
+        // A `--` before the pattern ends the options only.
+        ("git grep -- TOKEN HEAD~1", Ask, READ),
         // A path before `--` is a path, and the index holds no secret.
         ("git grep TOKEN src", Allow, None),
         ("git grep TOKEN", Allow, None),
@@ -1141,6 +1143,8 @@ fn red_team_s7_remote_urls_with_tokens_ask() {
             ("git remote --verbose", Ask, READ),
             ("git remote get-url origin", Ask, READ),
             ("git remote get-url --push origin", Ask, READ),
+            // Not allowlisted, but a user's `Bash(git:*)` must not cover the URLs it prints.
+            ("git remote show origin", Ask, READ),
             ("git -C . remote -v", Ask, READ),
             ("cat .git/config", Ask, READ),
             ("grep url .git/config", Ask, READ),
@@ -1235,6 +1239,7 @@ fn red_team_s7_credential_printers_ask_under_user_rules() {
             READ,
         ),
         ("docker run --env-file .env alpine env", Ask, READ),
+        ("docker run -v \"$VOL\":/a alpine ls /a", Ask, READ),
         ("kubectl get secret x -o yaml", Ask, READ),
         (
             "kubectl -n prod get secrets -o jsonpath='{.data}'",
@@ -1254,6 +1259,8 @@ fn red_team_s7_credential_printers_ask_under_user_rules() {
         ("npm config get registry", Allow, None),
         ("docker run --rm alpine echo hi", Allow, None),
         ("docker run -v cache:/c alpine ls /c", Allow, None),
+        // No working directory to walk, as for `grep -r x .`.
+        ("docker run -v \"$(pwd)\":/app node npm test", Allow, None),
         ("gcloud config list", Allow, None),
     ];
     let analyzer = Analyzer::default();
@@ -1270,4 +1277,31 @@ fn red_team_s7_credential_printers_ask_under_user_rules() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A container reads whatever its host mounts hold: mounting the project gives it `.env`,
+/// judged by walking the mount as `grep -r` would; a mount without a secret is only the
+/// unlisted program.
+#[test]
+fn container_mounts_of_a_project_with_a_secret_ask() {
+    let s = s7_project();
+    let unlisted = Some(Code::NotAllowlisted);
+    check_in(
+        &s,
+        &[
+            ("docker run -v .:/app alpine ls", Ask, READ),
+            ("docker run -v \"$(pwd)\":/app alpine ls", Ask, READ),
+            ("docker run -v $PWD:/app alpine ls", Ask, READ),
+            ("podman run --volume=.:/app alpine ls", Ask, READ),
+            ("docker run -v ./src:/app alpine ls", Ask, unlisted),
+            ("docker run -v \"$(pwd)/src\":/app alpine ls", Ask, unlisted),
+        ],
+    );
+    // Only `sensitive_read` is new: the near miss carries no such finding.
+    let dir = Workdir::new(s.path().join("home/proj")).with_home(s.path().join("home"));
+    let a = Analyzer::default().analyze_in("docker run -v ./src:/app alpine ls", &dir);
+    assert!(
+        a.findings.iter().all(|f| f.code != Code::SensitiveRead),
+        "{a:?}"
+    );
 }

@@ -284,6 +284,7 @@ impl Ctx<'_> {
 
     fn segment(&mut self, i: usize, seg: &Segment) {
         sensitive::secret_variables(self, i, seg);
+        sensitive::secret_printers(self, i, seg);
         for r in &seg.redirects {
             redirect::check(self, r, Some(i));
         }

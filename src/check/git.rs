@@ -82,6 +82,17 @@ impl Place {
         repo::tracked(dir, &self.cache)
     }
 
+    /// The top of the work tree around `dir`, through `repo` (`None` outside one).
+    pub(crate) fn toplevel(&self, dir: &Path) -> Option<PathBuf> {
+        repo::toplevel(dir, &self.cache)
+    }
+
+    /// `Ok` when no config git reads in `dir` holds a remote URL with a credential (see
+    /// [`repo::remote_urls_clean`]); otherwise why it cannot be vouched for.
+    pub(crate) fn remote_urls_clean(&self, dir: &Path) -> Result<(), String> {
+        repo::remote_urls_clean(dir, self.workdir.home(), &self.cache)
+    }
+
     /// Walks `root` as a recursive reader would, through `repo` (see `repo/walk.rs`).
     pub(crate) fn walk(
         &self,

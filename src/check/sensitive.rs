@@ -219,6 +219,12 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     if name == "ps" {
         ps(cx, i, rest);
     }
+    let verbose = parsed
+        .iter()
+        .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "-v") || names(o, "--verbose")));
+    if name == "git remote get-url" || (name == "git remote" && verbose) {
+        remote_urls(cx, i, rest, name);
+    }
     if PRINTING_BUILTINS.contains(&name)
         && rest
             .iter()
@@ -242,6 +248,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         });
     let mut first = script_first;
     let mut roots: Vec<&Word> = Vec::new();
+    // Which words of `rest` the operands after the first (a pattern or script) are.
+    let mut operand_words: Vec<usize> = Vec::new();
+    let mut pattern_word: Option<usize> = None;
     for a in parsed {
         match a {
             Arg::Operand { word, .. } | Arg::Dynamic { word } => {
@@ -252,12 +261,14 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                     continue;
                 }
                 if std::mem::take(&mut first) {
+                    pattern_word = Some(*word);
                     if name == "jq" {
                         jq_filter(cx, i, w);
                     }
                     continue;
                 }
                 roots.push(w);
+                operand_words.push(*word);
                 if entry.reads_operands {
                     read(cx, i, w, name);
                     // `cat "$(echo ~/.ssh/id_rsa)"`, `head -- $(find ~/.ssh -type f)`: what the
@@ -362,6 +373,22 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             search(cx, i, &under("."), name, Some((&how, &filter)));
         }
         for w in roots {
+            if name == "git grep" {
+                // A pathspec is not a path: `':(glob)**'`, `'.e*'`, `':!src'` and `':/'` read
+                // what git matches, from the top of the work tree for `:/`.
+                match (w.static_text(), w.static_text().map(pathspec_root)) {
+                    (_, Some(Pathspec::Path(t))) => {
+                        search(cx, i, &under(&t), name, Some((&how, &filter)));
+                    }
+                    (_, Some(Pathspec::Top)) => {
+                        for top in toplevels(cx, &chdir) {
+                            search(cx, i, &under(&top), name, Some((&how, &filter)));
+                        }
+                    }
+                    (Some(_), None) | (None, _) => search(cx, i, w, name, Some((&how, &filter))),
+                }
+                continue;
+            }
             match w.static_text() {
                 Some(t) if !chdir.is_empty() => {
                     search(cx, i, &under(t), name, Some((&how, &filter)));
@@ -371,7 +398,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
         }
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
-        git_grep_tracked(cx, i, rest);
+        git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
     }
     if name == "find" && rest.iter().any(|w| FIND_EXEC.contains(&w.text.as_str())) {
         let start = rest
@@ -556,6 +583,302 @@ pub(super) fn input(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) -> bool 
     // `..` leaves the directory the analysis assumes when it knows none.
     let up = target.text.split('/').any(|p| p == "..");
     !cands.is_empty() && cands.iter().all(|c| inside(cx, c, &base, up))
+}
+
+/// Subcommands of programs outside the default allowlist that print a credential: a user's
+/// rule (`Bash(gh:*)`, imported from an agent's settings) covers `not_allowlisted`, not this.
+/// Each row is the program, the subcommand words, and what must hold besides (`None`: the
+/// subcommand always prints one). Each is documented to print the secret (`gh auth token`,
+/// `kubectl config view --raw`, `aws configure get`, `gcloud auth print-access-token`, …).
+const SECRET_PRINTERS: &[(&str, &[&str], Option<Also>)] = &[
+    ("gh", &["auth", "token"], None),
+    (
+        "gh",
+        &["auth", "status"],
+        Some(Also::Option(&["-t", "--show-token"])),
+    ),
+    (
+        "kubectl",
+        &["config", "view"],
+        Some(Also::Option(&["--raw"])),
+    ),
+    ("kubectl", &["get"], Some(Also::SecretOutput)),
+    ("kubectl", &["create", "token"], None),
+    ("aws", &["configure", "get"], Some(Also::KeyNotPublic)),
+    ("aws", &["configure", "export-credentials"], None),
+    ("aws", &["sts", "get-session-token"], None),
+    ("aws", &["sts", "assume-role"], None),
+    ("aws", &["ecr", "get-login-password"], None),
+    ("aws", &["ecr", "get-authorization-token"], None),
+    ("aws", &["codeartifact", "get-authorization-token"], None),
+    ("aws", &["secretsmanager", "get-secret-value"], None),
+    (
+        "aws",
+        &["ssm", "get-parameter"],
+        Some(Also::Option(&["--with-decryption"])),
+    ),
+    (
+        "aws",
+        &["ssm", "get-parameters"],
+        Some(Also::Option(&["--with-decryption"])),
+    ),
+    ("gcloud", &["auth", "print-access-token"], None),
+    ("gcloud", &["auth", "print-identity-token"], None),
+    (
+        "gcloud",
+        &["auth", "application-default", "print-access-token"],
+        None,
+    ),
+    ("gcloud", &["config", "config-helper"], None),
+    ("gcloud", &["secrets", "versions", "access"], None),
+    ("az", &["account", "get-access-token"], None),
+    ("az", &["keyvault", "secret", "show"], None),
+    ("npm", &["config", "get"], Some(Also::KeyNotPublic)),
+    ("pnpm", &["config", "get"], Some(Also::KeyNotPublic)),
+    ("yarn", &["config", "get"], Some(Also::KeyNotPublic)),
+    ("vault", &["print", "token"], None),
+    ("vault", &["kv", "get"], None),
+    ("vault", &["read"], None),
+    ("heroku", &["auth:token"], None),
+    ("doctl", &["auth", "token"], None),
+    ("git", &["credential", "fill"], None),
+];
+
+/// What a [`SECRET_PRINTERS`] row needs besides its subcommand.
+#[derive(Debug, Clone, Copy)]
+enum Also {
+    /// One of these options (`--raw`, `--show-token`), alone or as `--raw=true`.
+    Option(&'static [&'static str]),
+    /// `kubectl get` of secrets with an output format that shows their data (any `-o` but
+    /// `name` and `wide`).
+    SecretOutput,
+    /// A config key (the operands after `get`) other than the few known to hold no secret.
+    KeyNotPublic,
+}
+
+/// Config keys `aws configure get` and `npm config get` print that hold no secret; any other
+/// key (`aws_secret_access_key`, `//registry.npmjs.org/:_authToken`) asks.
+const PUBLIC_CONFIG_KEYS: &[&str] = &[
+    "region",
+    "output",
+    "registry",
+    "prefix",
+    "cache",
+    "init-author-name",
+    "init-license",
+    "save-exact",
+    "engine-strict",
+    "node-version",
+    "strict-ssl",
+    "loglevel",
+    "fund",
+    "audit",
+];
+
+/// Container runs whose mounts or env files give the container (and what it prints) a host
+/// path: `docker run -v ~/.aws:/a alpine cat /a/credentials`.
+const CONTAINER_RUNS: &[(&str, &[&str])] = &[
+    ("docker", &["run"]),
+    ("docker", &["create"]),
+    ("docker", &["container", "run"]),
+    ("docker", &["container", "create"]),
+    ("podman", &["run"]),
+    ("podman", &["create"]),
+    ("podman", &["container", "run"]),
+    ("nerdctl", &["run"]),
+];
+
+/// A segment that runs a program documented to print a credential ([`SECRET_PRINTERS`]), or a
+/// container with a sensitive host path mounted or read as an env file, asks with
+/// `sensitive_read` whether or not the program is allowlisted: a user's rule for the program
+/// covers "not in the allowlist", never a secret read.
+pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
+    let Some(program) = seg.words.first().and_then(Word::static_text) else {
+        return;
+    };
+    let program = super::deny::basename(program);
+    let args = &seg.words[1..];
+    // Operands, loosely: a word after an option may be its value, so subcommands are looked
+    // for anywhere among the non-option words (matching more only asks more).
+    let plain: Vec<&str> = args
+        .iter()
+        .filter_map(Word::static_text)
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    let has_run = |sub: &[&str]| plain.windows(sub.len()).any(|w| w == sub);
+    let span = seg.words.first().map_or(Span::default(), |w| w.span);
+    for (name, sub, also) in SECRET_PRINTERS {
+        if *name != program || !has_run(sub) {
+            continue;
+        }
+        let holds = match also {
+            None => true,
+            Some(Also::Option(names)) => has_option(args, names),
+            Some(Also::SecretOutput) => kubectl_shows_secrets(args, &plain),
+            Some(Also::KeyNotPublic) => {
+                let keys: Vec<&str> = plain
+                    .iter()
+                    .skip_while(|t| **t != "get")
+                    .skip(1)
+                    .copied()
+                    .collect();
+                keys.is_empty()
+                    || args.iter().any(|w| !w.is_static())
+                    || keys.iter().any(|k| {
+                        let bare = k.rsplit('.').next().unwrap_or(k);
+                        !PUBLIC_CONFIG_KEYS.contains(&bare)
+                    })
+            }
+        };
+        if holds {
+            let command = format!("{program} {}", sub.join(" "));
+            cx.push_rule(
+                Code::SensitiveRead,
+                span,
+                Some(i),
+                format!("`{command}` prints a credential (a token, key or password)"),
+                &command,
+            );
+            return;
+        }
+    }
+    // `git remote show NAME` prints the fetch and push URLs too; it is not allowlisted, but a
+    // user's `Bash(git:*)` would cover that.
+    if program == "git" && has_run(&["remote", "show"]) {
+        remote_urls(cx, i, args, "git remote show");
+    }
+    if CONTAINER_RUNS
+        .iter()
+        .any(|(name, sub)| *name == program && plain.starts_with(sub))
+    {
+        container_mounts(cx, i, args, program);
+    }
+}
+
+/// Whether one of `names` is given: as written, `--raw=true`, or a short one in a bundle.
+fn has_option(args: &[Word], names: &[&str]) -> bool {
+    args.iter().filter_map(Word::static_text).any(|t| {
+        names.iter().any(|n| {
+            let short = n.len() == 2 && !n.starts_with("--");
+            t == *n
+                || t.strip_prefix(n)
+                    .is_some_and(|r| r.starts_with('=') && r != "=false")
+                || (short && t.starts_with('-') && !t.starts_with("--") && t[1..].contains(&n[1..]))
+        })
+    })
+}
+
+/// `kubectl get secret[s][/NAME][,…] -o yaml|json|jsonpath=…|go-template=…`: the output shows
+/// the secrets' data; the default table and `-o name|wide` show none.
+fn kubectl_shows_secrets(args: &[Word], plain: &[&str]) -> bool {
+    let secrets = plain.iter().any(|t| {
+        t.split(',').any(|r| {
+            let r = r.split('/').next().unwrap_or(r).to_ascii_lowercase();
+            r == "secret" || r == "secrets" || r.starts_with("secret.")
+        })
+    });
+    let shown = args.iter().enumerate().any(|(k, w)| {
+        let t = w.text.as_str();
+        let value = if t == "-o" || t == "--output" {
+            args.get(k + 1).map(|v| v.text.as_str())
+        } else {
+            t.strip_prefix("--output=")
+                .or_else(|| t.strip_prefix("-o="))
+                .or_else(|| t.strip_prefix("-o"))
+        };
+        value.is_some_and(|v| !matches!(v, "name" | "wide" | ""))
+    });
+    secrets && shown
+}
+
+/// The host paths a container run gives the container: `-v|--volume HOST:CTR`, `--mount
+/// …,source=HOST,…`, `--env-file FILE`. A host path that can reach a sensitive place asks (the
+/// container reads anything under it); a named volume (no `/`, `.`, `~` or `$`) is no host
+/// path.
+fn container_mounts(cx: &mut Ctx<'_>, i: usize, args: &[Word], program: &str) {
+    let what = format!("{program} run");
+    let mut k = 0;
+    while k < args.len() {
+        let w = &args[k];
+        let t = w.text.as_str();
+        let (opt, inline) = match t.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(v)),
+            _ if t.len() > 2 && t.starts_with("-v") => ("-v", Some(&t[2..])),
+            _ => (t, None),
+        };
+        k += 1;
+        let value = match inline {
+            Some(v) => Some((v.to_string(), w)),
+            None if matches!(opt, "-v" | "--volume" | "--mount" | "--env-file") => {
+                let v = args.get(k);
+                k += 1;
+                v.map(|v| (v.text.clone(), v))
+            }
+            None => None,
+        };
+        let Some((value, from)) = value else {
+            continue;
+        };
+        let host = match opt {
+            "-v" | "--volume" => value.split(':').next().unwrap_or("").to_string(),
+            "--mount" => value
+                .split(',')
+                .find_map(|kv| {
+                    let (key, v) = kv.split_once('=')?;
+                    matches!(key, "source" | "src").then(|| v.to_string())
+                })
+                .unwrap_or_default(),
+            "--env-file" => value,
+            _ => continue,
+        };
+        // `-v "$(pwd)":/app`, `-v $PWD/src:/s`: the working directory bash expands.
+        let unquoted = host.replace(['"', '\''], "");
+        let here = ["$(pwd)", "${PWD}", "$PWD", "`pwd`"]
+            .iter()
+            .find_map(|p| unquoted.strip_prefix(p))
+            .filter(|r| r.is_empty() || r.starts_with('/') && !r.contains(['$', '`']));
+        let word = match here {
+            Some(r) => Word {
+                text: format!(".{r}"),
+                span: from.span,
+                expansions: Default::default(),
+                quoted: false,
+            },
+            None => Word {
+                text: host,
+                span: from.span,
+                expansions: from.expansions,
+                quoted: from.quoted,
+            },
+        };
+        if here.is_none() && !from.is_static() && opt != "--env-file" {
+            cx.push_rule(
+                Code::SensitiveRead,
+                from.span,
+                Some(i),
+                format!(
+                    "`{what}` gives the container a host path known only at run time (`{}`), which may hold a secret",
+                    word.text
+                ),
+                &what,
+            );
+            continue;
+        }
+        if opt == "--env-file" {
+            read(cx, i, &word, &what);
+            continue;
+        }
+        if !word.text.starts_with(['/', '.', '~', '$']) {
+            continue;
+        }
+        let how = WalkRules {
+            hidden: true,
+            links: Links::Follow,
+            gitignore: false,
+            levels: None,
+        };
+        search(cx, i, &word, &what, Some((&how, &Names::default())));
+    }
 }
 
 /// Secret-looking variables a segment expands into its words, assignments or redirections
@@ -1149,10 +1472,21 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
 }
 
 /// `git grep` without `--no-index`/`--untracked` reads the files git tracks (a committed
-/// `.env` or key): judged by the index, under the pathspecs after `--` when they are plain
-/// paths, under the working directory otherwise (an operand before `--` may be a revision,
-/// whose tree holds what the index does and more — the index stands in for it).
-fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+/// `.env` or key): judged by the index, under the roots of the pathspecs (see
+/// [`pathspec_root`]; `:/` is the top of the work tree), under the working directory when
+/// there are none. An operand before `--` that names no existing path is a revision, whose
+/// tree cmdguard does not read (a secret committed there and deleted since is printed): it
+/// asks.
+///
+/// `operands` are the words after the pattern (`pattern`, when it is an operand rather than
+/// an `-e` value): a `--` before the pattern ends the options, not the revisions.
+fn git_grep_tracked(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    rest: &[Word],
+    operands: &[usize],
+    pattern: Option<usize>,
+) {
     let span = rest.last().map_or(Span::default(), |w| w.span);
     let Some(dirs) = cx
         .place
@@ -1174,26 +1508,209 @@ fn git_grep_tracked(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
             c => d.join(c),
         })
         .collect();
-    let after_dashes: Option<Vec<&Word>> = rest
+    let dashes = rest
         .iter()
-        .position(|w| w.static_text() == Some("--"))
-        .map(|k| rest[k + 1..].iter().collect());
-    let plain = |w: &&Word| {
-        w.static_text().is_some_and(|t| {
-            !t.is_empty()
-                && !t.starts_with([':', '/', '~'])
-                && !t.contains(['*', '?', '[', '\\'])
-                && !t.split('/').any(|p| p == "..")
+        .enumerate()
+        .position(|(k, w)| {
+            w.static_text() == Some("--") && !operands.contains(&k) && pattern.is_none_or(|p| k > p)
         })
-    };
-    let roots: Vec<PathBuf> = match after_dashes {
-        Some(specs) if !specs.is_empty() && specs.iter().all(plain) => starts
-            .iter()
-            .flat_map(|d| specs.iter().map(move |w| repo_join(d, &w.text)))
-            .collect(),
-        _ => starts,
-    };
+        .unwrap_or(rest.len());
+    let mut specs: Vec<Pathspec> = Vec::new();
+    for &k in operands {
+        let w = &rest[k];
+        let Some(t) = w.static_text() else {
+            if k < dashes {
+                return ask_revision(cx, i, w);
+            }
+            // A pathspec known only at run time may be `:/`.
+            specs.push(Pathspec::Top);
+            continue;
+        };
+        if k < dashes {
+            let exists = starts.iter().all(|d| {
+                let p = d.join(t);
+                cx.place
+                    .as_deref()
+                    .and_then(|pl| pl.physical(&p))
+                    .is_some_and(|r| r.exists())
+            });
+            if !exists {
+                return ask_revision(cx, i, w);
+            }
+            specs.push(Pathspec::Path(t.to_string()));
+            continue;
+        }
+        specs.push(pathspec_root(t));
+    }
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for d in &starts {
+        if specs.is_empty() {
+            roots.push(d.clone());
+        }
+        for spec in &specs {
+            match spec {
+                Pathspec::Path(t) => roots.push(repo_join(d, t)),
+                Pathspec::Top => roots.push(
+                    cx.place
+                        .as_deref()
+                        .and_then(|p| p.toplevel(d))
+                        .unwrap_or_else(|| d.clone()),
+                ),
+            }
+        }
+    }
     tracked(cx, i, span, &roots, Links::Skip, "git grep");
+}
+
+/// `git grep PATTERN REV`: the revision's tree is not the index.
+fn ask_revision(cx: &mut Ctx<'_>, i: usize, w: &Word) {
+    cx.push_rule(
+        Code::SensitiveRead,
+        w.span,
+        Some(i),
+        format!(
+            "`git grep` searches the tree of revision `{}`, which cmdguard does not read: a secret committed there, even one deleted since, would be printed",
+            w.text
+        ),
+        "git grep",
+    );
+}
+
+/// Where the files a git pathspec can match start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pathspec {
+    /// Under this path, relative to where git runs (`src`, `.`).
+    Path(String),
+    /// Anywhere in the work tree: `:/`, `:(top)`.
+    Top,
+}
+
+/// The directory under which git finds the files a pathspec matches, as git 2.47 reads it:
+/// a plain path is itself; a wildcard (`*`, `?`, `[`, `\`; git's `*` crosses `/`) matches
+/// under the components before the first one holding it (`src/*.rs` under `src`, `.e*`
+/// under `.`); `:(literal)` takes the rest as a plain path and `:(glob)`/`:(attr:…)` as
+/// a wildcard; `top` (`:/`, `:(top)`) starts at the top of the work tree; any other magic
+/// (`icase`, `exclude`/`!`/`^`, one git does not know) matches anywhere under `.`. `..` is
+/// kept, so the search that follows asks about it.
+fn pathspec_root(text: &str) -> Pathspec {
+    // (top, only narrows by the rest's text, the rest is literal, rest)
+    let (top, narrows, literal, rest) = match text.strip_prefix(':') {
+        None => (false, true, false, text),
+        Some(m) => match m.strip_prefix('(') {
+            Some(long) => match long.split_once(')') {
+                Some((words, rest)) => {
+                    let words: Vec<&str> = words
+                        .split(',')
+                        .map(|w| w.trim().split(':').next().unwrap_or(""))
+                        .collect();
+                    let narrows = words
+                        .iter()
+                        .all(|w| matches!(*w, "glob" | "literal" | "attr" | "top"));
+                    (
+                        words.contains(&"top"),
+                        narrows,
+                        words.contains(&"literal"),
+                        rest,
+                    )
+                }
+                // git rejects it and reads nothing; the whole tree over-approximates.
+                None => (true, false, false, ""),
+            },
+            None => {
+                let k = m
+                    .find(|c: char| !matches!(c, '/' | '!' | '^'))
+                    .unwrap_or(m.len());
+                let rest = &m[k..];
+                let magic = &m[..k];
+                (
+                    magic.contains('/'),
+                    !magic.contains(['!', '^']),
+                    false,
+                    rest.strip_prefix(':').unwrap_or(rest),
+                )
+            }
+        },
+    };
+    if top {
+        return Pathspec::Top;
+    }
+    let climbs = rest.split('/').any(|p| p == "..");
+    if !narrows && !climbs {
+        return Pathspec::Path(".".into());
+    }
+    if literal || !rest.contains(['*', '?', '[', '\\']) {
+        return Pathspec::Path(if rest.is_empty() { "." } else { rest }.to_string());
+    }
+    let fixed: Vec<&str> = rest
+        .split('/')
+        .take_while(|c| !c.contains(['*', '?', '[', '\\']))
+        .collect();
+    let prefix = fixed.join("/");
+    if prefix.is_empty() && !rest.starts_with('/') {
+        Pathspec::Path(".".into())
+    } else if prefix.is_empty() {
+        Pathspec::Path("/".into())
+    } else {
+        Pathspec::Path(prefix)
+    }
+}
+
+/// The tops of the work trees `git -C CHDIR grep` runs in, from every directory the command
+/// may run in (the directory itself outside a work tree); `.` with none known.
+fn toplevels(cx: &Ctx<'_>, chdir: &str) -> Vec<String> {
+    let Some(place) = cx.place.as_deref() else {
+        return vec![".".into()];
+    };
+    let Some(dirs) = place.dirs() else {
+        return vec![".".into()];
+    };
+    dirs.iter()
+        .map(|d| {
+            let start = match chdir {
+                "" => d.clone(),
+                c if c.starts_with('/') => PathBuf::from(c),
+                c => d.join(c),
+            };
+            place
+                .toplevel(&start)
+                .unwrap_or(start)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// `git remote -v`, `git remote get-url`: they print remote URLs as the config holds them,
+/// and `https://TOKEN@host/x` holds a token. They pass only when `repo` reads every config
+/// git would read there and finds no URL with a credential. With no working directory nothing
+/// is read (README, Limits), as for the secrets a project may hold.
+fn remote_urls(cx: &mut Ctx<'_>, i: usize, rest: &[Word], name: &str) {
+    let span = rest.last().map_or(Span::default(), |w| w.span);
+    let Some(place) = cx.place.as_deref() else {
+        return;
+    };
+    let why = match (place.dirs(), git_chdir(cx, i)) {
+        (Some(dirs), Some(chdir)) => dirs.iter().find_map(|d| {
+            let start = match chdir.as_str() {
+                "" => d.clone(),
+                c if c.starts_with('/') => PathBuf::from(c),
+                c => d.join(c),
+            };
+            place.remote_urls_clean(&start).err()
+        }),
+        _ => Some("the repository is only known at run time".to_string()),
+    };
+    if let Some(why) = why {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!(
+                "`{name}` prints remote URLs, which can embed a token (`https://TOKEN@host/…`), and cmdguard cannot vouch for them: {why}"
+            ),
+            name,
+        );
+    }
 }
 
 fn repo_join(dir: &Path, rel: &str) -> PathBuf {
@@ -1633,7 +2150,46 @@ fn base(cx: &Ctx<'_>) -> Base {
 /// The first sensitive pattern any candidate reaches, with the candidate as shown. A
 /// candidate is also tried with its letters in lower case: on a case-insensitive file system
 /// (macOS's default, whose homes are `/Users/*`) `KEY.PEM` and `.ENV` open the secret.
+///
+/// A git config file (`.git/config`, `~/.gitconfig`) is listed because a remote URL or an
+/// `http.*.extraheader` in it may hold a token; one that `repo` proves clean is not a hit.
 fn reached(cx: &Ctx<'_>, cands: &[Candidate], anchored_only: bool) -> Option<(String, String)> {
+    cands.iter().find_map(|c| {
+        let hit = reached_one(cx, c, anchored_only)?;
+        (!clean_git_config(cx, c, &hit.0)).then_some(hit)
+    })
+}
+
+/// The `[sensitive]` patterns of git config files: a file they match is read only when it is
+/// proven to hold no secret (see [`clean_git_config`]).
+const GIT_CONFIG_FILES: &[&str] = &[
+    ".git/config",
+    ".git/config.worktree",
+    ".git/modules/**/config",
+    ".git/worktrees/*/config.worktree",
+    "~/.gitconfig",
+    "~/.config/git/config",
+];
+
+/// Whether `c`, reached by `pattern`, is a git config file that holds no secret: a plain path,
+/// a working directory known, and every key in it one of `[git] inert_keys` or
+/// `program_keys` (not `credential.*`) with no URL that carries a credential
+/// (`crate::repo::config_file_clean`).
+fn clean_git_config(cx: &Ctx<'_>, c: &Candidate, pattern: &str) -> bool {
+    if !GIT_CONFIG_FILES.contains(&pattern) || cx.place.is_none() {
+        return false;
+    }
+    let base = base(cx);
+    let Some(path) = c.literal.as_deref().and_then(|l| absolute(l, &base)) else {
+        return false;
+    };
+    crate::repo::config_file_clean(Path::new(&path), &cx.list.git_inert_keys, &cx.list.git_keys)
+        .is_ok()
+}
+
+/// The pattern one candidate reaches, as written or with its letters in lower case.
+fn reached_one(cx: &Ctx<'_>, c: &Candidate, anchored_only: bool) -> Option<(String, String)> {
+    let cands = std::slice::from_ref(c);
     reached_as_written(cx, cands, anchored_only).or_else(|| {
         let folded: Vec<Candidate> = cands
             .iter()
@@ -2182,6 +2738,40 @@ mod tests {
             ("${TOKEN:-x} $1 $$", vec!["TOKEN"]),
         ] {
             assert_eq!(expanded_names(text), names, "{text}");
+        }
+    }
+
+    #[test]
+    fn pathspecs_start_where_git_matches_them() {
+        let path = |p: &str| Pathspec::Path(p.into());
+        for (spec, root) in [
+            ("src", path("src")),
+            ("src/a.rs", path("src/a.rs")),
+            (".e*", path(".")),
+            ("[.]env", path(".")),
+            ("*", path(".")),
+            ("src/*.rs", path("src")),
+            ("src/a?/b", path("src")),
+            ("../*", path("..")),
+            ("/abs/*.rs", path("/abs")),
+            (":/", Pathspec::Top),
+            (":(top)", Pathspec::Top),
+            (":(top,icase)x", Pathspec::Top),
+            (":/!src", Pathspec::Top),
+            (":(glob)**", path(".")),
+            (":(glob)src/**", path("src")),
+            (":(literal).env", path(".env")),
+            (":(literal)a*", path("a*")),
+            (":(attr:x)src/*", path("src")),
+            (":(icase)src", path(".")),
+            (":(exclude)src", path(".")),
+            (":!src", path(".")),
+            (":^src", path(".")),
+            (":(bogus)src", path(".")),
+            (":(unclosed", Pathspec::Top),
+            (":(glob)../x", path("../x")),
+        ] {
+            assert_eq!(pathspec_root(spec), root, "{spec}");
         }
     }
 }

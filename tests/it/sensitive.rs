@@ -992,3 +992,316 @@ fn secret_names_in_another_case_ask() {
         ("cat .ENV.EXAMPLE", Allow, None),
     ]);
 }
+
+/// Runs `cmd` with bash in `dir`, with real git isolated from the user's and system config
+/// and `home` as `$HOME`: what the command prints.
+fn real_output(dir: &std::path::Path, home: &std::path::Path, cmd: &str) -> String {
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_CONFIG_GLOBAL")
+        .env_remove("GIT_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The red team's project (s7): a repository with one tracked file and an untracked `.env`
+/// (`TOKEN=1`) that no `.gitignore` names, as `home/proj` of a scratch directory.
+fn s7_project() -> Scratch {
+    let s = Scratch::new();
+    s.write("home/proj/src/main.rs", "fn main() {}\n");
+    s.write("home/proj/.env", "TOKEN=1\n");
+    let proj = s.path().join("home/proj");
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["add", "src"]);
+    s
+}
+
+/// Each row's command, run by real git in the fixture, prints `.env` exactly when the row
+/// asks: the table cannot drift from what git does.
+fn rows_match_real_git(s: &Scratch, cwd: &str, rows: &[(&str, Verdict, Option<Code>)]) {
+    let home = s.path().join("home");
+    for (cmd, want, _) in rows {
+        let printed = real_output(&s.path().join(cwd), &home, cmd);
+        assert_eq!(
+            printed.contains("TOKEN=1"),
+            *want == Ask,
+            "{cmd:?} printed {printed:?}"
+        );
+    }
+}
+
+/// Red team s7: `git grep --no-index`/`--untracked` read every untracked file a pathspec
+/// matches, and pathspec magic, wildcards and `:/` reached `.env` while the walk took them
+/// for plain paths (real git 2.47 printed `.env:TOKEN=1` for each row that asks).
+#[test]
+fn red_team_s7_git_grep_pathspecs_ask() {
+    let s = s7_project();
+    let rows: &[(&str, Verdict, Option<Code>)] = &[
+        ("git grep --no-index TOKEN -- ':(glob)**'", Ask, READ),
+        ("git grep --no-index TOKEN -- '.e*'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':(exclude)src'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':^src'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':(icase).ENV'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':/'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':(top)'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':(literal).env'", Ask, READ),
+        ("git grep --no-index TOKEN -- '[.]env'", Ask, READ),
+        ("git grep --untracked TOKEN -- ':!src'", Ask, READ),
+        ("git grep --untracked TOKEN -- '*'", Ask, READ),
+        ("git grep --untracked TOKEN -- ':/'", Ask, READ),
+        // Near misses: pathspecs whose files hold no secret.
+        ("git grep --no-index TOKEN -- src", Allow, None),
+        ("git grep --no-index TOKEN -- 'src/*.rs'", Allow, None),
+        ("git grep --untracked TOKEN -- 'src/*.rs'", Allow, None),
+        ("git grep --untracked TOKEN -- ':(glob)src/**'", Allow, None),
+        // Tracked files only: `.env` is not one.
+        ("git grep TOKEN -- ':/'", Allow, None),
+        ("git grep TOKEN -- '*'", Allow, None),
+    ];
+    check_in(&s, rows);
+    rows_match_real_git(&s, "home/proj", rows);
+    // From a subdirectory, `:/` is the top of the work tree; other pathspecs stay below.
+    let dir = Workdir::new(s.path().join("home/proj/src")).with_home(s.path().join("home"));
+    let rows: &[(&str, Verdict, Option<Code>)] = &[
+        ("git grep --no-index TOKEN -- ':/'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':(top)*'", Ask, READ),
+        ("git grep --no-index TOKEN -- '../*'", Ask, READ),
+        ("git grep --no-index TOKEN -- ':!x'", Allow, None),
+        ("git grep --untracked TOKEN -- '*'", Allow, None),
+    ];
+    super::rules::check_in(&dir, rows);
+    rows_match_real_git(&s, "home/proj/src", rows);
+}
+
+/// `git grep` reads a revision's tree, which cmdguard does not read: a secret committed and
+/// deleted since is still in it (real git printed `.env:TOKEN=1` from `HEAD~1`).
+#[test]
+fn git_grep_of_a_revision_asks() {
+    let s = s7_project();
+    let proj = s.path().join("home/proj");
+    let commit = |msg: &str| {
+        git(
+            &proj,
+            &[
+                "-c",
+                "user.name=a",
+                "-c",
+                "user.email=a@b",
+                "commit",
+                "-qm",
+                msg,
+            ],
+        )
+    };
+    git(&proj, &["add", ".env"]);
+    commit("with the secret");
+    git(&proj, &["rm", "-q", "--cached", ".env"]);
+    commit("without it");
+    std::fs::remove_file(proj.join(".env")).unwrap();
+    let rows: &[(&str, Verdict, Option<Code>)] = &[
+        ("git grep TOKEN HEAD~1", Ask, READ),
+        ("git grep -e TOKEN HEAD~1 -- .", Ask, READ),
+        // A `--` before the pattern ends the options only.
+        ("git grep -- TOKEN HEAD~1", Ask, READ),
+        // A path before `--` is a path, and the index holds no secret.
+        ("git grep TOKEN src", Allow, None),
+        ("git grep TOKEN", Allow, None),
+        ("git grep --cached TOKEN", Allow, None),
+    ];
+    check_in(&s, rows);
+    rows_match_real_git(&s, "home/proj", rows);
+}
+
+/// Red team s7: `git remote -v`, `git remote get-url` and reading `.git/config` printed
+/// `https://tok@github.com/x/y`. They pass where every URL git reads is free of credentials.
+#[test]
+fn red_team_s7_remote_urls_with_tokens_ask() {
+    let s = s7_project();
+    let proj = s.path().join("home/proj");
+    git(
+        &proj,
+        &["remote", "add", "origin", "https://tok@github.com/x/y"],
+    );
+    let home = s.path().join("home");
+    for cmd in [
+        "git remote -v",
+        "git remote get-url origin",
+        "cat .git/config",
+    ] {
+        assert!(real_output(&proj, &home, cmd).contains("tok@"), "{cmd}");
+    }
+    check_in(
+        &s,
+        &[
+            ("git remote -v", Ask, READ),
+            ("git remote --verbose", Ask, READ),
+            ("git remote get-url origin", Ask, READ),
+            ("git remote get-url --push origin", Ask, READ),
+            // Not allowlisted, but a user's `Bash(git:*)` must not cover the URLs it prints.
+            ("git remote show origin", Ask, READ),
+            ("git -C . remote -v", Ask, READ),
+            ("cat .git/config", Ask, READ),
+            ("grep url .git/config", Ask, READ),
+            ("cat .git/*", Ask, READ),
+            ("grep -rn tok .", Ask, READ),
+            // Near misses: names only, and files that are not the config.
+            ("git remote", Allow, None),
+            ("cat .git/HEAD", Allow, None),
+        ],
+    );
+    // A clean URL, an ssh login and an inert config: nothing to hide.
+    git(
+        &proj,
+        &["remote", "set-url", "origin", "https://github.com/x/y"],
+    );
+    git(&proj, &["remote", "add", "up", "git@github.com:x/y.git"]);
+    check_in(
+        &s,
+        &[
+            ("git remote -v", Allow, None),
+            ("git remote get-url origin", Allow, None),
+            ("cat .git/config", Allow, None),
+            ("grep url .git/config", Allow, None),
+            ("grep -rn tok src", Allow, None),
+        ],
+    );
+    // A token in a URL the user's config rewrites to: `git remote -v` prints the rewrite.
+    s.write(
+        "home/.gitconfig",
+        "[url \"https://tok@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+    );
+    assert!(real_output(&proj, &home, "git remote -v").contains("tok@"));
+    check_in(
+        &s,
+        &[
+            ("git remote -v", Ask, READ),
+            ("cat ~/.gitconfig", Ask, READ),
+            ("cat .git/config", Allow, None),
+        ],
+    );
+    std::fs::remove_file(home.join(".gitconfig")).unwrap();
+    // The job token actions/checkout persists: not a URL, but not an inert key either.
+    git(
+        &proj,
+        &[
+            "config",
+            "http.https://github.com/.extraheader",
+            "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46dG9r",
+        ],
+    );
+    check_in(
+        &s,
+        &[
+            ("cat .git/config", Ask, READ),
+            ("cat .git/HEAD", Allow, None),
+        ],
+    );
+}
+
+/// Red team s7: programs outside the allowlist that print a credential. A user's rule for the
+/// program (`Bash(gh:*)` in an agent's settings, imported by default) covers
+/// `not_allowlisted`, never `sensitive_read`: these still ask under it, their near misses pass.
+#[test]
+fn red_team_s7_credential_printers_ask_under_user_rules() {
+    use cmdguard::RuleOrigin;
+    use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
+    let mut rules = CommandRules::default();
+    for p in ["gh", "kubectl", "aws", "gcloud", "npm", "docker"] {
+        rules.push(
+            CommandRule::parse(&format!("{p}:*"), RuleAction::Allow, RuleOrigin::BuiltIn).unwrap(),
+        );
+    }
+    let rows: &[(&str, Verdict, Option<Code>)] = &[
+        ("gh auth token", Ask, READ),
+        ("gh auth status --show-token", Ask, READ),
+        ("gh auth status -t", Ask, READ),
+        ("kubectl config view --raw", Ask, READ),
+        ("kubectl --context x config view --raw", Ask, READ),
+        ("aws configure get aws_secret_access_key", Ask, READ),
+        ("aws configure get profile.dev.aws_session_token", Ask, READ),
+        ("aws configure export-credentials", Ask, READ),
+        ("gcloud auth print-access-token", Ask, READ),
+        ("npm config get //registry.npmjs.org/:_authToken", Ask, READ),
+        (
+            "docker run -v ~/.aws:/a alpine cat /a/credentials",
+            Ask,
+            READ,
+        ),
+        (
+            "docker run --mount type=bind,src=/root/.ssh,dst=/k alpine ls /k",
+            Ask,
+            READ,
+        ),
+        ("docker run --env-file .env alpine env", Ask, READ),
+        ("docker run -v \"$VOL\":/a alpine ls /a", Ask, READ),
+        ("kubectl get secret x -o yaml", Ask, READ),
+        (
+            "kubectl -n prod get secrets -o jsonpath='{.data}'",
+            Ask,
+            READ,
+        ),
+        ("kubectl get secret/x --output=json", Ask, READ),
+        // Near misses: the same programs printing no secret.
+        ("gh auth status", Allow, None),
+        ("gh pr list", Allow, None),
+        ("kubectl config view", Allow, None),
+        ("kubectl get pods -o yaml", Allow, None),
+        ("kubectl get secrets", Allow, None),
+        ("kubectl get secrets -o name", Allow, None),
+        ("aws configure get region", Allow, None),
+        ("aws configure list", Allow, None),
+        ("npm config get registry", Allow, None),
+        ("docker run --rm alpine echo hi", Allow, None),
+        ("docker run -v cache:/c alpine ls /c", Allow, None),
+        // No working directory to walk, as for `grep -r x .`.
+        ("docker run -v \"$(pwd)\":/app node npm test", Allow, None),
+        ("gcloud config list", Allow, None),
+    ];
+    let analyzer = Analyzer::default();
+    let mut failures = Vec::new();
+    for (cmd, want, code) in rows {
+        let mut a = analyzer.analyze(cmd);
+        rules.apply(&mut a);
+        let has = |c: Code| a.findings.iter().any(|f| f.code == c && f.severity > Allow);
+        if a.verdict != *want || code.is_some_and(|c| !has(c)) {
+            failures.push(format!(
+                "{cmd:?}: want {want} {code:?}, got {:?}",
+                a.findings
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A container reads whatever its host mounts hold: mounting the project gives it `.env`,
+/// judged by walking the mount as `grep -r` would; a mount without a secret is only the
+/// unlisted program.
+#[test]
+fn container_mounts_of_a_project_with_a_secret_ask() {
+    let s = s7_project();
+    let unlisted = Some(Code::NotAllowlisted);
+    check_in(
+        &s,
+        &[
+            ("docker run -v .:/app alpine ls", Ask, READ),
+            ("docker run -v \"$(pwd)\":/app alpine ls", Ask, READ),
+            ("docker run -v $PWD:/app alpine ls", Ask, READ),
+            ("podman run --volume=.:/app alpine ls", Ask, READ),
+            ("docker run -v ./src:/app alpine ls", Ask, unlisted),
+            ("docker run -v \"$(pwd)/src\":/app alpine ls", Ask, unlisted),
+        ],
+    );
+    // Only `sensitive_read` is new: the near miss carries no such finding.
+    let dir = Workdir::new(s.path().join("home/proj")).with_home(s.path().join("home"));
+    let a = Analyzer::default().analyze_in("docker run -v ./src:/app alpine ls", &dir);
+    assert!(
+        a.findings.iter().all(|f| f.code != Code::SensitiveRead),
+        "{a:?}"
+    );
+}

@@ -474,6 +474,10 @@ pub struct Config {
     /// asks, its findings naming the rule, and a Claude Code hook leaves it to Claude Code
     /// ([`Config::defers_to_claude`]).
     pub claude_allow: CommandRules,
+    /// `[claude] defer_allow_rules`: whether a Claude Code hook leaves a command that only
+    /// an imported allow rule covers to Claude Code (no decision) rather than asking. Off by
+    /// default; only the user's own config may turn it on.
+    pub claude_defer: bool,
     /// The assessor to use.
     pub assessor: Setting<AssessorConfig>,
     /// Take prompts' defaults without asking.
@@ -554,6 +558,7 @@ struct Merger {
     state_file: Option<Setting<PathBuf>>,
     audit_log: Option<Setting<PathBuf>>,
     claude_import: bool,
+    claude_defer: bool,
     command_rules: CommandRules,
     claude_allow: CommandRules,
     project_dir: Option<PathBuf>,
@@ -579,6 +584,7 @@ impl Default for Merger {
             state_file: None,
             audit_log: None,
             claude_import: true,
+            claude_defer: false,
             command_rules: CommandRules::default(),
             claude_allow: CommandRules::default(),
             project_dir: None,
@@ -718,10 +724,12 @@ impl Merger {
                 ("assessor", raw.assessor.as_ref().map(|s| s.span().start)),
                 (
                     "claude",
-                    raw.claude
-                        .as_ref()
-                        .and_then(|c| c.import.as_ref())
-                        .map(|s| s.span().start),
+                    raw.claude.as_ref().and_then(|c| {
+                        c.import
+                            .as_ref()
+                            .or(c.defer_allow_rules.as_ref())
+                            .map(|s| s.span().start)
+                    }),
                 ),
             ];
             if let Some((key, Some(offset))) = refused.into_iter().find(|(_, o)| o.is_some()) {
@@ -766,6 +774,11 @@ impl Merger {
             && !*import.get_ref()
         {
             self.claude_import = false;
+        }
+        if let Some(c) = &raw.claude
+            && let Some(defer) = &c.defer_allow_rules
+        {
+            self.claude_defer = *defer.get_ref();
         }
         if let Some(list) = &raw.allowlist {
             for f in &list.files {
@@ -1021,6 +1034,7 @@ impl Merger {
             analyzer: Analyzer::new(allowlist),
             command_rules: self.command_rules,
             claude_allow: self.claude_allow,
+            claude_defer: self.claude_defer,
             assessor: self.assessor,
             auto_confirm,
             state_file: self.state_file,

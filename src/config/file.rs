@@ -70,4 +70,9 @@ pub(crate) struct RawClaude {
     /// and `settings.local.json` (project layer). On unless a layer says `false`. Deny and ask
     /// rules apply as written; allow rules never make cmdguard allow (see `config/claude.rs`).
     pub import: Option<Spanned<bool>>,
+    /// Leave a command that only an imported Claude Code allow rule covers to Claude Code's
+    /// own permissions (the Claude Code hook gives no decision) instead of asking. Off unless
+    /// the user config says `true`: cmdguard did not see through such a command, and Claude
+    /// Code's rule runs it whatever it prints or deletes. A project config may not set it.
+    pub defer_allow_rules: Option<Spanned<bool>>,
 }

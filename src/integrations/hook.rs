@@ -502,6 +502,11 @@ pub fn judge(
             names.join(", ")
         });
         match (rules, permission_mode.as_deref()) {
+            (Some(rules), _) if !config.claude_defer => {
+                reason = format!(
+                    "{reason} — Claude Code's rule {rules} covers it, but cmdguard did not see through it, so it asks (`[claude] defer_allow_rules = true` in your cmdguard config leaves such commands to Claude Code's permissions)"
+                );
+            }
             (Some(rules), Some(mode)) if DEFERS_IN_MODES.contains(&mode) => {
                 deferred = Some(format!(
                     "left to Claude Code's permissions (permission mode `{mode}`): only its own rule {rules} covers what cmdguard asks about: {reason}"

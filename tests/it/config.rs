@@ -349,6 +349,7 @@ fn a_project_may_not_set_what_would_let_it_judge_itself() {
         ),
         ("state_file = \"/tmp/s.json\"\n", 1, 14, "state_file"),
         ("[claude]\nimport = true\n", 2, 10, "claude"),
+        ("[claude]\ndefer_allow_rules = true\n", 2, 21, "claude"),
         (
             "[allowlist]\ninline = '''\n[env]\ninert = [\"PATH\"]\n'''\n",
             3,

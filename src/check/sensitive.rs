@@ -155,6 +155,13 @@ impl Names {
     /// with a `/` matches more than a name, and `--iglob` folds case: then no filter.
     fn of_rg(parsed: &[Arg<'_>]) -> Names {
         let mut n = Names::default();
+        // `--glob-case-insensitive` makes every `-g` an `--iglob`.
+        if parsed
+            .iter()
+            .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "--glob-case-insensitive")))
+        {
+            return Names::default();
+        }
         for a in parsed {
             if let Arg::Opt {
                 name: o,
@@ -162,6 +169,12 @@ impl Names {
                 ..
             } = a
             {
+                // ripgrep's parser takes `-g=GLOB` as `-g GLOB`.
+                let v = if names(o, "-g") {
+                    v.strip_prefix('=').unwrap_or(v)
+                } else {
+                    v
+                };
                 if names(o, "--iglob") {
                     return Names::default();
                 }

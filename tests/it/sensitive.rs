@@ -731,6 +731,63 @@ fn red_team_s6_table_gaps_ask() {
     check(&rows);
 }
 
+/// Credential files, variables and ripgrep spellings the s7 red team read through an allowed
+/// command, with near misses.
+#[test]
+fn red_team_s7_gaps_ask() {
+    let mut rows: Vec<(&str, Verdict, Option<Code>)> = [
+        "cat ~/.snowsql/config",
+        "cat ~/.dbt/profiles.yml",
+        "cat ~/.config/.wrangler/config/default.toml",
+        "cat ~/.supabase/access-token",
+        "cat ~/.railway/config.json",
+        "cat ~/.netlify/config.json",
+        "cat ~/.config/stripe/config.toml",
+        "cat ~/.ngrok2/ngrok.yml",
+        "cat ~/.ivy2/.credentials",
+        "cat ~/.sbt/credentials",
+        "cat ~/.yarnrc",
+        "cat ~/.kube/prod.yaml",
+        "cat ~/.local/share/atuin/history.db",
+        "cat ~/.dbshell",
+        "cat foo.ppk",
+        "cat secring.gpg",
+        "cat serviceAccountKey.json",
+        "cat token.json",
+        "cat /var/lib/tailscale/tailscaled.state",
+    ]
+    .into_iter()
+    .map(|c| (c, Ask, READ))
+    .collect();
+    rows.extend([
+        ("echo $OP_SESSION_my", Ask, PRINTS),
+        ("echo $BW_SESSION", Ask, PRINTS),
+        ("echo $CELERY_BROKER_URL", Ask, PRINTS),
+        ("echo $LDAP_BIND_PW", Ask, PRINTS),
+        // Near misses.
+        ("cat ~/.dbt/README.md", Allow, None),
+        ("cat tokens.rs", Allow, None),
+        ("cat ~/.yarnrc.md", Allow, None),
+        ("echo $PWD", Allow, None),
+    ]);
+    check(&rows);
+    // ripgrep reads `-g=GLOB` as `-g GLOB`, and `--glob-case-insensitive` folds every `-g`.
+    let s = Scratch::new();
+    s.repo("home/proj", "");
+    s.write("home/proj/.gitignore", ".env\n");
+    s.write("home/proj/.env", "TOKEN=1");
+    s.write("home/proj/src/lib.rs", "x");
+    check_in(
+        &s,
+        &[
+            ("rg TOKEN -g='*'", Ask, READ),
+            ("rg --glob-case-insensitive -g '*.ENV' TOKEN", Ask, READ),
+            ("rg TOKEN -g='*.rs'", Allow, None),
+            ("rg TOKEN -g '*.rs'", Allow, None),
+        ],
+    );
+}
+
 /// A reader's operand that is wholly a run-time value may name any file (red team s5: each of
 /// these printed `.env` or a key in a real run); a for-loop variable over plain words or globs
 /// is one of them, and is judged as such.

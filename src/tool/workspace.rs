@@ -8,8 +8,9 @@
 //! does not exist yet resolves to that target, which must be inside). Between the check and the
 //! use, another process could swap a directory for a link (check-then-use race). On Unix the
 //! `fs` and `patch` tools therefore reach what they write, move, delete and read
-//! (`write_file`, `mkdir`, `copy`, `move`, `delete`, `read_file`, `file_info`, `apply_patch`)
-//! through a held directory ([`Workspace::dir`]): one `openat` per component below the working
+//! (`write_file`, `mkdir`, `copy`, `move`, `delete`, `read_file`, `file_info`, `apply_patch`,
+//! and `browser_screenshot`'s `save_to`, which writes as `write_file` does) through a held
+//! directory ([`Workspace::dir`]): one `openat` per component below the working
 //! or the temporary directory with `O_NOFOLLOW`, so a link swapped in makes the call fail
 //! instead of leading outside. Limits: `list_dir`, `glob`, `grep`, `request_image` and the
 //! `diagnostic` tools still read by the resolved path (a swap in that window can make them
@@ -17,6 +18,13 @@
 //! path before the operation, so a swap can make an operation fail, not escape; on platforms
 //! other than Unix every operation is by path. A file with more than one hard link is not
 //! rewritten in place (its other names may be outside); it may be read.
+//!
+//! Two kinds of files get a question every time, with the default no, whatever was granted:
+//! a new (or rewritten) file where git runs hooks or reads its configuration, or a new
+//! executable ([`Workspace::runs_beyond_checks`]); and a credential file a tool would read
+//! ([`Workspace::permit_read`], by the analyser's `[sensitive]` table). Where hooks live is
+//! read from the repository's own config (`core.hooksPath`); a hooks path set only in the
+//! user's global git config is not read.
 
 use std::fmt;
 use std::fs;
@@ -513,22 +521,11 @@ impl Workspace {
     /// - a hook manager's own directory or file ([`HOOK_MANAGER_NAMES`]);
     /// - an executable file.
     pub fn runs_beyond_checks(&self, path: &Path, executable: bool) -> Option<String> {
+        if let Some(why) = self.hook_place_by_name(path) {
+            return Some(why);
+        }
         if self.in_temp(path) {
             return None;
-        }
-        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
-        if below.components().any(|c| c.as_os_str() == ".git") {
-            return Some("inside .git, where git runs hooks and reads its configuration".into());
-        }
-        if let Some(name) = below.components().map(|c| c.as_os_str()).find(|c| {
-            HOOK_MANAGER_NAMES
-                .iter()
-                .any(|n| *c == std::ffi::OsStr::new(n))
-        }) {
-            return Some(format!(
-                "{} belongs to a git hook manager, whose scripts git runs at a commit",
-                name.to_string_lossy()
-            ));
         }
         let dir = path.parent().unwrap_or(path);
         match crate::repo::hooks_path(dir) {
@@ -539,7 +536,11 @@ impl Workspace {
                 let parent = hooks
                     .parent()
                     .filter(|p| p.starts_with(&base) && *p != base.as_path());
-                if path.starts_with(&hooks) || parent.is_some_and(|p| path.starts_with(p)) {
+                // A directory made above the hooks directory may hold it (a copied tree).
+                if path.starts_with(&hooks)
+                    || hooks.starts_with(path)
+                    || parent.is_some_and(|p| path.starts_with(p))
+                {
                     return Some(format!(
                         "where the repository's core.hooksPath ({}) has git run hooks",
                         hooks.display()
@@ -553,6 +554,29 @@ impl Workspace {
             }
         }
         executable.then(|| "an executable file".to_owned())
+    }
+
+    /// The part of [`Workspace::runs_beyond_checks`] that needs only the path's names: a
+    /// `.git` component, or a hook manager's name ([`HOOK_MANAGER_NAMES`]) among the
+    /// components below the working directory. For each file of a tree a tool copies or
+    /// moves.
+    pub(crate) fn hook_place_by_name(&self, path: &Path) -> Option<String> {
+        if self.in_temp(path) {
+            return None;
+        }
+        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
+        if below.components().any(|c| c.as_os_str() == ".git") {
+            return Some("inside .git, where git runs hooks and reads its configuration".into());
+        }
+        let name = below.components().map(|c| c.as_os_str()).find(|c| {
+            HOOK_MANAGER_NAMES
+                .iter()
+                .any(|n| *c == std::ffi::OsStr::new(n))
+        })?;
+        Some(format!(
+            "{} belongs to a git hook manager, whose scripts git runs at a commit",
+            name.to_string_lossy()
+        ))
     }
 
     /// Asks `action` about `path` with the default no, whatever the user granted before, and

@@ -711,3 +711,35 @@ fn copy_refuses_a_tree_deeper_than_its_limit_and_copies_one_within_it() {
         assert_eq!(r.dir.path().join("e").exists(), copies, "depth {depth}");
     }
 }
+
+/// A tree copied or moved to a new name is checked file by file: a hook manager's directory
+/// inside it, or a tree that would hold the directory `core.hooksPath` names, asks.
+#[test]
+fn a_copied_or_moved_tree_is_checked_where_each_file_lands() {
+    // (tool, source tree file, destination, asks)
+    let cases: &[(&str, &str, &str, bool)] = &[
+        ("copy", "tmpl/.husky/pre-commit", "site", true),
+        ("move", "tmpl/.husky/pre-commit", "site", true),
+        ("copy", "tmpl/y/hooks/pre-commit", "x", true),
+        ("move", "tmpl/y/hooks/pre-commit", "x", true),
+        ("copy", "tmpl/src/main.rs", "site", false),
+    ];
+    for (tool, file, dst, asks) in cases {
+        let r = Red::new(Choice::Yes);
+        assert!(git_in(r.dir.path(), &["init", "-q"]).status.success());
+        assert!(
+            git_in(r.dir.path(), &["config", "core.hooksPath", "x/y/hooks"])
+                .status
+                .success()
+        );
+        r.dir.write(file, "touch HOOKED\n");
+        let said = r.call(tool, json!({"src": "tmpl", "dst": dst}));
+        let hook_questions = r.asked().iter().filter(|q| q.starts_with("create")).count();
+        assert_eq!(
+            hook_questions > 0,
+            *asks,
+            "{tool} {file} -> {dst}: {said:?}, asked {:?}",
+            r.asked()
+        );
+    }
+}

@@ -1,12 +1,16 @@
 //! tool/groups/fs.rs: the `fs` group — listing, reading, searching and changing files inside
 //! the agent's [`Workspace`]. Every path parameter goes through [`Workspace::resolve`]; a change
 //! to something that exists outside the temporary directory (overwrite, move, copy over,
-//! delete) asks through the workspace's permission first. Creating a new file or directory
-//! does not ask (it destroys nothing), except inside `.git` and for executable files
-//! ([`Workspace::permit_create`]). Moving something into the temporary directory is asked as a
-//! deletion: the temporary directory is removed with the workspace. Files are written through
-//! the workspace's held directories ([`Workspace::dir`]), never through a link; see
-//! `tool/workspace.rs` for what that covers.
+//! delete) asks through the workspace's permission first. A move asks about both its sides
+//! (a grant must cover each). Creating a new file or directory does not ask (it destroys
+//! nothing), except where git runs hooks or reads its configuration and for executable files
+//! ([`Workspace::permit_create`], asked every time with the default no). Moving something
+//! into the temporary directory is asked as a deletion: the temporary directory is removed
+//! with the workspace. A credential file (the analyser's `[sensitive]` table: `.env`, private
+//! keys) is read, copied or moved only after the user says yes ([`Workspace::permit_read`]);
+//! `grep` skips such files and names them. Files are written through the workspace's held
+//! directories ([`Workspace::dir`]), never through a link; see `tool/workspace.rs` for what
+//! that covers.
 
 use std::fs;
 use std::io::{self, Read};
@@ -413,8 +417,7 @@ fn move_path(
         if replaces {
             ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
         } else {
-            ws.permit_create(&dst, executables(&entries) > 0)
-                .map_err(|e| e.to_string())?;
+            permit_new_tree(&ws, &entries, &src, &dst)?;
         }
     }
     let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("move", &src, &e))?;
@@ -468,8 +471,7 @@ fn copy(
             Create::Replace
         }
         Err(_) => {
-            ws.permit_create(&dst, executables(&entries) > 0)
-                .map_err(|e| e.to_string())?;
+            permit_new_tree(&ws, &entries, &src, &dst)?;
             Create::New
         }
     };
@@ -574,6 +576,37 @@ fn check_links(
                 target.display(),
                 new.display()
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Asks before a tree (`entries`, from `src`) appears at the new name `dst` where new files
+/// are not harmless ([`Workspace::permit_create`]): `dst` itself, checked as a file that is
+/// executable when the tree holds one, then each file's new place by its names (a `.husky`
+/// or `.git` inside the tree).
+fn permit_new_tree(
+    ws: &Workspace,
+    entries: &[(PathBuf, fs::Metadata)],
+    src: &Path,
+    dst: &Path,
+) -> Outcome<()> {
+    if ws
+        .runs_beyond_checks(dst, executables(entries) > 0)
+        .is_some()
+    {
+        return ws
+            .permit_create(dst, executables(entries) > 0)
+            .map_err(|e| e.to_string());
+    }
+    for (path, _) in entries {
+        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
+        if below.as_os_str().is_empty() {
+            continue;
+        }
+        let new = dst.join(below);
+        if ws.hook_place_by_name(&new).is_some() {
+            return ws.permit_create(&new, false).map_err(|e| e.to_string());
         }
     }
     Ok(())

@@ -553,13 +553,14 @@ fn copy_and_move_of_a_credential_file_ask() {
     let cases: &[(&str, &str, &str)] = &[
         ("copy", ".env", "notes.txt"),
         ("move", ".env", "notes.txt"),
-        ("copy", "keys", "public"),
-        ("move", "keys", "public"),
+        ("copy", "keys/.aws", "public"),
+        ("move", "keys/.aws", "public"),
     ];
     for (tool, src, dst) in cases {
         let r = Red::new(Choice::No);
         r.dir.write(".env", "KEY=secret\n");
-        r.dir.write("keys/.ssh/id_ed25519", "PRIVATE\n");
+        r.dir
+            .write("keys/.aws/config", "aws_secret_access_key = x\n");
         let said = r.call(tool, json!({"src": src, "dst": dst}));
         assert!(said.is_err(), "{tool} {src} {dst}: {said:?}");
         assert!(
@@ -568,6 +569,24 @@ fn copy_and_move_of_a_credential_file_ask() {
             r.asked()
         );
         assert!(!r.dir.path().join(dst).exists(), "{tool} {src} {dst}");
+    }
+}
+
+/// A credential file that keeps a credential file's name where it lands stays guarded there:
+/// moving or copying it (inside a tree) asks nothing more than any move or copy.
+#[test]
+fn a_credential_file_that_keeps_its_name_is_not_asked_about_when_moved() {
+    for tool in ["copy", "move"] {
+        let r = Red::new(Choice::Yes);
+        r.dir.write("app/.env", "KEY=secret\n");
+        let said = r.call(tool, json!({"src": "app", "dst": "app2"}));
+        assert!(said.is_ok(), "{tool}: {said:?}");
+        assert!(
+            !r.asked().iter().any(|q| q.contains("credential")),
+            "{tool}: {:?}",
+            r.asked()
+        );
+        assert!(r.dir.path().join("app2/.env").exists(), "{tool}");
     }
 }
 

@@ -384,7 +384,7 @@ fn move_path(
     }
     // A credential file moved to another name would be read there without a question.
     let entries = tree(&src)?;
-    permit_reads(&ws, &entries)?;
+    permit_reads(&ws, &entries, &src, &dst)?;
     let replaces = fs::symlink_metadata(&dst).is_ok();
     if replaces && dst.is_dir() {
         return Err(format!("{} already exists", dst.display()));
@@ -463,7 +463,7 @@ fn copy(
     // copy under another name would be read without a question).
     let entries = tree(&src)?;
     check_links(&ws, &entries, &src, &dst)?;
-    permit_reads(&ws, &entries)?;
+    permit_reads(&ws, &entries, &src, &dst)?;
     let how = match fs::symlink_metadata(&dst) {
         Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
         Ok(_) => {
@@ -528,11 +528,26 @@ fn tree(root: &Path) -> Outcome<Vec<(PathBuf, fs::Metadata)>> {
     Ok(out)
 }
 
-/// Asks about each credential file of a tree before it is copied or moved (see
-/// [`Workspace::permit_read`]).
-fn permit_reads(ws: &Workspace, entries: &[(PathBuf, fs::Metadata)]) -> Outcome<()> {
+/// Asks about each credential file of a tree (`entries`, from `src`) before it is copied or
+/// moved to `dst` (see [`Workspace::permit_read`]), unless its new place is a credential
+/// file's place too (`app/.env` moved to `app2/.env` is still asked about when read).
+fn permit_reads(
+    ws: &Workspace,
+    entries: &[(PathBuf, fs::Metadata)],
+    src: &Path,
+    dst: &Path,
+) -> Outcome<()> {
     for (path, meta) in entries {
-        if meta.is_file() {
+        if !meta.is_file() || ws.sensitive(path).is_none() {
+            continue;
+        }
+        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
+        let new = if below.as_os_str().is_empty() {
+            dst.to_path_buf()
+        } else {
+            dst.join(below)
+        };
+        if ws.sensitive(&new).is_none() {
             ws.permit_read(path).map_err(|e| e.to_string())?;
         }
     }

@@ -701,6 +701,38 @@ impl Default for Allowlist {
 }
 
 impl Allowlist {
+    /// The `[sensitive]` pattern that `path` (an absolute path, symlinks resolved) matches,
+    /// unless one of the table's exceptions covers it: whether `cat PATH` would ask for the
+    /// file alone. For tools that read files by path instead of through a command (the
+    /// built-in `fs` tools), so that they keep the secrets the analyser keeps. A path under
+    /// `home` is also matched as `~/…`.
+    ///
+    /// ```
+    /// use cmdguard::Analyzer;
+    /// use std::path::Path;
+    ///
+    /// let list = Analyzer::default();
+    /// let list = list.allowlist();
+    /// assert!(list.sensitive_path(Path::new("/w/app/.env"), None).is_some());
+    /// assert!(list.sensitive_path(Path::new("/w/app/README.md"), None).is_none());
+    /// ```
+    pub fn sensitive_path(&self, path: &Path, home: Option<&Path>) -> Option<&str> {
+        let text = path.to_string_lossy();
+        let mut forms = vec![text.to_string()];
+        if let Some(rest) = home
+            .map(|h| h.to_string_lossy().trim_end_matches('/').to_owned())
+            .filter(|h| h.len() > 1)
+            .and_then(|h| text.strip_prefix(h.as_str()).map(str::to_owned))
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+        {
+            forms.push(format!("~{rest}"));
+        }
+        forms.iter().find_map(|form| {
+            self.sensitive
+                .reaches(&Glob::literal(form), sensitive::Which::All)
+        })
+    }
+
     /// An allowlist with no entries: every program asks.
     pub fn empty() -> Allowlist {
         Allowlist {

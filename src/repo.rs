@@ -558,6 +558,66 @@ fn module_gitdirs(dir: &Path, level: usize, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Where git runs hooks from for the repository holding `dir`, by the repository's own
+/// config files (`config`, `config.worktree`; read bounded, as the scan reads them):
+/// `Ok(None)` when `dir` is in no repository or the repository sets no `core.hooksPath` (its
+/// hooks are then in the git directory), `Ok(Some((base, hooks)))` for the work tree (the
+/// git directory of a bare repository) and the directory the key names (a relative value is
+/// taken from the work tree, as git runs hooks there). Fail closed: `Err`,
+/// with a reason for a person, when a config file cannot be read or parsed, holds a NUL, or
+/// includes other files (which could set the key).
+pub(crate) fn hooks_path(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>, String> {
+    let cache = Cache::default();
+    let found = match discover(dir, &cache) {
+        None => return Ok(None),
+        Some(Ok(found)) => found,
+        Some(Err(h)) => return Err(h.what),
+    };
+    let common = common_dir(&found.gitdir)
+        .map_err(|e| format!("the repository's `commondir` cannot be read ({e})"))?;
+    let mut set = None;
+    for file in [common.join("config"), found.gitdir.join("config.worktree")] {
+        let text = match read_regular(&file, MAX_CONFIG_BYTES) {
+            Ok(None) => continue,
+            Ok(Some(t)) => t,
+            Err(e) => {
+                return Err(format!(
+                    "the repository's config file {} cannot be read ({e})",
+                    file.display()
+                ));
+            }
+        };
+        if text.contains(&0) {
+            return Err(format!("{} holds a NUL byte", file.display()));
+        }
+        let vars = config::parse(&text)
+            .map_err(|e| format!("{} cannot be parsed: {}", file.display(), e.message))?;
+        for v in vars {
+            if v.name == "path" && (v.section == "include" || v.section == "includeif") {
+                return Err(format!(
+                    "{} includes other config files, which cmdguard does not follow here",
+                    file.display()
+                ));
+            }
+            if v.section == "core" && v.subsection.is_none() && v.name == "hookspath" {
+                set = v.value;
+            }
+        }
+    }
+    let Some(value) = set else {
+        return Ok(None);
+    };
+    let base = found.worktree.unwrap_or(found.gitdir);
+    let path = match value.strip_prefix("~/") {
+        Some(rest) => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(rest),
+            None => return Err("core.hooksPath starts with `~/` and HOME is not set".to_owned()),
+        },
+        None => base.join(value),
+    };
+    Ok(Some((base, normalize(&path))))
+}
+
 /// The directory holding config, hooks, objects and refs: `commondir` of a linked worktree's
 /// git directory (resolved by the kernel, `..` through symlinks included), else the git
 /// directory itself.

@@ -8,8 +8,9 @@
 //! does not exist yet resolves to that target, which must be inside). Between the check and the
 //! use, another process could swap a directory for a link (check-then-use race). On Unix the
 //! `fs` and `patch` tools therefore reach what they write, move, delete and read
-//! (`write_file`, `mkdir`, `copy`, `move`, `delete`, `read_file`, `file_info`, `apply_patch`)
-//! through a held directory ([`Workspace::dir`]): one `openat` per component below the working
+//! (`write_file`, `mkdir`, `copy`, `move`, `delete`, `read_file`, `file_info`, `apply_patch`,
+//! and `browser_screenshot`'s `save_to`, which writes as `write_file` does) through a held
+//! directory ([`Workspace::dir`]): one `openat` per component below the working
 //! or the temporary directory with `O_NOFOLLOW`, so a link swapped in makes the call fail
 //! instead of leading outside. Limits: `list_dir`, `glob`, `grep`, `request_image` and the
 //! `diagnostic` tools still read by the resolved path (a swap in that window can make them
@@ -17,6 +18,13 @@
 //! path before the operation, so a swap can make an operation fail, not escape; on platforms
 //! other than Unix every operation is by path. A file with more than one hard link is not
 //! rewritten in place (its other names may be outside); it may be read.
+//!
+//! Two kinds of files get a question every time, with the default no, whatever was granted:
+//! a new (or rewritten) file where git runs hooks or reads its configuration, or a new
+//! executable ([`Workspace::runs_beyond_checks`]); and a credential file a tool would read
+//! ([`Workspace::permit_read`], by the analyser's `[sensitive]` table). Where hooks live is
+//! read from the repository's own config (`core.hooksPath`); a hooks path set only in the
+//! user's global git config is not read.
 
 use std::fmt;
 use std::fs;
@@ -26,8 +34,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::assess::Decision;
 use crate::config::Config;
-use crate::policy::{Confirm, Outcome, Policy};
+use crate::policy::{Choice, Confirm, Outcome, Policy, Prompt, TITLE_FILE_CHANGE};
 use crate::tool::groups::cmd::Jobs;
 use crate::{Analyzer, Verdict, Workdir};
 
@@ -448,19 +457,231 @@ impl Workspace {
     }
 
     /// Asks before a tool creates `path` where a new file is not harmless, outside the
-    /// temporary directory: inside a `.git` directory (git runs hooks from there and reads its
-    /// configuration, beyond every check cmdguard makes) or as an executable file. Any other
-    /// new file needs no permission: it destroys nothing.
+    /// temporary directory: where git runs hooks or reads its configuration, or as an
+    /// executable file (see [`Workspace::runs_beyond_checks`]). That question is asked every
+    /// time, with the default no (auto-confirm refuses), whatever the user granted before: a
+    /// grant answers overwrites, not hooks. Any other new file needs no permission: it
+    /// destroys nothing.
     pub fn permit_create(&self, path: &Path, executable: bool) -> Result<(), WorkspaceError> {
-        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
-        let in_git = below.components().any(|c| c.as_os_str() == ".git");
-        let why = match (in_git, executable) {
-            (_, _) if self.in_temp(path) => return Ok(()),
-            (false, false) => return Ok(()),
-            (true, _) => "inside .git, where git runs hooks and reads its configuration",
-            (false, true) => "an executable file",
+        match self.runs_beyond_checks(path, executable) {
+            None => Ok(()),
+            Some(why) => self.ask_every_time(&format!("create {} ({why})", path.display()), path),
+        }
+    }
+
+    /// Asks before a tool rewrites the existing file `path` outside the temporary directory:
+    /// as [`Workspace::permit`] does (a grant covers it), except where git runs hooks or
+    /// reads its configuration, which is asked every time with the default no, as
+    /// [`Workspace::permit_create`] asks. (An existing executable is asked as any other
+    /// file: it was runnable before the change, as every source file of a project is.)
+    pub fn permit_overwrite(&self, path: &Path) -> Result<(), WorkspaceError> {
+        match self.runs_beyond_checks(path, false) {
+            None => self.permit(&format!("overwrite {}", path.display()), path, false),
+            Some(why) => {
+                self.ask_every_time(&format!("overwrite {} ({why})", path.display()), path)
+            }
+        }
+    }
+
+    /// Asks permission for `action`, a change to both `a` and `b` (a move takes a file away
+    /// from one and puts it at the other): no question when both lie in the temporary
+    /// directory or under paths the user granted; otherwise one question, about the side that
+    /// is not covered, as [`Workspace::permit`] asks.
+    pub fn permit_both(&self, action: &str, a: &Path, b: &Path) -> Result<(), WorkspaceError> {
+        let Some(permission) = &self.inner.permission else {
+            if self.in_temp(a) && self.in_temp(b) {
+                return Ok(());
+            }
+            return Err(WorkspaceError::Refused {
+                action: action.to_owned(),
+                reason: "no confirmation policy is configured for this workspace".to_owned(),
+            });
         };
-        self.permit(&format!("create {} ({why})", path.display()), path, false)
+        let covered = {
+            let permission = permission.lock().unwrap_or_else(PoisonError::into_inner);
+            move |p: &Path| self.in_temp(p) || permission.policy.may_write(p)
+        };
+        let ask = match (covered(a), covered(b)) {
+            (true, true) => return Ok(()),
+            (false, _) => a,
+            (true, false) => b,
+        };
+        drop(covered);
+        self.permit(action, ask, false)
+    }
+
+    /// Why a file at `path` (new or rewritten) would be run, or would change what runs,
+    /// beyond every check cmdguard makes; `None` when it would not, or when it lies in the
+    /// temporary directory. Listed, fail closed:
+    /// - inside a `.git` directory (git runs hooks from there and reads its configuration);
+    /// - in the directory the repository's `core.hooksPath` names, or in that directory's
+    ///   parent when the parent lies below the work tree (husky sets `.husky/_`, whose
+    ///   wrappers run `.husky/<hook>` with `sh`); when the repository's config cannot be read
+    ///   (or includes other files) where hooks live is unknown, and that counts too;
+    /// - a hook manager's own directory or file ([`HOOK_MANAGER_NAMES`]);
+    /// - an executable file.
+    pub fn runs_beyond_checks(&self, path: &Path, executable: bool) -> Option<String> {
+        if let Some(why) = self.hook_place_by_name(path) {
+            return Some(why);
+        }
+        if self.in_temp(path) {
+            return None;
+        }
+        let dir = path.parent().unwrap_or(path);
+        match crate::repo::hooks_path(dir) {
+            Ok(None) => {}
+            Ok(Some((base, hooks))) => {
+                let hooks = fs::canonicalize(&hooks).unwrap_or(hooks);
+                let base = fs::canonicalize(&base).unwrap_or(base);
+                let parent = hooks
+                    .parent()
+                    .filter(|p| p.starts_with(&base) && *p != base.as_path());
+                // A directory made above the hooks directory may hold it (a copied tree).
+                if path.starts_with(&hooks)
+                    || hooks.starts_with(path)
+                    || parent.is_some_and(|p| path.starts_with(p))
+                {
+                    return Some(format!(
+                        "where the repository's core.hooksPath ({}) has git run hooks",
+                        hooks.display()
+                    ));
+                }
+            }
+            Err(why) => {
+                return Some(format!(
+                    "in a repository whose hooks directory is unknown: {why}"
+                ));
+            }
+        }
+        executable.then(|| "an executable file".to_owned())
+    }
+
+    /// The part of [`Workspace::runs_beyond_checks`] that needs only the path's names: a
+    /// `.git` component, or a hook manager's name ([`HOOK_MANAGER_NAMES`]) among the
+    /// components below the working directory. For each file of a tree a tool copies or
+    /// moves.
+    pub(crate) fn hook_place_by_name(&self, path: &Path) -> Option<String> {
+        if self.in_temp(path) {
+            return None;
+        }
+        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
+        if below.components().any(|c| c.as_os_str() == ".git") {
+            return Some("inside .git, where git runs hooks and reads its configuration".into());
+        }
+        let name = below.components().map(|c| c.as_os_str()).find(|c| {
+            HOOK_MANAGER_NAMES
+                .iter()
+                .any(|n| *c == std::ffi::OsStr::new(n))
+        })?;
+        Some(format!(
+            "{} belongs to a git hook manager, whose scripts git runs at a commit",
+            name.to_string_lossy()
+        ))
+    }
+
+    /// Asks `action` about `path` with the default no, whatever the user granted before, and
+    /// records no grant: for changes that make something run beyond every check. Granted
+    /// without a question inside the temporary directory; under auto-confirm, refused.
+    fn ask_every_time(&self, action: &str, path: &Path) -> Result<(), WorkspaceError> {
+        if self.in_temp(path) {
+            return Ok(());
+        }
+        let refused = |reason: &str| WorkspaceError::Refused {
+            action: action.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let Some(permission) = &self.inner.permission else {
+            return Err(refused(
+                "no confirmation policy is configured for this workspace",
+            ));
+        };
+        let mut permission = permission.lock().unwrap_or_else(PoisonError::into_inner);
+        let Permission { policy, confirm } = &mut *permission;
+        if policy.settings().auto_confirm {
+            return Err(refused(
+                "auto-confirm took the default answer, no (this is asked of a person every time)",
+            ));
+        }
+        let prompt = Prompt {
+            title: TITLE_FILE_CHANGE.to_owned(),
+            command: action.to_owned(),
+            text: format!(
+                "A tool wants to {action}. What is there may run later, outside every check cmdguard makes."
+            ),
+            default: Choice::No,
+            decision: Decision::Reject,
+            kind: None,
+            remember: None,
+            grant_path: None,
+        };
+        if confirm.confirm(&prompt).choice.runs() {
+            Ok(())
+        } else {
+            Err(refused("the user answered no"))
+        }
+    }
+
+    /// The `[sensitive]` pattern of the analyser's allowlist that `path` (resolved) matches,
+    /// when reading it would ask in a command (`cat PATH`); see
+    /// [`Allowlist::sensitive_path`](crate::Allowlist::sensitive_path).
+    pub fn sensitive(&self, path: &Path) -> Option<String> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        self.analyzer()
+            .allowlist()
+            .sensitive_path(path, home.as_deref())
+            .map(str::to_owned)
+    }
+
+    /// Asks before a tool reads `path` (resolved) when the analyser would ask before a
+    /// command read it (a credential file the `[sensitive]` table lists): asked every time,
+    /// default no, refused without a confirmation policy and under auto-confirm. Other files
+    /// of the workspace are read without a question.
+    pub fn permit_read(&self, path: &Path) -> Result<(), WorkspaceError> {
+        match self.sensitive(path) {
+            None => Ok(()),
+            Some(pattern) => self.ask_every_time(
+                &format!(
+                    "read {} (a credential file: [sensitive] {pattern})",
+                    path.display()
+                ),
+                path,
+            ),
+        }
+    }
+
+    /// Writes `bytes` to the resolved `path`, as the `write_file` tool does: an existing
+    /// regular file is rewritten after [`Workspace::permit_overwrite`], a new one created
+    /// after [`Workspace::permit_create`]; through the held directory, never through a link
+    /// (`O_NOFOLLOW`), never onto a FIFO or device (`O_NONBLOCK`, regular files only), never
+    /// into a file with more than one hard link. `Err` is a message for the model.
+    pub(crate) fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+        let failed = |e: &io::Error| format!("cannot write {}: {e}", path.display());
+        let how = match fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(format!("{} is a directory", path.display()));
+            }
+            Ok(_) => {
+                self.permit_overwrite(path).map_err(|e| e.to_string())?;
+                Create::Replace
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.permit_create(path, false).map_err(|e| e.to_string())?;
+                // New, as it was when nobody was asked: a file (or link) that appears
+                // meanwhile makes the write fail.
+                Create::New
+            }
+            Err(e) => return Err(failed(&e)),
+        };
+        if !path.parent().is_some_and(Path::is_dir) {
+            return Err(format!(
+                "the directory of {} does not exist; create it with mkdir first",
+                path.display()
+            ));
+        }
+        let (dir, name) = self.parent_of(path).map_err(|e| failed(&e))?;
+        dir.create(name, how, 0o666)
+            .and_then(|mut file| io::Write::write_all(&mut file, bytes))
+            .map_err(|e| failed(&e))
     }
 
     /// The root (working or temporary directory, the longer when both hold it) under which
@@ -725,6 +946,37 @@ impl Drop for Inner {
             let _ = fs::remove_dir_all(dir);
         }
     }
+}
+
+/// Directory and file names of git hook managers, anywhere in the workspace: what they hold
+/// runs at the user's next commit (husky's scripts, lefthook's and pre-commit's commands).
+pub const HOOK_MANAGER_NAMES: &[&str] = &[
+    // husky: `.husky/<hook>` scripts, run by the wrappers in `.husky/_`.
+    ".husky",
+    // A common `core.hooksPath` directory of hand-made setups.
+    ".githooks",
+    // lefthook's configuration (commands per hook).
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook-local.yml",
+    "lefthook-local.yaml",
+    // pre-commit's configuration (hooks to install and run).
+    ".pre-commit-config.yaml",
+];
+
+/// True for a file with an execute bit.
+#[cfg(unix)]
+pub(crate) fn executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+/// True for a file with an execute bit (none elsewhere than Unix).
+#[cfg(not(unix))]
+pub(crate) fn executable(_meta: &fs::Metadata) -> bool {
+    false
 }
 
 /// How many dangling symbolic links [`resolve_existing_prefix`] follows in one path (Linux's

@@ -17,7 +17,6 @@ mod cdp;
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -1506,11 +1505,8 @@ fn browser_screenshot(
     })?;
     let mut saved = String::new();
     if let Some((ws, path)) = save {
-        if path.exists() {
-            ws.permit(&format!("overwrite {}", path.display()), &path, false)
-                .map_err(|e| e.to_string())?;
-        }
-        fs::write(&path, &png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        // As write_file writes: through the held directory, no link, FIFO or hard link.
+        ws.write_file(&path, &png)?;
         saved = format!("; saved to {}", path.display());
     }
     let (image, fitted) = fit_image(png, None).map_err(|e| e.to_string())?;

@@ -1,15 +1,19 @@
 //! tool/groups/fs.rs: the `fs` group — listing, reading, searching and changing files inside
 //! the agent's [`Workspace`]. Every path parameter goes through [`Workspace::resolve`]; a change
 //! to something that exists outside the temporary directory (overwrite, move, copy over,
-//! delete) asks through the workspace's permission first. Creating a new file or directory
-//! does not ask (it destroys nothing), except inside `.git` and for executable files
-//! ([`Workspace::permit_create`]). Moving something into the temporary directory is asked as a
-//! deletion: the temporary directory is removed with the workspace. Files are written through
-//! the workspace's held directories ([`Workspace::dir`]), never through a link; see
-//! `tool/workspace.rs` for what that covers.
+//! delete) asks through the workspace's permission first. A move asks about both its sides
+//! (a grant must cover each). Creating a new file or directory does not ask (it destroys
+//! nothing), except where git runs hooks or reads its configuration and for executable files
+//! ([`Workspace::permit_create`], asked every time with the default no). Moving something
+//! into the temporary directory is asked as a deletion: the temporary directory is removed
+//! with the workspace. A credential file (the analyser's `[sensitive]` table: `.env`, private
+//! keys) is read, copied or moved only after the user says yes ([`Workspace::permit_read`]);
+//! `grep` skips such files and names them. Files are written through the workspace's held
+//! directories ([`Workspace::dir`]), never through a link; see `tool/workspace.rs` for what
+//! that covers.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -20,7 +24,7 @@ use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::tool::workspace::{Create, Dir};
+use crate::tool::workspace::{Create, Dir, executable};
 use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
 /// The largest file `read_file` reads, in bytes.
@@ -180,8 +184,13 @@ pub struct FileInfo {
     /// Last modification, ISO 8601 UTC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modified: Option<String>,
-    /// True for a UTF-8 file without NUL bytes (files over the read limit are not examined).
+    /// True for a UTF-8 file without NUL bytes (files over the read limit, and credential
+    /// files, are not examined).
     pub is_text: bool,
+    /// Set for a credential file (the analyser's `[sensitive]` table): its contents were not
+    /// examined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sensitive: Option<String>,
 }
 
 /// Reports a path's kind, size, line count, modification time and whether it is text.
@@ -193,7 +202,9 @@ fn file_info(
 ) -> Outcome<FileInfo> {
     let (ws, path) = resolve(ctx, path)?;
     let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
-    let (lines, is_text) = if meta.is_file() && meta.len() <= MAX_READ_BYTES {
+    let sensitive = ws.sensitive(&path);
+    let (lines, is_text) = if sensitive.is_none() && meta.is_file() && meta.len() <= MAX_READ_BYTES
+    {
         match read_text_in(&ws, &path) {
             Ok(text) => (Some(count_lines(&text)), true),
             Err(_) => (None, false),
@@ -208,6 +219,11 @@ fn file_info(
         lines,
         modified: modified(&meta),
         is_text,
+        sensitive: sensitive.map(|p| {
+            format!(
+                "a credential file ([sensitive] {p}); read_file asks the user before reading it"
+            )
+        }),
     })
 }
 
@@ -265,7 +281,8 @@ fn read_open(file: fs::File) -> Result<String, NotText> {
 }
 
 /// Reads a text file of the workspace, whole or a range of lines, optionally numbered (from
-/// 1). Binary files and files over 2 MiB are refused with a clear error.
+/// 1). Binary files and files over 2 MiB are refused with a clear error; a credential file
+/// (`.env`, private keys) is read only if the user says yes.
 #[tool]
 fn read_file(
     /// The file.
@@ -281,6 +298,7 @@ fn read_file(
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
     let (ws, path) = resolve(ctx, path)?;
+    ws.permit_read(&path).map_err(|e| e.to_string())?;
     let text = read_text_in(&ws, &path).map_err(|e| match e {
         NotText::Io(e) => io_error("read", &path, &e),
         NotText::TooLarge(n) => format!(
@@ -320,35 +338,7 @@ fn write_file(
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
     let (ws, path) = resolve(ctx, path)?;
-    let how = match fs::symlink_metadata(&path) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(format!("{} is a directory", path.display()));
-        }
-        Ok(_) => {
-            ws.permit(&format!("overwrite {}", path.display()), &path, false)
-                .map_err(|e| e.to_string())?;
-            Create::Replace
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            ws.permit_create(&path, false).map_err(|e| e.to_string())?;
-            // New, as it was when nobody was asked: a file (or link) that appears meanwhile
-            // makes the write fail.
-            Create::New
-        }
-        Err(e) => return Err(io_error("write", &path, &e)),
-    };
-    if !path.parent().is_some_and(Path::is_dir) {
-        return Err(format!(
-            "the directory of {} does not exist; create it with mkdir first",
-            path.display()
-        ));
-    }
-    let (dir, name) = ws
-        .parent_of(&path)
-        .map_err(|e| io_error("write", &path, &e))?;
-    dir.create(name, how, 0o666)
-        .and_then(|mut file| file.write_all(content.as_bytes()))
-        .map_err(|e| io_error("write", &path, &e))?;
+    ws.write_file(&path, content.as_bytes())?;
     Ok(format!(
         "wrote {} bytes to {}",
         content.len(),
@@ -392,6 +382,9 @@ fn move_path(
     if src_meta.is_dir() && dst.starts_with(&src) {
         return Err(format!("cannot move {} into itself", src.display()));
     }
+    // A credential file moved to another name would be read there without a question.
+    let entries = tree(&src)?;
+    permit_reads(&ws, &entries, &src, &dst)?;
     let replaces = fs::symlink_metadata(&dst).is_ok();
     if replaces && dst.is_dir() {
         return Err(format!("{} already exists", dst.display()));
@@ -410,20 +403,21 @@ fn move_path(
         )
         .map_err(|e| e.to_string())?;
     } else if !ws.in_temp(&dst) {
+        // Both sides are asked about: the file leaves `src` and appears at `dst`, and a grant
+        // of one directory says nothing about the other. Where it appears is also checked as
+        // a creation (or an overwrite) there: a hook directory or an executable asks every
+        // time.
         let how = if replaces { " (replacing it)" } else { "" };
-        // Asked about the side outside the temporary directory (the permission passes
-        // anything inside it without a question).
-        let outside = if ws.in_temp(&src) { &dst } else { &src };
-        ws.permit(
+        ws.permit_both(
             &format!("move {} to {}{how}", src.display(), dst.display()),
-            outside,
-            false,
+            &src,
+            &dst,
         )
         .map_err(|e| e.to_string())?;
-        // (A new file in .git or an executable was just asked about, as this move.)
         if replaces {
-            ws.permit(&format!("overwrite {}", dst.display()), &dst, false)
-                .map_err(|e| e.to_string())?;
+            ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
+        } else {
+            permit_new_tree(&ws, &entries, &src, &dst)?;
         }
     }
     let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("move", &src, &e))?;
@@ -464,27 +458,20 @@ fn copy(
     if meta.is_dir() && dst.starts_with(&src) {
         return Err(format!("cannot copy {} into itself", src.display()));
     }
-    // Every link of the tree is checked before anything is copied: at its new place it must
-    // still point inside the workspace.
-    check_links(&ws, &src, &dst)?;
+    // The tree is walked once, before anything is copied: every link in it must still point
+    // inside the workspace at its new place, and a credential file in it is asked about (a
+    // copy under another name would be read without a question).
+    let entries = tree(&src)?;
+    check_links(&ws, &entries, &src, &dst)?;
+    permit_reads(&ws, &entries, &src, &dst)?;
     let how = match fs::symlink_metadata(&dst) {
         Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
         Ok(_) => {
-            ws.permit(
-                &format!(
-                    "overwrite {} with a copy of {}",
-                    dst.display(),
-                    src.display()
-                ),
-                &dst,
-                false,
-            )
-            .map_err(|e| e.to_string())?;
+            ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
             Create::Replace
         }
         Err(_) => {
-            ws.permit_create(&dst, executables(&src) > 0)
-                .map_err(|e| e.to_string())?;
+            permit_new_tree(&ws, &entries, &src, &dst)?;
             Create::New
         }
     };
@@ -512,17 +499,85 @@ fn into_dir(dst: &Path, src: &Path) -> Outcome<PathBuf> {
     }
 }
 
-/// Refuses the copy of `src` to `dst` when a symbolic link in the tree, copied as a link,
-/// would point outside the workspace from its new place (a relative link means something else
-/// there; a dangling one would lead a later write outside).
-fn check_links(ws: &Workspace, src: &Path, dst: &Path) -> Outcome<()> {
-    let meta = fs::symlink_metadata(src).map_err(|e| io_error("copy", src, &e))?;
-    if meta.file_type().is_symlink() {
-        let target = fs::read_link(src).map_err(|e| io_error("copy", src, &e))?;
+/// The most directory levels `copy` and `move` walk below their source; a deeper tree is
+/// refused before anything changes (the copy itself recurses once per level).
+pub const MAX_TREE_DEPTH: usize = 256;
+
+/// Every entry of the tree at `root`, itself included, with its `lstat` metadata (links not
+/// followed), walked with an explicit stack; a tree nested deeper than [`MAX_TREE_DEPTH`] is
+/// an error.
+fn tree(root: &Path) -> Outcome<Vec<(PathBuf, fs::Metadata)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    while let Some((path, depth)) = stack.pop() {
+        let meta = fs::symlink_metadata(&path).map_err(|e| io_error("read", &path, &e))?;
+        if meta.is_dir() {
+            if depth >= MAX_TREE_DEPTH {
+                return Err(format!(
+                    "{} is nested more than {MAX_TREE_DEPTH} directories deep; nothing was changed",
+                    root.display()
+                ));
+            }
+            for entry in fs::read_dir(&path).map_err(|e| io_error("read", &path, &e))? {
+                let entry = entry.map_err(|e| io_error("read", &path, &e))?;
+                stack.push((entry.path(), depth + 1));
+            }
+        }
+        out.push((path, meta));
+    }
+    Ok(out)
+}
+
+/// Asks about each credential file of a tree (`entries`, from `src`) before it is copied or
+/// moved to `dst` (see [`Workspace::permit_read`]), unless its new place is a credential
+/// file's place too (`app/.env` moved to `app2/.env` is still asked about when read).
+fn permit_reads(
+    ws: &Workspace,
+    entries: &[(PathBuf, fs::Metadata)],
+    src: &Path,
+    dst: &Path,
+) -> Outcome<()> {
+    for (path, meta) in entries {
+        if !meta.is_file() || ws.sensitive(path).is_none() {
+            continue;
+        }
+        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
+        let new = if below.as_os_str().is_empty() {
+            dst.to_path_buf()
+        } else {
+            dst.join(below)
+        };
+        if ws.sensitive(&new).is_none() {
+            ws.permit_read(path).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses the copy of `src` to `dst` when a symbolic link in its tree (`entries`), copied
+/// as a link, would point outside the workspace from its new place (a relative link means
+/// something else there; a dangling one would lead a later write outside).
+fn check_links(
+    ws: &Workspace,
+    entries: &[(PathBuf, fs::Metadata)],
+    src: &Path,
+    dst: &Path,
+) -> Outcome<()> {
+    for (path, meta) in entries {
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
+        let new = if below.as_os_str().is_empty() {
+            dst.to_path_buf()
+        } else {
+            dst.join(below)
+        };
+        let target = fs::read_link(path).map_err(|e| io_error("copy", path, &e))?;
         // The leading `..` of a relative target climb from the new link's directory, which is
         // resolved or new (a real directory copy makes): taken here, not by `resolve` (which
         // refuses `..` after a name that does not exist yet).
-        let mut lands = dst.parent().unwrap_or(dst).to_path_buf();
+        let mut lands = new.parent().unwrap_or(&new).to_path_buf();
         let mut rest = target.components().peekable();
         while rest.next_if_eq(&Component::ParentDir).is_some() {
             lands.pop();
@@ -532,46 +587,52 @@ fn check_links(ws: &Workspace, src: &Path, dst: &Path) -> Outcome<()> {
         if !inside {
             return Err(format!(
                 "{} is a symbolic link to {}, which at {} would point outside the agent's workspace; nothing was copied",
-                src.display(),
+                path.display(),
                 target.display(),
-                dst.display()
+                new.display()
             ));
-        }
-    } else if meta.is_dir() {
-        for entry in fs::read_dir(src).map_err(|e| io_error("copy", src, &e))? {
-            let entry = entry.map_err(|e| io_error("copy", src, &e))?;
-            check_links(ws, &entry.path(), &dst.join(entry.file_name()))?;
         }
     }
     Ok(())
 }
 
-/// How many executable regular files `path` is or holds (links not followed).
-fn executables(path: &Path) -> usize {
-    let Ok(meta) = fs::symlink_metadata(path) else {
-        return 0;
-    };
-    if meta.is_dir() {
-        fs::read_dir(path)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| executables(&e.path()))
-            .sum()
-    } else {
-        usize::from(meta.is_file() && is_executable(&meta))
+/// Asks before a tree (`entries`, from `src`) appears at the new name `dst` where new files
+/// are not harmless ([`Workspace::permit_create`]): `dst` itself, checked as a file that is
+/// executable when the tree holds one, then each file's new place by its names (a `.husky`
+/// or `.git` inside the tree).
+fn permit_new_tree(
+    ws: &Workspace,
+    entries: &[(PathBuf, fs::Metadata)],
+    src: &Path,
+    dst: &Path,
+) -> Outcome<()> {
+    if ws
+        .runs_beyond_checks(dst, executables(entries) > 0)
+        .is_some()
+    {
+        return ws
+            .permit_create(dst, executables(entries) > 0)
+            .map_err(|e| e.to_string());
     }
+    for (path, _) in entries {
+        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
+        if below.as_os_str().is_empty() {
+            continue;
+        }
+        let new = dst.join(below);
+        if ws.hook_place_by_name(&new).is_some() {
+            return ws.permit_create(&new, false).map_err(|e| e.to_string());
+        }
+    }
+    Ok(())
 }
 
-#[cfg(unix)]
-fn is_executable(meta: &fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_meta: &fs::Metadata) -> bool {
-    false
+/// How many executable regular files a tree (`entries`) holds (links not followed).
+fn executables(entries: &[(PathBuf, fs::Metadata)]) -> usize {
+    entries
+        .iter()
+        .filter(|(_, m)| m.is_file() && executable(m))
+        .count()
 }
 
 /// Copies `from/src` to `to/dst` without following symbolic links (they are copied as links,
@@ -703,6 +764,10 @@ pub struct Found {
     /// Set when the search stopped at its limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncated: Option<String>,
+    /// `grep`: the credential files (the analyser's `[sensitive]` table) that were not
+    /// searched, relative to the root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// A shell-style pattern (`*.rs`, `src/**/mod.rs`, `{a,b}.txt`): matched against the entry's
@@ -805,13 +870,15 @@ fn glob(
         root: root.display().to_string(),
         matches,
         truncated,
+        skipped: None,
     })
 }
 
 /// Searches file contents below a directory (or in one file) for a regular expression (or a
 /// literal text with `regex` false). Returns `path:line:text` for each matching line, or only
-/// the paths of matching files without `include_content`. Binary files, files over 8 MiB and
-/// .gitignore'd files (unless `skip_ignored` is false) are skipped.
+/// the paths of matching files without `include_content`. Binary files, files over 8 MiB,
+/// credential files (`.env`, private keys: read them with `read_file`, which asks the user)
+/// and .gitignore'd files (unless `skip_ignored` is false) are skipped.
 #[tool]
 fn grep(
     /// The directory or file to search.
@@ -832,7 +899,7 @@ fn grep(
     skip_ignored: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<Found> {
-    let (_, root) = resolve(ctx, path)?;
+    let (ws, root) = resolve(ctx, path)?;
     let names = NamePattern::new(file_pattern)?;
     let text = if regex {
         pattern.to_owned()
@@ -848,6 +915,7 @@ fn grep(
         .build();
     let mut matches = Vec::new();
     let mut truncated = None;
+    let mut skipped = Vec::new();
     'files: for entry in walk(&root, skip_ignored) {
         ctx.check_cancelled()
             .map_err(|c| format!("cancelled: {}", c.reason))?;
@@ -864,6 +932,10 @@ fn grep(
             continue;
         }
         let shown = relative.to_string_lossy().into_owned();
+        if ws.sensitive(entry.path()).is_some() {
+            skipped.push(shown);
+            continue;
+        }
         let mut hits = Vec::new();
         let mut full = false;
         let budget = MAX_GREP - matches.len();
@@ -895,10 +967,19 @@ fn grep(
             break 'files;
         }
     }
+    let skipped = (!skipped.is_empty()).then(|| {
+        format!(
+            "{} credential file{} not searched (read one with read_file, which asks the user): {}",
+            skipped.len(),
+            if skipped.len() == 1 { " was" } else { "s were" },
+            skipped.join(", ")
+        )
+    });
     Ok(Found {
         root: root.display().to_string(),
         matches,
         truncated,
+        skipped,
     })
 }
 
@@ -930,7 +1011,8 @@ fn request_image(
     crop: Option<Crop>,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (_, path) = resolve(ctx, src)?;
+    let (ws, path) = resolve(ctx, src)?;
+    ws.permit_read(&path).map_err(|e| e.to_string())?;
     let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
     if !meta.is_file() {
         return Err(format!("{} is not a file", path.display()));

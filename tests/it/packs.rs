@@ -582,6 +582,12 @@ fn packs_turn_off_and_on_in_the_allowlist() {
             ("psql -c 'DROP TABLE t'", None),
             ("dropdb app", None),
             ("git reset --hard", Some("core.git/git-reset-hard")),
+            ("reboot", Some("system/reboot")),
+            ("git clean -fdx", Some("core.git/git-clean-ignored")),
+            (
+                "aws s3 rm s3://b/x --recursive",
+                Some("cloud/aws-s3-rm-recursive"),
+            ),
             // The interpreter engine is off with its pack: the one-liner only asks.
             ("perl -e 'system(\"rm -rf /\")'", None),
         ],
@@ -928,6 +934,13 @@ fn help_and_dry_run_options_spare_the_command_and_nothing_else() {
         ("cargo yank --help", None),
         ("npm unpublish --help", None),
         ("shutdown --help", None),
+        // s7 red team: each printed help or only reported, under the real program.
+        ("reboot --help", None),
+        ("halt --help", None),
+        ("poweroff --help", None),
+        ("git clean --dry-run -fdx", None),
+        ("git clean -nfdx", None),
+        ("aws s3 rm s3://b/x --recursive --dryrun", None),
         ("dd if=/dev/zero of=/dev/stdout count=1", None),
         ("dd if=/dev/urandom of=/dev/null count=1", None),
         // Near misses: the same commands still deny.

@@ -1066,7 +1066,9 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         && segs[i + 1..]
                             .iter()
                             .find(|n| n.nesting == s.nesting)
-                            .is_some_and(|n| runs_one_of(&n.words, INTERPRETERS));
+                            .is_some_and(|n| {
+                                runs_one_of(&n.words, INTERPRETERS) && !formats_json(&n.words)
+                            });
                     // `sh -c "$(curl …)"`, `bash <(curl …)`: an interpreter fed by a substitution.
                     let fed = interpreters.iter().any(|o| inside(s, o));
                     if piped || fed {
@@ -1079,6 +1081,36 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
 }
 
 /// True when the command (or the command behind a leading wrapper like `sudo`) is one of `set`.
+/// `python3 -m json.tool [OPTIONS]`: Python's JSON pretty-printer, which reads its input as
+/// data and runs none of it (the one interpreter invocation agents pipe downloads into).
+/// Any other word after the module, a wrapper or another spelling is not this.
+fn formats_json(words: &[Word]) -> bool {
+    let texts: Option<Vec<&str>> = words.iter().map(Word::static_text).collect();
+    let Some(texts) = texts else {
+        return false;
+    };
+    let is_python = texts.first().is_some_and(|p| {
+        let b = program_name(p);
+        b == "python"
+            || b == "python3"
+            || b.strip_prefix("python3.")
+                .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit()))
+    });
+    const OPTIONS: &[&str] = &[
+        "--sort-keys",
+        "--compact",
+        "--no-ensure-ascii",
+        "--json-lines",
+        "--tab",
+        "--indent=2",
+        "--indent=4",
+        "--no-indent",
+    ];
+    is_python
+        && texts.get(1..3) == Some(&["-m", "json.tool"][..])
+        && texts[3..].iter().all(|t| OPTIONS.contains(t))
+}
+
 fn runs_one_of(words: &[Word], set: &[&str]) -> bool {
     const LEADS: &[&str] = &[
         "sudo", "doas", "env", "command", "exec", "nohup", "time", "nice",

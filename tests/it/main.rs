@@ -30,6 +30,7 @@ mod real_programs;
 mod red;
 mod redteam_tools_a;
 mod redteam_tools_b;
+mod redteam_tools_fixes_toolfix2b;
 mod rules;
 mod sandbox;
 mod scan;

@@ -444,7 +444,8 @@ fn bash_does_not_start_in_an_inherited_locale_that_is_not_proven() {
         let ws = Workspace::new(&dir).unwrap();
         let agent = AgentHandle::new("red").with_workspace(ws);
         let toolbox = ToolBox::new().with_defaults(&["cmd"]).unwrap();
-        let said = toolbox.call_tool_blocking(&agent, "bash", json!({"command": "echo ran-$((6*7))"}), ());
+        let said =
+            toolbox.call_tool_blocking(&agent, "bash", json!({"command": "echo ran-$((6*7))"}), ());
         println!("said: {said:?}");
         return;
     }
@@ -474,4 +475,131 @@ fn bash_does_not_start_in_an_inherited_locale_that_is_not_proven() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The popup fix intercepts a new window's requests instead of stopping the window: a window
+/// a workspace page opens runs (it tells its opener), and its request for a file outside the
+/// workspace fails (`TOKEN` stays undefined), so the opener reads `blocked`.
+#[cfg(unix)]
+#[test]
+fn a_window_a_page_opens_runs_with_its_outside_requests_failed() {
+    let dir = Scratch::new();
+    let Some((toolbox, agent, _)) = browser_setup(&dir, Choice::No) else {
+        return;
+    };
+    let outside = Scratch::new();
+    let secret = outside.write("settings.js", "var TOKEN = 'hunter2-outside';\n");
+    let root = fs::canonicalize(dir.path()).unwrap();
+    dir.write(
+        "b.html",
+        &format!(
+            "<script src='file://{}'></script><script src='inside.js'></script><script>opener.postMessage((typeof TOKEN == 'undefined' ? 'blocked' : TOKEN) + '+' + INSIDE, '*')</script>",
+            secret.display()
+        ),
+    );
+    dir.write("inside.js", "var INSIDE = 'inside-loaded';\n");
+    dir.write(
+        "a.html",
+        &format!(
+            "<body><a id=go href='file://{}/b.html' target=_blank rel=opener>docs</a><p id=got>nothing</p>\
+             <script>addEventListener('message', e => document.getElementById('got').textContent = e.data)</script></body>",
+            root.display()
+        ),
+    );
+    let call = |tool: &str, args: Value| {
+        toolbox
+            .call_tool_blocking(&agent, tool, args, ())
+            .map_err(|e| format!("{e:?}"))
+    };
+    let url = format!("file://{}/a.html", root.display());
+    call("browser_page", json!({"action": "navigate", "url": url})).unwrap();
+    call(
+        "browser_interact",
+        json!({"action": "click", "selector": "#go"}),
+    )
+    .unwrap();
+    let mut got = Ok(Value::Null);
+    for _ in 0..100 {
+        got = call(
+            "browser_evaluate",
+            json!({"expression": "document.getElementById('got').textContent"}),
+        );
+        if got.as_ref().is_ok_and(|v| v != "nothing") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(got, Ok(json!("blocked+inside-loaded")));
+}
+
+/// What the caps leave: a long log entry is cut with the cut said, a `browser_logs` call past
+/// its budget ends with a `cut` entry and keeps the rest for the next call (with `clear`),
+/// and a long `browser_evaluate` result is cut and says so; short ones are whole.
+#[cfg(unix)]
+#[test]
+fn capped_browser_results_say_what_was_cut_and_keep_the_rest() {
+    use cmdguard::tool::groups::browser::{MAX_LOG_TEXT_CHARS, MAX_RESULT_CHARS};
+    let dir = Scratch::new();
+    let Some((toolbox, agent, _)) = browser_setup(&dir, Choice::No) else {
+        return;
+    };
+    dir.write(
+        "logs.html",
+        "<script>console.log('short'); for (let i = 0; i < 15; i++) console.log(String(i % 10).repeat(20000));</script>",
+    );
+    let call = |tool: &str, args: Value| {
+        toolbox
+            .call_tool_blocking(&agent, tool, args, ())
+            .map_err(|e| format!("{e:?}"))
+            .unwrap()
+    };
+    let url = format!(
+        "file://{}/logs.html",
+        fs::canonicalize(dir.path()).unwrap().display()
+    );
+    call("browser_page", json!({"action": "navigate", "url": url}));
+    let mut read = Vec::new();
+    for _ in 0..4 {
+        let logs = call("browser_logs", json!({"clear": true}));
+        read.push(logs.as_array().unwrap().clone());
+        if read.last().unwrap().iter().all(|e| e["kind"] != "cut") {
+            break;
+        }
+    }
+    let first = &read[0];
+    assert_eq!(first[0]["text"], "short");
+    let long = first[1]["text"].as_str().unwrap();
+    assert!(
+        long.starts_with(&"0".repeat(MAX_LOG_TEXT_CHARS)),
+        "{}",
+        &long[..50]
+    );
+    assert!(
+        long.ends_with("[cut: 10000 more characters]"),
+        "{}",
+        &long[long.len() - 60..]
+    );
+    assert_eq!(first.last().unwrap()["kind"], "cut", "{first:?}");
+    // 1 + 15 entries, 10 of 10 000 characters per call: all read over the calls, none twice.
+    let entries: usize = read
+        .iter()
+        .map(|r| r.iter().filter(|e| e["kind"] == "console").count())
+        .sum();
+    assert_eq!(entries, 16, "{read:?}");
+    let short = call("browser_evaluate", json!({"expression": "'x'.repeat(10)"}));
+    assert_eq!(short, json!("xxxxxxxxxx"));
+    let long = call(
+        "browser_evaluate",
+        json!({"expression": "'y'.repeat(3000000)"}),
+    );
+    let text = long.as_str().unwrap();
+    assert!(text.starts_with(&format!("\"{}", "y".repeat(1000))));
+    assert!(
+        text.ends_with(&format!(
+            "[cut: the result's JSON is 3000002 characters; these are the first {MAX_RESULT_CHARS}]"
+        )),
+        "{}",
+        &text[text.len() - 100..]
+    );
+    assert!(text.len() < MAX_RESULT_CHARS + 200);
 }

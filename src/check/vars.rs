@@ -278,8 +278,7 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
             words,
             READ_OPTS,
             Scope::Shell,
-            Take::All,
-            Given::Unknown,
+            Take::Read,
         ),
         "mapfile" | "readarray" => names_after_options(
             cx,
@@ -288,8 +287,7 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
             words,
             MAPFILE_OPTS,
             Scope::Shell,
-            Take::All,
-            Given::Unknown,
+            Take::Read,
         ),
         "declare" | "typeset" | "local" | "readonly" => {
             let exported = words.iter().any(|w| {
@@ -310,16 +308,7 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
                 );
                 return;
             }
-            names_after_options(
-                cx,
-                i,
-                &construct,
-                words,
-                DECLARE_OPTS,
-                scope,
-                Take::All,
-                Given::Nothing,
-            )
+            names_after_options(cx, i, &construct, words, DECLARE_OPTS, scope, Take::All)
         }
         "export" => {
             if words.len() == 1 {
@@ -339,7 +328,6 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
                 EXPORT_OPTS,
                 Scope::Exported,
                 Take::All,
-                Given::Nothing,
             )
         }
         "unset" => names_after_options(
@@ -350,18 +338,8 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
             UNSET_OPTS,
             Scope::Shell,
             Take::All,
-            Given::Nothing,
         ),
-        "getopts" => names_after_options(
-            cx,
-            i,
-            &construct,
-            words,
-            &[],
-            Scope::Shell,
-            Take::Second,
-            Given::Unknown,
-        ),
+        "getopts" => names_after_options(cx, i, &construct, words, &[], Scope::Shell, Take::Second),
         "printf" => {
             if let Some(k) = words.iter().position(|w| w.static_text() == Some("-v")) {
                 if let Some(w) = words.get(k + 1) {
@@ -391,8 +369,10 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
 /// Which operands of a builtin are names it assigns.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Take {
-    /// Every operand (`read a b c`, `declare a=1 b`).
+    /// Every operand (`declare a=1 b`, `export a`); a bare name gets no new value.
     All,
+    /// Every operand, each storing what is read at run time (`read a b c`, `mapfile a`).
+    Read,
     /// The second operand (`getopts OPTSTRING NAME`).
     Second,
 }
@@ -405,7 +385,6 @@ fn names_after_options(
     opts: Opts,
     scope: Scope,
     take: Take,
-    bare: Given<'static>,
 ) {
     let mut k = 1;
     let mut operands = 0;
@@ -479,7 +458,7 @@ fn names_after_options(
         options_done = true;
         operands += 1;
         let is_name = match take {
-            Take::All => true,
+            Take::All | Take::Read => true,
             Take::Second => operands == 2,
         };
         if is_name {
@@ -490,9 +469,9 @@ fn names_after_options(
                 (None, None) => (t, Given::Nothing),
             };
             // `read NAME`, `getopts … NAME`, `mapfile NAME` store what they read.
-            let value = match value {
-                Given::Nothing => bare,
-                v => v,
+            let value = match (value, take) {
+                (Given::Nothing, Take::Read | Take::Second) => Given::Unknown,
+                (v, _) => v,
             };
             assign(cx, Some(i), name, value, w.span, scope, construct);
         }

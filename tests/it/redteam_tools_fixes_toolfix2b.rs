@@ -406,6 +406,9 @@ fn a_command_that_could_drop_the_job_mark_is_refused() {
         "exec -lc true",
         "printenv CMDGUARD_JOB",
         "CMDGUARD_JOB=x true",
+        "echo -i true | xargs env",
+        "echo -i true | xargs nice env",
+        "\"$c\" -i true",
     ];
     let runs = [
         "true",

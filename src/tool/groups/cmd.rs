@@ -220,8 +220,8 @@ fn still_there(held: &Dir) -> Outcome<()> {
 /// Refuses a command that could start a program without the job mark in its environment
 /// (such a program, in a new session, would outlive the call): `env` with an option other
 /// than those listed here (`-i`, `-u`, `-`, `-S` and any unknown one drop or rewrite
-/// variables), `exec -c`, any word that names the mark, and an option known only at run
-/// time in those places. Every word of every segment the analyser found is looked at, so a
+/// variables), `env` given its options by `xargs`, `exec -c`, any word that names the mark,
+/// an option known only at run time in those places, and a program named only at run time. Every word of every segment the analyser found is looked at, so a
 /// wrapper (`nice env -u …`, `xargs env -i …`) is seen too. Assigning or unsetting the mark's
 /// variable in the shell already asks in the analyser (it is not an inert variable).
 fn keeps_the_mark(ws: &Workspace, judged: &str) -> Outcome<()> {
@@ -235,11 +235,23 @@ fn keeps_the_mark(ws: &Workspace, judged: &str) -> Outcome<()> {
     }
     for seg in ws.analyzer().analyze(judged).segments {
         let words = &seg.argv;
+        if seg.dynamic.contains(&0) {
+            return refuse("a program named only at run time (it could be `env -i`)");
+        }
+        // `… | xargs env`: xargs gives `env` the words it reads, options included.
+        let feeds = |k: usize| {
+            words[..k]
+                .iter()
+                .any(|w| matches!(w.rsplit('/').next(), Some("xargs" | "parallel")))
+        };
         for (k, word) in words.iter().enumerate() {
             let base = word.rsplit('/').next().unwrap_or(word);
             let known = |j: usize| !seg.dynamic.contains(&j);
             match base {
-                "env" if !env_options_keep_the_mark(&words[k + 1..], |j| known(k + 1 + j)) => {
+                "env"
+                    if (k + 1 == words.len() && feeds(k))
+                        || !env_options_keep_the_mark(&words[k + 1..], |j| known(k + 1 + j)) =>
+                {
                     return refuse(
                         "`env` with an option that clears, unsets or rewrites variables (or one known only at run time)",
                     );

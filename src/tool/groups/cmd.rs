@@ -33,7 +33,12 @@
 //! bash starts in the directory that was checked: it is opened without following links
 //! before the command is judged, bash is started in that open directory (Linux: through
 //! `/proc/self/fd`), and the path must still lead to it after judging. Outside Linux bash is
-//! started by path after that check.
+//! started by path after that check. bash itself keeps its directory as a path (`$PWD`), which
+//! its `pwd -P` and `cd -P` resolve again: a directory replaced while the command runs can
+//! lead those elsewhere, so a `bash` call whose directory's name no longer leads to the
+//! directory it ran in ends in an error that says so (with the output). Not seen: a
+//! directory moved away and back (same inode) during the run, and background jobs (checked
+//! at start only).
 //!
 //! bash reads its script in the locale of `LC_ALL`, `LC_CTYPE` and `LANG`; the analyser asks
 //! for any assignment of them but C, POSIX and UTF-8 locales, and the tool does not start bash
@@ -365,6 +370,17 @@ fn bash(
         return Err(format!(
             "command stopped: the run was cancelled ({})",
             c.reason
+        ));
+    }
+    // bash ran in the open directory, but names it resolved by path (its own `$PWD`, which
+    // `pwd -P` and `cd -P` resolve again, or `$PWD/…` in the command) lead wherever the
+    // directory's name led at that moment.
+    if still_there(&dir).is_err() {
+        return Err(format!(
+            "{} was replaced while the command ran: bash ran in the directory that was checked, but paths it resolved by name may have led elsewhere, so its result is not returned as valid; exit code {:?}, output:\n{}",
+            dir.path().display(),
+            result.exit_code,
+            result.output
         ));
     }
     Ok(result)

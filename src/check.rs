@@ -19,7 +19,7 @@ mod script_text;
 mod sed;
 mod sed_script;
 mod sensitive;
-mod vars;
+pub(crate) mod vars;
 mod wrap;
 
 use std::collections::{HashMap, HashSet};
@@ -267,7 +267,15 @@ impl Ctx<'_> {
             Event::ExpansionAssignment(name) => {
                 let construct = format!("`{}`", snippet());
                 sensitive::for_list(self, span);
-                return vars::assign(self, None, name, span, vars::Scope::Shell, &construct);
+                return vars::assign(
+                    self,
+                    None,
+                    name,
+                    vars::Given::Unknown,
+                    span,
+                    vars::Scope::Shell,
+                    &construct,
+                );
             }
             Event::Limit(what) => (
                 Code::LimitExceeded,

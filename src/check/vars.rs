@@ -37,11 +37,88 @@ fn plain_subscript(sub: &str) -> bool {
     !sub.is_empty() && sub.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Checks one assignment of `name` (which may carry a `[subscript]`), made by `construct`.
+/// What an assignment stores in its variable, as far as the analyser sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Given<'a> {
+    /// No value: the name is declared, exported or unset as it is.
+    Nothing,
+    /// This text, known before the command runs.
+    Text(&'a str),
+    /// A value known only at run time (`read`, `for`, `+=`, an expansion).
+    Unknown,
+}
+
+/// The variables that choose the locale bash reads its own script in (the `LC_CTYPE`
+/// category: which bytes form one character). bash sets its locale again whenever one is
+/// assigned (`sv_locale` in bash's `variables.c`, `set_locale_var` in `locale.c`), exported
+/// or not, and reads the rest of the script in it. The other `LC_*` categories and
+/// `LANGUAGE` (only gettext reads it) do not change what a byte means.
+pub(crate) const CTYPE_VARIABLES: &[&str] = &["LC_ALL", "LC_CTYPE", "LANG"];
+
+/// True when `value`, given to one of [`CTYPE_VARIABLES`], is a locale in which bash reads
+/// text as the analyser does (ASCII bytes are ASCII characters): `C`, `POSIX`, empty (the
+/// next variable decides), or a name whose codeset is UTF-8 (`en_US.UTF-8`, `C.utf8`,
+/// optionally with an `@modifier`). Anything else (`zh_TW.BIG5`, `ja_JP.SJIS`, a bare
+/// `zh_TW`, whose default codeset is BIG5, or a path to a compiled locale) is not proven:
+/// in BIG5, GBK, GB18030 or Shift JIS a byte `\`, `|` or `` ` `` can be the second half of a
+/// character, so bash would read commands the analysis never saw.
+pub(crate) fn locale_reads_as_utf8(value: &str) -> bool {
+    if matches!(value, "" | "C" | "POSIX") {
+        return true;
+    }
+    let body = value.split_once('@').map_or(value, |(body, modifier)| {
+        if !modifier.is_empty() && modifier.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            body
+        } else {
+            ""
+        }
+    });
+    let Some((language, codeset)) = body.split_once('.') else {
+        return false;
+    };
+    !language.is_empty()
+        && language
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && matches!(codeset.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
+}
+
+/// `LC_ALL=…` and its kin: a value not proven by [`locale_reads_as_utf8`] asks, whatever the
+/// construct and scope (bash switches its own reading for shell variables too).
+fn locale(
+    cx: &mut Ctx<'_>,
+    i: Option<usize>,
+    base: &str,
+    value: Given<'_>,
+    span: Span,
+    construct: &str,
+) {
+    if !CTYPE_VARIABLES.contains(&base) {
+        return;
+    }
+    let shown = match value {
+        Given::Nothing => return,
+        Given::Text(t) if locale_reads_as_utf8(t) => return,
+        Given::Text(t) => format!("`{t}`"),
+        Given::Unknown => "a value known only at run time".to_owned(),
+    };
+    cx.push(
+        Code::Assignment,
+        span,
+        i,
+        format!(
+            "{construct} sets the locale `{base}` to {shown}: bash reads the rest of the script in that locale, where bytes can form characters the analysis did not see (only C, POSIX and UTF-8 locales are known to read the same)"
+        ),
+    );
+}
+
+/// Checks one assignment of `name` (which may carry a `[subscript]`), made by `construct`,
+/// storing `value`.
 pub(super) fn assign(
     cx: &mut Ctx<'_>,
     i: Option<usize>,
     name: &str,
+    value: Given<'_>,
     span: Span,
     scope: Scope,
     construct: &str,
@@ -60,6 +137,7 @@ pub(super) fn assign(
             format!("{construct} assigns `{name}`, whose subscript bash evaluates as arithmetic"),
         );
     }
+    locale(cx, i, base, value, span, construct);
     let inert = match scope {
         Scope::Exported => cx.list.is_inert_env(base),
         Scope::Shell => cx.list.is_inert_env(base) || is_local_name(base),
@@ -86,9 +164,16 @@ pub(super) fn segment_assignment(cx: &mut Ctx<'_>, i: usize, a: &Assignment, pre
     } else {
         (Scope::Shell, "an assignment")
     };
-    // `NAME[i]=…`: the segmenter keeps the subscript apart; its arithmetic is judged there.
-    assign(cx, Some(i), &a.name, a.span, scope, construct);
     let raw = cx.src.get(a.span.start..a.span.end).unwrap_or("");
+    let appends = raw
+        .get(a.name.len()..)
+        .is_none_or(|rest| !rest.starts_with('='));
+    let value = match a.value.static_text() {
+        Some(t) if !appends && !a.subscript => Given::Text(t),
+        _ => Given::Unknown,
+    };
+    // `NAME[i]=…`: the segmenter keeps the subscript apart; its arithmetic is judged there.
+    assign(cx, Some(i), &a.name, value, a.span, scope, construct);
     if let Some(pos) = raw.find("=(").or_else(|| raw.find("+=(")) {
         compound_subscripts(cx, i, &raw[pos..], a.span);
     }
@@ -135,6 +220,7 @@ pub(super) fn named_descriptor(cx: &mut Ctx<'_>, i: Option<usize>, r: &Redirect)
             cx,
             i,
             name,
+            Given::Unknown,
             span,
             Scope::Shell,
             "a named descriptor `{NAME}>`",
@@ -185,7 +271,15 @@ const UNSET_OPTS: Opts = &[("-v", false)];
 pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
     let construct = format!("`{name}`");
     match name {
-        "read" => names_after_options(cx, i, &construct, words, READ_OPTS, Scope::Shell, Take::All),
+        "read" => names_after_options(
+            cx,
+            i,
+            &construct,
+            words,
+            READ_OPTS,
+            Scope::Shell,
+            Take::Read,
+        ),
         "mapfile" | "readarray" => names_after_options(
             cx,
             i,
@@ -193,7 +287,7 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
             words,
             MAPFILE_OPTS,
             Scope::Shell,
-            Take::All,
+            Take::Read,
         ),
         "declare" | "typeset" | "local" | "readonly" => {
             let exported = words.iter().any(|w| {
@@ -275,8 +369,10 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
 /// Which operands of a builtin are names it assigns.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Take {
-    /// Every operand (`read a b c`, `declare a=1 b`).
+    /// Every operand (`declare a=1 b`, `export a`); a bare name gets no new value.
     All,
+    /// Every operand, each storing what is read at run time (`read a b c`, `mapfile a`).
+    Read,
     /// The second operand (`getopts OPTSTRING NAME`).
     Second,
 }
@@ -327,7 +423,15 @@ fn names_after_options(
                                     assign_word(cx, i, construct, v, scope);
                                 }
                             } else {
-                                assign(cx, Some(i), &attached, w.span, scope, construct);
+                                assign(
+                                    cx,
+                                    Some(i),
+                                    &attached,
+                                    Given::Unknown,
+                                    w.span,
+                                    scope,
+                                    construct,
+                                );
                             }
                         }
                         if attached.is_empty() {
@@ -354,22 +458,29 @@ fn names_after_options(
         options_done = true;
         operands += 1;
         let is_name = match take {
-            Take::All => true,
+            Take::All | Take::Read => true,
             Take::Second => operands == 2,
         };
         if is_name {
-            let name = t
-                .split_once("+=")
-                .or_else(|| t.split_once('='))
-                .map_or(t, |(n, _)| n);
-            assign(cx, Some(i), name, w.span, scope, construct);
+            let (name, value) = match (t.split_once("+="), t.split_once('=')) {
+                (Some((n, _)), Some((m, _))) if n.len() < m.len() => (n, Given::Unknown),
+                (_, Some((n, v))) => (n, Given::Text(v)),
+                (Some((n, _)), None) => (n, Given::Unknown),
+                (None, None) => (t, Given::Nothing),
+            };
+            // `read NAME`, `getopts … NAME`, `mapfile NAME` store what they read.
+            let value = match (value, take) {
+                (Given::Nothing, Take::Read | Take::Second) => Given::Unknown,
+                (v, _) => v,
+            };
+            assign(cx, Some(i), name, value, w.span, scope, construct);
         }
     }
 }
 
 fn assign_word(cx: &mut Ctx<'_>, i: usize, construct: &str, w: &Word, scope: Scope) {
     match w.static_text() {
-        Some(t) => assign(cx, Some(i), t, w.span, scope, construct),
+        Some(t) => assign(cx, Some(i), t, Given::Unknown, w.span, scope, construct),
         None => cx.push(
             Code::DynamicArgument,
             w.span,

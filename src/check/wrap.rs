@@ -83,10 +83,14 @@ pub(super) fn wrapper(
             }
             for (n, value) in &u.assignments {
                 let construct = format!("`{name}`");
+                let given = value
+                    .static_text()
+                    .map_or(super::vars::Given::Unknown, super::vars::Given::Text);
                 super::vars::assign(
                     cx,
                     Some(i),
                     n,
+                    given,
                     value.span,
                     super::vars::Scope::Exported,
                     &construct,

@@ -702,6 +702,13 @@ impl Dir {
         &self.path
     }
 
+    /// The open directory (for the `bash` tool, which starts bash in it).
+    #[cfg(unix)]
+    pub(crate) fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.fd.as_fd()
+    }
+
     #[cfg(unix)]
     fn open_root(root: &Path) -> io::Result<Dir> {
         use rustix::fs::{CWD, Mode, OFlags, openat};

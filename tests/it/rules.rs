@@ -235,6 +235,65 @@ fn escaped_blanks_and_comments_are_read_as_bash_reads_them() {
     ]);
 }
 
+/// Issue 17, red team round 3: bash reads the rest of its script in the locale that
+/// `LC_ALL`, `LC_CTYPE` or `LANG` name, from the moment one is assigned; in BIG5, GBK,
+/// GB18030 or Shift JIS a backslash can be the second byte of a character. Every spelling of
+/// an assignment to one of them passes only with a value proven to read as the analyser does
+/// (C, POSIX, empty, a UTF-8 codeset); the other categories and `LANGUAGE` do not change what
+/// a byte is and stay inert.
+#[test]
+fn the_locale_bash_reads_its_script_in_is_set_only_to_a_proven_value() {
+    check(&[
+        // Proven values, every spelling.
+        ("LC_ALL=C sort f", Allow, None),
+        ("LC_ALL=POSIX sort f", Allow, None),
+        ("LC_ALL= sort f", Allow, None),
+        ("LANG=en_US.UTF-8 ls", Allow, None),
+        ("LC_CTYPE=C.utf8 ls", Allow, None),
+        ("export LANG=de_DE.UTF-8@euro", Allow, None),
+        ("env LC_ALL=C.UTF-8 ls", Allow, None),
+        ("declare LC_ALL=C", Allow, None),
+        // Declaring, exporting or unsetting keeps a value already judged (or inherited,
+        // which the bash tool checks).
+        ("export LC_ALL", Allow, None),
+        ("unset LANG", Allow, None),
+        // Not proven: multibyte codesets, a bare name (zh_TW defaults to BIG5), paths.
+        (
+            "export LC_ALL=zh_TW.BIG5\necho ok",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        ("LC_ALL=zh_TW.BIG5 ls", Ask, Some(Code::Assignment)),
+        ("LC_CTYPE=ja_JP.SJIS ls", Ask, Some(Code::Assignment)),
+        ("LANG=zh_CN.GBK ls", Ask, Some(Code::Assignment)),
+        ("LANG=zh_TW ls", Ask, Some(Code::Assignment)),
+        ("LC_ALL=./loc ls", Ask, Some(Code::Assignment)),
+        ("LC_ALL=en_US.UTF-8@x/y ls", Ask, Some(Code::Assignment)),
+        ("LC_ALL=.UTF-8 ls", Ask, Some(Code::Assignment)),
+        ("env LC_CTYPE=zh_TW.BIG5 ls", Ask, Some(Code::Assignment)),
+        ("declare LANG=zh_TW.BIG5", Ask, Some(Code::Assignment)),
+        ("typeset -x LC_ALL=zh_TW.BIG5", Ask, Some(Code::Assignment)),
+        ("readonly LC_ALL=zh_TW.BIG5", Ask, Some(Code::Assignment)),
+        (
+            "f() { local LC_ALL=zh_TW.BIG5; }",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        ("LC_ALL=zh_TW.BIG5", Ask, Some(Code::Assignment)),
+        // Values known only at run time.
+        ("LC_ALL=$x ls", Ask, Some(Code::Assignment)),
+        ("LC_ALL+=x", Ask, Some(Code::Assignment)),
+        ("read LANG", Ask, Some(Code::Assignment)),
+        ("for LC_ALL in C; do ls; done", Ask, Some(Code::Assignment)),
+        ("echo ${LC_CTYPE:=C}", Ask, Some(Code::Assignment)),
+        ("printf -v LC_ALL C", Ask, Some(Code::Assignment)),
+        // The other categories do not change how bash splits bytes into characters.
+        ("LC_TIME=de_DE ls", Allow, None),
+        ("LC_COLLATE=zh_TW.BIG5 ls", Allow, None),
+        ("LANGUAGE=zh_TW.BIG5 ls", Allow, None),
+    ]);
+}
+
 /// Issue 10 §2: every construct that assigns a variable goes through one allowlist — exported
 /// names must be in `[env] inert`; shell variables may also be lowercase; subscripts other than
 /// literal numbers are arithmetic; an operator known only at run time can be `-v`.

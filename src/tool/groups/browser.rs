@@ -10,6 +10,12 @@
 //! the agent's workspace: the URL a tool is given is checked, every `file:` request a page
 //! makes (a frame, an image, a link it follows) is intercepted and failed when it leads out of
 //! the workspace, and a page whose address left the workspace is neither read nor driven.
+//! Every target the browser makes (a window a page opens with `window.open` or a
+//! `target=_blank` link, a frame in another process, a worker) is attached paused and gets
+//! the same interception before it runs. What a page makes the tools return is bounded: a
+//! log entry's text ([`MAX_LOG_TEXT_CHARS`]), the log text of one `browser_logs` call and the
+//! JSON of one `browser_evaluate` result ([`MAX_RESULT_CHARS`]), each cut said; the client
+//! bounds one message from the browser and the events it keeps per page (see [`cdp`]).
 //! Downloads are refused. Screenshots saved with `save_to` stay inside the workspace and ask before overwriting a
 //! file, as `write_file` does.
 
@@ -33,6 +39,11 @@ use cdp::{CdpError, Chromium, Event};
 pub const MAX_SNAPSHOT_CHARS: usize = 100_000;
 /// The most log entries kept per browser; older ones are dropped first.
 pub const MAX_LOG_ENTRIES: usize = 1000;
+/// The most characters of one log entry's text kept; the rest is cut and the cut said.
+pub const MAX_LOG_TEXT_CHARS: usize = 10_000;
+/// The most characters of log text one `browser_logs` call returns, and of the JSON of one
+/// `browser_evaluate` result: a page decides how much it logs or returns.
+pub const MAX_RESULT_CHARS: usize = MAX_SNAPSHOT_CHARS;
 /// The longest wait any browser tool accepts, in milliseconds.
 pub const MAX_TIMEOUT_MS: u64 = 120_000;
 /// How long the browser gets to start and answer its first command.
@@ -254,6 +265,10 @@ fn launch(config: &BrowserConfig, workspace: Arc<Mutex<Option<Workspace>>>) -> O
     };
     // A download would land in ~/Downloads, outside the workspace: none starts.
     running.browser_call("Browser.setDownloadBehavior", json!({"behavior": "deny"}))?;
+    // Every target the browser makes from now on (a window a page opens, a tab a link with
+    // `target=_blank` opens) is attached paused; the client turns on its `file:`
+    // interception before it runs (see `cdp::Reader::intercept`).
+    running.browser_call("Target.setAutoAttach", cdp::auto_attach())?;
     // The window Chromium opens at start becomes page 1, or a new one when there is none.
     let targets = running.browser_call("Target.getTargets", json!({}))?;
     let first = targets["targetInfos"]
@@ -307,6 +322,8 @@ impl Running {
             "Fetch.enable",
             json!({"patterns": [{"urlPattern": "file:*"}]}),
         )?;
+        // The page's own targets (frames in another process, workers) likewise.
+        page.call("Target.setAutoAttach", cdp::auto_attach())?;
         page.call("Page.enable", json!({}))?;
         page.call("Page.setLifecycleEventsEnabled", json!({"enabled": true}))?;
         page.call("Runtime.enable", json!({}))?;
@@ -472,7 +489,26 @@ pub struct LogEntry {
     pub text: String,
 }
 
+/// `text` cut to `max` characters, with what was cut said at its end.
+fn cut_text(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((at, _)) => format!(
+            "{}… [cut: {} more characters]",
+            &text[..at],
+            text[at..].chars().count()
+        ),
+    }
+}
+
+/// The log entry an event makes, its text cut to [`MAX_LOG_TEXT_CHARS`].
 fn log_entry(page_id: u32, event: &Event) -> Option<LogEntry> {
+    let mut entry = raw_log_entry(page_id, event)?;
+    entry.text = cut_text(&entry.text, MAX_LOG_TEXT_CHARS);
+    Some(entry)
+}
+
+fn raw_log_entry(page_id: u32, event: &Event) -> Option<LogEntry> {
     let p = &event.params;
     let text_of = |v: &Value| v.as_str().unwrap_or("").to_owned();
     match event.method.as_str() {
@@ -1010,8 +1046,10 @@ fn js_string(s: &str) -> String {
 /// The value of `expression` (awaited), or the exception it threw. A script that runs past
 /// the command timeout is terminated.
 fn evaluate(page: &Page<'_>, expression: &str) -> Outcome<Value> {
+    // The page cuts a long result itself: a page decides how large it is, and the whole of
+    // it would cross the pipe and land in the model's context.
     let wrapped = format!(
-        "(async () => {{ try {{ return {{ ok: await ({expression}) }}; }} catch (e) {{ return {{ error: String(e && e.stack || e) }}; }} }})().then(r => JSON.stringify(r === undefined ? null : r))"
+        "(async () => {{ try {{ return {{ ok: await ({expression}) }}; }} catch (e) {{ return {{ error: String(e && e.stack || e) }}; }} }})().then(r => {{ if (!('ok' in r)) return JSON.stringify(r); const s = JSON.stringify(r.ok) ?? 'null'; return JSON.stringify(s.length > {MAX_RESULT_CHARS} ? {{ cut: s.length, head: s.slice(0, {MAX_RESULT_CHARS}) }} : {{ json: s }}); }})"
     );
     let result = page
         .call_within(
@@ -1023,7 +1061,10 @@ fn evaluate(page: &Page<'_>, expression: &str) -> Outcome<Value> {
             if matches!(e, CdpError::Timeout { .. }) {
                 let _ = page.call("Runtime.terminateExecution", json!({}));
             }
-            format!("the script did not finish: {e}")
+            match e {
+                CdpError::Timeout { .. } => format!("the script did not finish: {e}"),
+                _ => format!("the script's result could not be read: {e}"),
+            }
         })?;
     if let Some(details) = result.get("exceptionDetails") {
         let said = details["exception"]["description"]
@@ -1035,11 +1076,23 @@ fn evaluate(page: &Page<'_>, expression: &str) -> Outcome<Value> {
     let Some(json) = result["result"]["value"].as_str() else {
         return Err("the expression returned nothing readable".to_owned());
     };
-    let mut parsed: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
-    if let Some(Value::String(error)) = parsed.get("error") {
-        return Err(format!("the script threw: {error}"));
+    let parsed: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if let (Some(length), Some(head)) = (parsed["cut"].as_u64(), parsed["head"].as_str()) {
+        return Ok(Value::String(format!(
+            "{}… [cut: the result's JSON is {length} characters; these are the first {MAX_RESULT_CHARS}]",
+            cut_text(head, MAX_RESULT_CHARS)
+        )));
     }
-    Ok(parsed.get_mut("ok").map(Value::take).unwrap_or(Value::Null))
+    if let Some(Value::String(error)) = parsed.get("error") {
+        return Err(format!(
+            "the script threw: {}",
+            cut_text(error, MAX_LOG_TEXT_CHARS)
+        ));
+    }
+    match parsed["json"].as_str() {
+        Some(json) => serde_json::from_str(json).map_err(|e| e.to_string()),
+        None => Err("the expression returned nothing readable".to_owned()),
+    }
 }
 
 /// The text of an accessibility value (`{"type": …, "value": …}`), read loosely: whatever
@@ -1370,7 +1423,9 @@ pub enum LogKind {
 }
 
 /// Returns the pages' console messages, uncaught exceptions and browser log entries (oldest
-/// first, at most 1000 kept); `clear` empties the log afterwards.
+/// first, at most 1000 kept, each cut at 10000 characters, 100000 characters of text per
+/// call: a last entry of kind `cut` says how many more there are); `clear` empties the log
+/// afterwards, but for the entries not returned.
 #[tool]
 fn browser_logs(
     /// `all`, `console` or `error`.
@@ -1382,18 +1437,39 @@ fn browser_logs(
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<Vec<LogEntry>> {
     session(ctx)?.with(ctx.agent().workspace(), |b| {
-        let picked = b
-            .logs
-            .iter()
-            .filter(|e| match kind {
-                LogKind::All => true,
-                LogKind::Console => e.kind == "console",
-                LogKind::Error => e.kind == "exception" || e.level == "error",
-            })
-            .cloned()
-            .collect();
+        let wanted = |e: &LogEntry| match kind {
+            LogKind::All => true,
+            LogKind::Console => e.kind == "console",
+            LogKind::Error => e.kind == "exception" || e.level == "error",
+        };
+        let mut picked = Vec::new();
+        let mut chars = 0usize;
+        let mut left = VecDeque::new();
+        for entry in &b.logs {
+            if !wanted(entry) {
+                continue;
+            }
+            let size = entry.text.chars().count();
+            if left.is_empty() && chars + size <= MAX_RESULT_CHARS {
+                chars += size;
+                picked.push(entry.clone());
+            } else {
+                left.push_back(entry.clone());
+            }
+        }
+        if !left.is_empty() {
+            picked.push(LogEntry {
+                page_id: 0,
+                kind: "cut",
+                level: "info".to_owned(),
+                text: format!(
+                    "{} more entries not shown: one call returns at most {MAX_RESULT_CHARS} characters of log text; call again with clear=true to read the next ones",
+                    left.len()
+                ),
+            });
+        }
         if clear {
-            b.logs.clear();
+            b.logs = left;
         }
         Ok(picked)
     })

@@ -20,17 +20,35 @@
 //! every process whose initial environment (`/proc/<pid>/environ`) holds that mark is killed
 //! when the command ends (a `bash` call), times out, is cancelled or stopped, and when the
 //! workspace is dropped. Nothing waits on output without a deadline: a process still holding
-//! the output pipe after that is left behind and its output ignored. The mark cannot catch a
-//! process started with a cleared or rewritten environment (`env -i`, `env -u CMDGUARD_JOB`),
-//! one that changed user (setuid) so that its environment cannot be read, one in another
-//! PID namespace, nor (outside Linux) anything outside the process group.
+//! the output pipe after that is left behind and its output ignored. A command that could
+//! start a program without the mark is refused before it starts: `env` with any option but
+//! `-0`, `-v`, `-C`, `--` (so `env -i`, `env -u`, `env -`, `env -S`), `exec -c`, and any
+//! mention of `CMDGUARD_JOB` (assigning or unsetting it asks in the analyser anyway). What the
+//! mark still cannot catch: a program the command runs that clears its own children's
+//! environment (an allowlisted program that does so and daemonizes), one that changed user
+//! (setuid) so that its environment cannot be read, one in another PID namespace, and
+//! (outside Linux) anything outside the process group. The refusal looks at every word of
+//! every segment, so an argument that merely reads `env -i` (`grep env -i f`) is refused too.
+//!
+//! bash starts in the directory that was checked: it is opened without following links
+//! before the command is judged, bash is started in that open directory (Linux: through
+//! `/proc/self/fd`), and the path must still lead to it after judging. Outside Linux bash is
+//! started by path after that check. bash itself keeps its directory as a path (`$PWD`), which
+//! its `pwd -P` and `cd -P` resolve again: a directory replaced while the command runs can
+//! lead those elsewhere, so a `bash` call whose directory's name no longer leads to the
+//! directory it ran in ends in an error that says so (with the output). Not seen: a
+//! directory moved away and back (same inode) during the run, and background jobs (checked
+//! at start only).
+//!
+//! bash reads its script in the locale of `LC_ALL`, `LC_CTYPE` and `LANG`; the analyser asks
+//! for any assignment of them but C, POSIX and UTF-8 locales, and the tool does not start bash
+//! at all when its own environment sets one of them to anything else.
 //!
 //! On Windows the group is empty: there is no bash to judge commands for (a notice says so
 //! once).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
@@ -38,6 +56,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::tool::workspace::Dir;
 use crate::tool::{Tool, ToolCallContext, Workspace, tool};
 
 /// The default timeout of `bash`, in seconds.
@@ -135,12 +154,17 @@ fn workspace(ctx: &Ctx) -> Outcome<Workspace> {
 /// Checks the command where it would run and returns where that is and the script to run.
 /// The command is judged as bash will see it: with the `envs` exported first, since they
 /// change what programs do; the script is the judged text itself.
+///
+/// The directory is opened (component by component, no link followed) before the command is
+/// judged and bash is started in that open directory, not by its path: a directory swapped
+/// for a link meanwhile does not move the command elsewhere. After judging, the path must
+/// still lead to the open directory, since the analyser read the repository there by path.
 fn admit(
     ws: &Workspace,
     command: &str,
     cd: Option<&str>,
     envs: &BTreeMap<String, String>,
-) -> Outcome<(PathBuf, String)> {
+) -> Outcome<(Dir, String)> {
     let dir = match cd {
         Some(cd) => ws.resolve(cd).map_err(|e| e.to_string())?,
         None => ws.workdir().to_path_buf(),
@@ -148,6 +172,9 @@ fn admit(
     if !dir.is_dir() {
         return Err(format!("cd: {} is not a directory", dir.display()));
     }
+    let held = ws
+        .dir(&dir)
+        .map_err(|e| format!("cd: {}: {e}", dir.display()))?;
     for name in envs.keys() {
         let valid = name
             .chars()
@@ -167,8 +194,132 @@ fn admit(
             .collect();
         format!("export {}\n{command}", exports.join(" "))
     };
+    keeps_the_mark(ws, &judged)?;
+    inherited_locale()?;
     ws.permit_command(&judged, &dir)?;
-    Ok((dir, judged))
+    still_there(&held)?;
+    Ok((held, judged))
+}
+
+/// Checks that the path of `held` still leads to it (same device and inode).
+fn still_there(held: &Dir) -> Outcome<()> {
+    #[cfg(unix)]
+    {
+        let moved = || {
+            format!(
+                "cd: {} changed while the command was checked; not run",
+                held.path().display()
+            )
+        };
+        let open = rustix::fs::fstat(held.fd()).map_err(|_| moved())?;
+        let named = rustix::fs::stat(held.path()).map_err(|_| moved())?;
+        if (open.st_dev, open.st_ino) != (named.st_dev, named.st_ino) {
+            return Err(moved());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = held;
+    Ok(())
+}
+
+/// Refuses a command that could start a program without the job mark in its environment
+/// (such a program, in a new session, would outlive the call): `env` with an option other
+/// than those listed here (`-i`, `-u`, `-`, `-S` and any unknown one drop or rewrite
+/// variables), `env` given its options by `xargs`, `exec -c`, any word that names the mark,
+/// an option known only at run time in those places, and a program named only at run time. Every word of every segment the analyser found is looked at, so a
+/// wrapper (`nice env -u …`, `xargs env -i …`) is seen too. Assigning or unsetting the mark's
+/// variable in the shell already asks in the analyser (it is not an inert variable).
+fn keeps_the_mark(ws: &Workspace, judged: &str) -> Outcome<()> {
+    let refuse = |what: &str| {
+        Err(format!(
+            "command not run: {what} would start programs without the job mark ({JOB_MARK}) that lets the bash tool stop everything a call started; run the programs without clearing or unsetting environment variables"
+        ))
+    };
+    if judged.contains(JOB_MARK) {
+        return refuse(&format!("it names {JOB_MARK}, which"));
+    }
+    for seg in ws.analyzer().analyze(judged).segments {
+        let words = &seg.argv;
+        if seg.dynamic.contains(&0) {
+            return refuse("a program named only at run time (it could be `env -i`)");
+        }
+        // `… | xargs env`: xargs gives `env` the words it reads, options included.
+        let feeds = |k: usize| {
+            words[..k]
+                .iter()
+                .any(|w| matches!(w.rsplit('/').next(), Some("xargs" | "parallel")))
+        };
+        for (k, word) in words.iter().enumerate() {
+            let base = word.rsplit('/').next().unwrap_or(word);
+            let known = |j: usize| !seg.dynamic.contains(&j);
+            match base {
+                "env"
+                    if (k + 1 == words.len() && feeds(k))
+                        || !env_options_keep_the_mark(&words[k + 1..], |j| known(k + 1 + j)) =>
+                {
+                    return refuse(
+                        "`env` with an option that clears, unsets or rewrites variables (or one known only at run time)",
+                    );
+                }
+                "exec"
+                    if words[k + 1..]
+                        .iter()
+                        .enumerate()
+                        .take_while(|(j, w)| w.starts_with('-') || !known(k + 1 + j))
+                        .any(|(j, w)| {
+                            !known(k + 1 + j) || (!w.starts_with("--") && w.contains('c'))
+                        }) =>
+                {
+                    return refuse("`exec -c` (or an `exec` option known only at run time)");
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// True when the options after an `env` word (`rest`) are all among those that leave the
+/// environment as it is: `-0`/`--null`, `-v`/`--debug`, `-C DIR`/`--chdir DIR`, `--`.
+/// `known(j)` says whether word `j` of `rest` is known before the command runs.
+fn env_options_keep_the_mark(rest: &[String], known: impl Fn(usize) -> bool) -> bool {
+    let mut j = 0;
+    while let Some(word) = rest.get(j) {
+        if !known(j) {
+            return false;
+        }
+        match word.as_str() {
+            "--" => return true,
+            "-0" | "--null" | "-v" | "--debug" => j += 1,
+            "-C" | "--chdir" => j += 2,
+            w if w.starts_with("--chdir=") || (w.starts_with("-C") && w.len() > 2) => j += 1,
+            w if w.starts_with('-') => return false,
+            _ => return true,
+        }
+    }
+    true
+}
+
+/// Refuses to start bash when the environment it inherits sets the locale to one in which
+/// bash could read the command differently from the analyser (see
+/// `check::vars::locale_reads_as_utf8`): each of `LC_ALL`, `LC_CTYPE` and `LANG` must be
+/// unset, empty, `C`, `POSIX` or a UTF-8 locale, since a command may unset the ones before it.
+fn inherited_locale() -> Outcome<()> {
+    for name in crate::check::vars::CTYPE_VARIABLES {
+        let Some(value) = std::env::var_os(name) else {
+            continue;
+        };
+        let proven = value
+            .to_str()
+            .is_some_and(crate::check::vars::locale_reads_as_utf8);
+        if !proven {
+            return Err(format!(
+                "the bash tool does not start with {name}={}: in that locale bash may read a command differently from how cmdguard judged it; start the agent with a UTF-8 or C locale",
+                value.to_string_lossy()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Runs a shell command in bash and returns its exit code and output. The command is checked
@@ -219,6 +370,17 @@ fn bash(
         return Err(format!(
             "command stopped: the run was cancelled ({})",
             c.reason
+        ));
+    }
+    // bash ran in the open directory, but names it resolved by path (its own `$PWD`, which
+    // `pwd -P` and `cd -P` resolve again, or `$PWD/…` in the command) lead wherever the
+    // directory's name led at that moment.
+    if still_there(&dir).is_err() {
+        return Err(format!(
+            "{} was replaced while the command ran: bash ran in the directory that was checked, but paths it resolved by name may have led elsewhere, so its result is not returned as valid; exit code {:?}, output:\n{}",
+            dir.path().display(),
+            result.exit_code,
+            result.output
         ));
     }
     Ok(result)
@@ -435,7 +597,7 @@ impl Job {
     /// Starts `bash --noprofile --norc -c script` in `dir`, in a new process group, with the
     /// host's startup variables removed and the job's mark added, stdin closed, stdout and
     /// stderr into one pipe read by a thread.
-    fn start(command: &str, script: &str, dir: &std::path::Path, limit: usize) -> Outcome<Job> {
+    fn start(command: &str, script: &str, dir: &Dir, limit: usize) -> Outcome<Job> {
         let (reader, writer) = std::io::pipe().map_err(|e| format!("cannot make a pipe: {e}"))?;
         let writer2 = writer
             .try_clone()
@@ -451,8 +613,16 @@ impl Job {
                 cmd.env_remove(name);
             }
         }
-        cmd.current_dir(dir)
-            .env(JOB_MARK, &mark[JOB_MARK.len() + 1..])
+        // On Linux bash starts in the open directory itself (`/proc/self/fd/N` is resolved
+        // by the child to what the descriptor holds, not walked by name); elsewhere by path.
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            cmd.current_dir(format!("/proc/self/fd/{}", dir.fd().as_raw_fd()));
+        }
+        #[cfg(not(target_os = "linux"))]
+        cmd.current_dir(dir.path());
+        cmd.env(JOB_MARK, &mark[JOB_MARK.len() + 1..])
             .stdin(Stdio::null())
             .stdout(writer)
             .stderr(writer2);

@@ -497,8 +497,12 @@ struct ShellcheckComment {
     message: String,
 }
 
+/// Runs shellcheck on `path` alone: `--norc` so that no `.shellcheckrc` (a repository's, which
+/// can turn on `external-sources` and make shellcheck open any file a `# shellcheck source=`
+/// directive names, `/dev/zero` included) is read, and without `-x`, so no sourced file is
+/// followed.
 fn shellcheck(ctx: &Ctx, path: &str) -> Outcome<Vec<Problem>> {
-    let out = run(ctx, "shellcheck", &["--format=json1", "--", path]).map_err(|e| {
+    let out = run(ctx, "shellcheck", &["--norc", "--format=json1", "--", path]).map_err(|e| {
         if e.starts_with("cannot run") {
             format!("{e} (install shellcheck to lint bash)")
         } else {
@@ -528,7 +532,15 @@ fn python_lint(ctx: &Ctx, path: &str) -> Outcome<(String, Vec<Problem>)> {
     let linters: [(&str, &[&str]); 3] = [
         (
             "ruff",
-            &["check", "--output-format=concise", "--no-cache", "--quiet"],
+            // `--isolated`: no `pyproject.toml`/`ruff.toml` is read (their `extend` can name a
+            // file anywhere). pyflakes reads no configuration.
+            &[
+                "check",
+                "--isolated",
+                "--output-format=concise",
+                "--no-cache",
+                "--quiet",
+            ],
         ),
         ("pyflakes3", &[]),
         ("pyflakes", &[]),

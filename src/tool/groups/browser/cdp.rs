@@ -10,6 +10,11 @@
 //! move the two pipes std gives the child as stdin and stdout to fds 3 and 4 before `exec`
 //! (so the process is Chromium's own, with the shell's pid).
 //!
+//! What the browser sends is bounded: one message at [`MAX_MESSAGE_BYTES`] (a larger reply
+//! fails its command, a larger event is dropped), a session's events at [`MAX_EVENTS`] and
+//! [`MAX_EVENT_BYTES`]. A target the browser attaches by itself (auto-attach) gets the
+//! `file:` interception, and auto-attach of its own targets, before it is let run.
+//!
 //! Every wait is bounded: a reply by the caller's timeout, an awaited event by its deadline,
 //! the close by [`CLOSE_GRACE`]. Writes are not: a command is a few hundred bytes and
 //! Chromium reads its pipe on a thread of its own, so a write could only block on a browser
@@ -31,6 +36,12 @@ use serde_json::{Value, json};
 
 /// The most events kept per session; the oldest are dropped first.
 pub const MAX_EVENTS: usize = 5000;
+/// The most bytes of events (as the browser sent them) kept per session; the oldest are
+/// dropped first.
+pub const MAX_EVENT_BYTES: usize = 32 << 20;
+/// The largest message read from the browser. A larger reply fails its command (a page can
+/// make a result of any size); a larger event is dropped.
+pub const MAX_MESSAGE_BYTES: usize = 8 << 20;
 /// How long a closing browser gets to end its helper processes before they are all killed.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
@@ -128,12 +139,59 @@ struct State {
     /// Commands waiting for their reply; `Some` once it arrived.
     pending: HashMap<u64, Option<Reply>>,
     /// Events by session id (`""` for the browser's own).
-    events: HashMap<String, VecDeque<Event>>,
+    events: HashMap<String, Events>,
     /// Why the connection ended, once it did.
     closed: Option<String>,
 }
 
 type Reply = Result<Value, (i64, String)>;
+
+/// One session's buffered events with their sizes, bounded by [`MAX_EVENTS`] and
+/// [`MAX_EVENT_BYTES`].
+#[derive(Default)]
+struct Events {
+    queue: VecDeque<(usize, Event)>,
+    bytes: usize,
+}
+
+impl Events {
+    /// Keeps `event` (`size` bytes as sent), dropping the oldest to stay within the bounds.
+    fn push(&mut self, size: usize, event: Event) {
+        while self.queue.len() >= MAX_EVENTS
+            || (!self.queue.is_empty() && self.bytes + size > MAX_EVENT_BYTES)
+        {
+            if let Some((old, _)) = self.queue.pop_front() {
+                self.bytes -= old;
+            }
+        }
+        self.bytes += size;
+        self.queue.push_back((size, event));
+    }
+
+    /// Removes and returns the events `wanted` picks, oldest first.
+    fn take(&mut self, wanted: impl Fn(&Event) -> bool) -> Vec<Event> {
+        let mut taken = Vec::new();
+        let mut kept = VecDeque::new();
+        for (size, event) in self.queue.drain(..) {
+            if wanted(&event) {
+                self.bytes -= size;
+                taken.push(event);
+            } else {
+                kept.push_back((size, event));
+            }
+        }
+        self.queue = kept;
+        taken
+    }
+
+    /// Removes and returns the first event `wanted` picks.
+    fn take_first(&mut self, wanted: impl Fn(&Event) -> bool) -> Option<Event> {
+        let at = self.queue.iter().position(|(_, e)| wanted(e))?;
+        let (size, event) = self.queue.remove(at)?;
+        self.bytes -= size;
+        Some(event)
+    }
+}
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -285,10 +343,7 @@ impl Chromium {
         let Some(events) = state.events.get_mut(session) else {
             return Vec::new();
         };
-        let (taken, kept): (Vec<Event>, Vec<Event>) =
-            std::mem::take(events).into_iter().partition(|e| wanted(e));
-        *events = kept.into();
-        taken
+        events.take(wanted)
     }
 
     /// Waits until `session` has an event that `wanted` picks and removes and returns the
@@ -304,8 +359,7 @@ impl Chromium {
         let mut state = self.shared.lock();
         loop {
             if let Some(events) = state.events.get_mut(session)
-                && let Some(at) = events.iter().position(&wanted)
-                && let Some(event) = events.remove(at)
+                && let Some(event) = events.take_first(&wanted)
             {
                 return Ok(event);
             }
@@ -441,15 +495,13 @@ impl Reader {
         let mut buf = Vec::new();
         let reason = loop {
             buf.clear();
-            match input.read_until(0, &mut buf) {
-                Ok(0) => break "the browser closed its pipe".to_owned(),
-                Ok(_) => {
-                    if buf.last() == Some(&0) {
-                        buf.pop();
-                    }
+            match read_message(&mut input, &mut buf) {
+                Ok(None) => break "the browser closed its pipe".to_owned(),
+                Ok(Some(size)) if size > MAX_MESSAGE_BYTES => self.too_large(&buf),
+                Ok(Some(size)) => {
                     // A message that is not JSON cannot be matched to anything; it is dropped.
                     if let Ok(message) = serde_json::from_slice::<Value>(&buf) {
-                        self.dispatch(message);
+                        self.dispatch(size, message);
                     }
                 }
                 Err(e) => break format!("cannot read its pipe: {e}"),
@@ -459,7 +511,31 @@ impl Reader {
         self.shared.changed.notify_all();
     }
 
-    fn dispatch(&self, mut message: Value) {
+    /// A message over [`MAX_MESSAGE_BYTES`], of which `head` is the beginning: a reply (the
+    /// browser writes `{"id":N,` first) fails its command; anything else is dropped.
+    fn too_large(&self, head: &[u8]) {
+        let id = head.strip_prefix(b"{\"id\":").map(|rest| {
+            rest.iter()
+                .take_while(|b| b.is_ascii_digit())
+                .fold(0u64, |n, b| {
+                    n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+                })
+        });
+        let Some(id) = id else {
+            return;
+        };
+        let mut state = self.shared.lock();
+        if let Some(slot) = state.pending.get_mut(&id) {
+            *slot = Some(Err((
+                -32000,
+                format!("the answer was larger than {MAX_MESSAGE_BYTES} bytes and was dropped"),
+            )));
+            drop(state);
+            self.shared.changed.notify_all();
+        }
+    }
+
+    fn dispatch(&self, size: usize, mut message: Value) {
         if let Some(id) = message.get("id").and_then(Value::as_u64) {
             let reply = match message.get_mut("error") {
                 Some(error) => Err((
@@ -499,14 +575,47 @@ impl Reader {
             self.decide(&session, &params);
             return;
         }
-        let mut state = self.shared.lock();
-        let events = state.events.entry(session).or_default();
-        if events.len() >= MAX_EVENTS {
-            events.pop_front();
+        if method == "Target.attachedToTarget" {
+            self.intercept(&params);
         }
-        events.push_back(Event { method, params });
+        let mut state = self.shared.lock();
+        if method == "Target.detachedFromTarget"
+            && let Some(gone) = params["sessionId"].as_str()
+        {
+            state.events.remove(gone);
+        }
+        state
+            .events
+            .entry(session)
+            .or_default()
+            .push(size, Event { method, params });
         drop(state);
         self.shared.changed.notify_all();
+    }
+
+    /// A target the browser attached to by itself (auto-attach: a window a page opened, a
+    /// frame in another process, a worker), still paused: its `file:` requests are
+    /// intercepted like a page's, its own new targets are attached the same way, and only
+    /// then does it run. The commands go in order on the target's session, so interception is
+    /// on before it runs; their replies are not waited for (this is the reader's thread).
+    fn intercept(&self, params: &Value) {
+        let Some(session) = params["sessionId"].as_str() else {
+            return;
+        };
+        for (method, params) in [
+            (
+                "Fetch.enable",
+                json!({"patterns": [{"urlPattern": "file:*"}]}),
+            ),
+            ("Target.setAutoAttach", auto_attach()),
+            ("Runtime.runIfWaitingForDebugger", json!({})),
+        ] {
+            let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+            let message =
+                json!({"id": id, "method": method, "params": params, "sessionId": session});
+            // A failed write means the pipe is gone; the read loop sees that next.
+            let _ = write_message(&self.writer, &message);
+        }
     }
 
     /// Lets a paused request go on or fails it, as the filter says; a request it cannot read
@@ -532,6 +641,41 @@ impl Reader {
         let message = json!({"id": id, "method": method, "params": params, "sessionId": session});
         // A failed write means the pipe is gone; the read loop sees that next.
         let _ = write_message(&self.writer, &message);
+    }
+}
+
+/// The parameters of `Target.setAutoAttach` that make every new target wait, flattened into
+/// the connection, until [`Reader`] has turned on its interception.
+pub fn auto_attach() -> Value {
+    json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+}
+
+/// Reads one NUL-ended message into `buf`, keeping at most [`MAX_MESSAGE_BYTES`] + 1 bytes of
+/// it (the rest is read and dropped); returns its whole size, or `None` at the end of the
+/// pipe.
+fn read_message(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
+    let mut size = 0usize;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((size > 0).then_some(size));
+        }
+        let (part, done) = match chunk.iter().position(|b| *b == 0) {
+            Some(end) => (&chunk[..end], Some(end + 1)),
+            None => (chunk, None),
+        };
+        let room = (MAX_MESSAGE_BYTES + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&part[..part.len().min(room)]);
+        size = size.saturating_add(part.len());
+        let used = done.unwrap_or(chunk.len());
+        input.consume(used);
+        if done.is_some() {
+            return Ok(Some(size));
+        }
     }
 }
 
@@ -589,5 +733,53 @@ impl ProfileDir {
 impl Drop for ProfileDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_read_whole_up_to_the_cap_and_counted_past_it() {
+        let big = MAX_MESSAGE_BYTES + 10;
+        let mut input = Vec::new();
+        input.extend_from_slice(b"{\"id\":1}\0");
+        let head = b"{\"id\":7,";
+        input.extend_from_slice(head);
+        input.resize(input.len() + big - head.len(), b'x');
+        input.push(0);
+        input.extend_from_slice(b"last");
+        let mut reader = io::BufReader::with_capacity(4096, io::Cursor::new(input));
+        let mut buf = Vec::new();
+        assert_eq!(read_message(&mut reader, &mut buf).unwrap(), Some(8));
+        assert_eq!(buf, b"{\"id\":1}");
+        buf.clear();
+        assert_eq!(read_message(&mut reader, &mut buf).unwrap(), Some(big));
+        assert_eq!(buf.len(), MAX_MESSAGE_BYTES + 1);
+        assert!(buf.starts_with(b"{\"id\":7,"));
+        buf.clear();
+        // A last message without its NUL is still one message; then the end.
+        assert_eq!(read_message(&mut reader, &mut buf).unwrap(), Some(4));
+        assert_eq!(buf, b"last");
+        buf.clear();
+        assert_eq!(read_message(&mut reader, &mut buf).unwrap(), None);
+    }
+
+    #[test]
+    fn a_session_keeps_its_newest_events_within_the_byte_bound() {
+        let mut events = Events::default();
+        let event = |n: u64| Event {
+            method: "x".to_owned(),
+            params: json!(n),
+        };
+        for n in 0..10 {
+            events.push(MAX_EVENT_BYTES / 4, event(n));
+        }
+        assert_eq!(events.queue.len(), 4);
+        assert_eq!(events.bytes, MAX_EVENT_BYTES);
+        assert_eq!(events.take_first(|_| true), Some(event(6)));
+        assert_eq!(events.take(|_| true).len(), 3);
+        assert_eq!(events.bytes, 0);
     }
 }

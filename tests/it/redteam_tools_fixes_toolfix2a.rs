@@ -346,6 +346,30 @@ fn the_fs_tools_do_not_read_a_credential_file_that_cat_would_be_asked_about() {
     );
 }
 
+/// The diagnostic tools read the file too, and quote what they complain about: a credential
+/// file is read by them only after a yes, as by `read_file`.
+#[test]
+fn the_diagnostic_tools_do_not_read_a_credential_file_unasked() {
+    let r = Red::new(Choice::No);
+    r.dir.write(".env", "STRIPE_KEY=sk_live_51Hredteam\n{\n");
+    r.dir.write("ok.json", "{}\n");
+    for (tool, args) in [
+        ("check_syntax", json!({"path": ".env", "language": "json"})),
+        ("check_lint", json!({"path": ".env", "language": "json"})),
+        ("diff_files", json!({"path_a": "ok.json", "path_b": ".env"})),
+    ] {
+        let before = r.asked().len();
+        let out = r.call(tool, args);
+        assert!(
+            out.as_ref()
+                .is_err_and(|e| !e.to_string().contains("sk_live")),
+            "{tool}: {out:?}"
+        );
+        assert_eq!(r.asked().len(), before + 1, "{tool}: asked once");
+    }
+    assert!(r.call("check_syntax", json!({"path": "ok.json"})).is_ok());
+}
+
 /// Under `auto_confirm` every question takes its default answer: yes for changes that
 /// destroy nothing, no for deletions (and, since s6, for moves into the temporary
 /// directory). The s6 fix asks before a new file appears in `.git` or as an executable, but

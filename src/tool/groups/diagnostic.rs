@@ -118,10 +118,13 @@ pub struct Report {
     pub problems: Vec<Problem>,
 }
 
-/// The workspace's text file at `path`: where it resolved, and its text.
+/// The workspace's text file at `path`: where it resolved, and its text. A credential file
+/// (the analyser's `[sensitive]` table) is read only if the person says yes: parsers and
+/// linters quote the lines they complain about.
 fn read_in_workspace(ctx: &Ctx, path: &str) -> Outcome<(std::path::PathBuf, String)> {
     let ws = super::agent_workspace(ctx)?;
     let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
+    ws.permit_read(&resolved).map_err(|e| e.to_string())?;
     let text = read_text(&resolved).map_err(|e| match e {
         NotText::Io(e) => format!("cannot read {}: {e}", resolved.display()),
         NotText::TooLarge(n) => format!("{} is {n} bytes, too large", resolved.display()),

@@ -143,6 +143,27 @@ pub(super) fn extract(text: &str) -> Extracted {
         }
     }
     if let Some(runs) = doc.get(root, "runs") {
+        // Only a composite action holds its commands in this file: a Docker action runs its
+        // image's `entrypoint`/`args` (and `pre-`/`post-entrypoint`), a JavaScript action its
+        // `main`/`pre`/`post` scripts, which scan does not see.
+        let using = doc.get(runs, "using").and_then(|u| doc.scalar(u));
+        match using {
+            Some(u) if u.value == "composite" => {}
+            Some(u) => out.problems.push(Problem {
+                code: ScanCode::Unmodelled,
+                message: format!(
+                    "a `using: {}` action runs code this file does not hold (its image or scripts): scan cannot see what it runs",
+                    u.value
+                ),
+                span: Span::new(u.start, u.end),
+            }),
+            None => out.problems.push(Problem {
+                code: ScanCode::Unmodelled,
+                message: "`runs:` without a plain `using:` value: scan cannot tell what the action runs"
+                    .into(),
+                span: Span::new(0, 0),
+            }),
+        }
         // A composite action: every `run:` step must name its shell.
         let shell = Chosen {
             shell: Shell::Unsupported(
@@ -625,6 +646,34 @@ mod tests {
                     vec![(15, 11)]
                 ),
             ]
+        );
+    }
+
+    /// s7 red team: a Docker or JavaScript action's `action.yml` ran code scan never saw and
+    /// reported allow; only a composite action's steps are in the file.
+    #[test]
+    fn only_composite_actions_hold_their_commands() {
+        let unmodelled = |text: &str| {
+            extract(text)
+                .problems
+                .iter()
+                .filter(|p| p.code == ScanCode::Unmodelled)
+                .count()
+        };
+        assert_eq!(
+            unmodelled(
+                "runs:\n  using: docker\n  image: docker://alpine\n  entrypoint: sh\n  args: ['-c', 'rm -rf v']\n"
+            ),
+            1
+        );
+        assert_eq!(
+            unmodelled("runs:\n  using: node20\n  main: dist/index.js\n"),
+            1
+        );
+        assert_eq!(unmodelled("runs:\n  steps: []\n"), 1);
+        assert_eq!(
+            unmodelled("runs:\n  using: composite\n  steps:\n    - run: ls\n      shell: bash\n"),
+            0
         );
     }
 

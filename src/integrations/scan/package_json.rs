@@ -106,6 +106,86 @@ pub(super) const INERT_KEYS: &[&str] = &[
     "c8",
 ];
 
+/// `.npmrc` keys that make npm run or load nothing (npm's config docs): registries, lockfile,
+/// peer-dependency, audit and output switches, and registry credentials (`//host/:_authToken`,
+/// which a scan does not print). Any other key — `script-shell`, `node-options`, `shell`,
+/// `git`, `init-module`, `prefix`, … — may change what `npm run` runs.
+const NPMRC_INERT: &[&str] = &[
+    "registry",
+    "save-exact",
+    "save-prefix",
+    "save",
+    "engine-strict",
+    "fund",
+    "audit",
+    "audit-level",
+    "package-lock",
+    "legacy-peer-deps",
+    "strict-peer-deps",
+    "auto-install-peers",
+    "shamefully-hoist",
+    "node-linker",
+    "loglevel",
+    "progress",
+    "prefer-offline",
+    "prefer-online",
+    "prefer-frozen-lockfile",
+    "lockfile",
+    "always-auth",
+    "strict-ssl",
+    "update-notifier",
+    "ignore-scripts",
+    "use-node-version",
+];
+
+/// Size past which an `.npmrc` is not read (it asks instead).
+const MAX_NPMRC: u64 = 64 * 1024;
+
+/// An `.npmrc` beside a package.json configures how npm runs its scripts (`script-shell` picks
+/// the shell each runs in): only keys in [`NPMRC_INERT`], scoped registries and registry
+/// credentials pass; anything else, or a file that cannot be read, asks.
+fn npmrc_beside(path: &str, at: usize, out: &mut Extracted) {
+    let npmrc = Path::new(path).with_file_name(".npmrc");
+    let mut ask = |why: String| {
+        out.problems.push(Problem {
+            code: ScanCode::Unmodelled,
+            message: format!("`{}` is beside it: {why}", npmrc.display()),
+            span: Span::new(at, at),
+        });
+    };
+    let meta = match std::fs::symlink_metadata(&npmrc) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            return ask(format!(
+                "it cannot be read ({e}), and it may set the shell npm runs scripts in"
+            ));
+        }
+    };
+    if !meta.is_file() || meta.len() > MAX_NPMRC {
+        return ask(
+            "it is not a small regular file, and it may set the shell npm runs scripts in".into(),
+        );
+    }
+    let Ok(text) = std::fs::read_to_string(&npmrc) else {
+        return ask("it is not UTF-8 text, and it may set the shell npm runs scripts in".into());
+    };
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        let key = line.split('=').next().unwrap_or("").trim();
+        let scoped_registry = key.starts_with('@') && key.ends_with(":registry");
+        let credential = key.starts_with("//");
+        if !(NPMRC_INERT.contains(&key) || scoped_registry || credential) {
+            return ask(format!(
+                "its key `{key}` is not one scan knows to leave `npm run` alone (`script-shell` picks the shell every script runs in)"
+            ));
+        }
+    }
+}
+
 /// `nodemonConfig` keys that hold no command (nodemon's README, "Config files"): what to watch,
 /// delays and output switches.
 const NODEMON_INERT: &[&str] = &[
@@ -178,6 +258,7 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
             ),
         }
     }
+    npmrc_beside(path, start, &mut out);
     let beside = Path::new(path).with_file_name("binding.gyp");
     // `gypfile` and whether it is written `false`.
     match gypfile {
@@ -495,6 +576,37 @@ mod tests {
         assert_eq!(problems(r#"{"name": "x"}"#), 1);
         assert_eq!(problems(r#"{"scripts": {"install": "true"}}"#), 0);
         assert_eq!(problems(r#"{"gypfile": false}"#), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// s7 red team: a project `.npmrc` with `script-shell=./evil.sh` made real `npm test` run
+    /// the project's shell; only keys known to leave `npm run` alone pass.
+    #[test]
+    fn an_npmrc_beside_the_file_asks_unless_every_key_is_inert() {
+        let dir = std::env::temp_dir().join(format!("cmdguard-npmrc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("package.json").display().to_string();
+        let problems = |npmrc: &str| {
+            std::fs::write(dir.join(".npmrc"), npmrc).unwrap();
+            extract(r#"{"scripts": {"test": "echo ok"}}"#, &path).problems
+        };
+        for bad in [
+            "script-shell=./evil.sh\n",
+            "registry=https://r.test/\nnode-options=--require ./x.js\n",
+            "shell = /bin/evil\n",
+            "init-module=./x.js\n",
+        ] {
+            let p = problems(bad);
+            assert_eq!(p.len(), 1, "{bad:?}");
+            assert!(p[0].message.contains(".npmrc"), "{}", p[0].message);
+        }
+        for good in [
+            "",
+            "# comment\nregistry=https://r.test/\n@acme:registry=https://a.test/\n",
+            "//r.test/:_authToken=${NPM_TOKEN}\nsave-exact=true\nengine-strict=true\n",
+        ] {
+            assert!(problems(good).is_empty(), "{good:?}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -90,6 +90,8 @@ pub struct Allowlist {
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
     pub(crate) deny: Vec<DenyRule>,
+    /// `deny` by program name, built when a command first meets the rules (check/deny.rs).
+    pub(crate) deny_index: OnceLock<crate::check::DenyIndex>,
     pub(crate) examples: Vec<Example>,
     pub(crate) packs: Vec<Pack>,
     /// `[packs]` entries, applied once every source is compiled (a pack may come later).
@@ -755,6 +757,7 @@ impl Allowlist {
             wrappers: HashMap::new(),
             shells: HashMap::new(),
             deny: Vec::new(),
+            deny_index: OnceLock::new(),
             examples: Vec::new(),
             packs: ENGINE_PACKS
                 .iter()
@@ -1653,6 +1656,7 @@ mod tests {
             wrappers,
             shells,
             deny,
+            deny_index: _,
             examples,
             packs,
             pack_toggles,

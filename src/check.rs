@@ -30,7 +30,7 @@ use crate::finding::{Code, Finding, Match, Rule, Span, Verdict};
 use crate::segment::{Event, Nest, Script, Segment, SegmentKind, Word};
 
 pub(crate) use self::args::{Arg, names, parse as parse_args, parse_table};
-pub(crate) use self::deny::fallback_text;
+pub(crate) use self::deny::{DenyIndex, fallback_text};
 pub(crate) use self::dialect::Dialect;
 pub(crate) use self::git::Place;
 

@@ -9,7 +9,9 @@
 //! Both are small dynamic programmes over the token lists below; globset exposes no tokens.
 //! The table is tiny (tens of patterns), so compiling it costs microseconds.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// One element of a glob.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -350,24 +352,111 @@ pub(crate) struct Sensitive {
     pub secret_vars: Vec<Glob>,
     /// Names the secret patterns would catch that hold no secret (`AWS_REGION`).
     pub public_vars: Vec<Glob>,
+    /// `paths` by their last character, built on first use.
+    by_last: ByLast,
+}
+
+/// The path patterns by their last character: a literal path, or a glob that ends in a
+/// literal, cannot match a pattern that ends in a different literal ([`intersects`] rejects
+/// that pair at once), so such a path meets only the patterns ending in its own last character
+/// and those ending in a wildcard — a few of the table's hundreds.
+#[derive(Clone, Default)]
+struct ByLast(OnceLock<LastIndex>);
+
+impl fmt::Debug for ByLast {
+    // Whether the index was built yet is no part of the table's value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ByLast")
+    }
+}
+
+#[derive(Clone, Default)]
+struct LastIndex {
+    /// How many patterns the table held when this was built: a different count means the
+    /// index is stale, and every pattern is tried.
+    paths: usize,
+    /// Patterns ending in this literal character, in the table's order.
+    by_char: HashMap<char, Vec<u32>>,
+    /// Patterns ending in anything else (a wildcard), in the table's order.
+    other: Vec<u32>,
+}
+
+impl LastIndex {
+    fn build(paths: &[(String, Glob)]) -> LastIndex {
+        let mut index = LastIndex {
+            paths: paths.len(),
+            ..LastIndex::default()
+        };
+        for (k, (_, g)) in paths.iter().enumerate() {
+            let Ok(k) = u32::try_from(k) else {
+                index.paths = usize::MAX;
+                break;
+            };
+            match g.toks.last() {
+                Some(Tok::Lit(c)) => index.by_char.entry(*c).or_default().push(k),
+                _ => index.other.push(k),
+            }
+        }
+        index
+    }
 }
 
 impl Sensitive {
     /// The pattern a path glob can reach among those `which` selects, unless every path it
     /// reaches is an exception.
     pub(crate) fn reaches(&self, path: &Glob, which: Which) -> Option<&str> {
-        let (pattern, _) = self.paths.iter().find(|(_, g)| {
+        let fits = |g: &Glob| {
             let kind = match which {
                 Which::All => true,
                 Which::Anchored => g.anchored(),
                 Which::AnyDepth => !g.anchored(),
             };
             kind && intersects(path, g)
-        })?;
+        };
+        let pattern = self.first_path(path, fits)?;
         if self.allow_paths.iter().any(|g| contained(path, g)) {
             return None;
         }
         Some(pattern)
+    }
+
+    /// The first pattern of `paths`, in the table's order, that `fits`, where `fits` is false
+    /// for every pattern `path` does not [`intersect`](intersects): only the patterns that can
+    /// intersect `path` by their last character are tried (see [`ByLast`]).
+    fn first_path(&self, path: &Glob, fits: impl Fn(&Glob) -> bool) -> Option<&str> {
+        let index = self.by_last.0.get_or_init(|| LastIndex::build(&self.paths));
+        let last = match path.toks.last() {
+            Some(Tok::Lit(c)) if index.paths == self.paths.len() && !unindexed() => *c,
+            _ => {
+                let (pattern, _) = self.paths.iter().find(|(_, g)| fits(g))?;
+                return Some(pattern);
+            }
+        };
+        let same = index.by_char.get(&last).map_or(&[][..], Vec::as_slice);
+        let other = index.other.as_slice();
+        // The two lists merged, so the first pattern that fits is the table's first.
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let k = match (same.get(i), other.get(j)) {
+                (Some(&a), Some(&b)) if a < b => {
+                    i += 1;
+                    a
+                }
+                (_, Some(&b)) => {
+                    j += 1;
+                    b
+                }
+                (Some(&a), None) => {
+                    i += 1;
+                    a
+                }
+                (None, None) => return None,
+            };
+            let (pattern, g) = self.paths.get(k as usize)?;
+            if fits(g) {
+                return Some(pattern);
+            }
+        }
     }
 
     /// True when a variable named `name` looks like it holds a secret.
@@ -376,6 +465,20 @@ impl Sensitive {
         self.secret_vars.iter().any(|g| contained(&upper, g))
             && !self.public_vars.iter().any(|g| contained(&upper, g))
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests that prove the index changes nothing: every pattern is tried.
+    static UNINDEXED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the tests turned the index off.
+fn unindexed() -> bool {
+    #[cfg(test)]
+    return UNINDEXED.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
 }
 
 #[cfg(test)]
@@ -469,6 +572,80 @@ mod tests {
             let escaped: String = path.chars().flat_map(|c| ['\\', c]).collect();
             let own = Glob { toks: parse(&escaped).unwrap(), dot_rule: false };
             proptest::prop_assert!(intersects(&lit, &own) && contained(&lit, &own));
+        }
+    }
+
+    /// `reaches` with the index and with every pattern tried, for each `Which`.
+    fn reaches_both_ways(table: &Sensitive, path: &Glob) {
+        for which in [Which::All, Which::Anchored, Which::AnyDepth] {
+            let indexed = table.reaches(path, which).map(str::to_string);
+            UNINDEXED.with(|u| u.set(true));
+            let every = table.reaches(path, which).map(str::to_string);
+            UNINDEXED.with(|u| u.set(false));
+            assert_eq!(indexed, every, "{path:?} {which:?}");
+        }
+    }
+
+    /// The embedded table's path patterns, spelled as paths a command could name: each
+    /// pattern with its wildcards filled in, in each home, and its last characters changed.
+    fn table_paths(table: &Sensitive) -> Vec<String> {
+        let mut out = Vec::new();
+        for (written, _) in &table.paths {
+            let filled: String = written
+                .replace("**", "a/b")
+                .replace(['*', '?'], "x")
+                .replace(['[', ']'], "");
+            for p in [
+                filled.clone(),
+                filled.replace("~/", "/home/u/"),
+                filled.replace("~/", "/root/"),
+                format!("./{filled}"),
+                format!("{filled}x"),
+                format!("{filled}.bak"),
+                filled.trim_end_matches(|c: char| c != '/').to_string(),
+            ] {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_last_character_index_finds_what_trying_every_pattern_finds() {
+        let list = crate::Allowlist::default();
+        let table = &list.sensitive;
+        let paths = table_paths(table);
+        let mut reached = 0;
+        for p in &paths {
+            let lit = Glob::literal(p);
+            reaches_both_ways(table, &lit);
+            reached += usize::from(table.reaches(&lit, Which::All).is_some());
+            // The same path read as a shell glob, with a wildcard at its end.
+            reaches_both_ways(table, &word(&format!("{p}*")));
+        }
+        // The paths do reach the table: comparing misses alone would prove little.
+        assert!(reached > paths.len() / 4, "{reached} of {}", paths.len());
+    }
+
+    proptest::proptest! {
+        /// Generated paths and globs, from the table's own characters and wildcards.
+        #[test]
+        fn the_last_character_index_agrees_on_generated_paths(
+            path in "[~/.a-z_*?]{0,24}",
+            pick in 0usize..10_000,
+        ) {
+            use std::sync::OnceLock;
+            static LIST: OnceLock<crate::Allowlist> = OnceLock::new();
+            let list = LIST.get_or_init(crate::Allowlist::default);
+            let table = &list.sensitive;
+            let known = table_paths(table);
+            let near = &known[pick % known.len()];
+            for p in [path.clone(), format!("{near}{path}"), format!("{path}{near}")] {
+                reaches_both_ways(table, &Glob::literal(&p));
+                if let Ok(toks) = parse(&p) {
+                    reaches_both_ways(table, &Glob { toks, dot_rule: true });
+                }
+            }
         }
     }
 

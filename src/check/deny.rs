@@ -17,7 +17,7 @@ mod sql;
 pub(crate) use self::feed::{operand_text, piped_text};
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::sed_script::{SedDialect, check_sed_script};
 use super::{Arg, Ctx, DOWNLOADERS, INTERPRETERS, Origin, inside, names, parse_args};
@@ -195,6 +195,100 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     true
 }
 
+/// The deny rules by the program their command starts with, so that a command meets only the
+/// rules that can match it instead of every rule of every pack. Built once per allowlist (see
+/// [`Allowlist::deny_index`]); a rule's first command word is either a name compared whole or
+/// a prefix ending in `*`, and a builtin rule is judged by code, so those two kinds are kept in
+/// small lists every command meets.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DenyIndex {
+    /// How many rules the allowlist held when this was built: a different count means the
+    /// index is stale, and every rule is tried.
+    rules: usize,
+    /// Rules whose command starts with this exact name, in the allowlist's order.
+    by_name: HashMap<Box<str>, Vec<u32>>,
+    /// Rules whose command starts with a `*` prefix.
+    by_prefix: Vec<u32>,
+    /// Rules with a `builtin`.
+    builtin: Vec<u32>,
+}
+
+impl DenyIndex {
+    fn build(rules: &[DenyRule]) -> DenyIndex {
+        let mut index = DenyIndex {
+            rules: rules.len(),
+            ..DenyIndex::default()
+        };
+        for (k, rule) in rules.iter().enumerate() {
+            let Ok(k) = u32::try_from(k) else {
+                // Past u32::MAX rules the index gives up: `rules` no longer matches what it
+                // holds, so every lookup tries every rule.
+                index.rules = usize::MAX;
+                break;
+            };
+            if rule.builtin.is_some() {
+                index.builtin.push(k);
+            }
+            match rule.command.as_ref().and_then(|c| c.first()) {
+                Some(p) if p.ends_with('*') => index.by_prefix.push(k),
+                Some(p) => index.by_name.entry(p.as_str().into()).or_default().push(k),
+                None => {}
+            }
+        }
+        index
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests that prove the index changes nothing: every rule is tried.
+    static UNINDEXED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The rules that can match a command whose program word is one of `programs` (each as
+/// [`program_name`] gives it), in the allowlist's order; with `builtins`, the builtin rules
+/// too. Every other rule's [`rule_matches`] is false for such a command, so trying only these
+/// finds exactly what trying every rule finds.
+fn rules_for<'l>(list: &'l Allowlist, programs: &[&str], builtins: bool) -> Vec<&'l DenyRule> {
+    let index = list.deny_index.get_or_init(|| DenyIndex::build(&list.deny));
+    #[cfg(test)]
+    let unindexed = UNINDEXED.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    let unindexed = false;
+    if unindexed || index.rules != list.deny.len() {
+        return list.deny.iter().collect();
+    }
+    let mut picked: Vec<u32> = Vec::new();
+    if builtins {
+        picked.extend_from_slice(&index.builtin);
+    }
+    for name in programs {
+        if let Some(ks) = index.by_name.get(*name) {
+            picked.extend_from_slice(ks);
+        }
+    }
+    for &k in &index.by_prefix {
+        let first = list.deny[k as usize]
+            .command
+            .as_ref()
+            .and_then(|c| c.first());
+        if first.is_some_and(|p| programs.iter().any(|n| word_matches(p, n))) {
+            picked.push(k);
+        }
+    }
+    picked.sort_unstable();
+    picked.dedup();
+    picked.iter().map(|&k| &list.deny[k as usize]).collect()
+}
+
+/// The program name of a command's words, when its first word is static text.
+fn first_program(words: &[Word]) -> Option<Cow<'_, str>> {
+    words
+        .first()
+        .and_then(|w| w.static_text())
+        .map(program_name)
+}
+
 /// Most arguments of one command read as a possible denied command (the mention check).
 const MAX_MENTIONS: usize = 16;
 
@@ -203,7 +297,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     let list = cx.list;
     let defaults = with_defaults(words);
     let mut denied = false;
-    for rule in &list.deny {
+    let own = first_program(words);
+    let defaulted = defaults.as_deref().and_then(first_program);
+    let programs: Vec<&str> = own.iter().chain(&defaulted).map(|p| p.as_ref()).collect();
+    for rule in rules_for(list, &programs, true) {
         let hit = match rule.builtin {
             None => {
                 rule_matches(list, rule, words)
@@ -297,7 +394,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             );
             break;
         }
-        if let Some(rule) = list.deny.iter().find(|r| rule_matches(list, r, tail)) {
+        let name = program_name(t);
+        let rules = rules_for(list, &[name.as_ref()], false);
+        if let Some(rule) = rules.into_iter().find(|r| rule_matches(list, r, tail)) {
             cx.push_rule(
                 Code::Mention,
                 tail[0].span,
@@ -316,12 +415,14 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
 /// Whether `word`, as a program name, starts some deny rule's command.
 fn names_denied_program(list: &Allowlist, word: &str) -> bool {
     let name = program_name(word);
-    list.deny.iter().any(|r| {
-        r.command
-            .as_ref()
-            .and_then(|c| c.first())
-            .is_some_and(|p| word_matches(p, &name))
-    })
+    rules_for(list, &[name.as_ref()], false)
+        .into_iter()
+        .any(|r| {
+            r.command
+                .as_ref()
+                .and_then(|c| c.first())
+                .is_some_and(|p| word_matches(p, &name))
+        })
 }
 
 /// `bash -c '"$@"' _ rm -rf v`, `c='rm -rf v' bash -c '$c'`: the script a shell runs, read
@@ -380,7 +481,10 @@ pub(super) fn past_unknown_option(cx: &mut Ctx<'_>, i: usize, span: Span, words:
             return;
         }
         let defaults = with_defaults(tail);
-        let hit = list.deny.iter().find(|r| {
+        let own = first_program(tail);
+        let defaulted = defaults.as_deref().and_then(first_program);
+        let programs: Vec<&str> = own.iter().chain(&defaulted).map(|p| p.as_ref()).collect();
+        let hit = rules_for(list, &programs, false).into_iter().find(|r| {
             r.builtin.is_none()
                 && (rule_matches(list, r, tail)
                     || defaults
@@ -1253,6 +1357,151 @@ mod tests {
                 let _ = substitute_replacement(&s, at);
             }
             let _ = replacements(&s);
+        }
+    }
+
+    /// Every command of the agent, seed, red-team and adversarial corpora.
+    fn corpus() -> Vec<String> {
+        let mut out: Vec<String> = include_str!("../../benches/data/agent-commands.txt")
+            .lines()
+            .map(String::from)
+            .collect();
+        let mut jsonl = vec![
+            include_str!("../../tests/data/seed-tests.jsonl").to_string(),
+            include_str!("../../tests/data/redteam-s4-deny.jsonl").to_string(),
+        ];
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/adversarial");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        files.sort();
+        jsonl.extend(files.iter().map(|f| std::fs::read_to_string(f).unwrap()));
+        for text in &jsonl {
+            for l in text.lines() {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(l)
+                    && let Some(c) = v["cmd"].as_str()
+                {
+                    out.push(c.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// `cmd` analysed with the rule index and with every rule tried; `None` when the wall-clock
+    /// limit (a loaded machine, a huge input) cut either short, as then they may differ anyway.
+    fn indexed_and_unindexed(
+        a: &crate::Analyzer,
+        cmd: &str,
+    ) -> Option<(crate::Analysis, crate::Analysis)> {
+        let indexed = a.analyze(cmd);
+        UNINDEXED.with(|u| u.set(true));
+        let every = a.analyze(cmd);
+        UNINDEXED.with(|u| u.set(false));
+        let clock = |x: &crate::Analysis| {
+            x.findings
+                .iter()
+                .any(|f| f.message.contains("longer than its time limit"))
+        };
+        (!clock(&indexed) && !clock(&every)).then_some((indexed, every))
+    }
+
+    #[test]
+    fn the_rule_index_finds_what_trying_every_rule_finds_on_every_corpus() {
+        let a = crate::Analyzer::default();
+        let mut denied = 0;
+        let mut compared = 0;
+        for cmd in corpus() {
+            let Some((indexed, every)) = indexed_and_unindexed(&a, &cmd) else {
+                continue;
+            };
+            assert_eq!(indexed, every, "the rule index changes {cmd:?}");
+            compared += 1;
+            denied += usize::from(indexed.verdict == crate::Verdict::Deny);
+        }
+        // The corpora reach the rules: a comparison of commands no rule touches proves nothing.
+        assert!(
+            compared > 2500 && denied > 200,
+            "{compared} compared, {denied} denied"
+        );
+    }
+
+    #[test]
+    fn the_rule_index_holds_every_rule_under_its_first_word() {
+        let list = Allowlist::default();
+        for (k, rule) in list.deny.iter().enumerate() {
+            let Some(first) = rule.command.as_ref().and_then(|c| c.first()) else {
+                continue;
+            };
+            let name = first
+                .strip_suffix('*')
+                .map_or(first.clone(), |p| format!("{p}zz"));
+            let found = rules_for(&list, &[name.as_str()], false);
+            assert!(
+                found.iter().any(|r| std::ptr::eq(*r, &list.deny[k])),
+                "rule {} is not found under `{name}`",
+                rule.id
+            );
+            // In the allowlist's order, so findings come in the same order.
+            let at: Vec<usize> = found
+                .iter()
+                .map(|r| list.deny.iter().position(|x| std::ptr::eq(x, *r)).unwrap())
+                .collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+        }
+    }
+
+    /// Words a generated command is made of: every deny rule's command words and options
+    /// (so generated commands do reach the rules), spelled as bash and Windows may write them,
+    /// and words around them.
+    fn vocabulary() -> Vec<String> {
+        let list = Allowlist::default();
+        let mut v: Vec<String> = Vec::new();
+        for r in &list.deny {
+            for w in r.command.iter().flatten() {
+                let w = w.trim_end_matches('*');
+                v.push(w.to_string());
+                v.push(format!("/usr/bin/{w}"));
+                v.push(format!("{}.EXE", w.to_ascii_uppercase()));
+                v.push(format!("${{X:-{w}}}"));
+                v.push(format!("'{w}'"));
+            }
+            v.extend(r.any_option.iter().cloned());
+            v.extend(r.all_options.iter().flatten().cloned());
+        }
+        v.extend(
+            [
+                "/", "~", ".", "-rf", "--force", "x", "$HOME", "sudo", "env", "echo", "xargs",
+                "timeout", "5", "bash", "-c", "--", "*", "${Y}", "\"$Z\"",
+            ]
+            .map(String::from),
+        );
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn the_rule_index_finds_what_trying_every_rule_finds_on_generated_commands(
+            picks in proptest::collection::vec((0usize..10_000, 0usize..8), 1..12)
+        ) {
+            use std::sync::OnceLock;
+            static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+            static ANALYZER: OnceLock<crate::Analyzer> = OnceLock::new();
+            let words = WORDS.get_or_init(vocabulary);
+            let a = ANALYZER.get_or_init(crate::Analyzer::default);
+            let mut cmd = String::new();
+            for (w, sep) in picks {
+                cmd.push_str(&words[w % words.len()]);
+                cmd.push_str([" ", " ", " ", " ", " | ", " && ", " ; ", " || "][sep]);
+            }
+            if let Some((indexed, every)) = indexed_and_unindexed(a, &cmd) {
+                proptest::prop_assert_eq!(indexed, every, "the rule index changes {:?}", cmd);
+            }
         }
     }
 }

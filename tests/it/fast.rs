@@ -184,6 +184,13 @@ const SHAPES: &[(&str, bool)] = &[
     ("_=1 ls", false),
     ("__=1 ls", true),
     ("a_=1 ls", true),
+    // Found by the fuzz target: a word starting with `=` is a test operator to
+    // tree-sitter-bash, a syntax error outside a test.
+    ("r ==", false),
+    ("ls = x", false),
+    ("ls =~ x", false),
+    ("ls -a ==b", false),
+    ("ls a=b a==b", true),
 ];
 
 #[test]
@@ -390,6 +397,10 @@ fn likely_command() -> impl Strategy<Value = String> {
         "C=",
         "_=",
         "_=x",
+        "==",
+        "=~",
+        "=x",
+        "a==b",
         "a=b",
         "2>&1",
         ">/dev/null",

@@ -725,12 +725,20 @@ pub(crate) fn less_commands(assignments: &[Assignment]) -> Vec<String> {
         .collect()
 }
 
-/// The words of an `ext::` remote's command (`ext::CMD ARGS`): split at spaces; `% ` is a
-/// space, `%%` a `%`, and the placeholders (`%s`, `%S`, `%G`, `%V`) stand for words git fills
-/// in.
+/// The command of an `ext::` remote (`ext::CMD ARGS`), its words quoted for bash.
 pub(crate) fn ext_command(url: &str) -> Option<String> {
     let spec = url.trim_start().strip_prefix("ext::")?;
-    let mut out: Vec<String> = Vec::new();
+    let quoted: Vec<String> = ext_words(spec)
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect();
+    (!quoted.is_empty()).then(|| quoted.join(" "))
+}
+
+/// The words of an `ext::` remote's command: split at spaces; `% ` is a space, `%%` a `%`, and
+/// the placeholders (`%s`, `%S`, `%G`, `%V`) stand for words git fills in.
+pub(crate) fn ext_words(spec: &str) -> Vec<String> {
+    let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = spec.chars();
     while let Some(c) = chars.next() {
@@ -752,11 +760,7 @@ pub(crate) fn ext_command(url: &str) -> Option<String> {
     if !cur.is_empty() {
         out.push(cur);
     }
-    let quoted: Vec<String> = out
-        .iter()
-        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
-        .collect();
-    (!quoted.is_empty()).then(|| quoted.join(" "))
+    out
 }
 
 /// A `git -c KEY=VALUE` (or a config pair from the environment) that names an `ext::` remote

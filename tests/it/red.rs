@@ -75,3 +75,44 @@ impl Red {
         self.asked.lock().unwrap().clone()
     }
 }
+
+/// What [`browser_setup`] returns: the toolbox, the agent, and the questions asked.
+pub(crate) type BrowserSetup = (ToolBox, AgentHandle, Arc<Mutex<Vec<String>>>);
+
+/// A workspace with the `browser` group (Chromium as configured by default) and a user who
+/// answers `answer` to every question, or `None` where Chromium is not installed.
+pub(crate) fn browser_setup(dir: &Scratch, answer: Choice) -> Option<BrowserSetup> {
+    use cmdguard::tool::groups::browser::BrowserConfig;
+    let config = BrowserConfig::default();
+    if !config.chromium_path.is_file() {
+        assert!(
+            std::env::var_os("CMDGUARD_DIFF_REQUIRE").is_none(),
+            "chromium is required in CI (.ci/run installs it)"
+        );
+        eprintln!(
+            "skipping: no chromium at {}",
+            config.chromium_path.display()
+        );
+        return None;
+    }
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let policy = Arc::new(Policy::new(PolicySettings {
+        auto_confirm: false,
+        state_file: None,
+    }));
+    let ws = Workspace::new(dir.path())
+        .unwrap()
+        .with_permission(policy, move |p: &Prompt| {
+            seen.lock().unwrap().push(p.command.clone());
+            ChoiceOutcome::user(answer.clone())
+        });
+    let agent = AgentHandle::new("red")
+        .with_workspace(ws)
+        .with_browser(config);
+    Some((
+        ToolBox::new().with_defaults(&["browser"]).unwrap(),
+        agent,
+        asked,
+    ))
+}

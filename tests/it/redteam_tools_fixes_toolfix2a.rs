@@ -13,7 +13,7 @@ use cmdguard::policy::Choice;
 use cmdguard::tool::{AgentHandle, ToolBox, Workspace};
 use serde_json::{Value, json};
 
-use crate::red::Red;
+use crate::red::{Red, browser_setup};
 use crate::scratch::Scratch;
 
 /// A user who grants writes to one subdirectory (`scratch/`, answering "allow and grant" to
@@ -98,53 +98,6 @@ fn a_grant_for_one_directory_does_not_let_move_plant_a_git_hook_elsewhere() {
         "the user granted only scratch/ and was asked {asked:#?}; the agent planted a git hook \
          that ran at the user's commit ({committed:?}): {said:#?}"
     );
-}
-
-/// What [`browser_setup`] returns: the toolbox, the agent, and the questions asked.
-type BrowserSetup = (
-    ToolBox,
-    AgentHandle,
-    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-);
-
-/// A workspace with the `browser` group (Chromium as configured by default) and a user who
-/// answers `answer` to every question, or `None` where Chromium is not installed.
-fn browser_setup(dir: &Scratch, answer: Choice) -> Option<BrowserSetup> {
-    use cmdguard::policy::{ChoiceOutcome, Policy, PolicySettings, Prompt};
-    use cmdguard::tool::groups::browser::BrowserConfig;
-    use std::sync::{Arc, Mutex};
-    let config = BrowserConfig::default();
-    if !config.chromium_path.is_file() {
-        assert!(
-            std::env::var_os("CMDGUARD_DIFF_REQUIRE").is_none(),
-            "chromium is required in CI (.ci/run installs it)"
-        );
-        eprintln!(
-            "skipping: no chromium at {}",
-            config.chromium_path.display()
-        );
-        return None;
-    }
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let seen = asked.clone();
-    let policy = Arc::new(Policy::new(PolicySettings {
-        auto_confirm: false,
-        state_file: None,
-    }));
-    let ws = Workspace::new(dir.path())
-        .unwrap()
-        .with_permission(policy, move |p: &Prompt| {
-            seen.lock().unwrap().push(p.command.clone());
-            ChoiceOutcome::user(answer.clone())
-        });
-    let agent = AgentHandle::new("red")
-        .with_workspace(ws)
-        .with_browser(config);
-    Some((
-        ToolBox::new().with_defaults(&["browser"]).unwrap(),
-        agent,
-        asked,
-    ))
 }
 
 /// The s6 fix refuses to rewrite a file with more than one hard link (its other names may be

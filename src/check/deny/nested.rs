@@ -231,7 +231,10 @@ fn subcommand_commands(cx: &mut Ctx<'_>, i: usize, span: Span, rest: &[Word]) {
             if found > MAX_GIT_COMMANDS {
                 return;
             }
-            let words: Vec<String> = ext_words(ext).iter().map(|w| quote(w)).collect();
+            let words: Vec<String> = crate::check::git::ext_words(ext)
+                .iter()
+                .map(|w| quote(w))
+                .collect();
             if !words.is_empty() {
                 cx.nested(
                     i,
@@ -242,34 +245,6 @@ fn subcommand_commands(cx: &mut Ctx<'_>, i: usize, span: Span, rest: &[Word]) {
             }
         }
     }
-}
-
-/// The words of an `ext::` remote's command: split at spaces; `% ` is a space, `%%` a `%`, and
-/// the placeholders (`%s`, `%S`, `%G`, `%V`) stand for words git fills in.
-fn ext_words(spec: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = spec.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-            '%' => match chars.next() {
-                Some(' ') => cur.push(' '),
-                Some('%') => cur.push('%'),
-                Some('s' | 'S') => cur.push_str("git-upload-pack"),
-                Some(_) | None => cur.push('x'),
-            },
-            c => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// Environment variables git runs as shell commands: `GIT_PAGER='rm -rf x' git log` is `git -c
@@ -665,7 +640,8 @@ fn deleter(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{ext_words, package_name};
+    use super::package_name;
+    use crate::check::git::ext_words;
 
     #[test]
     fn ext_remotes_split_as_git_remote_ext_splits_them() {

@@ -631,7 +631,11 @@ fn file_url(path: &Path) -> Option<String> {
 /// True when `url` is a `file:` URL of something inside `workspace`. Everything else is
 /// false: with no workspace no file opens.
 fn file_url_allowed(workspace: Option<&Workspace>, url: &str) -> bool {
-    workspace.is_some_and(|ws| file_url_path(url).is_some_and(|p| ws.resolve(&p).is_ok()))
+    // A page's own request for a credential file (`<script src='.env'>`) fails: nobody is
+    // there to ask, and the page could send it anywhere.
+    workspace.is_some_and(|ws| {
+        file_url_path(url).is_some_and(|p| ws.resolve(&p).is_ok_and(|r| ws.sensitive(&r).is_none()))
+    })
 }
 
 /// The address the browser may open for `raw`: http(s) anywhere, `about:blank`, and `file://`
@@ -659,6 +663,7 @@ fn checked_url(ctx: &Ctx, raw: &str) -> Outcome<String> {
                 "file:// URLs need a workspace (AgentHandle::with_workspace)".to_owned()
             })?;
             let resolved = ws.resolve(&path).map_err(|e| e.to_string())?;
+            ws.permit_read(&resolved).map_err(|e| e.to_string())?;
             file_url(&resolved)
                 .ok_or_else(|| format!("cannot make a URL of {}", resolved.display()))
         }

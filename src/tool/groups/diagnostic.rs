@@ -146,6 +146,26 @@ fn open(ctx: &Ctx, path: &str, language: Option<Language>) -> Outcome<(String, S
     Ok((resolved.display().to_string(), text, language))
 }
 
+/// How many problems a report lists; the rest are counted in a last `note`.
+const MAX_PROBLEMS: usize = 500;
+
+/// `problems` cut to [`MAX_PROBLEMS`], with a note saying how many more there were: a file
+/// the model did not write can make a checker print megabytes.
+fn capped(mut problems: Vec<Problem>) -> Vec<Problem> {
+    if problems.len() > MAX_PROBLEMS {
+        let more = problems.len() - MAX_PROBLEMS;
+        problems.truncate(MAX_PROBLEMS);
+        problems.push(Problem {
+            line: None,
+            column: None,
+            level: "note".to_owned(),
+            code: None,
+            message: format!("{more} more problems not shown"),
+        });
+    }
+    problems
+}
+
 fn error(line: Option<usize>, column: Option<usize>, message: impl Into<String>) -> Problem {
     Problem {
         line,
@@ -175,6 +195,7 @@ fn check_syntax(
         Language::Bash => ("bash -n", bash_syntax(ctx, &path)?),
         Language::Python => ("python3 ast", python_syntax(ctx, &path)?),
     };
+    let problems = capped(problems);
     Ok(Report {
         path,
         language,
@@ -477,6 +498,7 @@ fn check_lint(
             );
         }
     };
+    let problems = capped(problems);
     Ok(Report {
         path,
         language,

@@ -37,6 +37,9 @@ pub const MAX_GLOB: usize = 1000;
 pub const MAX_GREP: usize = 500;
 /// The longest line `grep` quotes, in bytes; longer lines are cut with `…`.
 pub const MAX_GREP_LINE: usize = 300;
+/// How many skipped credential files `grep` names; the rest are counted.
+const MAX_SKIPPED_NAMED: usize = 50;
+
 /// Files larger than this are skipped by `grep`.
 pub const MAX_GREP_FILE: u64 = 8 * 1024 * 1024;
 
@@ -968,11 +971,16 @@ fn grep(
         }
     }
     let skipped = (!skipped.is_empty()).then(|| {
+        let shown = skipped.len().min(MAX_SKIPPED_NAMED);
+        let more = match skipped.len() - shown {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
         format!(
-            "{} credential file{} not searched (read one with read_file, which asks the user): {}",
+            "{} credential file{} not searched (read one with read_file, which asks the user): {}{more}",
             skipped.len(),
             if skipped.len() == 1 { " was" } else { "s were" },
-            skipped.join(", ")
+            skipped[..shown].join(", ")
         )
     });
     Ok(Found {

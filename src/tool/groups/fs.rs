@@ -531,6 +531,17 @@ fn tree(root: &Path) -> Outcome<Vec<(PathBuf, fs::Metadata)>> {
     Ok(out)
 }
 
+/// Where `path`, an entry of the tree at `src`, lands when the tree is copied or moved to
+/// `dst` (`src` itself lands at `dst`).
+fn landing(path: &Path, src: &Path, dst: &Path) -> PathBuf {
+    let below = path.strip_prefix(src).unwrap_or(Path::new(""));
+    if below.as_os_str().is_empty() {
+        dst.to_path_buf()
+    } else {
+        dst.join(below)
+    }
+}
+
 /// Asks about each credential file of a tree (`entries`, from `src`) before it is copied or
 /// moved to `dst` (see [`Workspace::permit_read`]), unless its new place is a credential
 /// file's place too (`app/.env` moved to `app2/.env` is still asked about when read).
@@ -544,12 +555,7 @@ fn permit_reads(
         if !meta.is_file() || ws.sensitive(path).is_none() {
             continue;
         }
-        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
-        let new = if below.as_os_str().is_empty() {
-            dst.to_path_buf()
-        } else {
-            dst.join(below)
-        };
+        let new = landing(path, src, dst);
         if ws.sensitive(&new).is_none() {
             ws.permit_read(path).map_err(|e| e.to_string())?;
         }
@@ -570,12 +576,7 @@ fn check_links(
         if !meta.file_type().is_symlink() {
             continue;
         }
-        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
-        let new = if below.as_os_str().is_empty() {
-            dst.to_path_buf()
-        } else {
-            dst.join(below)
-        };
+        let new = landing(path, src, dst);
         let target = fs::read_link(path).map_err(|e| io_error("copy", path, &e))?;
         // The leading `..` of a relative target climb from the new link's directory, which is
         // resolved or new (a real directory copy makes): taken here, not by `resolve` (which

@@ -341,9 +341,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("git") => {
             nested::git(cx, i, span, words);
             if let Some(seg) = origin.segment() {
-                nested::git_environment(cx, i, span, &seg.assignments);
+                nested::git_environment(cx, i, span, &seg.assignments, words);
                 for kv in super::git::environment_configs(words, &seg.assignments) {
                     nested::config_command(cx, i, span, &kv);
+                    nested::config_rules(cx, i, span, &kv, words);
                 }
             }
         }
@@ -1171,7 +1172,9 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                             .iter()
                             .find(|n| n.nesting == s.nesting)
                             .is_some_and(|n| {
-                                runs_one_of(&n.words, INTERPRETERS) && !formats_json(&n.words)
+                                runs_one_of(&n.words, INTERPRETERS)
+                                    && !formats_json(&n.words)
+                                    && !reads_without_running(&n.words)
                             });
                     // `sh -c "$(curl …)"`, `bash <(curl …)`: an interpreter fed by a substitution.
                     let fed = interpreters.iter().any(|o| inside(s, o));
@@ -1213,6 +1216,43 @@ fn formats_json(words: &[Word]) -> bool {
     is_python
         && texts.get(1..3) == Some(&["-m", "json.tool"][..])
         && texts[3..].iter().all(|t| OPTIONS.contains(t))
+}
+
+/// Shells whose `-n` reads a script without running any of it.
+const SYNTAX_CHECKING_SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"];
+
+/// `bash -n -c SCRIPT`, `sh -n`, `curl … | bash -n`: a shell whose options, up to its script
+/// or the first operand, are short flags among them `-n` (no `-i`: bash ignores `-n` in an
+/// interactive shell; no `+n`, no option with a value, no long option but the startup ones),
+/// so it reads commands and runs none of them.
+pub(super) fn reads_without_running(words: &[Word]) -> bool {
+    let Some(first) = words.first().and_then(|w| w.static_text()) else {
+        return false;
+    };
+    if !SYNTAX_CHECKING_SHELLS.contains(&program_name(first).as_ref()) {
+        return false;
+    }
+    let mut no_exec = false;
+    for w in &words[1..] {
+        let Some(t) = w.static_text() else {
+            return false;
+        };
+        if matches!(t, "--norc" | "--noprofile" | "--posix") {
+            continue;
+        }
+        let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            // `--`, `-`, an operand, the script of `-c`: the options are over.
+            break;
+        };
+        if !flags.chars().all(|c| "neuxvfsc".contains(c)) {
+            return false;
+        }
+        no_exec |= flags.contains('n');
+        if flags.contains('c') {
+            break;
+        }
+    }
+    no_exec
 }
 
 fn runs_one_of(words: &[Word], set: &[&str]) -> bool {

@@ -551,30 +551,43 @@ fn rsync_dry_run(t: &str) -> bool {
     false
 }
 
-/// Whether a destination names the root or a home directory once trailing `/` and `/.` are
-/// dropped: `/`, `~`, `~NAME`, `$HOME`, `/root`, `/home/NAME`.
+/// Whether a destination names the root, `/home` or a home directory once its `.` and `..`
+/// are resolved as written (`/tmp/..` is `/`, `~/..` holds every home): `/`, `~`, `~NAME`,
+/// `$HOME`, `/root`, `/home`, `/home/NAME`, or any path above a home.
 fn root_or_home(dest: &str) -> bool {
-    let mut d = dest;
-    loop {
-        let trimmed = d.trim_end_matches('/');
-        let trimmed = trimmed.strip_suffix("/.").unwrap_or(trimmed);
-        let trimmed = match trimmed {
-            "." => "",
-            t => t,
-        };
-        if trimmed == d {
-            break;
+    let home = ["~", "$HOME", "${HOME}", "\"$HOME\"", "\"${HOME}\""];
+    let (start, rest) = match dest.split_once('/') {
+        Some((head, rest)) => (head, rest),
+        None => (dest, ""),
+    };
+    // How far below `/` the path starts: a home is two levels down (`/home/NAME`; `/root`,
+    // one level, is above the parent test anyway).
+    let mut parts: Vec<&str> = match start {
+        "" => Vec::new(),
+        h if home.contains(&h) => vec!["home", "~"],
+        h if h.starts_with('~') && !h[1..].contains(['*', '?', '[', '$', '\'']) => {
+            vec!["home", h]
         }
-        d = trimmed;
-    }
-    let d = d.strip_suffix("/.").unwrap_or(d);
-    match d {
-        "" | "~" | "/root" | "$HOME" | "${HOME}" | "\"$HOME\"" | "\"${HOME}\"" => true,
-        _ => {
-            let user = d.strip_prefix("/home/").or_else(|| d.strip_prefix('~'));
-            user.is_some_and(|u| !u.is_empty() && !u.contains(['/', '*', '?', '[', '$']))
+        _ => return false,
+    };
+    let mut above_home = false;
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                above_home |= parts.len() <= 2 && parts.first() == Some(&"home");
+                parts.pop();
+            }
+            p => parts.push(p),
         }
     }
+    let plain = |u: &str| !u.is_empty() && !u.contains(['*', '?', '[', '$']);
+    above_home
+        || match parts.as_slice() {
+            [] | ["root"] | ["home"] => true,
+            ["home", user] => plain(user),
+            _ => false,
+        }
 }
 
 #[cfg(test)]
@@ -599,8 +612,19 @@ mod tests {
             ("/root/backup", false),
             ("./out", false),
             ("out/", false),
-            ("/home", false),
             ("~/site", false),
+            // `..` resolved as written; `/home` and a home's parent hold every home.
+            ("/home", true),
+            ("/tmp/..", true),
+            ("/tmp/../", true),
+            ("~/..", true),
+            ("/home/user/site/..", true),
+            ("/srv/../etc/..", true),
+            ("/srv/www/..", false),
+            ("~/a/..", true),
+            ("~/a/../b", false),
+            ("../..", false),
+            ("$HOME/x/..", true),
         ] {
             assert_eq!(root_or_home(dest), want, "{dest}");
         }

@@ -59,6 +59,11 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             }
         }
     }
+    // `git config clean.requireForce false; git clean -dx`: the deny rules that read a
+    // `git -c` value (`git -c clean.requireForce=false clean`) see what the line set.
+    for kv in earlier_config_writes(cx, i) {
+        config_rules(cx, i, span, &kv, words);
+    }
     let word = |n: usize| rest.get(n).and_then(|w| w.static_text());
     match word(0) {
         Some("submodule") => {
@@ -162,6 +167,30 @@ pub(super) fn config_command(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str) {
     }
 }
 
+/// A setting git reads for this command (an earlier `git config KEY VALUE` of the line, a
+/// `GIT_CONFIG_KEY_N`/`GIT_CONFIG_VALUE_N` pair) as `git -c KEY=VALUE`: the deny rules are tried
+/// on the command with that option in front, and one that matches only with it denies.
+pub(super) fn config_rules(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str, words: &[Word]) {
+    let Some(first) = words.first() else {
+        return;
+    };
+    let list = cx.list;
+    let mut argv = vec![
+        first.clone(),
+        static_word("-c", span),
+        static_word(kv, span),
+    ];
+    argv.extend(words[1..].iter().cloned());
+    let hit = super::rules_for(list, &["git"], false)
+        .into_iter()
+        .find(|r| {
+            r.builtin.is_none() && rule_matches(list, r, &argv) && !rule_matches(list, r, words)
+        });
+    if let Some(rule) = hit {
+        cx.deny(rule, span, Some(i));
+    }
+}
+
 /// Options of git subcommands whose value is a command git runs with the shell: the
 /// subcommands, the option's spellings (a short one takes the next word or the rest of its
 /// word; a long one `=VALUE` or the next word).
@@ -262,7 +291,13 @@ const GIT_COMMAND_VARIABLES: &[&str] = &[
 
 /// The prefix assignments of a git command that make git run a command: the variables above,
 /// and `GIT_CONFIG_KEY_N` / `GIT_CONFIG_VALUE_N` pairs read like `git -c KEY=VALUE`.
-pub(super) fn git_environment(cx: &mut Ctx<'_>, i: usize, span: Span, assignments: &[Assignment]) {
+pub(super) fn git_environment(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    assignments: &[Assignment],
+    words: &[Word],
+) {
     let value = |name: &str| {
         assignments
             .iter()
@@ -282,7 +317,9 @@ pub(super) fn git_environment(cx: &mut Ctx<'_>, i: usize, span: Span, assignment
         {
             configs += 1;
             if configs <= MAX_CONFIG_COMMANDS {
-                config_command(cx, i, span, &format!("{v}={val}"));
+                let kv = format!("{v}={val}");
+                config_command(cx, i, span, &kv);
+                config_rules(cx, i, span, &kv, words);
             }
         }
     }

@@ -21,6 +21,11 @@ pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
 /// Most `cat`s in a row read through (`echo x | cat | cat | bash`): each costs a walk back.
 const MAX_CAT_CHAIN: usize = 8;
 
+/// What segment `j` writes to its output, where the line shows it (see [`printed_text`]).
+pub(super) fn printed(cx: &Ctx<'_>, j: usize) -> Option<String> {
+    printed_text(cx, j, MAX_CAT_CHAIN)
+}
+
 /// What segment `j` writes to its output, where the line shows it: an `echo`'s or `printf`'s
 /// static words (a run-time one is left out, unless the line assigns its value: `c='rm -rf
 /// v'; echo "$c" | bash`), with the escapes `echo -e` and `printf` decode decoded, or what a
@@ -61,8 +66,16 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
             if args.first().is_some_and(|a| a.starts_with('-')) {
                 return None;
             }
-            // The format and then every argument: what a `%s` would put where is not worked
-            // out, but every word the output can hold is in the text.
+            // `printf '%s' 'rm -rf v'`: the output, when every run-time word is known and the
+            // format holds only what [`printf_output`] works out.
+            if args.len() + 1 == p.words.len()
+                && let Some((format, rest)) = args.split_first()
+                && let Some(out) = printf_output(format, rest)
+            {
+                return Some(out);
+            }
+            // Otherwise the format and then every argument: what a `%s` would put where is
+            // not worked out, but every word the output can hold is in the text.
             Some(decode_escapes(&args.join(" ")))
         }
         // `awk 'BEGIN{print "rm -rf x"}'`: a program that only prints literals.
@@ -71,15 +84,251 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
         }
         // `cat` or `cat -` copies its input; a file operand or an option is not followed.
         "cat" if cats > 0 && p.words.len() == args.len() + 1 && args.iter().all(|a| *a == "-") => {
-            let mut texts = Vec::new();
-            if feeder(cx, j).is_some() {
-                texts.extend(printed_text(cx, j - 1, cats - 1));
-            }
-            texts.extend(redirected_input(cx, j));
-            (!texts.is_empty()).then(|| texts.join("\n"))
+            own_input(cx, j, cats)
+        }
+        // `head -1`, `tail -n 2`, `tee f`, `grep rm`, `sed s/x/r/`: a filter whose effect on
+        // the lines is worked out, when every word is static.
+        "head" | "tail" | "tee" | "grep" | "sed"
+            if cats > 0 && p.words.len() == args.len() + 1 && resolved.iter().all(Option::is_none) =>
+        {
+            let input = own_input(cx, j, cats)?;
+            filtered(&program, &args, &input)
         }
         _ => None,
     }
+}
+
+/// What segment `j` reads on its input where the line shows it: the output of the command
+/// piped into it, its heredocs and here-strings.
+fn own_input(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
+    let mut texts = Vec::new();
+    if feeder(cx, j).is_some() {
+        texts.extend(printed_text(cx, j - 1, cats.checked_sub(1)?));
+    }
+    texts.extend(redirected_input(cx, j));
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// Most lines a `head` or `tail` count is read as.
+const MAX_FILTER_LINES: usize = 1 << 20;
+
+/// The lines of `input` that `head`, `tail`, `tee`, `grep` (a plain pattern) or `sed` (one
+/// `s/PLAIN/PLAIN/` command) writes; `None` for an option or a pattern not worked out.
+fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
+    let lines: Vec<&str> = input.lines().collect();
+    let count = |n: &str| {
+        n.parse::<usize>()
+            .ok()
+            .filter(|&n| n <= MAX_FILTER_LINES)
+    };
+    match program {
+        "head" | "tail" => {
+            let n = match args {
+                [] => 10,
+                [n] if n.starts_with('-') && n.len() > 1 => count(&n[1..])?,
+                [n] => count(n.strip_prefix("-n").or_else(|| n.strip_prefix("--lines="))?)?,
+                ["-n" | "--lines", n] => count(n)?,
+                _ => return None,
+            };
+            let kept = match program {
+                "head" => &lines[..n.min(lines.len())],
+                _ => &lines[lines.len().saturating_sub(n)..],
+            };
+            Some(kept.join("\n"))
+        }
+        // `tee FILE…` copies its input (and writes the files).
+        "tee" if args.iter().all(|a| !a.starts_with('-') || matches!(*a, "-a" | "--append")) => {
+            Some(input.to_string())
+        }
+        "grep" => {
+            let mut invert = false;
+            let mut fold = false;
+            let mut pattern = None;
+            for a in args {
+                match *a {
+                    "-v" | "--invert-match" => invert = true,
+                    "-i" | "--ignore-case" => fold = true,
+                    "-F" | "--fixed-strings" => {}
+                    a if !a.starts_with('-') && pattern.is_none() => pattern = Some(a),
+                    _ => return None,
+                }
+            }
+            let pattern = pattern?;
+            let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '/' | '=' | ',' | ':');
+            if pattern.is_empty() || !pattern.chars().all(plain) || pattern.starts_with('-') {
+                return None;
+            }
+            let hit = |l: &str| match fold {
+                true => l.to_ascii_lowercase().contains(&pattern.to_ascii_lowercase()),
+                false => l.contains(pattern),
+            };
+            let kept: Vec<&str> = lines.into_iter().filter(|l| hit(l) != invert).collect();
+            Some(kept.join("\n"))
+        }
+        "sed" => {
+            let script = match args {
+                [s] | ["-e", s] => *s,
+                _ => return None,
+            };
+            let body = script.strip_prefix("s/")?;
+            let parts: Vec<&str> = body.split('/').collect();
+            let (pattern, replacement, flags) = match parts.as_slice() {
+                [p, r, f] => (*p, *r, *f),
+                _ => return None,
+            };
+            let plain = |t: &str| t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '=' | ',' | ':'));
+            if pattern.is_empty() || !plain(pattern) || !plain(replacement) || !matches!(flags, "" | "g") {
+                return None;
+            }
+            let kept: Vec<String> = lines
+                .into_iter()
+                .map(|l| match flags {
+                    "g" => l.replace(pattern, replacement),
+                    _ => l.replacen(pattern, replacement, 1),
+                })
+                .collect();
+            Some(kept.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// Most bytes of output [`printf_output`] builds.
+const MAX_PRINTF_OUTPUT: usize = 1 << 16;
+
+/// What `printf FORMAT ARGS…` prints: the format's escapes decoded, `%s`, `%b`, `%c`, `%d`,
+/// `%i`, `%%` filled in from the arguments, the format reused while arguments remain (GNU
+/// coreutils and bash's builtin agree on these); `None` for a width, a precision, another
+/// conversion or a number that is not one.
+fn printf_output(format: &str, args: &[&str]) -> Option<String> {
+    let mut out = String::new();
+    let mut next = 0;
+    loop {
+        let before = next;
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some(stop) = escape(&mut chars, &mut out, Escapes::Printf) {
+                        if stop {
+                            return Some(out);
+                        }
+                    }
+                }
+                '%' => {
+                    let conv = chars.next()?;
+                    if conv == '%' {
+                        out.push('%');
+                        continue;
+                    }
+                    let arg = args.get(next).copied().unwrap_or("");
+                    next += 1;
+                    match conv {
+                        's' => out.push_str(arg),
+                        'b' => {
+                            let mut it = arg.chars().peekable();
+                            while let Some(a) = it.next() {
+                                match a {
+                                    '\\' => {
+                                        if escape(&mut it, &mut out, Escapes::Echo) == Some(true) {
+                                            return Some(out);
+                                        }
+                                    }
+                                    a => out.push(a),
+                                }
+                            }
+                        }
+                        'c' => out.extend(arg.chars().next()),
+                        'd' | 'i' => match arg {
+                            "" => out.push('0'),
+                            a => out.push_str(&a.parse::<i64>().ok()?.to_string()),
+                        },
+                        _ => return None,
+                    }
+                }
+                c => out.push(c),
+            }
+            if out.len() > MAX_PRINTF_OUTPUT {
+                return None;
+            }
+        }
+        // The format is used again while arguments remain, unless it took none.
+        if next >= args.len() || next == before {
+            return Some(out);
+        }
+    }
+}
+
+/// Which escapes a decoder knows: `printf`'s format takes `\NNN` octal, `echo -e` and `%b`
+/// take `\0NNN`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    Printf,
+    Echo,
+}
+
+/// Decodes the escape after a `\` into `out`; `Some(true)` for `\c` (stop all output),
+/// `Some(false)` otherwise, `None` when the text ended.
+fn escape(
+    chars: &mut std::iter::Peekable<impl Iterator<Item = char>>,
+    out: &mut String,
+    kind: Escapes,
+) -> Option<bool> {
+    let Some(c) = chars.next() else {
+        out.push('\\');
+        return None;
+    };
+    let digits = |chars: &mut std::iter::Peekable<_>, radix: u32, most: usize| {
+        let mut v = 0u32;
+        let mut n = 0;
+        while n < most {
+            let Some(d) = chars.peek().and_then(|c: &char| c.to_digit(radix)) else {
+                break;
+            };
+            v = v * radix + d;
+            chars.next();
+            n += 1;
+        }
+        (n > 0).then_some(v)
+    };
+    match c {
+        'n' => out.push('\n'),
+        't' => out.push('\t'),
+        'r' => out.push('\r'),
+        'a' => out.push('\u{7}'),
+        'b' => out.push('\u{8}'),
+        'f' => out.push('\u{c}'),
+        'v' => out.push('\u{b}'),
+        'e' | 'E' => out.push('\u{1b}'),
+        '\\' => out.push('\\'),
+        'c' => return Some(true),
+        'x' => match digits(chars, 16, 2) {
+            Some(v) => out.extend(char::from_u32(v)),
+            None => out.push_str("\\x"),
+        },
+        '0' if kind == Escapes::Echo => {
+            out.extend(digits(chars, 8, 3).map_or(Some('\0'), char::from_u32));
+        }
+        '0'..='7' if kind == Escapes::Printf => {
+            let mut v = c.to_digit(8).unwrap_or(0);
+            for _ in 0..2 {
+                match chars.peek().and_then(|c| c.to_digit(8)) {
+                    Some(d) => {
+                        v = v * 8 + d;
+                        chars.next();
+                    }
+                    None => break,
+                }
+            }
+            out.extend(char::from_u32(v));
+        }
+        '"' | '\'' if kind == Escapes::Printf => out.push(c),
+        other => {
+            out.push('\\');
+            out.push(other);
+        }
+    }
+    Some(false)
 }
 
 /// What an awk program made of a `BEGIN` block of `print "…"` statements (string literals
@@ -168,24 +417,17 @@ fn feeder<'s>(cx: &Ctx<'s>, i: usize) -> Option<&'s crate::segment::Segment> {
     (p.joiner == Some(Joiner::Pipe) && same_level).then_some(p)
 }
 
-/// `\n`, `\t` and `\\` decoded, as `echo -e` and `printf` do; other escapes stay.
+/// The escapes `echo -e` decodes (`\n`, `\t`, `\\`, `\xHH`, `\0NNN`, …), up to a `\c`.
 fn decode_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
+    let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('\\') => out.push('\\'),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
+        if escape(&mut chars, &mut out, Escapes::Echo) == Some(true) {
+            break;
         }
     }
     out

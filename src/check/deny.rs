@@ -300,7 +300,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     let own = first_program(words);
     let defaulted = defaults.as_deref().and_then(first_program);
     let programs: Vec<&str> = own.iter().chain(&defaulted).map(|p| p.as_ref()).collect();
+    // `tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT`: removing a directory this line made.
+    let fresh = removes_fresh_temp_dirs(cx, i, words);
     for rule in rules_for(list, &programs, true) {
+        if fresh && rule.builtin.is_none() {
+            continue;
+        }
         let hit = match rule.builtin {
             None => {
                 rule_matches(list, rule, words)
@@ -325,6 +330,15 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     // `c='rm -rf v'; bash -c "$c"`: the words with the values the line gives them.
     if !denied {
         assigned::command(cx, i, span, words);
+    }
+    // `echo 'rm -rf v' > s.sh; ./s.sh`: a script this line wrote, run by its path.
+    if let Some(path) = words
+        .first()
+        .and_then(|w| w.static_text())
+        .filter(|t| t.contains('/'))
+        && let Some(text) = feed::written_text(cx, i, path)
+    {
+        denies_in(cx, i, span, "the script this command line wrote and runs", &text);
     }
     let program = words
         .first()
@@ -354,6 +368,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
         Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
+        Some("tar" | "gtar") => nested::tar(cx, i, span, words),
+        Some("at" | "batch") => feed::at_job(cx, i, span, words),
+        Some("crontab") => feed::crontab(cx, i, span, words),
+        Some(p @ ("su" | "runuser" | "script" | "tmux" | "screen")) => {
+            multicall::session(cx, i, span, p, words);
+        }
         Some("parallel") => multicall::parallel(cx, i, span, words),
         Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
@@ -411,6 +431,30 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             break;
         }
     }
+}
+
+/// `rm -rf "$tmp"` where every operand is a directory `mktemp -d` made on this line (see
+/// [`assigned::fresh_temp_dir`]): the deny rules on `rm` do not apply; it still asks.
+fn removes_fresh_temp_dirs(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
+    if first_program(words).as_deref() != Some("rm") {
+        return false;
+    }
+    let mut operands = 0;
+    for w in &words[1..] {
+        match w.static_text() {
+            Some("--no-preserve-root") => return false,
+            Some(t) if t.starts_with('-') => {}
+            _ if assigned::fresh_temp_dir(cx, i, w) => operands += 1,
+            _ => return false,
+        }
+    }
+    operands > 0
+}
+
+/// `trap 'rm -rf "$tmp"' EXIT` in segment `i`: the lines that give the action's fresh
+/// temp-dir variables their `mktemp -d` values, to read the action with.
+pub(super) fn temp_dir_prelude(cx: &Ctx<'_>, i: usize, action: &str) -> String {
+    assigned::temp_dir_prelude(cx, i, action)
 }
 
 /// Whether `word`, as a program name, starts some deny rule's command.
@@ -752,6 +796,7 @@ fn watch(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 pub(super) fn shell_script_past_options(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
     let mut k = 1;
     let mut dash_c = false;
+    let mut no_exec = false;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if t == "--" || t == "-" {
             k += 1;
@@ -765,9 +810,18 @@ pub(super) fn shell_script_past_options(cx: &mut Ctx<'_>, i: usize, words: &[Wor
             continue;
         }
         dash_c |= !t.starts_with("--") && t[1..].contains('c');
+        no_exec |= t.starts_with('-') && !t.starts_with("--") && t[1..].contains('n');
         k += 1;
     }
     if !dash_c {
+        // `bash -i <<< 'rm -rf v'`, `echo … | bash -i`: with no script operand the shell runs
+        // what it reads on its input, where the line shows it (`-n`: read, not run).
+        if words.get(k).is_none() && !no_exec {
+            for text in feed::input_texts(cx, i).into_iter().take(MAX_SED_EXECS) {
+                let what = "the script the shell reads on its input";
+                denies_in(cx, i, words[0].span, what, &text);
+            }
+        }
         return;
     }
     if let Some(script) = words.get(k).filter(|w| w.is_static()) {

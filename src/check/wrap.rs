@@ -784,7 +784,11 @@ pub(super) fn builtin(
                         .get(k)
                         .filter(|w| w.is_static() && !w.text.starts_with('-'))
                     {
-                        cx.nested(i, action.span, "the command `trap` runs", &action.text);
+                        // `tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT`: the action is read
+                        // knowing the temp dirs the line proved it made.
+                        let prelude = super::deny::temp_dir_prelude(cx, i, &action.text);
+                        let text = format!("{prelude}{}", action.text);
+                        cx.nested(i, action.span, "the command `trap` runs", &text);
                     }
                 }
                 "coproc" => super::deny::past_unknown_option(cx, i, span, words),

@@ -853,6 +853,162 @@ fn substitute(script: &str, lookup: &mut dyn FnMut(&str) -> Option<Vec<String>>)
     Some(out)
 }
 
+/// Builtins that can set a variable whose name they are given at run time, or run text that
+/// could: where one runs on the line, no variable is proved to keep its value.
+const NAME_SETTERS: &[&str] = &[
+    "eval", "source", ".", "let", "read", "mapfile", "readarray", "printf", "getopts", "declare",
+    "typeset", "local", "export", "readonly", "unset", "set", "shift",
+];
+
+/// `tmp=$(mktemp -d); …; rm -rf "$tmp"` (also in a `trap` action): whether `w` in segment `i`
+/// is `$NAME` / `"$NAME"` / `${NAME}` of a variable proved to hold a directory (or file)
+/// `mktemp -d` made on this line — assigned once, from one `mktemp`, in a plain assignment that ran
+/// before segment `i` in the same shell, outside any loop or condition; named nowhere else on
+/// the line but in `$NAME` / `${NAME}` reads; with no builtin on the line that could set a
+/// variable it is not named to (`eval`, `read`, `declare`, …) and no arithmetic.
+pub(super) fn fresh_temp_dir(cx: &Ctx<'_>, i: usize, w: &Word) -> bool {
+    let Some(raw) = cx.src.get(w.span.start..w.span.end) else {
+        return false;
+    };
+    let bare = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let Some(name) = bare
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| bare.strip_prefix('$'))
+        .filter(|n| is_name(n))
+    else {
+        return false;
+    };
+    temp_dir_assignment(cx, i, name).is_some()
+}
+
+/// The segment that assigns `name` its `mktemp -d` directory, when [`fresh_temp_dir`]'s proof
+/// holds for a use in segment `i`.
+pub(super) fn temp_dir_assignment(cx: &Ctx<'_>, i: usize, name: &str) -> Option<usize> {
+    let segments = &cx.script.segments;
+    let mut found = None;
+    for (j, s) in segments.iter().enumerate() {
+        if s.assignments.iter().any(|a| a.name == name) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(j);
+        }
+        let program = s.words.first().and_then(|w| w.static_text());
+        let sets = program.is_some_and(|p| NAME_SETTERS.contains(&program_name(p).as_ref()));
+        let arithmetic = s.words.iter().any(|w| w.expansions.arithmetic)
+            || s.nesting.contains(&Nest::Arithmetic);
+        if sets || arithmetic {
+            return None;
+        }
+    }
+    let j = found?;
+    let s = &segments[j];
+    let [a] = s.assignments.as_slice() else {
+        return None;
+    };
+    let plain = s.kind == SegmentKind::Assignments
+        && !a.subscript
+        && visible(segments, j, i)
+        && !s.nesting.contains(&Nest::Control)
+        && !s.nesting.contains(&Nest::Subshell);
+    if !plain || !makes_temp_dir(cx, j, a) || !named_only_in_reads(cx.src, name, a.span) {
+        return None;
+    }
+    Some(j)
+}
+
+/// Whether assignment `a` of segment `j` stores the output of one `mktemp` that makes what it
+/// names (a file, or with `-d` a directory).
+fn makes_temp_dir(cx: &Ctx<'_>, j: usize, a: &Assignment) -> bool {
+    let Some(raw) = cx.src.get(a.value.span.start..a.value.span.end) else {
+        return false;
+    };
+    let raw = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    if !(raw.starts_with("$(") && raw.ends_with(')')) {
+        return false;
+    }
+    let level = cx.script.segments[j].nesting.len();
+    let mut inner = cx.script.segments.iter().filter(|s| {
+        s.span.start >= a.value.span.start
+            && s.span.end <= a.value.span.end
+            && s.nesting.len() > level
+    });
+    let (Some(m), None) = (inner.next(), inner.next()) else {
+        return false;
+    };
+    let words: Option<Vec<&str>> = m.words.iter().map(Word::static_text).collect();
+    let Some(words) = words else {
+        return false;
+    };
+    // `-u` only prints a name; a file (no `-d`) is as fresh as a directory.
+    let dry = words[1..].iter().any(|t| {
+        *t == "--dry-run" || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains('u'))
+    });
+    m.redirects.is_empty()
+        && m.assignments.is_empty()
+        && words.first().map(|p| program_name(p)).as_deref() == Some("mktemp")
+        && !dry
+}
+
+/// Whether `name` appears in `src` only inside `skip` (its assignment) and as `$NAME` or
+/// `${NAME}` reads: a `read NAME`, `for NAME in`, `${NAME:=…}` or `NAME+=` elsewhere is a
+/// write the proof cannot follow.
+fn named_only_in_reads(src: &str, name: &str, skip: Span) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(found) = src[from..].find(name) {
+        let at = from + found;
+        let end = at + name.len();
+        from = end;
+        let before = src[..at].chars().next_back();
+        let after = src[end..].chars().next();
+        if before.is_some_and(ident) || after.is_some_and(ident) {
+            continue;
+        }
+        if at >= skip.start && end <= skip.end {
+            continue;
+        }
+        let read = src[..at].ends_with('$') && !src[..at].ends_with("\\$")
+            || (src[..at].ends_with("${") && after == Some('}'));
+        if !read {
+            return false;
+        }
+    }
+    true
+}
+
+/// `trap 'rm -rf "$tmp"' EXIT` after `tmp=$(mktemp -d)`: the assignments of the fresh
+/// temp-dir variables `action` reads (see [`fresh_temp_dir`]), as lines to put before it so
+/// that its own analysis knows them.
+pub(super) fn temp_dir_prelude(cx: &Ctx<'_>, i: usize, action: &str) -> String {
+    let mut out = String::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut rest = action;
+    while let Some(at) = rest.find('$') {
+        rest = &rest[at + 1..];
+        let r = rest.strip_prefix('{').unwrap_or(rest);
+        let len = r
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(r.len());
+        let name = &r[..len];
+        if !is_name(name) || seen.contains(&name) || seen.len() >= MAX_CHAIN {
+            continue;
+        }
+        seen.push(name);
+        if temp_dir_assignment(cx, i, name).is_some() {
+            out.push_str(&format!("{name}=$(mktemp -d)\n"));
+        }
+    }
+    out
+}
+
 fn is_name(s: &str) -> bool {
     let mut b = s.bytes();
     b.next()

@@ -406,7 +406,66 @@ pub(crate) fn operand_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
         let texts = input_texts(cx, i);
         return (!texts.is_empty()).then(|| texts.join("\n"));
     }
+    if let Some(t) = w.static_text() {
+        return written_text(cx, i, t);
+    }
     substituted_text(cx, i, w)
+}
+
+/// Most earlier commands of the line read for what they write to one file.
+const MAX_WRITERS: usize = 8;
+
+/// `echo 'rm -rf v' > s.sh; bash s.sh`: what the commands before segment `i` wrote to the file
+/// `path` (`>`, `>>`, `>|` of a command whose output the line shows, `tee FILE`), where the line
+/// shows it all. A function body is left out (it may never run); a write whose text is not
+/// known makes the whole unknown.
+pub(super) fn written_text(cx: &Ctx<'_>, i: usize, path: &str) -> Option<String> {
+    let same = |t: &str| t.strip_prefix("./").unwrap_or(t) == path.strip_prefix("./").unwrap_or(path);
+    let segments = &cx.script.segments;
+    let start = segments.get(i)?.span.start;
+    let mut text: Option<String> = None;
+    let mut writers = 0;
+    for (j, s) in segments.iter().enumerate().take(i) {
+        if s.span.end > start || s.nesting.contains(&Nest::Function) {
+            continue;
+        }
+        let mut append = None;
+        for r in &s.redirects {
+            let target = r.target.as_ref().and_then(|t| t.static_text());
+            if !target.is_some_and(same) {
+                continue;
+            }
+            match (r.op, r.fd) {
+                (RedirectOp::Write | RedirectOp::Clobber, None | Some(1)) => append = Some(false),
+                (RedirectOp::Append, None | Some(1)) => append = Some(true),
+                // Written some other way (`2>`, `&>`, `<>`): not known.
+                (RedirectOp::Read, _) => {}
+                _ => return None,
+            }
+        }
+        let tee = s.words.first().and_then(|w| w.static_text()).map(program_name).as_deref()
+            == Some("tee")
+            && s.words[1..].iter().any(|w| w.static_text().is_some_and(same));
+        if tee {
+            append = Some(s.words.iter().any(|w| matches!(w.static_text(), Some("-a" | "--append"))));
+        }
+        let Some(append) = append else {
+            continue;
+        };
+        writers += 1;
+        if writers > MAX_WRITERS {
+            return None;
+        }
+        let written = match tee {
+            true => own_input(cx, j, MAX_CAT_CHAIN)?,
+            false => printed_text(cx, j, MAX_CAT_CHAIN)?,
+        };
+        text = Some(match (append, text) {
+            (true, Some(before)) => format!("{before}\n{written}"),
+            _ => written,
+        });
+    }
+    text
 }
 
 /// The segment piped straight into segment `i` at the same level.
@@ -463,6 +522,96 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         }
     }
     texts
+}
+
+/// Most job lines of one `at` or `crontab` read.
+const MAX_JOB_LINES: usize = 32;
+
+/// `echo 'rm -rf v' | at now`, `at now <<< CMD`, `at -f FILE now`, `batch`: at runs its job with
+/// `/bin/sh` later; where the line shows the job, a denied command in it denies. Listing,
+/// removing or printing jobs (`-l`, `-r`, `-d`, `-c`) runs nothing.
+pub(super) fn at_job(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut file = None;
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if t[1..].contains(['l', 'r', 'd', 'c']) && !t.starts_with("--") {
+            return;
+        }
+        match t {
+            "-f" => {
+                file = words.get(k + 1);
+                k += 2;
+            }
+            "-q" | "-t" => k += 2,
+            _ => k += 1,
+        }
+    }
+    let texts = match file {
+        Some(f) => operand_text(cx, i, f).into_iter().collect(),
+        None => input_texts(cx, i),
+    };
+    for text in texts.iter().take(MAX_JOB_LINES) {
+        super::denies_in(cx, i, span, "the job `at` runs", text);
+    }
+}
+
+/// `echo '* * * * * rm -rf v' | crontab -`, `crontab FILE`: the commands of the table the line
+/// installs (each line past its five time fields or its `@reboot`-style word; comments and
+/// variable settings skipped) run with `/bin/sh`; a denied one denies.
+pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut operand = None;
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        match w.static_text() {
+            Some("-u") => k += 2,
+            Some(t) if t.starts_with('-') && t != "-" => {
+                // `-l`, `-r`, `-e`, `-i`, `-T`: list, remove, edit, check; nothing installed.
+                if !t.starts_with("-u") {
+                    return;
+                }
+                k += 1;
+            }
+            _ => {
+                operand = Some(w);
+                break;
+            }
+        }
+    }
+    let texts = match operand {
+        Some(w) if w.static_text() != Some("-") => operand_text(cx, i, w).into_iter().collect(),
+        _ => input_texts(cx, i),
+    };
+    let commands = texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(cron_command)
+        .take(MAX_JOB_LINES);
+    for cmd in commands {
+        super::denies_in(cx, i, span, "the command the crontab runs", cmd);
+    }
+}
+
+/// The command of one crontab line: `None` for a blank line, a comment or `NAME=VALUE`.
+fn cron_command(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let first_word = line.split_whitespace().next()?;
+    if first_word.contains('=') || line.split_once('=').is_some_and(|(n, _)| !n.trim().contains(' ')) {
+        return None;
+    }
+    let fields = if line.starts_with('@') { 1 } else { 5 };
+    let mut rest = line;
+    for _ in 0..fields {
+        rest = rest.trim_start();
+        let end = rest.find([' ', '\t'])?;
+        rest = &rest[end..];
+    }
+    Some(rest.trim()).filter(|r| !r.is_empty())
 }
 
 /// Most lines of input read as `redis-cli` commands.

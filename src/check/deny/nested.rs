@@ -392,6 +392,98 @@ fn earlier_config_writes(cx: &Ctx<'_>, i: usize) -> Vec<String> {
     out
 }
 
+/// Most commands of one `tar` read.
+const MAX_TAR_COMMANDS: usize = 8;
+
+/// GNU tar's options whose value is a command it runs with `/bin/sh -c`: the long spellings
+/// (`=VALUE` or the next word) and the short ones (the rest of the word or the next word).
+const TAR_COMMAND_LONG: &[&str] = &[
+    "--to-command",
+    "--use-compress-program",
+    "--info-script",
+    "--new-volume-script",
+    "--rsh-command",
+];
+const TAR_COMMAND_SHORT: &str = "IF";
+
+/// Short tar options that take a value: in a bundle, the rest of the word (or the next word).
+const TAR_SHORT_VALUES: &str = "fCTbgKLNVHX";
+
+/// `tar --to-command=CMD`, `tar -I CMD`, `tar --checkpoint=1 --checkpoint-action=exec=CMD`:
+/// GNU tar (1.35) runs these with `/bin/sh -c`; a denied one denies. A checkpoint action runs
+/// only with `--checkpoint` on the line (without it, tar 1.35 made no checkpoint).
+pub(super) fn tar(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let statics: Vec<Option<&str>> = words.iter().map(|w| w.static_text()).collect();
+    let checkpoints = statics
+        .iter()
+        .flatten()
+        .any(|t| *t == "--checkpoint" || t.starts_with("--checkpoint="));
+    let mut commands: Vec<String> = Vec::new();
+    let mut k = 1;
+    while k < words.len() && commands.len() < MAX_TAR_COMMANDS {
+        let Some(t) = statics[k] else {
+            k += 1;
+            continue;
+        };
+        let next = statics.get(k + 1).copied().flatten();
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let name = format!("--{name}");
+            let takes = TAR_COMMAND_LONG.contains(&name.as_str()) || name == "--checkpoint-action";
+            if !takes {
+                k += 1;
+                continue;
+            }
+            let value = value.or(next);
+            k += if t.contains('=') { 1 } else { 2 };
+            let Some(v) = value else {
+                continue;
+            };
+            match name.as_str() {
+                "--checkpoint-action" => {
+                    if let Some(cmd) = v.strip_prefix("exec=").filter(|_| checkpoints) {
+                        commands.push(cmd.to_string());
+                    }
+                }
+                _ => commands.push(v.to_string()),
+            }
+            continue;
+        }
+        if let Some(bundle) = t.strip_prefix('-').filter(|b| !b.is_empty()) {
+            let mut step = 1;
+            for (n, c) in bundle.char_indices() {
+                let rest = &bundle[n + c.len_utf8()..];
+                if TAR_COMMAND_SHORT.contains(c) {
+                    match rest {
+                        "" => {
+                            commands.extend(next.map(str::to_string));
+                            step = 2;
+                        }
+                        r => commands.push(r.to_string()),
+                    }
+                    break;
+                }
+                if TAR_SHORT_VALUES.contains(c) {
+                    step = if rest.is_empty() { 2 } else { 1 };
+                    break;
+                }
+            }
+            k += step;
+            continue;
+        }
+        k += 1;
+    }
+    for cmd in commands {
+        super::denies_in(cx, i, span, "the command `tar` runs", &cmd);
+    }
+}
+
 /// A program that runs the command in its arguments: its name, the subcommand words that make
 /// it do so, and the options (before the command) that take the next word as their value.
 struct Runner {

@@ -366,9 +366,14 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::applet(cx, i, span, p, words);
         }
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
-        Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("tar" | "gtar") => nested::tar(cx, i, span, words),
+        Some(p) if matches!(p, "awk" | "gawk") || super::awk::OTHER_AWKS.contains(&p) => {
+            feed::awk_runs_input(cx, i, span, words);
+            if super::awk::OTHER_AWKS.contains(&p) {
+                super::awk::other_awk(cx, i, words);
+            }
+        }
         Some("at" | "batch") => feed::at_job(cx, i, span, words),
         Some("crontab") => feed::crontab(cx, i, span, words),
         Some(p @ ("su" | "runuser" | "script" | "tmux" | "screen")) => {

@@ -524,6 +524,52 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
     texts
 }
 
+/// Shells a program's output may be piped into inside awk (`print | "sh"`).
+const AWK_SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "/bin/sh", "/bin/bash"];
+
+/// `awk '{system($0)}' <<< 'rm -rf v'`, `awk '{print | "sh"}' <<< …`,
+/// `awk 'BEGIN{system(ARGV[1])}' 'rm -rf v'`: an awk program that runs each line it reads (from
+/// a heredoc, a here-string or a pipe the line shows) or an operand as a command. Only these
+/// plain shapes are read here (check/awk.rs reads the program itself); a denied command denies.
+pub(super) fn awk_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        k += if matches!(t, "-v" | "-F") { 2 } else { 1 };
+    }
+    let Some(program) = words.get(k).and_then(|w| w.static_text()) else {
+        return;
+    };
+    let compact: String = program.chars().filter(|c| !c.is_whitespace()).collect();
+    let pipes_lines = AWK_SHELLS.iter().any(|sh| {
+        compact.contains(&format!("{{print|\"{sh}\"}}"))
+            || compact.contains(&format!("{{print$0|\"{sh}\"}}"))
+    });
+    let mut commands: Vec<String> = Vec::new();
+    if compact.contains("system($0)") || pipes_lines {
+        let texts = input_texts(cx, i);
+        commands.extend(texts.iter().flat_map(|t| t.lines()).map(str::to_string));
+    }
+    // `ARGV[N]`: the N-th word after the program (awk's ARGV[0] is its own name).
+    let operands = words.get(k + 1..).unwrap_or(&[]);
+    for (n, w) in operands.iter().enumerate().take(MAX_JOB_LINES) {
+        if compact.contains(&format!("system(ARGV[{}])", n + 1))
+            && let Some(t) = w.static_text()
+        {
+            commands.push(t.to_string());
+        }
+    }
+    for cmd in commands.iter().take(MAX_JOB_LINES) {
+        super::denies_in(cx, i, span, "the command awk runs", cmd);
+    }
+}
+
 /// Most job lines of one `at` or `crontab` read.
 const MAX_JOB_LINES: usize = 32;
 

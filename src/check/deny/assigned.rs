@@ -1034,6 +1034,7 @@ mod tests {
             };
             match (value, p.op) {
                 (Some(v), "") => Some(vec![v]),
+                (None, "") => None,
                 (Some(v), op) if !op.contains(['-', '=']) => edit(&v, op, p.word).map(|v| vec![v]),
                 (v, _) => v.or_else(|| default_text(p.word, p.in_double).map(str::to_string)).map(|v| vec![v]),
             }
@@ -1051,7 +1052,10 @@ mod tests {
             ("x$c", Some(vec!["xrm", "-rf", "v"])),
             ("'a b'$e", Some(vec!["a b"])),
             ("$e", Some(vec![])),
-            ("$(id)", None),
+            // A substitution's value is the caller's (`sub` here).
+            ("$(id)", Some(vec!["sub"])),
+            ("x$(id)", Some(vec!["xsub"])),
+            ("$(echo \")\")", None),
             ("\"$c", None),
             ("$C", None),
             ("${c#x}", Some(vec!["rm", "-rf", "v"])),

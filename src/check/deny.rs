@@ -338,7 +338,13 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         .filter(|t| t.contains('/'))
         && let Some(text) = feed::written_text(cx, i, path)
     {
-        denies_in(cx, i, span, "the script this command line wrote and runs", &text);
+        denies_in(
+            cx,
+            i,
+            span,
+            "the script this command line wrote and runs",
+            &text,
+        );
     }
     let program = words
         .first()

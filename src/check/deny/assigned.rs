@@ -667,9 +667,10 @@ fn assigned_outside(cx: &Ctx<'_>, name: &str, here: usize) -> bool {
                     .any(|w| w.text == name || w.text.starts_with(&prefix))
             })
             || (j != here
-                && s.words
-                    .iter()
-                    .any(|w| w.text.contains(&format!("${{{name}:=")) || w.text.contains(&format!("${{{name}="))))
+                && s.words.iter().any(|w| {
+                    w.text.contains(&format!("${{{name}:="))
+                        || w.text.contains(&format!("${{{name}="))
+                }))
     })
 }
 
@@ -856,8 +857,23 @@ fn substitute(script: &str, lookup: &mut dyn FnMut(&str) -> Option<Vec<String>>)
 /// Builtins that can set a variable whose name they are given at run time, or run text that
 /// could: where one runs on the line, no variable is proved to keep its value.
 const NAME_SETTERS: &[&str] = &[
-    "eval", "source", ".", "let", "read", "mapfile", "readarray", "printf", "getopts", "declare",
-    "typeset", "local", "export", "readonly", "unset", "set", "shift",
+    "eval",
+    "source",
+    ".",
+    "let",
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "getopts",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "set",
+    "shift",
 ];
 
 /// `tmp=$(mktemp -d); …; rm -rf "$tmp"` (also in a `trap` action): whether `w` in segment `i`
@@ -1036,7 +1052,9 @@ mod tests {
                 (Some(v), "") => Some(vec![v]),
                 (None, "") => None,
                 (Some(v), op) if !op.contains(['-', '=']) => edit(&v, op, p.word).map(|v| vec![v]),
-                (v, _) => v.or_else(|| default_text(p.word, p.in_double).map(str::to_string)).map(|v| vec![v]),
+                (v, _) => v
+                    .or_else(|| default_text(p.word, p.in_double).map(str::to_string))
+                    .map(|v| vec![v]),
             }
         };
         pieces(raw, &mut lookup).map(|p| fields(&p))

@@ -89,7 +89,9 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
         // `head -1`, `tail -n 2`, `tee f`, `grep rm`, `sed s/x/r/`: a filter whose effect on
         // the lines is worked out, when every word is static.
         "head" | "tail" | "tee" | "grep" | "sed"
-            if cats > 0 && p.words.len() == args.len() + 1 && resolved.iter().all(Option::is_none) =>
+            if cats > 0
+                && p.words.len() == args.len() + 1
+                && resolved.iter().all(Option::is_none) =>
         {
             let input = own_input(cx, j, cats)?;
             filtered(&program, &args, &input)
@@ -116,17 +118,16 @@ const MAX_FILTER_LINES: usize = 1 << 20;
 /// `s/PLAIN/PLAIN/` command) writes; `None` for an option or a pattern not worked out.
 fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
     let lines: Vec<&str> = input.lines().collect();
-    let count = |n: &str| {
-        n.parse::<usize>()
-            .ok()
-            .filter(|&n| n <= MAX_FILTER_LINES)
-    };
+    let count = |n: &str| n.parse::<usize>().ok().filter(|&n| n <= MAX_FILTER_LINES);
     match program {
         "head" | "tail" => {
             let n = match args {
                 [] => 10,
                 [n] if n.starts_with('-') && n.len() > 1 => count(&n[1..])?,
-                [n] => count(n.strip_prefix("-n").or_else(|| n.strip_prefix("--lines="))?)?,
+                [n] => count(
+                    n.strip_prefix("-n")
+                        .or_else(|| n.strip_prefix("--lines="))?,
+                )?,
                 ["-n" | "--lines", n] => count(n)?,
                 _ => return None,
             };
@@ -137,7 +138,11 @@ fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
             Some(kept.join("\n"))
         }
         // `tee FILE…` copies its input (and writes the files).
-        "tee" if args.iter().all(|a| !a.starts_with('-') || matches!(*a, "-a" | "--append")) => {
+        "tee"
+            if args
+                .iter()
+                .all(|a| !a.starts_with('-') || matches!(*a, "-a" | "--append")) =>
+        {
             Some(input.to_string())
         }
         "grep" => {
@@ -154,12 +159,16 @@ fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
                 }
             }
             let pattern = pattern?;
-            let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '/' | '=' | ',' | ':');
+            let plain = |c: char| {
+                c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '/' | '=' | ',' | ':')
+            };
             if pattern.is_empty() || !pattern.chars().all(plain) || pattern.starts_with('-') {
                 return None;
             }
             let hit = |l: &str| match fold {
-                true => l.to_ascii_lowercase().contains(&pattern.to_ascii_lowercase()),
+                true => l
+                    .to_ascii_lowercase()
+                    .contains(&pattern.to_ascii_lowercase()),
                 false => l.contains(pattern),
             };
             let kept: Vec<&str> = lines.into_iter().filter(|l| hit(l) != invert).collect();
@@ -176,8 +185,16 @@ fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
                 [p, r, f] => (*p, *r, *f),
                 _ => return None,
             };
-            let plain = |t: &str| t.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '=' | ',' | ':'));
-            if pattern.is_empty() || !plain(pattern) || !plain(replacement) || !matches!(flags, "" | "g") {
+            let plain = |t: &str| {
+                t.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '=' | ',' | ':')
+                })
+            };
+            if pattern.is_empty()
+                || !plain(pattern)
+                || !plain(replacement)
+                || !matches!(flags, "" | "g")
+            {
                 return None;
             }
             let kept: Vec<String> = lines
@@ -209,10 +226,8 @@ fn printf_output(format: &str, args: &[&str]) -> Option<String> {
         while let Some(c) = chars.next() {
             match c {
                 '\\' => {
-                    if let Some(stop) = escape(&mut chars, &mut out, Escapes::Printf) {
-                        if stop {
-                            return Some(out);
-                        }
+                    if escape(&mut chars, &mut out, Escapes::Printf) == Some(true) {
+                        return Some(out);
                     }
                 }
                 '%' => {
@@ -420,7 +435,8 @@ const MAX_WRITERS: usize = 8;
 /// shows it all. A function body is left out (it may never run); a write whose text is not
 /// known makes the whole unknown.
 pub(super) fn written_text(cx: &Ctx<'_>, i: usize, path: &str) -> Option<String> {
-    let same = |t: &str| t.strip_prefix("./").unwrap_or(t) == path.strip_prefix("./").unwrap_or(path);
+    let same =
+        |t: &str| t.strip_prefix("./").unwrap_or(t) == path.strip_prefix("./").unwrap_or(path);
     let segments = &cx.script.segments;
     let start = segments.get(i)?.span.start;
     let mut text: Option<String> = None;
@@ -443,11 +459,22 @@ pub(super) fn written_text(cx: &Ctx<'_>, i: usize, path: &str) -> Option<String>
                 _ => return None,
             }
         }
-        let tee = s.words.first().and_then(|w| w.static_text()).map(program_name).as_deref()
+        let tee = s
+            .words
+            .first()
+            .and_then(|w| w.static_text())
+            .map(program_name)
+            .as_deref()
             == Some("tee")
-            && s.words[1..].iter().any(|w| w.static_text().is_some_and(same));
+            && s.words[1..]
+                .iter()
+                .any(|w| w.static_text().is_some_and(same));
         if tee {
-            append = Some(s.words.iter().any(|w| matches!(w.static_text(), Some("-a" | "--append"))));
+            append = Some(
+                s.words
+                    .iter()
+                    .any(|w| matches!(w.static_text(), Some("-a" | "--append"))),
+            );
         }
         let Some(append) = append else {
             continue;
@@ -647,7 +674,11 @@ fn cron_command(line: &str) -> Option<&str> {
         return None;
     }
     let first_word = line.split_whitespace().next()?;
-    if first_word.contains('=') || line.split_once('=').is_some_and(|(n, _)| !n.trim().contains(' ')) {
+    if first_word.contains('=')
+        || line
+            .split_once('=')
+            .is_some_and(|(n, _)| !n.trim().contains(' '))
+    {
         return None;
     }
     let fields = if line.starts_with('@') { 1 } else { 5 };

@@ -308,7 +308,17 @@ pub(super) fn exec_wrapper(
 }
 
 /// `su`'s and `runuser`'s options that take the next word (`-c` is read apart).
-const SU_VALUES: &[&str] = &["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-u", "-w", "--whitelist-environment"];
+const SU_VALUES: &[&str] = &[
+    "-s",
+    "--shell",
+    "-g",
+    "--group",
+    "-G",
+    "--supp-group",
+    "-u",
+    "-w",
+    "--whitelist-environment",
+];
 
 /// `script`'s short options that take a value (the rest of the word or the next word).
 const SCRIPT_SHORT_VALUES: &str = "TIOBEm";
@@ -318,7 +328,10 @@ const TMUX_RUNNERS: &[(&[&str], &str)] = &[
     (&["new-session", "new"], "cefFnstxy"),
     (&["new-window", "neww"], "ceFnt"),
     (&["split-window", "splitw"], "celtF"),
-    (&["respawn-pane", "respawnp", "respawn-window", "respawnw"], "cet"),
+    (
+        &["respawn-pane", "respawnp", "respawn-window", "respawnw"],
+        "cet",
+    ),
     (&["run-shell", "run"], "cdt"),
 ];
 
@@ -399,9 +412,9 @@ pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, wor
                     _ => k += 1,
                 }
             }
-            let Some((_, values)) = t(k).and_then(|sub| {
-                TMUX_RUNNERS.iter().find(|(names, _)| names.contains(&sub))
-            }) else {
+            let Some((_, values)) =
+                t(k).and_then(|sub| TMUX_RUNNERS.iter().find(|(names, _)| names.contains(&sub)))
+            else {
                 return finish(cx, i, span, &scripts);
             };
             k += 1;
@@ -425,7 +438,10 @@ pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, wor
             let mut k = 1;
             while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
                 // `-X CMD` sends a command to screen itself; `-ls`, `-wipe`, `-r` start nothing.
-                if matches!(w, "-X" | "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help") {
+                if matches!(
+                    w,
+                    "-X" | "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help"
+                ) {
                     return;
                 }
                 k += 1;
@@ -625,7 +641,10 @@ pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     // quotes it, where `{}` stands (or at the end).
     let single_source = rest[end..]
         .iter()
-        .filter(|w| w.static_text().is_some_and(|t| PARALLEL_SOURCES.contains(&t)))
+        .filter(|w| {
+            w.static_text()
+                .is_some_and(|t| PARALLEL_SOURCES.contains(&t))
+        })
         .count()
         == 1;
     if !single_source || rest.get(end).and_then(|w| w.static_text()) != Some(":::") {

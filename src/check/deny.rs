@@ -822,6 +822,8 @@ pub(super) fn shell_script_past_options(cx: &mut Ctx<'_>, i: usize, words: &[Wor
         }
         dash_c |= !t.starts_with("--") && t[1..].contains('c');
         no_exec |= t.starts_with('-') && !t.starts_with("--") && t[1..].contains('n');
+        // `bash --version`, `--help`: print and exit.
+        no_exec |= matches!(t, "--version" | "--help");
         k += 1;
     }
     if !dash_c {

@@ -57,6 +57,8 @@ fn a_shell_that_reads_its_input_interactively_runs_it() {
         ("bash -i <<< 'ls'", None),
         ("bash -i script.sh", None),
         ("bash -n -i <<< 'rm -rf v'", None),
+        ("bash --version <<< 'rm -rf v'", None),
+        ("bash --rcfile x <<< 'rm -rf v'", RM),
     ]);
 }
 
@@ -308,6 +310,16 @@ fn a_fresh_mktemp_directory_removed_asks_rather_than_denies() {
         ("tmp=$(mktemp -d; echo /); rm -rf \"$tmp\"", RM),
         ("tmp=$(mktemp -d) rm -rf \"$tmp\"", RM),
         ("rm -rf \"$tmp\"", RM),
+        (
+            "mktemp() { echo /; }; tmp=$(mktemp -d); rm -rf \"$tmp\"",
+            RM,
+        ),
+        ("PATH=.:$PATH; tmp=$(mktemp -d); rm -rf \"$tmp\"", RM),
+        ("tmp=$(./mktemp -d); rm -rf \"$tmp\"", RM),
+        (
+            "hash -p /bin/echo mktemp; tmp=$(mktemp -d); rm -rf \"$tmp\"",
+            RM,
+        ),
     ]);
 }
 

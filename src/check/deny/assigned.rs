@@ -874,6 +874,8 @@ const NAME_SETTERS: &[&str] = &[
     "unset",
     "set",
     "shift",
+    "hash",
+    "enable",
 ];
 
 /// `tmp=$(mktemp -d); …; rm -rf "$tmp"` (also in a `trap` action): whether `w` in segment `i`
@@ -920,6 +922,17 @@ pub(super) fn temp_dir_assignment(cx: &Ctx<'_>, i: usize, name: &str) -> Option<
         if sets || arithmetic {
             return None;
         }
+    }
+    // `mktemp() { echo /; }`, `PATH=.:$PATH`: the `mktemp` that runs may not be the real one.
+    let redefined =
+        cx.script.events.iter().any(
+            |(ev, _)| matches!(ev, crate::segment::Event::FunctionDefinition(f) if f == "mktemp"),
+        );
+    let path_set = segments
+        .iter()
+        .any(|s| s.assignments.iter().any(|a| a.name == "PATH"));
+    if redefined || path_set {
+        return None;
     }
     let j = found?;
     let s = &segments[j];
@@ -969,7 +982,9 @@ fn makes_temp_dir(cx: &Ctx<'_>, j: usize, a: &Assignment) -> bool {
     });
     m.redirects.is_empty()
         && m.assignments.is_empty()
-        && words.first().map(|p| program_name(p)).as_deref() == Some("mktemp")
+        && words
+            .first()
+            .is_some_and(|p| matches!(*p, "mktemp" | "/usr/bin/mktemp" | "/bin/mktemp"))
         && !dry
 }
 

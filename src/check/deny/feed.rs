@@ -118,16 +118,23 @@ const MAX_FILTER_LINES: usize = 1 << 20;
 /// `s/PLAIN/PLAIN/` command) writes; `None` for an option or a pattern not worked out.
 fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
     let lines: Vec<&str> = input.lines().collect();
-    let count = |n: &str| n.parse::<usize>().ok().filter(|&n| n <= MAX_FILTER_LINES);
+    // Digits only: `tail -n +2` counts from the start, `-n -2` from the end.
+    let count = |n: &str| {
+        n.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| n.parse::<usize>().ok())
+            .flatten()
+            .filter(|&n| n <= MAX_FILTER_LINES)
+    };
     match program {
         "head" | "tail" => {
             let n = match args {
                 [] => 10,
-                [n] if n.starts_with('-') && n.len() > 1 => count(&n[1..])?,
-                [n] => count(
+                [n] if n.starts_with("-n") || n.starts_with("--lines=") => count(
                     n.strip_prefix("-n")
                         .or_else(|| n.strip_prefix("--lines="))?,
                 )?,
+                [n] if n.starts_with('-') && n.len() > 1 => count(&n[1..])?,
                 ["-n" | "--lines", n] => count(n)?,
                 _ => return None,
             };
@@ -898,7 +905,112 @@ pub(super) fn xargs_replaced(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Wo
 
 #[cfg(test)]
 mod tests {
-    use super::awk_printed;
+    use super::{awk_printed, cron_command, decode_escapes, filtered, printf_output};
+
+    #[test]
+    fn printf_prints_what_bash_prints() {
+        // Each checked against bash 5.2's builtin printf.
+        for (format, args, want) in [
+            ("%s", &["rm -rf v"][..], Some("rm -rf v")),
+            ("rm -%s v", &["rf"], Some("rm -rf v")),
+            ("rm\\x20-rf v", &[], Some("rm -rf v")),
+            ("r\\155 -rf v", &[], Some("rm -rf v")),
+            ("%s\\n", &["a", "b"], Some("a\nb\n")),
+            ("%s %s|", &["a"], Some("a |")),
+            ("%b", &["x\\ty"], Some("x\ty")),
+            ("%c%c", &["rm", "mx"], Some("rm")),
+            ("%d-%i", &["7", ""], Some("7-0")),
+            ("100%%", &[], Some("100%")),
+            ("a\\cb", &[], Some("a")),
+            ("%d", &["x"], None),
+            ("%5s", &["x"], None),
+            ("%q", &["x"], None),
+            ("%", &[], None),
+        ] {
+            assert_eq!(
+                printf_output(format, args).as_deref(),
+                want,
+                "{format} {args:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn echo_e_decodes_its_escapes() {
+        for (text, want) in [
+            ("r\\x6d -rf v", "rm -rf v"),
+            ("r\\0155 -rf v", "rm -rf v"),
+            ("a\\nb", "a\nb"),
+            ("a\\cb", "a"),
+            ("a\\qb", "a\\qb"),
+            ("a\\", "a\\"),
+        ] {
+            assert_eq!(decode_escapes(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn filters_keep_the_lines_they_keep() {
+        let input = "ls\nrm -rf v\necho x";
+        for (program, args, want) in [
+            ("head", &["-1"][..], Some("ls")),
+            ("head", &["-n", "2"], Some("ls\nrm -rf v")),
+            ("head", &["-n2"], Some("ls\nrm -rf v")),
+            ("tail", &["-1"], Some("echo x")),
+            ("tail", &["--lines=2"], Some("rm -rf v\necho x")),
+            ("head", &[], Some(input)),
+            ("tee", &["f", "-a"], Some(input)),
+            ("grep", &["rm"], Some("rm -rf v")),
+            ("grep", &["-v", "rm"], Some("ls\necho x")),
+            ("grep", &["-i", "RM"], Some("rm -rf v")),
+            ("sed", &["s/ls/xx/"], Some("xx\nrm -rf v\necho x")),
+            ("sed", &["-e", "s/x/y/g"], Some("ls\nrm -rf v\necho y")),
+            ("grep", &["r.*"], None),
+            ("grep", &["-E", "rm"], None),
+            ("head", &["-c", "3"], None),
+            ("tail", &["-n", "+2"], None),
+            ("sed", &["-n", "p"], None),
+            ("sed", &["s/a/&/"], None),
+            ("tee", &["-p", "f"], None),
+        ] {
+            assert_eq!(
+                filtered(program, args, input).as_deref(),
+                want,
+                "{program} {args:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn crontab_lines_give_their_command() {
+        for (line, want) in [
+            ("* * * * * rm -rf v", Some("rm -rf v")),
+            (
+                "0 3 * * 1-5  /usr/bin/backup --all",
+                Some("/usr/bin/backup --all"),
+            ),
+            ("@reboot rm -rf v", Some("rm -rf v")),
+            ("# * * * * * rm -rf v", None),
+            ("SHELL=/bin/bash", None),
+            ("", None),
+            ("* * *", None),
+        ] {
+            assert_eq!(cron_command(line), want, "{line}");
+        }
+    }
+
+    proptest::proptest! {
+        /// No text makes the printers panic.
+        #[test]
+        fn the_printers_take_any_text(f in "[ -~é]{0,30}", a in "[ -~é]{0,12}") {
+            let _ = printf_output(&f, &[a.as_str(), "x"]);
+            let _ = decode_escapes(&f);
+            let _ = cron_command(&f);
+            for p in ["head", "tail", "grep", "sed", "tee"] {
+                let _ = filtered(p, &[f.as_str()], &a);
+            }
+        }
+    }
 
     #[test]
     fn only_awk_programs_that_print_literals_have_a_known_output() {

@@ -6,7 +6,9 @@
 //! Deny rules see what bash would run, so they also look through what hides a command from the
 //! other stages: `watch`'s shell string, GNU sed's `e`, a shell option cmdguard does not follow
 //! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
-//! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
+//! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything; it leaves out
+//! what bash would not run — a shell given `-n` only reads its script — and `rm` of a path this
+//! line proved `mktemp` made (see `assigned::fresh_temp_dir`), which asks.
 
 mod assigned;
 mod feed;

@@ -1,11 +1,15 @@
 //! check/deny/assigned: a command whose words take a value the same command line spells out —
 //! a literal assigned before it (`c='rm -rf v'; bash -c "$c"`, `declare c=…`, `export c=…`,
 //! `c2=$c`, `: ${C:=rm -rf v}`) or the default of an expansion whose variable the line never
-//! sets (`bash -c "${C:-rm} -rf v"`) — is read once more with those values in place, and a deny
+//! sets (`bash -c "${C:-rm} -rf v"`), an array's elements (`"${c[@]}"`), an edit of a known value
+//! (`${c/x/r}`, `${c,,}`, `${c%;}`) or the substitution of a printed literal (`$(echo rm -rf v)`)
+//! — is read once more with those values in place, and a deny
 //! found there denies. The same goes for a script a shell runs with values the line gives it:
 //! the positional parameters of `bash -c SCRIPT NAME ARGS…` and the variables its environment
 //! holds (`c='rm -rf v' bash -c '$c'`, `export c=…; bash -c 'eval "$c"'`). It only adds denies:
-//! the command asks already, since a run-time word is not allowed.
+//! the command asks already, since a run-time word is not allowed — but for one proof, which
+//! takes one away: a variable that holds a path `mktemp` made on this line
+//! ([`fresh_temp_dir`]), so that `rm -rf "$tmp"` of it asks rather than denies.
 
 use super::{program_name, quote};
 use crate::check::Ctx;

@@ -1,7 +1,9 @@
 //! check/deny/feed: what a command reads on its input, where the line shows it — the output of
-//! an `echo` or `printf` piped into it (also through `cat`), a heredoc, a here-string, a
-//! process substitution or `/dev/stdin` given as its file — and the commands that run
-//! it: a shell fed a script (`echo 'rm -rf x' | bash`), `redis-cli` fed commands, a database
+//! an `echo` or `printf` piped into it (its format and escapes worked out; also through `cat`,
+//! `head`, `tail`, `tee`, a plain `grep` or `sed s///`), a heredoc, a here-string, a process
+//! substitution, `/dev/stdin` or a file an earlier command of the line wrote, given as its
+//! file — and the commands that run it: a shell fed a script (`echo 'rm -rf x' | bash`), awk
+//! running the lines it reads, an `at` job, a crontab line, `redis-cli` fed commands, a database
 //! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
 //! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested
 //! scripts it hands to the analyser); it never allows anything.

@@ -1,8 +1,9 @@
 //! check/deny/multicall: programs that run another program's code under their own name — the
 //! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`), `fd`'s
 //! `-x`/`-X` (a `find -exec` of its own), the programs that run their operands as a command
-//! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`) — and `rsync --delete`, which empties what its
-//! destination holds beyond the source: onto `/` or a home it is `rm` of them. The command they
+//! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`), the session programs (`su
+//! -c`, `runuser`, `script -c`, `tmux`, `screen`) — and `rsync --delete`, which empties what its
+//! destination holds beyond the source: onto `/`, `/home` or a home it is `rm` of them. The command they
 //! run goes back through the checks, so a denied one denies. It never allows anything: none of
 //! these programs is allowlisted.
 

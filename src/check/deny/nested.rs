@@ -1,7 +1,9 @@
 //! check/deny/nested: commands that run a command given on their own command line, which the
 //! allowlist does not follow because the outer command asks anyway — `git submodule foreach
 //! CMD`, `git bisect run CMD`, `git rebase --exec CMD`, a program-running `git -c KEY=VALUE`
-//! (`alias.x=!CMD`, `core.fsmonitor=CMD`), and package runners (`npx`, `pnpm dlx`, `bunx`,
+//! (`alias.x=!CMD`, `core.fsmonitor=CMD`; also set by an earlier `git config` or
+//! `GIT_CONFIG_KEY_N`, which the `git -c` deny rules read too), GNU tar's command options, and
+//! package runners (`npx`, `pnpm dlx`, `bunx`,
 //! `uv run`, `poetry run`, `conda run`, …). The inner command goes back through the analyser,
 //! so a denied one denies. It never allows anything: the outer command asks by itself.
 

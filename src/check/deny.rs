@@ -6,7 +6,9 @@
 //! Deny rules see what bash would run, so they also look through what hides a command from the
 //! other stages: `watch`'s shell string, GNU sed's `e`, a shell option cmdguard does not follow
 //! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
-//! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
+//! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything; it leaves out
+//! what bash would not run — a shell given `-n` only reads its script — and `rm` of a path this
+//! line proved `mktemp` made (see `assigned::fresh_temp_dir`), which asks.
 
 mod assigned;
 mod feed;
@@ -300,7 +302,12 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     let own = first_program(words);
     let defaulted = defaults.as_deref().and_then(first_program);
     let programs: Vec<&str> = own.iter().chain(&defaulted).map(|p| p.as_ref()).collect();
+    // `tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT`: removing a directory this line made.
+    let fresh = removes_fresh_temp_dirs(cx, i, words);
     for rule in rules_for(list, &programs, true) {
+        if fresh && rule.builtin.is_none() {
+            continue;
+        }
         let hit = match rule.builtin {
             None => {
                 rule_matches(list, rule, words)
@@ -326,6 +333,21 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     if !denied {
         assigned::command(cx, i, span, words);
     }
+    // `echo 'rm -rf v' > s.sh; ./s.sh`: a script this line wrote, run by its path.
+    if let Some(path) = words
+        .first()
+        .and_then(|w| w.static_text())
+        .filter(|t| t.contains('/'))
+        && let Some(text) = feed::written_text(cx, i, path)
+    {
+        denies_in(
+            cx,
+            i,
+            span,
+            "the script this command line wrote and runs",
+            &text,
+        );
+    }
     let program = words
         .first()
         .and_then(|w| w.static_text())
@@ -341,9 +363,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("git") => {
             nested::git(cx, i, span, words);
             if let Some(seg) = origin.segment() {
-                nested::git_environment(cx, i, span, &seg.assignments);
+                nested::git_environment(cx, i, span, &seg.assignments, words);
                 for kv in super::git::environment_configs(words, &seg.assignments) {
                     nested::config_command(cx, i, span, &kv);
+                    nested::config_rules(cx, i, span, &kv, words);
                 }
             }
         }
@@ -351,8 +374,19 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::applet(cx, i, span, p, words);
         }
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
-        Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
+        Some("tar" | "gtar") => nested::tar(cx, i, span, words),
+        Some(p) if matches!(p, "awk" | "gawk") || super::awk::OTHER_AWKS.contains(&p) => {
+            feed::awk_runs_input(cx, i, span, words);
+            if super::awk::OTHER_AWKS.contains(&p) {
+                super::awk::other_awk(cx, i, words);
+            }
+        }
+        Some("at" | "batch") => feed::at_job(cx, i, span, words),
+        Some("crontab") => feed::crontab(cx, i, span, words),
+        Some(p @ ("su" | "runuser" | "script" | "tmux" | "screen")) => {
+            multicall::session(cx, i, span, p, words);
+        }
         Some("parallel") => multicall::parallel(cx, i, span, words),
         Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
@@ -410,6 +444,30 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             break;
         }
     }
+}
+
+/// `rm -rf "$tmp"` where every operand is a directory `mktemp -d` made on this line (see
+/// [`assigned::fresh_temp_dir`]): the deny rules on `rm` do not apply; it still asks.
+fn removes_fresh_temp_dirs(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
+    if first_program(words).as_deref() != Some("rm") {
+        return false;
+    }
+    let mut operands = 0;
+    for w in &words[1..] {
+        match w.static_text() {
+            Some("--no-preserve-root") => return false,
+            Some(t) if t.starts_with('-') => {}
+            _ if assigned::fresh_temp_dir(cx, i, w) => operands += 1,
+            _ => return false,
+        }
+    }
+    operands > 0
+}
+
+/// `trap 'rm -rf "$tmp"' EXIT` in segment `i`: the lines that give the action's fresh
+/// temp-dir variables their `mktemp -d` values, to read the action with.
+pub(super) fn temp_dir_prelude(cx: &Ctx<'_>, i: usize, action: &str) -> String {
+    assigned::temp_dir_prelude(cx, i, action)
 }
 
 /// Whether `word`, as a program name, starts some deny rule's command.
@@ -751,6 +809,7 @@ fn watch(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 pub(super) fn shell_script_past_options(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
     let mut k = 1;
     let mut dash_c = false;
+    let mut no_exec = false;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if t == "--" || t == "-" {
             k += 1;
@@ -764,9 +823,20 @@ pub(super) fn shell_script_past_options(cx: &mut Ctx<'_>, i: usize, words: &[Wor
             continue;
         }
         dash_c |= !t.starts_with("--") && t[1..].contains('c');
+        no_exec |= t.starts_with('-') && !t.starts_with("--") && t[1..].contains('n');
+        // `bash --version`, `--help`: print and exit.
+        no_exec |= matches!(t, "--version" | "--help");
         k += 1;
     }
     if !dash_c {
+        // `bash -i <<< 'rm -rf v'`, `echo … | bash -i`: with no script operand the shell runs
+        // what it reads on its input, where the line shows it (`-n`: read, not run).
+        if words.get(k).is_none() && !no_exec {
+            for text in feed::input_texts(cx, i).into_iter().take(MAX_SED_EXECS) {
+                let what = "the script the shell reads on its input";
+                denies_in(cx, i, words[0].span, what, &text);
+            }
+        }
         return;
     }
     if let Some(script) = words.get(k).filter(|w| w.is_static()) {
@@ -1171,7 +1241,9 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                             .iter()
                             .find(|n| n.nesting == s.nesting)
                             .is_some_and(|n| {
-                                runs_one_of(&n.words, INTERPRETERS) && !formats_json(&n.words)
+                                runs_one_of(&n.words, INTERPRETERS)
+                                    && !formats_json(&n.words)
+                                    && !reads_without_running(&n.words)
                             });
                     // `sh -c "$(curl …)"`, `bash <(curl …)`: an interpreter fed by a substitution.
                     let fed = interpreters.iter().any(|o| inside(s, o));
@@ -1213,6 +1285,43 @@ fn formats_json(words: &[Word]) -> bool {
     is_python
         && texts.get(1..3) == Some(&["-m", "json.tool"][..])
         && texts[3..].iter().all(|t| OPTIONS.contains(t))
+}
+
+/// Shells whose `-n` reads a script without running any of it.
+const SYNTAX_CHECKING_SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash"];
+
+/// `bash -n -c SCRIPT`, `sh -n`, `curl … | bash -n`: a shell whose options, up to its script
+/// or the first operand, are short flags among them `-n` (no `-i`: bash ignores `-n` in an
+/// interactive shell; no `+n`, no option with a value, no long option but the startup ones),
+/// so it reads commands and runs none of them.
+pub(super) fn reads_without_running(words: &[Word]) -> bool {
+    let Some(first) = words.first().and_then(|w| w.static_text()) else {
+        return false;
+    };
+    if !SYNTAX_CHECKING_SHELLS.contains(&program_name(first).as_ref()) {
+        return false;
+    }
+    let mut no_exec = false;
+    for w in &words[1..] {
+        let Some(t) = w.static_text() else {
+            return false;
+        };
+        if matches!(t, "--norc" | "--noprofile" | "--posix") {
+            continue;
+        }
+        let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            // `--`, `-`, an operand, the script of `-c`: the options are over.
+            break;
+        };
+        if !flags.chars().all(|c| "neuxvfsc".contains(c)) {
+            return false;
+        }
+        no_exec |= flags.contains('n');
+        if flags.contains('c') {
+            break;
+        }
+    }
+    no_exec
 }
 
 fn runs_one_of(words: &[Word], set: &[&str]) -> bool {

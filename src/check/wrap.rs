@@ -465,6 +465,10 @@ pub(super) fn shell(
 ) -> Option<Match> {
     let list = cx.list;
     let sh = list.shells.get(name)?;
+    // `bash -n`: the shell reads its script for syntax errors and runs none of it (bash,
+    // dash, zsh and ksh alike; tested with bash 5.2 and dash 0.5, `BASH_ENV` not read either),
+    // so nothing the script says is read as a command.
+    let syntax_only = super::deny::reads_without_running(words);
     let mut k = 1;
     let mut has_c = false;
     // `-s`: the script comes from the input, and the operands are its positional parameters.
@@ -506,6 +510,7 @@ pub(super) fn shell(
     }
     if has_c {
         match words.get(k) {
+            Some(script) if script.is_static() && syntax_only => {}
             Some(script) if script.is_static() => {
                 let what = format!("the script of `{name} -c`");
                 if !matches!(name, "bash" | "rbash") {
@@ -568,7 +573,7 @@ pub(super) fn shell(
         );
         // `bash <(echo 'rm -rf x')`, `echo … | bash /dev/stdin`: a script the line shows is
         // read, so a denied command in it denies.
-        if let Some(script) = super::deny::operand_text(cx, i, op) {
+        if !syntax_only && let Some(script) = super::deny::operand_text(cx, i, op) {
             let what = format!("the script `{name}` reads from `{}`", op.text);
             nested_script(cx, i, op.span, &what, &script, name, sh.dialect);
         }
@@ -585,6 +590,8 @@ pub(super) fn shell(
         })
     });
     match heredoc {
+        // `bash -n <<< TEXT`: read, not run.
+        Some(_) if syntax_only => {}
         Some(r) if r.op == RedirectOp::Herestring => match r.target.as_ref() {
             Some(t) if t.is_static() => nested_script(
                 cx,
@@ -647,7 +654,7 @@ pub(super) fn shell(
             // `echo 'rm -rf x' | bash`: the script an `echo` or `printf` pipes in is read as
             // one, so a denied command in it denies; the shell still asks, since what those
             // print is not worked out to the byte.
-            if let Some(script) = super::deny::piped_text(cx, i) {
+            if let Some(script) = super::deny::piped_text(cx, i).filter(|_| !syntax_only) {
                 let what = format!("the script piped into `{name}`");
                 nested_script(cx, i, words[0].span, &what, &script, name, sh.dialect);
                 let zero = synthetic(name, words[0].span);
@@ -668,7 +675,7 @@ pub(super) fn shell(
                     .filter(|r| r.op == RedirectOp::Read && matches!(r.fd, None | Some(0)))
                     .find_map(|r| r.target.as_ref())
             });
-            if let Some(target) = redirected
+            if let Some(target) = redirected.filter(|_| !syntax_only)
                 && let Some(script) = super::deny::operand_text(cx, i, target)
             {
                 let what = format!("the script `{name}` reads from `{}`", target.text);
@@ -777,7 +784,11 @@ pub(super) fn builtin(
                         .get(k)
                         .filter(|w| w.is_static() && !w.text.starts_with('-'))
                     {
-                        cx.nested(i, action.span, "the command `trap` runs", &action.text);
+                        // `tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT`: the action is read
+                        // knowing the temp dirs the line proved it made.
+                        let prelude = super::deny::temp_dir_prelude(cx, i, &action.text);
+                        let text = format!("{prelude}{}", action.text);
+                        cx.nested(i, action.span, "the command `trap` runs", &text);
                     }
                 }
                 "coproc" => super::deny::past_unknown_option(cx, i, span, words),

@@ -199,7 +199,7 @@ fn help_only_prints_and_is_not_denied() {
 }
 
 /// A fresh, empty directory for one live run.
-fn scratch(tag: &str) -> PathBuf {
+pub(crate) fn scratch(tag: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("cmdguard-deny-shells-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -207,7 +207,7 @@ fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
-fn installed(program: &str) -> bool {
+pub(crate) fn installed(program: &str) -> bool {
     Command::new("sh")
         .args(["-c", &format!("command -v {program}")])
         .output()

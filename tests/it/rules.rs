@@ -117,7 +117,10 @@ fn a_dynamic_command_word_always_asks() {
         ("$cmd -rf x", Ask, Some(Code::DynamicCommand)),
         ("${X:-rm} x", Ask, Some(Code::DynamicCommand)),
         ("\"$EDITOR\" f", Ask, Some(Code::DynamicCommand)),
-        ("$(echo rm) -rf x", Ask, Some(Code::DynamicCommand)),
+        ("$(echo ls) -rf x", Ask, Some(Code::DynamicCommand)),
+        // The substitution of one `echo` of literals is read (issue 12, red team s8): bash
+        // runs `rm -rf x`, which denies.
+        ("$(echo rm) -rf x", Deny, Some(Code::DynamicCommand)),
         ("/???/r? x", Ask, Some(Code::DynamicCommand)),
     ]);
 }

@@ -1,11 +1,15 @@
 //! check/deny/assigned: a command whose words take a value the same command line spells out —
 //! a literal assigned before it (`c='rm -rf v'; bash -c "$c"`, `declare c=…`, `export c=…`,
 //! `c2=$c`, `: ${C:=rm -rf v}`) or the default of an expansion whose variable the line never
-//! sets (`bash -c "${C:-rm} -rf v"`) — is read once more with those values in place, and a deny
+//! sets (`bash -c "${C:-rm} -rf v"`), an array's elements (`"${c[@]}"`), an edit of a known value
+//! (`${c/x/r}`, `${c,,}`, `${c%;}`) or the substitution of a printed literal (`$(echo rm -rf v)`)
+//! — is read once more with those values in place, and a deny
 //! found there denies. The same goes for a script a shell runs with values the line gives it:
 //! the positional parameters of `bash -c SCRIPT NAME ARGS…` and the variables its environment
 //! holds (`c='rm -rf v' bash -c '$c'`, `export c=…; bash -c 'eval "$c"'`). It only adds denies:
-//! the command asks already, since a run-time word is not allowed.
+//! the command asks already, since a run-time word is not allowed — but for one proof, which
+//! takes one away: a variable that holds a path `mktemp` made on this line
+//! ([`fresh_temp_dir`]), so that `rm -rf "$tmp"` of it asks rather than denies.
 
 use super::{program_name, quote};
 use crate::check::Ctx;
@@ -74,16 +78,73 @@ pub(super) fn value_of(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<String>> 
     expand(cx, i, w, MAX_CHAIN)
 }
 
-/// One piece of a word: text, and whether bash splits it (an unquoted expansion).
+/// One piece of a word: text, and whether bash splits it (an unquoted expansion); or, with
+/// `brk`, the end of a field (`"${c[@]}"` makes one field per element).
 struct Piece {
     text: String,
     split: bool,
+    brk: bool,
+}
+
+impl Piece {
+    fn text(text: String, split: bool) -> Piece {
+        Piece {
+            text,
+            split,
+            brk: false,
+        }
+    }
+}
+
+/// An expansion a word holds: a parameter, or a command substitution at these byte offsets
+/// of the word (`$(` to `)`, both included).
+enum Ref<'t> {
+    Param(&'t Param<'t>),
+    Substitution(usize, usize),
+}
+
+/// Which elements of a variable a parameter names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Index {
+    /// `$c`, `${c}`: the value, or an array's first element.
+    Whole,
+    /// `${c[@]}`: every element, one field each in double quotes.
+    All,
+    /// `${c[*]}`: every element, joined by a space in double quotes.
+    Star,
+    /// `${c[N]}`.
+    At(usize),
+}
+
+/// One `$NAME` or `${…}` as bash reads it.
+#[derive(Debug)]
+struct Param<'t> {
+    name: &'t str,
+    index: Index,
+    /// `:-`, `-`, `:=`, `=`, the edits `/`, `//`, `/#`, `/%`, `#`, `##`, `%`, `%%`, `,,`,
+    /// `^^`, `,`, `^`, or empty.
+    op: &'t str,
+    /// The text after the operator.
+    word: &'t str,
+    /// Whether the expansion stands in double quotes.
+    in_double: bool,
+    /// Its length in bytes after the `$`.
+    len: usize,
+}
+
+/// What to make of a variable the line never assigns: in a value that is run again as text
+/// (`c="rm -rf $HOME"; bash -c "$c"`), `$NAME` stays for the child to expand from the same
+/// environment; in a word, it is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refs {
+    Keep,
+    Unknown,
 }
 
 /// [`value_of`] with at most `chain` assignments followed.
 fn expand(cx: &Ctx<'_>, i: usize, w: &Word, chain: usize) -> Option<Vec<String>> {
     let e = w.expansions;
-    if e.command || e.process || e.arithmetic || e.glob || !e.parameter {
+    if e.process || e.arithmetic || e.glob || !(e.parameter || e.command) {
         return None;
     }
     // The source text of the word: a word made up by cmdguard (`xargs`'s `{input}`) has none.
@@ -91,10 +152,33 @@ fn expand(cx: &Ctx<'_>, i: usize, w: &Word, chain: usize) -> Option<Vec<String>>
     if !raw.contains('$') {
         return None;
     }
-    let pieces = pieces(raw, &mut |name, op, default| {
-        resolve(cx, i, name, op, default, chain)
+    let at = w.span.start;
+    let pieces = pieces(raw, &mut |p| match p {
+        Ref::Param(p) => resolve(cx, i, p, chain, Refs::Unknown),
+        Ref::Substitution(from, to) => substituted(cx, i, at + from, at + to).map(|v| vec![v]),
     })?;
     Some(fields(&pieces))
+}
+
+/// `$(echo rm -rf v)` in segment `i`, its `$(` to `)` at `from..to` of the source: what its one
+/// command prints where the line shows it (see [`super::feed::printed`]), trailing newlines
+/// removed as bash removes them.
+fn substituted(cx: &Ctx<'_>, i: usize, from: usize, to: usize) -> Option<String> {
+    let outer = cx.script.segments.get(i)?;
+    let level = outer.nesting.len();
+    let mut inner = cx.script.segments.iter().enumerate().filter(|(_, s)| {
+        s.span.start >= from
+            && s.span.end <= to
+            && s.nesting.len() > level
+            && s.nesting.last() == Some(&Nest::CommandSubstitution)
+    });
+    let (j, _) = inner.next()?;
+    // `$(echo a; rm x)`: more than one command is not read.
+    if inner.next().is_some() {
+        return None;
+    }
+    let text = super::feed::printed(cx, j)?;
+    Some(text.trim_end_matches('\n').to_string())
 }
 
 /// Field splitting: pieces joined, unquoted expansions split at blanks.
@@ -102,6 +186,10 @@ fn fields(pieces: &[Piece]) -> Vec<String> {
     let mut out = Vec::new();
     let mut current: Option<String> = None;
     for p in pieces {
+        if p.brk {
+            out.push(current.take().unwrap_or_default());
+            continue;
+        }
         if !p.split {
             current.get_or_insert_with(String::new).push_str(&p.text);
             continue;
@@ -134,10 +222,7 @@ fn pieces(raw: &str, lookup: &mut Lookup<'_>) -> Option<Vec<Piece>> {
     let mut in_double = false;
     let flush = |literal: &mut String, out: &mut Vec<Piece>| {
         if !literal.is_empty() {
-            out.push(Piece {
-                text: std::mem::take(literal),
-                split: false,
-            });
+            out.push(Piece::text(std::mem::take(literal), false));
         }
     };
     while let Some((k, c)) = chars.next() {
@@ -157,19 +242,48 @@ fn pieces(raw: &str, lookup: &mut Lookup<'_>) -> Option<Vec<Piece>> {
                 }
                 literal.push(next);
             }
-            '$' => {
-                let rest = &raw[k + 1..];
-                let (name, op, default, len) = parameter(rest)?;
-                let value = lookup(name, op, default)?;
+            '$' if raw[k + 1..].starts_with("((") => return None,
+            '$' if raw[k + 1..].starts_with('(') => {
+                // `$(…)`: up to the `)` that closes it, read by the caller.
+                let close = k + 1 + closing_paren(&raw[k + 1..])?;
+                let value = lookup(Ref::Substitution(k, close + 1))?;
+                let value = value.join(" ");
                 if !in_double && value.contains(GLOB) {
                     return None;
                 }
                 flush(&mut literal, &mut out);
-                out.push(Piece {
-                    text: value,
-                    split: !in_double,
-                });
-                skip_to(&mut chars, k + 1 + len);
+                out.push(Piece::text(value, !in_double));
+                skip_to(&mut chars, close + 1);
+            }
+            '$' => {
+                let rest = &raw[k + 1..];
+                let mut p = parameter(rest)?;
+                p.in_double = in_double;
+                let values = lookup(Ref::Param(&p))?;
+                if !in_double && values.iter().any(|v| v.contains(GLOB)) {
+                    return None;
+                }
+                flush(&mut literal, &mut out);
+                match (p.index, in_double) {
+                    (Index::All, true) => {
+                        // `"${c[@]}"`: one field per element (none: not read).
+                        if values.is_empty() {
+                            return None;
+                        }
+                        for (n, v) in values.into_iter().enumerate() {
+                            if n > 0 {
+                                out.push(Piece {
+                                    text: String::new(),
+                                    split: false,
+                                    brk: true,
+                                });
+                            }
+                            out.push(Piece::text(v, false));
+                        }
+                    }
+                    _ => out.push(Piece::text(values.join(" "), !in_double)),
+                }
+                skip_to(&mut chars, k + 1 + p.len);
             }
             '`' => return None,
             '*' | '?' | '[' | '~' | '{' if !in_double => return None,
@@ -183,65 +297,199 @@ fn pieces(raw: &str, lookup: &mut Lookup<'_>) -> Option<Vec<Piece>> {
     Some(out)
 }
 
-/// Finds the value of a parameter: its name, operator (`:-`, `-`, `:=`, `=` or none) and
-/// default text.
-type Lookup<'a> = dyn FnMut(&str, &str, Option<&str>) -> Option<String> + 'a;
+/// Finds the values of an expansion (one, or an array's elements).
+type Lookup<'a> = dyn FnMut(Ref<'_>) -> Option<Vec<String>> + 'a;
+
+/// The offset of the `)` that closes the `(` `text` starts with, past quotes and nested
+/// parentheses; `None` where a `case` pattern or a comment could fool the count.
+fn closing_paren(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < b.len() {
+        match b[k] {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            b'\'' => k += text[k + 1..].find('\'')? + 1,
+            b'\\' => k += 1,
+            b'#' | b'`' => return None,
+            _ => {}
+        }
+        k += 1;
+    }
+    None
+}
 
 /// Steps `chars` to the byte offset `to`.
 fn skip_to(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>, to: usize) {
     while chars.next_if(|(n, _)| *n < to).is_some() {}
 }
 
-/// The parameter after a `$`: its name, operator, default text and length in bytes, for
-/// `NAME`, `{NAME}` and `{NAME<op>TEXT}` with `op` one of `:-`, `-`, `:=`, `=`.
-fn parameter(rest: &str) -> Option<(&str, &str, Option<&str>, usize)> {
-    if let Some(inner) = rest.strip_prefix('{') {
-        let close = inner.find('}')?;
-        let body = &inner[..close];
-        let len = body
+/// The operators of `${NAME<op>WORD}` cmdguard works out: defaults, then the edits of a value
+/// (longest spelling first).
+const OPERATORS: &[&str] = &[
+    ":-", ":=", "-", "=", "//", "/#", "/%", "/", "##", "#", "%%", "%", ",,", "^^", ",", "^",
+];
+
+/// The parameter after a `$`: `NAME`, `{NAME}`, `{NAME[@]}` (`[*]`, `[N]`) or
+/// `{NAME<op>WORD}` with `op` one of [`OPERATORS`].
+fn parameter(rest: &str) -> Option<Param<'_>> {
+    let Some(inner) = rest.strip_prefix('{') else {
+        let len = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(body.len());
-        let (name, op) = body.split_at(len);
-        if !is_name(name) {
-            return None;
-        }
-        let (op, default) = match op {
-            "" => ("", None),
-            _ => {
-                let o = [":-", ":=", "-", "="]
-                    .into_iter()
-                    .find(|o| op.starts_with(o))?;
-                (o, Some(&op[o.len()..]))
-            }
-        };
-        return Some((name, op, default, close + 2));
-    }
-    let len = rest
+            .unwrap_or(rest.len());
+        let name = &rest[..len];
+        return is_name(name).then_some(Param {
+            name,
+            index: Index::Whole,
+            op: "",
+            word: "",
+            in_double: false,
+            len,
+        });
+    };
+    let close = inner.find('}')?;
+    let body = &inner[..close];
+    let len = body
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    let name = &rest[..len];
-    is_name(name).then_some((name, "", None, len))
+        .unwrap_or(body.len());
+    let (name, mut tail) = body.split_at(len);
+    if !is_name(name) {
+        return None;
+    }
+    let mut index = Index::Whole;
+    if let Some(sub) = tail.strip_prefix('[') {
+        let end = sub.find(']')?;
+        index = match &sub[..end] {
+            "@" => Index::All,
+            "*" => Index::Star,
+            n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                Index::At(n.parse().ok()?)
+            }
+            _ => return None,
+        };
+        tail = &sub[end + 1..];
+    }
+    let (op, word) = match tail {
+        "" => ("", ""),
+        _ => {
+            let o = OPERATORS.iter().find(|o| tail.starts_with(**o))?;
+            (*o, &tail[o.len()..])
+        }
+    };
+    Some(Param {
+        name,
+        index,
+        op,
+        word,
+        in_double: false,
+        len: close + 2,
+    })
 }
 
-/// The value of `name` in segment `i`: a literal assigned before it, or the default of a
-/// `${NAME:-TEXT}` whose variable the line never assigns.
-fn resolve(
-    cx: &Ctx<'_>,
-    i: usize,
-    name: &str,
-    op: &str,
-    default: Option<&str>,
-    chain: usize,
-) -> Option<String> {
-    let plain = |d: &str| !d.contains(NOT_LITERAL);
-    match (literal(cx, i, name, chain), default) {
-        // `${X:-d}` of an empty literal is `d`; `${X-d}` of one stays empty.
-        (Some(v), Some(d)) if v.is_empty() && op.starts_with(':') && plain(d) => {
-            Some(d.to_string())
+/// A default's text as bash stores it: one level of quotes around all of it goes (single
+/// quotes only outside double quotes, where they are kept as text); `None` when anything in
+/// it would be expanded further.
+fn default_text(word: &str, in_double: bool) -> Option<&str> {
+    let unquoted = word
+        .strip_prefix('"')
+        .and_then(|w| w.strip_suffix('"'))
+        .or_else(|| {
+            word.strip_prefix('\'')
+                .and_then(|w| w.strip_suffix('\''))
+                .filter(|_| !in_double)
+        });
+    match unquoted {
+        Some(w) => (!w.contains(NOT_LITERAL)).then_some(w),
+        None if in_double && !word.contains(['$', '`', '\\', '"', '}']) => Some(word),
+        None => (!word.contains(NOT_LITERAL)).then_some(word),
+    }
+}
+
+/// An edit of a known value (`${c/x/r}`, `${c%;}`, `${c,,}`) whose pattern is plain text; `None`
+/// for a pattern bash would match as a glob, or anything else.
+fn edit(value: &str, op: &str, word: &str) -> Option<String> {
+    let plain = |t: &str| !t.contains(['*', '?', '[', '\\', '$', '`', '\'', '"', '}']);
+    match op {
+        "/" | "//" | "/#" | "/%" => {
+            let (pattern, replacement) = word.split_once('/').unwrap_or((word, ""));
+            if pattern.is_empty() || !plain(pattern) || !plain(replacement) {
+                return None;
+            }
+            Some(match op {
+                "/" => value.replacen(pattern, replacement, 1),
+                "//" => value.replace(pattern, replacement),
+                "/#" => match value.strip_prefix(pattern) {
+                    Some(r) => format!("{replacement}{r}"),
+                    None => value.to_string(),
+                },
+                _ => match value.strip_suffix(pattern) {
+                    Some(r) => format!("{r}{replacement}"),
+                    None => value.to_string(),
+                },
+            })
         }
-        (Some(v), _) => Some(v),
-        (None, Some(d)) if !assigned(cx, name) && plain(d) => Some(d.to_string()),
-        (None, _) => None,
+        // A plain pattern matches one way: shortest and longest are the same.
+        "#" | "##" if plain(word) => Some(value.strip_prefix(word).unwrap_or(value).to_string()),
+        "%" | "%%" if plain(word) => Some(value.strip_suffix(word).unwrap_or(value).to_string()),
+        ",," if word.is_empty() => Some(value.to_lowercase()),
+        "^^" if word.is_empty() => Some(value.to_uppercase()),
+        "," | "^" if word.is_empty() => {
+            let mut chars = value.chars();
+            Some(match chars.next() {
+                Some(c) if op == "," => c.to_lowercase().chain(chars).collect(),
+                Some(c) => c.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The values of parameter `p` in segment `i`: a literal assigned before it (an array's
+/// elements for `[@]`, `[*]`), edited as `p` says, or the default of a `${NAME:-TEXT}` whose
+/// variable the line never assigns. With [`Refs::Keep`], a name the line never assigns stays
+/// `$NAME`.
+fn resolve(cx: &Ctx<'_>, i: usize, p: &Param<'_>, chain: usize, refs: Refs) -> Option<Vec<String>> {
+    let items = literal(cx, i, p.name, chain);
+    match p.index {
+        Index::All | Index::Star if p.op.is_empty() => return items,
+        Index::At(n) if p.op.is_empty() => {
+            return items.map(|it| vec![it.get(n).cloned().unwrap_or_default()]);
+        }
+        Index::All | Index::Star | Index::At(_) => return None,
+        Index::Whole => {}
+    }
+    let value = items.map(|it| it.into_iter().next().unwrap_or_default());
+    let one = |v: String| Some(vec![v]);
+    match p.op {
+        "" => match value {
+            Some(v) => one(v),
+            None if refs == Refs::Keep && !assigned(cx, p.name) => one(format!("${}", p.name)),
+            None => None,
+        },
+        ":-" | "-" | ":=" | "=" => {
+            let d = default_text(p.word, p.in_double);
+            match (value, d) {
+                // `${X:-d}` of an empty literal is `d`; `${X-d}` of one stays empty.
+                (Some(v), Some(d)) if v.is_empty() && p.op.starts_with(':') => one(d.to_string()),
+                (Some(v), _) => one(v),
+                (None, Some(d)) if !assigned(cx, p.name) => one(d.to_string()),
+                // `bash -c "${X:=rm -rf v}"`: assigned here, and nowhere else.
+                (None, Some(d))
+                    if matches!(p.op, ":=" | "=") && !assigned_outside(cx, p.name, i) =>
+                {
+                    one(d.to_string())
+                }
+                (None, _) => None,
+            }
+        }
+        op => edit(&value?, op, p.word).map(|v| vec![v]),
     }
 }
 
@@ -293,10 +541,10 @@ fn declaration(s: &Segment) -> Option<(Vec<&Word>, bool)> {
 /// The value of `name` when the line assigns it exactly once, as a literal (or, `chain` times
 /// over, as another such variable: `c2=$c`), in a plain assignment, a declaration builtin or a
 /// `${NAME:=TEXT}` before segment `i` that is still set there (see [`visible`]).
-fn literal(cx: &Ctx<'_>, i: usize, name: &str, chain: usize) -> Option<String> {
+fn literal(cx: &Ctx<'_>, i: usize, name: &str, chain: usize) -> Option<Vec<String>> {
     let segments = &cx.script.segments;
     let mut found = None;
-    let mut once = |value: Option<String>, ok: bool| -> Option<()> {
+    let mut once = |value: Option<Vec<String>>, ok: bool| -> Option<()> {
         if found.is_some() || !ok {
             return None;
         }
@@ -319,15 +567,19 @@ fn literal(cx: &Ctx<'_>, i: usize, name: &str, chain: usize) -> Option<String> {
                 };
                 match t.split_once('=') {
                     Some((n, v)) if n == name => {
-                        once(Some(v.to_string()), visible(segments, j, i))?;
+                        once(Some(vec![v.to_string()]), visible(segments, j, i))?;
                     }
                     _ => {}
                 }
             }
         }
+        // A `${NAME:=…}` of segment `i` itself assigns as it expands: see `resolve`.
+        if j == i {
+            continue;
+        }
         for w in s.words.iter().filter(|w| !w.is_static()) {
             if let Some(d) = assigning_default(&w.text, name) {
-                once(Some(d.to_string()), visible(segments, j, i))?;
+                once(Some(vec![d.to_string()]), visible(segments, j, i))?;
             }
         }
     }
@@ -335,46 +587,94 @@ fn literal(cx: &Ctx<'_>, i: usize, name: &str, chain: usize) -> Option<String> {
 }
 
 /// The literal text of a `${NAME:=TEXT}` (or `${NAME=TEXT}`) in a word, which assigns `NAME`
-/// when it is unset.
+/// when it is unset (quotes around the text go as bash removes them, see [`default_text`]).
 fn assigning_default<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     let at = text.find(&format!("${{{name}"))?;
     let rest = &text[at + 2 + name.len()..];
     let rest = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('='))?;
     let d = &rest[..rest.find('}')?];
-    (!d.contains(NOT_LITERAL)).then_some(d)
+    let escaped = |k: usize| text[..k].ends_with('\\');
+    let quotes = text[..at]
+        .char_indices()
+        .filter(|&(k, c)| c == '"' && !escaped(k))
+        .count();
+    default_text(d, quotes % 2 == 1)
 }
 
-/// The value an assignment stores: its static text, or the value of the one variable it copies.
-fn assignment_value(cx: &Ctx<'_>, j: usize, a: &Assignment, chain: usize) -> Option<String> {
+/// The elements of an array value's source (`(rm -rf v)`, `('a b' c)`): plain and quoted
+/// words only; `None` for an expansion, a subscript, a glob or a tilde.
+fn array_elements(raw: &str) -> Option<Vec<String>> {
+    let inner = raw.strip_prefix('(')?.strip_suffix(')')?;
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => out.extend(current.take()),
+            '\'' | '"' => {
+                let word = current.get_or_insert_with(String::new);
+                loop {
+                    match chars.next()? {
+                        q if q == c => break,
+                        '$' | '`' | '\\' if c == '"' => return None,
+                        ch => word.push(ch),
+                    }
+                }
+            }
+            '$' | '`' | '\\' | '*' | '?' | '[' | ']' | '{' | '}' | '~' | '(' | ')' | '#' => {
+                return None;
+            }
+            ch => current.get_or_insert_with(String::new).push(ch),
+        }
+    }
+    out.extend(current);
+    Some(out)
+}
+
+/// The value an assignment stores: its static text (an array's elements), or its text with
+/// the values of the variables and the substitution of a printed literal it holds.
+fn assignment_value(cx: &Ctx<'_>, j: usize, a: &Assignment, chain: usize) -> Option<Vec<String>> {
+    let raw = cx.src.get(a.value.span.start..a.value.span.end)?;
+    if raw.starts_with('(') {
+        return array_elements(raw);
+    }
     if let Some(t) = a.value.static_text() {
-        return Some(t.to_string());
+        return Some(vec![t.to_string()]);
     }
     let chain = chain.checked_sub(1)?;
     let e = a.value.expansions;
-    if e.command || e.process || e.arithmetic || !e.parameter {
+    if e.process || e.arithmetic || !(e.parameter || e.command) {
         return None;
     }
-    let raw = cx.src.get(a.value.span.start..a.value.span.end)?;
+    let at = a.value.span.start;
     // No splitting in an assignment: the pieces join as they are.
-    let pieces = pieces(raw, &mut |name, op, default| {
-        resolve(cx, j, name, op, default, chain)
+    let pieces = pieces(raw, &mut |p| match p {
+        Ref::Param(p) => resolve(cx, j, p, chain, Refs::Keep),
+        Ref::Substitution(from, to) => substituted(cx, j, at + from, at + to).map(|v| vec![v]),
     })?;
-    Some(pieces.into_iter().map(|p| p.text).collect())
+    Some(vec![pieces.into_iter().map(|p| p.text).collect()])
 }
 
 /// Whether the line assigns `name` anywhere (also by a declaration builtin or `${NAME:=…}`).
 fn assigned(cx: &Ctx<'_>, name: &str) -> bool {
+    assigned_outside(cx, name, usize::MAX)
+}
+
+/// [`assigned`], leaving out the `${NAME:=…}` words of segment `here`.
+fn assigned_outside(cx: &Ctx<'_>, name: &str, here: usize) -> bool {
     let prefix = format!("{name}=");
-    cx.script.segments.iter().any(|s| {
+    cx.script.segments.iter().enumerate().any(|(j, s)| {
         s.assignments.iter().any(|a| a.name == name)
             || declaration(s).is_some_and(|(words, _)| {
                 words
                     .iter()
                     .any(|w| w.text == name || w.text.starts_with(&prefix))
             })
-            || s.words
-                .iter()
-                .any(|w| assigning_default(&w.text, name).is_some())
+            || (j != here
+                && s.words.iter().any(|w| {
+                    w.text.contains(&format!("${{{name}:="))
+                        || w.text.contains(&format!("${{{name}="))
+                }))
     })
 }
 
@@ -402,7 +702,9 @@ fn environment(cx: &Ctx<'_>, i: usize, name: &str, own: &[Assignment]) -> Option
     if !exported {
         return None;
     }
-    literal(cx, i, name, MAX_CHAIN)
+    // An array is not exported.
+    let mut items = literal(cx, i, name, MAX_CHAIN)?;
+    (items.len() == 1).then(|| items.remove(0))
 }
 
 /// Most parameters of one script replaced.
@@ -556,6 +858,192 @@ fn substitute(script: &str, lookup: &mut dyn FnMut(&str) -> Option<Vec<String>>)
     Some(out)
 }
 
+/// Builtins that can set a variable whose name they are given at run time, or run text that
+/// could: where one runs on the line, no variable is proved to keep its value.
+const NAME_SETTERS: &[&str] = &[
+    "eval",
+    "source",
+    ".",
+    "let",
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "getopts",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "set",
+    "shift",
+    "hash",
+    "enable",
+];
+
+/// `tmp=$(mktemp -d); …; rm -rf "$tmp"` (also in a `trap` action): whether `w` in segment `i`
+/// is `$NAME` / `"$NAME"` / `${NAME}` of a variable proved to hold a directory (or file)
+/// `mktemp -d` made on this line — assigned once, from one `mktemp`, in a plain assignment that ran
+/// before segment `i` in the same shell, outside any loop or condition; named nowhere else on
+/// the line but in `$NAME` / `${NAME}` reads; with no builtin on the line that could set a
+/// variable it is not named to (`eval`, `read`, `declare`, …) and no arithmetic.
+pub(super) fn fresh_temp_dir(cx: &Ctx<'_>, i: usize, w: &Word) -> bool {
+    let Some(raw) = cx.src.get(w.span.start..w.span.end) else {
+        return false;
+    };
+    let bare = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let Some(name) = bare
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| bare.strip_prefix('$'))
+        .filter(|n| is_name(n))
+    else {
+        return false;
+    };
+    temp_dir_assignment(cx, i, name).is_some()
+}
+
+/// The segment that assigns `name` its `mktemp -d` directory, when [`fresh_temp_dir`]'s proof
+/// holds for a use in segment `i`.
+pub(super) fn temp_dir_assignment(cx: &Ctx<'_>, i: usize, name: &str) -> Option<usize> {
+    let segments = &cx.script.segments;
+    let mut found = None;
+    for (j, s) in segments.iter().enumerate() {
+        if s.assignments.iter().any(|a| a.name == name) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(j);
+        }
+        let program = s.words.first().and_then(|w| w.static_text());
+        let sets = program.is_some_and(|p| NAME_SETTERS.contains(&program_name(p).as_ref()));
+        let arithmetic = s.words.iter().any(|w| w.expansions.arithmetic)
+            || s.nesting.contains(&Nest::Arithmetic);
+        if sets || arithmetic {
+            return None;
+        }
+    }
+    // `mktemp() { echo /; }`, `PATH=.:$PATH`: the `mktemp` that runs may not be the real one.
+    let redefined =
+        cx.script.events.iter().any(
+            |(ev, _)| matches!(ev, crate::segment::Event::FunctionDefinition(f) if f == "mktemp"),
+        );
+    let path_set = segments
+        .iter()
+        .any(|s| s.assignments.iter().any(|a| a.name == "PATH"));
+    if redefined || path_set {
+        return None;
+    }
+    let j = found?;
+    let s = &segments[j];
+    let [a] = s.assignments.as_slice() else {
+        return None;
+    };
+    let plain = s.kind == SegmentKind::Assignments
+        && !a.subscript
+        && visible(segments, j, i)
+        && !s.nesting.contains(&Nest::Control)
+        && !s.nesting.contains(&Nest::Subshell);
+    if !plain || !makes_temp_dir(cx, j, a) || !named_only_in_reads(cx.src, name, a.span) {
+        return None;
+    }
+    Some(j)
+}
+
+/// Whether assignment `a` of segment `j` stores the output of one `mktemp` that makes what it
+/// names (a file, or with `-d` a directory).
+fn makes_temp_dir(cx: &Ctx<'_>, j: usize, a: &Assignment) -> bool {
+    let Some(raw) = cx.src.get(a.value.span.start..a.value.span.end) else {
+        return false;
+    };
+    let raw = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    if !(raw.starts_with("$(") && raw.ends_with(')')) {
+        return false;
+    }
+    let level = cx.script.segments[j].nesting.len();
+    let mut inner = cx.script.segments.iter().filter(|s| {
+        s.span.start >= a.value.span.start
+            && s.span.end <= a.value.span.end
+            && s.nesting.len() > level
+    });
+    let (Some(m), None) = (inner.next(), inner.next()) else {
+        return false;
+    };
+    let words: Option<Vec<&str>> = m.words.iter().map(Word::static_text).collect();
+    let Some(words) = words else {
+        return false;
+    };
+    // `-u` only prints a name; a file (no `-d`) is as fresh as a directory.
+    let dry = words[1..].iter().any(|t| {
+        *t == "--dry-run" || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains('u'))
+    });
+    m.redirects.is_empty()
+        && m.assignments.is_empty()
+        && words
+            .first()
+            .is_some_and(|p| matches!(*p, "mktemp" | "/usr/bin/mktemp" | "/bin/mktemp"))
+        && !dry
+}
+
+/// Whether `name` appears in `src` only inside `skip` (its assignment) and as `$NAME` or
+/// `${NAME}` reads: a `read NAME`, `for NAME in`, `${NAME:=…}` or `NAME+=` elsewhere is a
+/// write the proof cannot follow.
+fn named_only_in_reads(src: &str, name: &str, skip: Span) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(found) = src[from..].find(name) {
+        let at = from + found;
+        let end = at + name.len();
+        from = end;
+        let before = src[..at].chars().next_back();
+        let after = src[end..].chars().next();
+        if before.is_some_and(ident) || after.is_some_and(ident) {
+            continue;
+        }
+        if at >= skip.start && end <= skip.end {
+            continue;
+        }
+        let read = src[..at].ends_with('$') && !src[..at].ends_with("\\$")
+            || (src[..at].ends_with("${") && after == Some('}'));
+        if !read {
+            return false;
+        }
+    }
+    true
+}
+
+/// `trap 'rm -rf "$tmp"' EXIT` after `tmp=$(mktemp -d)`: the assignments of the fresh
+/// temp-dir variables `action` reads (see [`fresh_temp_dir`]), as lines to put before it so
+/// that its own analysis knows them.
+pub(super) fn temp_dir_prelude(cx: &Ctx<'_>, i: usize, action: &str) -> String {
+    let mut out = String::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut rest = action;
+    while let Some(at) = rest.find('$') {
+        rest = &rest[at + 1..];
+        let r = rest.strip_prefix('{').unwrap_or(rest);
+        let len = r
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(r.len());
+        let name = &r[..len];
+        if !is_name(name) || seen.contains(&name) || seen.len() >= MAX_CHAIN {
+            continue;
+        }
+        seen.push(name);
+        if temp_dir_assignment(cx, i, name).is_some() {
+            out.push_str(&format!("{name}=$(mktemp -d)\n"));
+        }
+    }
+    out
+}
+
 fn is_name(s: &str) -> bool {
     let mut b = s.bytes();
     b.next()
@@ -565,13 +1053,28 @@ fn is_name(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{fields, pieces, substitute};
+    use super::{Index, Ref, default_text, edit, fields, pieces, substitute};
 
     fn split(raw: &str) -> Option<Vec<String>> {
-        let mut lookup = |name: &str, _: &str, default: Option<&str>| match name {
-            "c" => Some("rm -rf v".to_string()),
-            "e" => Some(String::new()),
-            _ => default.map(str::to_string),
+        let mut lookup = |r: Ref<'_>| {
+            let Ref::Param(p) = r else {
+                return Some(vec!["sub".to_string()]);
+            };
+            let value = match (p.name, p.index) {
+                ("a", Index::All | Index::Star) => return Some(vec!["rm".into(), "-rf v".into()]),
+                ("c", _) => Some("rm -rf v".to_string()),
+                ("e", _) => Some(String::new()),
+                ("u", _) => Some("xm -rf V;".to_string()),
+                _ => None,
+            };
+            match (value, p.op) {
+                (Some(v), "") => Some(vec![v]),
+                (None, "") => None,
+                (Some(v), op) if !op.contains(['-', '=']) => edit(&v, op, p.word).map(|v| vec![v]),
+                (v, _) => v
+                    .or_else(|| default_text(p.word, p.in_double).map(str::to_string))
+                    .map(|v| vec![v]),
+            }
         };
         pieces(raw, &mut lookup).map(|p| fields(&p))
     }
@@ -586,11 +1089,28 @@ mod tests {
             ("x$c", Some(vec!["xrm", "-rf", "v"])),
             ("'a b'$e", Some(vec!["a b"])),
             ("$e", Some(vec![])),
-            ("$(id)", None),
+            // A substitution's value is the caller's (`sub` here).
+            ("$(id)", Some(vec!["sub"])),
+            ("x$(id)", Some(vec!["xsub"])),
+            ("$(echo \")\")", None),
             ("\"$c", None),
             ("$C", None),
-            ("${c#x}", None),
+            ("${c#x}", Some(vec!["rm", "-rf", "v"])),
             ("*$c", None),
+            // Arrays, edits, substitutions, quoted defaults.
+            ("\"${a[@]}\"", Some(vec!["rm", "-rf v"])),
+            ("\"${a[*]}\"", Some(vec!["rm -rf v"])),
+            ("${a[@]}", Some(vec!["rm", "-rf", "v"])),
+            ("\"x${a[@]}y\"", Some(vec!["xrm", "-rf vy"])),
+            ("\"${u/x/r}\"", Some(vec!["rm -rf V;"])),
+            ("\"${u%;}\"", Some(vec!["xm -rf V"])),
+            ("\"${u,,}\"", Some(vec!["xm -rf v;"])),
+            ("\"${u/*/r}\"", None),
+            ("\"${u%%*;}\"", None),
+            ("${C:='rm -rf v'}", Some(vec!["rm", "-rf", "v"])),
+            ("\"${C:='a b'}\"", Some(vec!["'a b'"])),
+            ("\"$(echo x)\"", Some(vec!["sub"])),
+            ("$((1+2))", None),
         ] {
             let want = want.map(|w| w.into_iter().map(str::to_string).collect::<Vec<_>>());
             assert_eq!(split(raw), want, "{raw}");
@@ -629,8 +1149,13 @@ mod tests {
         /// No text makes the readers panic.
         #[test]
         fn the_readers_take_any_text(s in "[ -~é€]{0,40}") {
-            let mut lookup = |_: &str, _: &str, d: Option<&str>| d.map(str::to_string);
+            let mut lookup = |r: Ref<'_>| match r {
+                Ref::Param(p) => Some(vec![p.word.to_string()]),
+                Ref::Substitution(a, b) => Some(vec![format!("{a}{b}")]),
+            };
             let _ = pieces(&s, &mut lookup).map(|p| fields(&p));
+            let _ = super::array_elements(&s);
+            let _ = super::closing_paren(&s);
             let mut params = |_: &str| Some(vec!["a b".to_string()]);
             let _ = substitute(&s, &mut params);
         }

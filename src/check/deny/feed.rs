@@ -1,7 +1,9 @@
 //! check/deny/feed: what a command reads on its input, where the line shows it — the output of
-//! an `echo` or `printf` piped into it (also through `cat`), a heredoc, a here-string, a
-//! process substitution or `/dev/stdin` given as its file — and the commands that run
-//! it: a shell fed a script (`echo 'rm -rf x' | bash`), `redis-cli` fed commands, a database
+//! an `echo` or `printf` piped into it (its format and escapes worked out; also through `cat`,
+//! `head`, `tail`, `tee`, a plain `grep` or `sed s///`), a heredoc, a here-string, a process
+//! substitution, `/dev/stdin` or a file an earlier command of the line wrote, given as its
+//! file — and the commands that run it: a shell fed a script (`echo 'rm -rf x' | bash`), awk
+//! running the lines it reads, an `at` job, a crontab line, `redis-cli` fed commands, a database
 //! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
 //! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested
 //! scripts it hands to the analyser); it never allows anything.
@@ -20,6 +22,11 @@ pub(crate) fn piped_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
 
 /// Most `cat`s in a row read through (`echo x | cat | cat | bash`): each costs a walk back.
 const MAX_CAT_CHAIN: usize = 8;
+
+/// What segment `j` writes to its output, where the line shows it (see [`printed_text`]).
+pub(super) fn printed(cx: &Ctx<'_>, j: usize) -> Option<String> {
+    printed_text(cx, j, MAX_CAT_CHAIN)
+}
 
 /// What segment `j` writes to its output, where the line shows it: an `echo`'s or `printf`'s
 /// static words (a run-time one is left out, unless the line assigns its value: `c='rm -rf
@@ -61,8 +68,16 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
             if args.first().is_some_and(|a| a.starts_with('-')) {
                 return None;
             }
-            // The format and then every argument: what a `%s` would put where is not worked
-            // out, but every word the output can hold is in the text.
+            // `printf '%s' 'rm -rf v'`: the output, when every run-time word is known and the
+            // format holds only what [`printf_output`] works out.
+            if args.len() + 1 == p.words.len()
+                && let Some((format, rest)) = args.split_first()
+                && let Some(out) = printf_output(format, rest)
+            {
+                return Some(out);
+            }
+            // Otherwise the format and then every argument: what a `%s` would put where is
+            // not worked out, but every word the output can hold is in the text.
             Some(decode_escapes(&args.join(" ")))
         }
         // `awk 'BEGIN{print "rm -rf x"}'`: a program that only prints literals.
@@ -71,15 +86,273 @@ fn printed_text(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
         }
         // `cat` or `cat -` copies its input; a file operand or an option is not followed.
         "cat" if cats > 0 && p.words.len() == args.len() + 1 && args.iter().all(|a| *a == "-") => {
-            let mut texts = Vec::new();
-            if feeder(cx, j).is_some() {
-                texts.extend(printed_text(cx, j - 1, cats - 1));
-            }
-            texts.extend(redirected_input(cx, j));
-            (!texts.is_empty()).then(|| texts.join("\n"))
+            own_input(cx, j, cats)
+        }
+        // `head -1`, `tail -n 2`, `tee f`, `grep rm`, `sed s/x/r/`: a filter whose effect on
+        // the lines is worked out, when every word is static.
+        "head" | "tail" | "tee" | "grep" | "sed"
+            if cats > 0
+                && p.words.len() == args.len() + 1
+                && resolved.iter().all(Option::is_none) =>
+        {
+            let input = own_input(cx, j, cats)?;
+            filtered(&program, &args, &input)
         }
         _ => None,
     }
+}
+
+/// What segment `j` reads on its input where the line shows it: the output of the command
+/// piped into it, its heredocs and here-strings.
+fn own_input(cx: &Ctx<'_>, j: usize, cats: usize) -> Option<String> {
+    let mut texts = Vec::new();
+    if feeder(cx, j).is_some() {
+        texts.extend(printed_text(cx, j - 1, cats.checked_sub(1)?));
+    }
+    texts.extend(redirected_input(cx, j));
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// Most lines a `head` or `tail` count is read as.
+const MAX_FILTER_LINES: usize = 1 << 20;
+
+/// The lines of `input` that `head`, `tail`, `tee`, `grep` (a plain pattern) or `sed` (one
+/// `s/PLAIN/PLAIN/` command) writes; `None` for an option or a pattern not worked out.
+fn filtered(program: &str, args: &[&str], input: &str) -> Option<String> {
+    let lines: Vec<&str> = input.lines().collect();
+    // Digits only: `tail -n +2` counts from the start, `-n -2` from the end.
+    let count = |n: &str| {
+        n.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| n.parse::<usize>().ok())
+            .flatten()
+            .filter(|&n| n <= MAX_FILTER_LINES)
+    };
+    match program {
+        "head" | "tail" => {
+            let n = match args {
+                [] => 10,
+                [n] if n.starts_with("-n") || n.starts_with("--lines=") => count(
+                    n.strip_prefix("-n")
+                        .or_else(|| n.strip_prefix("--lines="))?,
+                )?,
+                [n] if n.starts_with('-') && n.len() > 1 => count(&n[1..])?,
+                ["-n" | "--lines", n] => count(n)?,
+                _ => return None,
+            };
+            let kept = match program {
+                "head" => &lines[..n.min(lines.len())],
+                _ => &lines[lines.len().saturating_sub(n)..],
+            };
+            Some(kept.join("\n"))
+        }
+        // `tee FILE…` copies its input (and writes the files).
+        "tee"
+            if args
+                .iter()
+                .all(|a| !a.starts_with('-') || matches!(*a, "-a" | "--append")) =>
+        {
+            Some(input.to_string())
+        }
+        "grep" => {
+            let mut invert = false;
+            let mut fold = false;
+            let mut pattern = None;
+            for a in args {
+                match *a {
+                    "-v" | "--invert-match" => invert = true,
+                    "-i" | "--ignore-case" => fold = true,
+                    "-F" | "--fixed-strings" => {}
+                    a if !a.starts_with('-') && pattern.is_none() => pattern = Some(a),
+                    _ => return None,
+                }
+            }
+            let pattern = pattern?;
+            let plain = |c: char| {
+                c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '/' | '=' | ',' | ':')
+            };
+            if pattern.is_empty() || !pattern.chars().all(plain) || pattern.starts_with('-') {
+                return None;
+            }
+            let hit = |l: &str| match fold {
+                true => l
+                    .to_ascii_lowercase()
+                    .contains(&pattern.to_ascii_lowercase()),
+                false => l.contains(pattern),
+            };
+            let kept: Vec<&str> = lines.into_iter().filter(|l| hit(l) != invert).collect();
+            Some(kept.join("\n"))
+        }
+        "sed" => {
+            let script = match args {
+                [s] | ["-e", s] => *s,
+                _ => return None,
+            };
+            let body = script.strip_prefix("s/")?;
+            let parts: Vec<&str> = body.split('/').collect();
+            let (pattern, replacement, flags) = match parts.as_slice() {
+                [p, r, f] => (*p, *r, *f),
+                _ => return None,
+            };
+            let plain = |t: &str| {
+                t.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '-' | '=' | ',' | ':')
+                })
+            };
+            if pattern.is_empty()
+                || !plain(pattern)
+                || !plain(replacement)
+                || !matches!(flags, "" | "g")
+            {
+                return None;
+            }
+            let kept: Vec<String> = lines
+                .into_iter()
+                .map(|l| match flags {
+                    "g" => l.replace(pattern, replacement),
+                    _ => l.replacen(pattern, replacement, 1),
+                })
+                .collect();
+            Some(kept.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// Most bytes of output [`printf_output`] builds.
+const MAX_PRINTF_OUTPUT: usize = 1 << 16;
+
+/// What `printf FORMAT ARGS…` prints: the format's escapes decoded, `%s`, `%b`, `%c`, `%d`,
+/// `%i`, `%%` filled in from the arguments, the format reused while arguments remain (GNU
+/// coreutils and bash's builtin agree on these); `None` for a width, a precision, another
+/// conversion or a number that is not one.
+fn printf_output(format: &str, args: &[&str]) -> Option<String> {
+    let mut out = String::new();
+    let mut next = 0;
+    loop {
+        let before = next;
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    if escape(&mut chars, &mut out, Escapes::Printf) == Some(true) {
+                        return Some(out);
+                    }
+                }
+                '%' => {
+                    let conv = chars.next()?;
+                    if conv == '%' {
+                        out.push('%');
+                        continue;
+                    }
+                    let arg = args.get(next).copied().unwrap_or("");
+                    next += 1;
+                    match conv {
+                        's' => out.push_str(arg),
+                        'b' => {
+                            let mut it = arg.chars().peekable();
+                            while let Some(a) = it.next() {
+                                match a {
+                                    '\\' => {
+                                        if escape(&mut it, &mut out, Escapes::Echo) == Some(true) {
+                                            return Some(out);
+                                        }
+                                    }
+                                    a => out.push(a),
+                                }
+                            }
+                        }
+                        'c' => out.extend(arg.chars().next()),
+                        'd' | 'i' => match arg {
+                            "" => out.push('0'),
+                            a => out.push_str(&a.parse::<i64>().ok()?.to_string()),
+                        },
+                        _ => return None,
+                    }
+                }
+                c => out.push(c),
+            }
+            if out.len() > MAX_PRINTF_OUTPUT {
+                return None;
+            }
+        }
+        // The format is used again while arguments remain, unless it took none.
+        if next >= args.len() || next == before {
+            return Some(out);
+        }
+    }
+}
+
+/// Which escapes a decoder knows: `printf`'s format takes `\NNN` octal, `echo -e` and `%b`
+/// take `\0NNN`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    Printf,
+    Echo,
+}
+
+/// Decodes the escape after a `\` into `out`; `Some(true)` for `\c` (stop all output),
+/// `Some(false)` otherwise, `None` when the text ended.
+fn escape(
+    chars: &mut std::iter::Peekable<impl Iterator<Item = char>>,
+    out: &mut String,
+    kind: Escapes,
+) -> Option<bool> {
+    let Some(c) = chars.next() else {
+        out.push('\\');
+        return None;
+    };
+    let digits = |chars: &mut std::iter::Peekable<_>, radix: u32, most: usize| {
+        let mut v = 0u32;
+        let mut n = 0;
+        while n < most {
+            let Some(d) = chars.peek().and_then(|c: &char| c.to_digit(radix)) else {
+                break;
+            };
+            v = v * radix + d;
+            chars.next();
+            n += 1;
+        }
+        (n > 0).then_some(v)
+    };
+    match c {
+        'n' => out.push('\n'),
+        't' => out.push('\t'),
+        'r' => out.push('\r'),
+        'a' => out.push('\u{7}'),
+        'b' => out.push('\u{8}'),
+        'f' => out.push('\u{c}'),
+        'v' => out.push('\u{b}'),
+        'e' | 'E' => out.push('\u{1b}'),
+        '\\' => out.push('\\'),
+        'c' => return Some(true),
+        'x' => match digits(chars, 16, 2) {
+            Some(v) => out.extend(char::from_u32(v)),
+            None => out.push_str("\\x"),
+        },
+        '0' if kind == Escapes::Echo => {
+            out.extend(digits(chars, 8, 3).map_or(Some('\0'), char::from_u32));
+        }
+        '0'..='7' if kind == Escapes::Printf => {
+            let mut v = c.to_digit(8).unwrap_or(0);
+            for _ in 0..2 {
+                match chars.peek().and_then(|c| c.to_digit(8)) {
+                    Some(d) => {
+                        v = v * 8 + d;
+                        chars.next();
+                    }
+                    None => break,
+                }
+            }
+            out.extend(char::from_u32(v));
+        }
+        '"' | '\'' if kind == Escapes::Printf => out.push(c),
+        other => {
+            out.push('\\');
+            out.push(other);
+        }
+    }
+    Some(false)
 }
 
 /// What an awk program made of a `BEGIN` block of `print "…"` statements (string literals
@@ -157,7 +430,78 @@ pub(crate) fn operand_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
         let texts = input_texts(cx, i);
         return (!texts.is_empty()).then(|| texts.join("\n"));
     }
+    if let Some(t) = w.static_text() {
+        return written_text(cx, i, t);
+    }
     substituted_text(cx, i, w)
+}
+
+/// Most earlier commands of the line read for what they write to one file.
+const MAX_WRITERS: usize = 8;
+
+/// `echo 'rm -rf v' > s.sh; bash s.sh`: what the commands before segment `i` wrote to the file
+/// `path` (`>`, `>>`, `>|` of a command whose output the line shows, `tee FILE`), where the line
+/// shows it all. A function body is left out (it may never run); a write whose text is not
+/// known makes the whole unknown.
+pub(super) fn written_text(cx: &Ctx<'_>, i: usize, path: &str) -> Option<String> {
+    let same =
+        |t: &str| t.strip_prefix("./").unwrap_or(t) == path.strip_prefix("./").unwrap_or(path);
+    let segments = &cx.script.segments;
+    let start = segments.get(i)?.span.start;
+    let mut text: Option<String> = None;
+    let mut writers = 0;
+    for (j, s) in segments.iter().enumerate().take(i) {
+        if s.span.end > start || s.nesting.contains(&Nest::Function) {
+            continue;
+        }
+        let mut append = None;
+        for r in &s.redirects {
+            let target = r.target.as_ref().and_then(|t| t.static_text());
+            if !target.is_some_and(same) {
+                continue;
+            }
+            match (r.op, r.fd) {
+                (RedirectOp::Write | RedirectOp::Clobber, None | Some(1)) => append = Some(false),
+                (RedirectOp::Append, None | Some(1)) => append = Some(true),
+                // Written some other way (`2>`, `&>`, `<>`): not known.
+                (RedirectOp::Read, _) => {}
+                _ => return None,
+            }
+        }
+        let tee = s
+            .words
+            .first()
+            .and_then(|w| w.static_text())
+            .map(program_name)
+            .as_deref()
+            == Some("tee")
+            && s.words[1..]
+                .iter()
+                .any(|w| w.static_text().is_some_and(same));
+        if tee {
+            append = Some(
+                s.words
+                    .iter()
+                    .any(|w| matches!(w.static_text(), Some("-a" | "--append"))),
+            );
+        }
+        let Some(append) = append else {
+            continue;
+        };
+        writers += 1;
+        if writers > MAX_WRITERS {
+            return None;
+        }
+        let written = match tee {
+            true => own_input(cx, j, MAX_CAT_CHAIN)?,
+            false => printed_text(cx, j, MAX_CAT_CHAIN)?,
+        };
+        text = Some(match (append, text) {
+            (true, Some(before)) => format!("{before}\n{written}"),
+            _ => written,
+        });
+    }
+    text
 }
 
 /// The segment piped straight into segment `i` at the same level.
@@ -168,24 +512,17 @@ fn feeder<'s>(cx: &Ctx<'s>, i: usize) -> Option<&'s crate::segment::Segment> {
     (p.joiner == Some(Joiner::Pipe) && same_level).then_some(p)
 }
 
-/// `\n`, `\t` and `\\` decoded, as `echo -e` and `printf` do; other escapes stay.
+/// The escapes `echo -e` decodes (`\n`, `\t`, `\\`, `\xHH`, `\0NNN`, …), up to a `\c`.
 fn decode_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
+    let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('\\') => out.push('\\'),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
+        if escape(&mut chars, &mut out, Escapes::Echo) == Some(true) {
+            break;
         }
     }
     out
@@ -221,6 +558,146 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         }
     }
     texts
+}
+
+/// Shells a program's output may be piped into inside awk (`print | "sh"`).
+const AWK_SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "/bin/sh", "/bin/bash"];
+
+/// `awk '{system($0)}' <<< 'rm -rf v'`, `awk '{print | "sh"}' <<< …`,
+/// `awk 'BEGIN{system(ARGV[1])}' 'rm -rf v'`: an awk program that runs each line it reads (from
+/// a heredoc, a here-string or a pipe the line shows) or an operand as a command. Only these
+/// plain shapes are read here (check/awk.rs reads the program itself); a denied command denies.
+pub(super) fn awk_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if t == "--" {
+            k += 1;
+            break;
+        }
+        k += if matches!(t, "-v" | "-F") { 2 } else { 1 };
+    }
+    let Some(program) = words.get(k).and_then(|w| w.static_text()) else {
+        return;
+    };
+    let compact: String = program.chars().filter(|c| !c.is_whitespace()).collect();
+    let pipes_lines = AWK_SHELLS.iter().any(|sh| {
+        compact.contains(&format!("{{print|\"{sh}\"}}"))
+            || compact.contains(&format!("{{print$0|\"{sh}\"}}"))
+    });
+    let mut commands: Vec<String> = Vec::new();
+    if compact.contains("system($0)") || pipes_lines {
+        let texts = input_texts(cx, i);
+        commands.extend(texts.iter().flat_map(|t| t.lines()).map(str::to_string));
+    }
+    // `ARGV[N]`: the N-th word after the program (awk's ARGV[0] is its own name).
+    let operands = words.get(k + 1..).unwrap_or(&[]);
+    for (n, w) in operands.iter().enumerate().take(MAX_JOB_LINES) {
+        if compact.contains(&format!("system(ARGV[{}])", n + 1))
+            && let Some(t) = w.static_text()
+        {
+            commands.push(t.to_string());
+        }
+    }
+    for cmd in commands.iter().take(MAX_JOB_LINES) {
+        super::denies_in(cx, i, span, "the command awk runs", cmd);
+    }
+}
+
+/// Most job lines of one `at` or `crontab` read.
+const MAX_JOB_LINES: usize = 32;
+
+/// `echo 'rm -rf v' | at now`, `at now <<< CMD`, `at -f FILE now`, `batch`: at runs its job with
+/// `/bin/sh` later; where the line shows the job, a denied command in it denies. Listing,
+/// removing or printing jobs (`-l`, `-r`, `-d`, `-c`) runs nothing.
+pub(super) fn at_job(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut file = None;
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if t[1..].contains(['l', 'r', 'd', 'c']) && !t.starts_with("--") {
+            return;
+        }
+        match t {
+            "-f" => {
+                file = words.get(k + 1);
+                k += 2;
+            }
+            "-q" | "-t" => k += 2,
+            _ => k += 1,
+        }
+    }
+    let texts = match file {
+        Some(f) => operand_text(cx, i, f).into_iter().collect(),
+        None => input_texts(cx, i),
+    };
+    for text in texts.iter().take(MAX_JOB_LINES) {
+        super::denies_in(cx, i, span, "the job `at` runs", text);
+    }
+}
+
+/// `echo '* * * * * rm -rf v' | crontab -`, `crontab FILE`: the commands of the table the line
+/// installs (each line past its five time fields or its `@reboot`-style word; comments and
+/// variable settings skipped) run with `/bin/sh`; a denied one denies.
+pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut operand = None;
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        match w.static_text() {
+            Some("-u") => k += 2,
+            Some(t) if t.starts_with('-') && t != "-" => {
+                // `-l`, `-r`, `-e`, `-i`, `-T`: list, remove, edit, check; nothing installed.
+                if !t.starts_with("-u") {
+                    return;
+                }
+                k += 1;
+            }
+            _ => {
+                operand = Some(w);
+                break;
+            }
+        }
+    }
+    let texts = match operand {
+        Some(w) if w.static_text() != Some("-") => operand_text(cx, i, w).into_iter().collect(),
+        _ => input_texts(cx, i),
+    };
+    let commands = texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(cron_command)
+        .take(MAX_JOB_LINES);
+    for cmd in commands {
+        super::denies_in(cx, i, span, "the command the crontab runs", cmd);
+    }
+}
+
+/// The command of one crontab line: `None` for a blank line, a comment or `NAME=VALUE`.
+fn cron_command(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let first_word = line.split_whitespace().next()?;
+    if first_word.contains('=')
+        || line
+            .split_once('=')
+            .is_some_and(|(n, _)| !n.trim().contains(' '))
+    {
+        return None;
+    }
+    let fields = if line.starts_with('@') { 1 } else { 5 };
+    let mut rest = line;
+    for _ in 0..fields {
+        rest = rest.trim_start();
+        let end = rest.find([' ', '\t'])?;
+        rest = &rest[end..];
+    }
+    Some(rest.trim()).filter(|r| !r.is_empty())
 }
 
 /// Most lines of input read as `redis-cli` commands.
@@ -430,7 +907,112 @@ pub(super) fn xargs_replaced(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Wo
 
 #[cfg(test)]
 mod tests {
-    use super::awk_printed;
+    use super::{awk_printed, cron_command, decode_escapes, filtered, printf_output};
+
+    #[test]
+    fn printf_prints_what_bash_prints() {
+        // Each checked against bash 5.2's builtin printf.
+        for (format, args, want) in [
+            ("%s", &["rm -rf v"][..], Some("rm -rf v")),
+            ("rm -%s v", &["rf"], Some("rm -rf v")),
+            ("rm\\x20-rf v", &[], Some("rm -rf v")),
+            ("r\\155 -rf v", &[], Some("rm -rf v")),
+            ("%s\\n", &["a", "b"], Some("a\nb\n")),
+            ("%s %s|", &["a"], Some("a |")),
+            ("%b", &["x\\ty"], Some("x\ty")),
+            ("%c%c", &["rm", "mx"], Some("rm")),
+            ("%d-%i", &["7", ""], Some("7-0")),
+            ("100%%", &[], Some("100%")),
+            ("a\\cb", &[], Some("a")),
+            ("%d", &["x"], None),
+            ("%5s", &["x"], None),
+            ("%q", &["x"], None),
+            ("%", &[], None),
+        ] {
+            assert_eq!(
+                printf_output(format, args).as_deref(),
+                want,
+                "{format} {args:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn echo_e_decodes_its_escapes() {
+        for (text, want) in [
+            ("r\\x6d -rf v", "rm -rf v"),
+            ("r\\0155 -rf v", "rm -rf v"),
+            ("a\\nb", "a\nb"),
+            ("a\\cb", "a"),
+            ("a\\qb", "a\\qb"),
+            ("a\\", "a\\"),
+        ] {
+            assert_eq!(decode_escapes(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn filters_keep_the_lines_they_keep() {
+        let input = "ls\nrm -rf v\necho x";
+        for (program, args, want) in [
+            ("head", &["-1"][..], Some("ls")),
+            ("head", &["-n", "2"], Some("ls\nrm -rf v")),
+            ("head", &["-n2"], Some("ls\nrm -rf v")),
+            ("tail", &["-1"], Some("echo x")),
+            ("tail", &["--lines=2"], Some("rm -rf v\necho x")),
+            ("head", &[], Some(input)),
+            ("tee", &["f", "-a"], Some(input)),
+            ("grep", &["rm"], Some("rm -rf v")),
+            ("grep", &["-v", "rm"], Some("ls\necho x")),
+            ("grep", &["-i", "RM"], Some("rm -rf v")),
+            ("sed", &["s/ls/xx/"], Some("xx\nrm -rf v\necho x")),
+            ("sed", &["-e", "s/x/y/g"], Some("ls\nrm -rf v\necho y")),
+            ("grep", &["r.*"], None),
+            ("grep", &["-E", "rm"], None),
+            ("head", &["-c", "3"], None),
+            ("tail", &["-n", "+2"], None),
+            ("sed", &["-n", "p"], None),
+            ("sed", &["s/a/&/"], None),
+            ("tee", &["-p", "f"], None),
+        ] {
+            assert_eq!(
+                filtered(program, args, input).as_deref(),
+                want,
+                "{program} {args:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn crontab_lines_give_their_command() {
+        for (line, want) in [
+            ("* * * * * rm -rf v", Some("rm -rf v")),
+            (
+                "0 3 * * 1-5  /usr/bin/backup --all",
+                Some("/usr/bin/backup --all"),
+            ),
+            ("@reboot rm -rf v", Some("rm -rf v")),
+            ("# * * * * * rm -rf v", None),
+            ("SHELL=/bin/bash", None),
+            ("", None),
+            ("* * *", None),
+        ] {
+            assert_eq!(cron_command(line), want, "{line}");
+        }
+    }
+
+    proptest::proptest! {
+        /// No text makes the printers panic.
+        #[test]
+        fn the_printers_take_any_text(f in "[ -~é]{0,30}", a in "[ -~é]{0,12}") {
+            let _ = printf_output(&f, &[a.as_str(), "x"]);
+            let _ = decode_escapes(&f);
+            let _ = cron_command(&f);
+            for p in ["head", "tail", "grep", "sed", "tee"] {
+                let _ = filtered(p, &[f.as_str()], &a);
+            }
+        }
+    }
 
     #[test]
     fn only_awk_programs_that_print_literals_have_a_known_output() {

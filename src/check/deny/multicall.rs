@@ -1,8 +1,9 @@
 //! check/deny/multicall: programs that run another program's code under their own name — the
 //! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`), `fd`'s
 //! `-x`/`-X` (a `find -exec` of its own), the programs that run their operands as a command
-//! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`) — and `rsync --delete`, which empties what its
-//! destination holds beyond the source: onto `/` or a home it is `rm` of them. The command they
+//! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`), the session programs (`su
+//! -c`, `runuser`, `script -c`, `tmux`, `screen`) — and `rsync --delete`, which empties what its
+//! destination holds beyond the source: onto `/`, `/home` or a home it is `rm` of them. The command they
 //! run goes back through the checks, so a denied one denies. It never allows anything: none of
 //! these programs is allowlisted.
 
@@ -307,6 +308,165 @@ pub(super) fn exec_wrapper(
     true
 }
 
+/// `su`'s and `runuser`'s options that take the next word (`-c` is read apart).
+const SU_VALUES: &[&str] = &[
+    "-s",
+    "--shell",
+    "-g",
+    "--group",
+    "-G",
+    "--supp-group",
+    "-u",
+    "-w",
+    "--whitelist-environment",
+];
+
+/// `script`'s short options that take a value (the rest of the word or the next word).
+const SCRIPT_SHORT_VALUES: &str = "TIOBEm";
+
+/// `tmux` subcommands that run a shell command, with their options that take a value.
+const TMUX_RUNNERS: &[(&[&str], &str)] = &[
+    (&["new-session", "new"], "cefFnstxy"),
+    (&["new-window", "neww"], "ceFnt"),
+    (&["split-window", "splitw"], "celtF"),
+    (
+        &["respawn-pane", "respawnp", "respawn-window", "respawnw"],
+        "cet",
+    ),
+    (&["run-shell", "run"], "cdt"),
+];
+
+/// `screen`'s options that take the next word as their value.
+const SCREEN_VALUES: &str = "SceEhpsTt";
+
+/// Programs that start a session running a command: `su -c CMD` and `runuser -c CMD` (the
+/// user's shell runs CMD), `script -c CMD` (`/bin/sh -c`), `tmux new-session CMD` and its
+/// kin (`sh -c`), `tmux -c CMD`, `screen [options] CMD ARGS…` (run as words). A denied CMD
+/// denies; each program asks by itself.
+pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, words: &[Word]) {
+    let t = |k: usize| words.get(k).and_then(|w| w.static_text());
+    let mut scripts: Vec<String> = Vec::new();
+    match program {
+        "su" | "runuser" => {
+            let mut k = 1;
+            while k < words.len() {
+                let Some(w) = t(k) else {
+                    k += 1;
+                    continue;
+                };
+                if let Some(v) = w
+                    .strip_prefix("--command=")
+                    .or_else(|| w.strip_prefix("--session-command="))
+                {
+                    scripts.push(v.to_string());
+                } else if matches!(w, "-c" | "--command" | "--session-command") {
+                    scripts.extend(t(k + 1).map(str::to_string));
+                    k += 1;
+                } else if let Some(v) = w.strip_prefix("-c").filter(|v| !v.is_empty()) {
+                    scripts.push(v.to_string());
+                } else if SU_VALUES.contains(&w) {
+                    k += 1;
+                }
+                k += 1;
+            }
+        }
+        "script" => {
+            let mut k = 1;
+            while let Some(w) = t(k) {
+                if let Some(v) = w.strip_prefix("--command=") {
+                    scripts.push(v.to_string());
+                } else if w == "--command" {
+                    scripts.extend(t(k + 1).map(str::to_string));
+                    k += 1;
+                } else if let Some(bundle) = w.strip_prefix('-').filter(|b| !b.starts_with('-')) {
+                    for (n, c) in bundle.char_indices() {
+                        let rest = &bundle[n + c.len_utf8()..];
+                        if c == 'c' || SCRIPT_SHORT_VALUES.contains(c) {
+                            let value = match rest {
+                                "" => {
+                                    k += 1;
+                                    t(k)
+                                }
+                                r => Some(r),
+                            };
+                            if c == 'c' {
+                                scripts.extend(value.map(str::to_string));
+                            }
+                            break;
+                        }
+                    }
+                }
+                k += 1;
+            }
+        }
+        "tmux" => {
+            let mut k = 1;
+            // Global options: `-c CMD` runs CMD as a shell would; `-L`, `-S`, `-f`, `-T`
+            // take a value.
+            while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
+                match w {
+                    "-c" => {
+                        scripts.extend(t(k + 1).map(str::to_string));
+                        k += 2;
+                    }
+                    "-L" | "-S" | "-f" | "-T" => k += 2,
+                    _ => k += 1,
+                }
+            }
+            let Some((_, values)) =
+                t(k).and_then(|sub| TMUX_RUNNERS.iter().find(|(names, _)| names.contains(&sub)))
+            else {
+                return finish(cx, i, span, &scripts);
+            };
+            k += 1;
+            while let Some(w) = t(k).filter(|w| w.starts_with('-') && w.len() > 1) {
+                k += 1;
+                if w == "--" {
+                    break;
+                }
+                let last = w.chars().last().unwrap_or('-');
+                if values.contains(last) && w.len() == 2 {
+                    k += 1;
+                }
+            }
+            let rest = words.get(k..).unwrap_or(&[]);
+            if !rest.is_empty() && rest.iter().all(Word::is_static) {
+                let text: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
+                scripts.push(text.join(" "));
+            }
+        }
+        "screen" => {
+            let mut k = 1;
+            while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
+                // `-X CMD` sends a command to screen itself; `-ls`, `-wipe`, `-r` start nothing.
+                if matches!(
+                    w,
+                    "-X" | "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help"
+                ) {
+                    return;
+                }
+                k += 1;
+                let last = w.chars().last().unwrap_or('-');
+                if SCREEN_VALUES.contains(last) && !w.starts_with("--") {
+                    k += 1;
+                }
+            }
+            if let Some(cmd) = words.get(k..).filter(|c| !c.is_empty()) {
+                cx.command(i, span, cmd, Origin::Tail);
+            }
+        }
+        _ => {}
+    }
+    finish(cx, i, span, &scripts);
+}
+
+/// The scripts a session program runs, read for denies.
+fn finish(cx: &mut Ctx<'_>, i: usize, span: Span, scripts: &[String]) {
+    for script in scripts.iter().take(MAX_PARALLEL_COMMANDS) {
+        super::denies_in(cx, i, span, "the command the session runs", script);
+    }
+}
+
 /// GNU parallel's options that take the next word as their value.
 const PARALLEL_VALUES: &[&str] = &[
     "-j",
@@ -471,11 +631,38 @@ pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             false => w.text.clone(),
         })
         .collect();
+    let placed = text.iter().any(|t| t.contains("{}"));
     if !text.iter().any(|t| t.contains('{') && t.contains('}')) {
         text.push("{}".to_string());
     }
+    let line = text.join(" ");
     let what = "the command line `parallel` runs for each input";
-    super::denies_in(cx, i, span, what, &text.join(" "));
+    super::denies_in(cx, i, span, what, &line);
+    // `parallel sh -c ::: 'rm -rf v'`: each argument of one `:::` list, quoted as parallel
+    // quotes it, where `{}` stands (or at the end).
+    let single_source = rest[end..]
+        .iter()
+        .filter(|w| {
+            w.static_text()
+                .is_some_and(|t| PARALLEL_SOURCES.contains(&t))
+        })
+        .count()
+        == 1;
+    if !single_source || rest.get(end).and_then(|w| w.static_text()) != Some(":::") {
+        return;
+    }
+    let plain = placed || !line.contains(['{', '}']) || line.ends_with(" {}");
+    if !plain {
+        return;
+    }
+    let arguments = rest[end + 1..]
+        .iter()
+        .take_while(|w| w.is_static())
+        .take(MAX_PARALLEL_COMMANDS);
+    for a in arguments {
+        let filled = line.replace("{}", &super::quote(&a.text));
+        super::denies_in(cx, i, span, what, &filled);
+    }
 }
 
 /// rsync's options that delete at the destination what the source does not hold.
@@ -551,30 +738,43 @@ fn rsync_dry_run(t: &str) -> bool {
     false
 }
 
-/// Whether a destination names the root or a home directory once trailing `/` and `/.` are
-/// dropped: `/`, `~`, `~NAME`, `$HOME`, `/root`, `/home/NAME`.
+/// Whether a destination names the root, `/home` or a home directory once its `.` and `..`
+/// are resolved as written (`/tmp/..` is `/`, `~/..` holds every home): `/`, `~`, `~NAME`,
+/// `$HOME`, `/root`, `/home`, `/home/NAME`, or any path above a home.
 fn root_or_home(dest: &str) -> bool {
-    let mut d = dest;
-    loop {
-        let trimmed = d.trim_end_matches('/');
-        let trimmed = trimmed.strip_suffix("/.").unwrap_or(trimmed);
-        let trimmed = match trimmed {
-            "." => "",
-            t => t,
-        };
-        if trimmed == d {
-            break;
+    let home = ["~", "$HOME", "${HOME}", "\"$HOME\"", "\"${HOME}\""];
+    let (start, rest) = match dest.split_once('/') {
+        Some((head, rest)) => (head, rest),
+        None => (dest, ""),
+    };
+    // How far below `/` the path starts: a home is two levels down (`/home/NAME`; `/root`,
+    // one level, is above the parent test anyway).
+    let mut parts: Vec<&str> = match start {
+        "" => Vec::new(),
+        h if home.contains(&h) => vec!["home", "~"],
+        h if h.starts_with('~') && !h[1..].contains(['*', '?', '[', '$', '\'']) => {
+            vec!["home", h]
         }
-        d = trimmed;
-    }
-    let d = d.strip_suffix("/.").unwrap_or(d);
-    match d {
-        "" | "~" | "/root" | "$HOME" | "${HOME}" | "\"$HOME\"" | "\"${HOME}\"" => true,
-        _ => {
-            let user = d.strip_prefix("/home/").or_else(|| d.strip_prefix('~'));
-            user.is_some_and(|u| !u.is_empty() && !u.contains(['/', '*', '?', '[', '$']))
+        _ => return false,
+    };
+    let mut above_home = false;
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                above_home |= parts.len() <= 2 && parts.first() == Some(&"home");
+                parts.pop();
+            }
+            p => parts.push(p),
         }
     }
+    let plain = |u: &str| !u.is_empty() && !u.contains(['*', '?', '[', '$']);
+    above_home
+        || match parts.as_slice() {
+            [] | ["root"] | ["home"] => true,
+            ["home", user] => plain(user),
+            _ => false,
+        }
 }
 
 #[cfg(test)]
@@ -599,8 +799,19 @@ mod tests {
             ("/root/backup", false),
             ("./out", false),
             ("out/", false),
-            ("/home", false),
             ("~/site", false),
+            // `..` resolved as written; `/home` and a home's parent hold every home.
+            ("/home", true),
+            ("/tmp/..", true),
+            ("/tmp/../", true),
+            ("~/..", true),
+            ("/home/user/site/..", true),
+            ("/srv/../etc/..", true),
+            ("/srv/www/..", false),
+            ("~/a/..", true),
+            ("~/a/../b", false),
+            ("../..", false),
+            ("$HOME/x/..", true),
         ] {
             assert_eq!(root_or_home(dest), want, "{dest}");
         }

@@ -1,7 +1,9 @@
 //! check/deny/nested: commands that run a command given on their own command line, which the
 //! allowlist does not follow because the outer command asks anyway — `git submodule foreach
 //! CMD`, `git bisect run CMD`, `git rebase --exec CMD`, a program-running `git -c KEY=VALUE`
-//! (`alias.x=!CMD`, `core.fsmonitor=CMD`), and package runners (`npx`, `pnpm dlx`, `bunx`,
+//! (`alias.x=!CMD`, `core.fsmonitor=CMD`; also set by an earlier `git config` or
+//! `GIT_CONFIG_KEY_N`, which the `git -c` deny rules read too), GNU tar's command options, and
+//! package runners (`npx`, `pnpm dlx`, `bunx`,
 //! `uv run`, `poetry run`, `conda run`, …). The inner command goes back through the analyser,
 //! so a denied one denies. It never allows anything: the outer command asks by itself.
 
@@ -58,6 +60,11 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
                 _ => config_command(cx, i, span, &kv),
             }
         }
+    }
+    // `git config clean.requireForce false; git clean -dx`: the deny rules that read a
+    // `git -c` value (`git -c clean.requireForce=false clean`) see what the line set.
+    for kv in earlier_config_writes(cx, i) {
+        config_rules(cx, i, span, &kv, words);
     }
     let word = |n: usize| rest.get(n).and_then(|w| w.static_text());
     match word(0) {
@@ -162,6 +169,30 @@ pub(super) fn config_command(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str) {
     }
 }
 
+/// A setting git reads for this command (an earlier `git config KEY VALUE` of the line, a
+/// `GIT_CONFIG_KEY_N`/`GIT_CONFIG_VALUE_N` pair) as `git -c KEY=VALUE`: the deny rules are tried
+/// on the command with that option in front, and one that matches only with it denies.
+pub(super) fn config_rules(cx: &mut Ctx<'_>, i: usize, span: Span, kv: &str, words: &[Word]) {
+    let Some(first) = words.first() else {
+        return;
+    };
+    let list = cx.list;
+    let mut argv = vec![
+        first.clone(),
+        static_word("-c", span),
+        static_word(kv, span),
+    ];
+    argv.extend(words[1..].iter().cloned());
+    let hit = super::rules_for(list, &["git"], false)
+        .into_iter()
+        .find(|r| {
+            r.builtin.is_none() && rule_matches(list, r, &argv) && !rule_matches(list, r, words)
+        });
+    if let Some(rule) = hit {
+        cx.deny(rule, span, Some(i));
+    }
+}
+
 /// Options of git subcommands whose value is a command git runs with the shell: the
 /// subcommands, the option's spellings (a short one takes the next word or the rest of its
 /// word; a long one `=VALUE` or the next word).
@@ -262,7 +293,13 @@ const GIT_COMMAND_VARIABLES: &[&str] = &[
 
 /// The prefix assignments of a git command that make git run a command: the variables above,
 /// and `GIT_CONFIG_KEY_N` / `GIT_CONFIG_VALUE_N` pairs read like `git -c KEY=VALUE`.
-pub(super) fn git_environment(cx: &mut Ctx<'_>, i: usize, span: Span, assignments: &[Assignment]) {
+pub(super) fn git_environment(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    assignments: &[Assignment],
+    words: &[Word],
+) {
     let value = |name: &str| {
         assignments
             .iter()
@@ -282,7 +319,9 @@ pub(super) fn git_environment(cx: &mut Ctx<'_>, i: usize, span: Span, assignment
         {
             configs += 1;
             if configs <= MAX_CONFIG_COMMANDS {
-                config_command(cx, i, span, &format!("{v}={val}"));
+                let kv = format!("{v}={val}");
+                config_command(cx, i, span, &kv);
+                config_rules(cx, i, span, &kv, words);
             }
         }
     }
@@ -353,6 +392,98 @@ fn earlier_config_writes(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         }
     }
     out
+}
+
+/// Most commands of one `tar` read.
+const MAX_TAR_COMMANDS: usize = 8;
+
+/// GNU tar's options whose value is a command it runs with `/bin/sh -c`: the long spellings
+/// (`=VALUE` or the next word) and the short ones (the rest of the word or the next word).
+const TAR_COMMAND_LONG: &[&str] = &[
+    "--to-command",
+    "--use-compress-program",
+    "--info-script",
+    "--new-volume-script",
+    "--rsh-command",
+];
+const TAR_COMMAND_SHORT: &str = "IF";
+
+/// Short tar options that take a value: in a bundle, the rest of the word (or the next word).
+const TAR_SHORT_VALUES: &str = "fCTbgKLNVHX";
+
+/// `tar --to-command=CMD`, `tar -I CMD`, `tar --checkpoint=1 --checkpoint-action=exec=CMD`:
+/// GNU tar (1.35) runs these with `/bin/sh -c`; a denied one denies. A checkpoint action runs
+/// only with `--checkpoint` on the line (without it, tar 1.35 made no checkpoint).
+pub(super) fn tar(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let statics: Vec<Option<&str>> = words.iter().map(|w| w.static_text()).collect();
+    let checkpoints = statics
+        .iter()
+        .flatten()
+        .any(|t| *t == "--checkpoint" || t.starts_with("--checkpoint="));
+    let mut commands: Vec<String> = Vec::new();
+    let mut k = 1;
+    while k < words.len() && commands.len() < MAX_TAR_COMMANDS {
+        let Some(t) = statics[k] else {
+            k += 1;
+            continue;
+        };
+        let next = statics.get(k + 1).copied().flatten();
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let name = format!("--{name}");
+            let takes = TAR_COMMAND_LONG.contains(&name.as_str()) || name == "--checkpoint-action";
+            if !takes {
+                k += 1;
+                continue;
+            }
+            let value = value.or(next);
+            k += if t.contains('=') { 1 } else { 2 };
+            let Some(v) = value else {
+                continue;
+            };
+            match name.as_str() {
+                "--checkpoint-action" => {
+                    if let Some(cmd) = v.strip_prefix("exec=").filter(|_| checkpoints) {
+                        commands.push(cmd.to_string());
+                    }
+                }
+                _ => commands.push(v.to_string()),
+            }
+            continue;
+        }
+        if let Some(bundle) = t.strip_prefix('-').filter(|b| !b.is_empty()) {
+            let mut step = 1;
+            for (n, c) in bundle.char_indices() {
+                let rest = &bundle[n + c.len_utf8()..];
+                if TAR_COMMAND_SHORT.contains(c) {
+                    match rest {
+                        "" => {
+                            commands.extend(next.map(str::to_string));
+                            step = 2;
+                        }
+                        r => commands.push(r.to_string()),
+                    }
+                    break;
+                }
+                if TAR_SHORT_VALUES.contains(c) {
+                    step = if rest.is_empty() { 2 } else { 1 };
+                    break;
+                }
+            }
+            k += step;
+            continue;
+        }
+        k += 1;
+    }
+    for cmd in commands {
+        super::denies_in(cx, i, span, "the command `tar` runs", &cmd);
+    }
 }
 
 /// A program that runs the command in its arguments: its name, the subcommand words that make

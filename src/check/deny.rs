@@ -8,6 +8,7 @@
 //! before `-c`, a default expansion (`${X:--delete}`), a brace-built command word
 //! (`{rm,-rf,/}`), Windows spellings (`C:\…\git.exe`). It never allows anything.
 
+mod alias;
 mod assigned;
 mod feed;
 mod multicall;
@@ -53,12 +54,13 @@ pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// A rule's command word against a word: equal, or for a pattern ending in `*` a prefix.
+/// A rule's command word against a word: equal, or for a pattern ending in `*` a prefix; a
+/// subcommand word may list alternatives with `|` (`aws eks|ecs delete-cluster`).
 fn word_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
+    pattern.split('|').any(|alt| match alt.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix),
-        None => pattern == name,
-    }
+        None => alt == name,
+    })
 }
 
 /// Skips a program's global options (`git -C dir -c k=v push` → `push …`).
@@ -156,12 +158,18 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
                 value: Some(v),
                 ..
             } => named(name) && bad(v),
+            // `-replace=ADDR` read in the `words` style (Go's flag package): one word.
+            Arg::Opt {
+                name, value: None, ..
+            } => name
+                .split_once('=')
+                .is_some_and(|(n, v)| named(n) && bad(v)),
             // `--basetemp=$HOME`: a run-time word, matched on its source text.
             Arg::Dynamic { word } => rest[*word]
                 .text
                 .split_once('=')
                 .is_some_and(|(n, v)| n.starts_with("--") && named(n) && bad(v)),
-            Arg::Opt { .. } | Arg::Operand { .. } | Arg::Refused { .. } => false,
+            Arg::Operand { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
             return false;
@@ -175,6 +183,16 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
             Arg::Opt { .. } | Arg::Refused { .. } => None,
         });
         if !first.is_some_and(|t| rule.first_operand.iter().any(|r| r.is_match(&t))) {
+            return false;
+        }
+    }
+    // `aws eks delete-cluster help` prints help: an operand that spares the command.
+    if !rule.no_operand.is_empty() {
+        let spared = parsed.iter().any(|a| match a {
+            Arg::Operand { text, .. } => rule.no_operand.iter().any(|r| r.is_match(text)),
+            Arg::Dynamic { .. } | Arg::Opt { .. } | Arg::Refused { .. } => false,
+        });
+        if spared {
             return false;
         }
     }
@@ -351,6 +369,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::applet(cx, i, span, p, words);
         }
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
+        Some("gh") => alias::gh(cx, i, span, words),
         Some(p) if super::awk::OTHER_AWKS.contains(&p) => super::awk::other_awk(cx, i, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("parallel") => multicall::parallel(cx, i, span, words),
@@ -930,8 +949,9 @@ fn xargs_command(words: &[Word]) -> Option<&[Word]> {
 /// Database clients and the options whose value is SQL (or, for mongosh, JavaScript).
 const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("psql", &["-c", "--command"]),
-    ("mysql", &["-e", "--execute"]),
-    ("mariadb", &["-e", "--execute"]),
+    // `--init-command` runs its SQL after connecting, like `-e`.
+    ("mysql", &["-e", "--execute", "--init-command"]),
+    ("mariadb", &["-e", "--execute", "--init-command"]),
     ("clickhouse-client", &["-q", "--query"]),
     ("clickhouse", &["-q", "--query"]),
     ("sqlite3", &["-cmd"]),
@@ -939,6 +959,8 @@ const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("duckdb", &["-c", "-cmd"]),
     ("mongosh", &["--eval"]),
     ("mongo", &["--eval"]),
+    // `wrangler d1 execute DB --command SQL` (Cloudflare D1 is SQLite).
+    ("wrangler", &["--command"]),
 ];
 
 /// Short options of each client that take no value, which may come bundled before its SQL

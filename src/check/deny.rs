@@ -1043,6 +1043,8 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut j = 0;
     // `psql -f <(echo …)`, `sqlite3 -init <(…)`: a script file the line shows.
     let mut files: Vec<String> = Vec::new();
+    // psql's `-o |CMD` and `-v NAME=VALUE`, as the meta-commands they stand for.
+    let mut metas: Vec<String> = Vec::new();
     while j < args.len() {
         let Some(t) = args[j].static_text() else {
             j += 1;
@@ -1058,6 +1060,13 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
         {
             files.push(text);
             j += 2;
+            continue;
+        }
+        if *client == "psql"
+            && let Some((meta, used)) = psql_option_meta(t, args.get(j + 1))
+        {
+            metas.push(meta);
+            j += used;
             continue;
         }
         let (opt, attached) = match t.split_once('=') {
@@ -1122,7 +1131,44 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
     out.extend(files);
     out.extend(feed::input_texts(cx, i));
+    // psql keeps its variables from one `-c` to the next (`-c '\set x …' -c '\! :x'`): the
+    // texts are also read as one, after the options' meta-commands.
+    if *client == "psql" && (out.len() > 1 || !metas.is_empty()) {
+        let joined = metas
+            .iter()
+            .chain(&out)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.extend(metas);
+        out.push(joined);
+    }
     Some((client, out))
+}
+
+/// psql's `-o FILE` / `--output=FILE` (`|CMD` pipes the output to a shell command) and
+/// `-v NAME=VALUE` / `--set` / `--variable`, written as `\o FILE` and `\set NAME 'VALUE'`, with
+/// how many words they take; `None` for any other word.
+fn psql_option_meta(t: &str, next: Option<&Word>) -> Option<(String, usize)> {
+    let next = || next.and_then(|w| w.static_text());
+    let (kind, value, used) = match t.split_once('=') {
+        Some((o @ ("--output" | "--set" | "--variable"), v)) => (o, v, 1),
+        _ => match t {
+            "-o" | "--output" | "-v" | "--set" | "--variable" => (t, next()?, 2),
+            _ if t.len() > 2 && (t.starts_with("-o") || t.starts_with("-v")) => {
+                (&t[..2], &t[2..], 1)
+            }
+            _ => return None,
+        },
+    };
+    let meta = match kind {
+        "-o" | "--output" => format!("\\o {value}"),
+        _ => {
+            let (name, v) = value.split_once('=')?;
+            format!("\\set {name} '{}'", v.replace('\'', "''"))
+        }
+    };
+    Some((meta, used))
 }
 
 /// Where the database client is among `words`: the program itself, or the command that

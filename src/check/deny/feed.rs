@@ -168,7 +168,7 @@ fn feeder<'s>(cx: &Ctx<'s>, i: usize) -> Option<&'s crate::segment::Segment> {
     (p.joiner == Some(Joiner::Pipe) && same_level).then_some(p)
 }
 
-/// `\n`, `\t` and `\\` decoded, as `echo -e` and `printf` do; other escapes stay.
+/// `\n`, `\r`, `\t` and `\\` decoded, as `echo -e` and `printf` do; other escapes stay.
 fn decode_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
@@ -180,6 +180,7 @@ fn decode_escapes(s: &str) -> String {
         match chars.next() {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
             Some('\\') => out.push('\\'),
             Some(other) => {
                 out.push('\\');
@@ -215,6 +216,10 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
                     .extend(crate::check::wrap::heredoc_body(cx.src, r.span).map(str::to_string)),
                 RedirectOp::Herestring => {
                     texts.extend(r.target.as_ref().map(|t| t.text.clone()));
+                }
+                // `sqlite3 db < <(echo '.shell …')`: what the process substitution prints.
+                RedirectOp::Read => {
+                    texts.extend(r.target.as_ref().and_then(|t| substituted_text(cx, i, t)));
                 }
                 _ => {}
             }

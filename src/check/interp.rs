@@ -617,6 +617,10 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
             continue;
         };
         let values = values(call, rule);
+        let values = match values {
+            [first, ..] if rule.single => std::slice::from_ref(first),
+            all => all,
+        };
         match rule.kind {
             Kind::Spawn => {
                 let script = match rule.program {

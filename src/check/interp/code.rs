@@ -294,7 +294,45 @@ mod imp {
             r.steps.set(0);
             calls.extend(r.call(*n));
         }
+        if lang == Lang::Ruby {
+            let piped: Vec<Call> = calls.iter().filter_map(ruby_pipe_open).collect();
+            calls.extend(piped);
+        }
         Scan::Calls(calls)
+    }
+
+    /// Ruby methods that run a command when the path they are given starts with `|`.
+    const RUBY_PIPE_OPENERS: &[&str] = &[
+        "open",
+        "Kernel.open",
+        "IO.read",
+        "IO.readlines",
+        "IO.foreach",
+        "IO.write",
+        "IO.binread",
+        "IO.binwrite",
+    ];
+
+    /// `open("|rm -rf v")`, `Kernel.open`, `IO.read("|…")`: Ruby spawns the command after the
+    /// `|`. Reported as a call named `open|` (`interpreters.ruby.pipe-open`) with the command.
+    fn ruby_pipe_open(call: &Call) -> Option<Call> {
+        if !call
+            .names
+            .iter()
+            .any(|n| RUBY_PIPE_OPENERS.contains(&n.as_str()))
+        {
+            return None;
+        }
+        let Some(Some(Value::Text(path))) = call.args.first() else {
+            return None;
+        };
+        let cmd = path.strip_prefix('|')?.trim();
+        (!cmd.is_empty() && cmd != "-").then(|| Call {
+            names: vec!["open|".to_string()],
+            args: vec![Some(Value::Text(cmd.to_string()))],
+            keywords: Vec::new(),
+            receiver: Vec::new(),
+        })
     }
 
     struct Reader<'s, 'n> {
@@ -640,7 +678,8 @@ mod imp {
                     let key = self.field(n, "subscript").and_then(|k| self.value(k, d));
                     match object.as_str() {
                         "sys.modules" => key.and_then(text),
-                        _ => Some(member(&object, key)),
+                        // `os.__dict__['system']`: a member of the module.
+                        o => Some(member(o.strip_suffix(".__dict__").unwrap_or(o), key)),
                     }
                 }
                 // `import('fs')` is a call whose callee is this keyword.
@@ -651,6 +690,17 @@ mod imp {
                         .field(n, "function")
                         .or_else(|| self.field(n, "constructor"))?;
                     let name = self.dotted(f, d)?;
+                    // `vars(os)['system']`: the module's namespace stands for the module.
+                    if self.lang == Lang::Python && name == "vars" {
+                        let list = self.field(n, "arguments")?;
+                        let args = self.named(list);
+                        return match args.as_slice() {
+                            [object] if object.kind() != "keyword_argument" => {
+                                self.dotted(*object, d)
+                            }
+                            _ => None,
+                        };
+                    }
                     if self.lang == Lang::Python && GETATTR.contains(&name.as_str()) {
                         // `getattr(os, 'system')`: the attribute, when its name is constant.
                         let list = self.field(n, "arguments")?;

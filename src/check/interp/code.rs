@@ -298,6 +298,26 @@ mod imp {
             let piped: Vec<Call> = calls.iter().filter_map(ruby_pipe_open).collect();
             calls.extend(piped);
         }
+        // The literals a command built at run time may be (see `LITERAL`).
+        let literals = nodes
+            .iter()
+            .filter(|n| matches!(n.kind(), "string" | "template_string" | "encapsed_string"))
+            .filter_map(|n| {
+                r.steps.set(0);
+                match r.value(*n, 0)? {
+                    Value::Text(t) if !t.trim().is_empty() => Some(t),
+                    _ => None,
+                }
+            })
+            .take(super::super::MAX_LITERALS)
+            .map(|t| Call {
+                names: vec![super::super::LITERAL.to_string()],
+                args: vec![Some(Value::Text(t))],
+                keywords: Vec::new(),
+                receiver: Vec::new(),
+            })
+            .collect::<Vec<_>>();
+        calls.extend(literals);
         Scan::Calls(calls)
     }
 

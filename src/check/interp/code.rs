@@ -302,6 +302,7 @@ mod imp {
         let literals = nodes
             .iter()
             .filter(|n| matches!(n.kind(), "string" | "template_string" | "encapsed_string"))
+            .filter(|n| !percent_operand(**n, code))
             .filter_map(|n| {
                 r.steps.set(0);
                 match r.value(*n, 0)? {
@@ -319,6 +320,22 @@ mod imp {
             .collect::<Vec<_>>();
         calls.extend(literals);
         Scan::Calls(calls)
+    }
+
+    /// Whether a Python string is a side of a `%` format (`"%r" % "rm -rf x"`), or an item of
+    /// its argument tuple: the format decides what it becomes, and one cmdguard does not follow
+    /// (`%r` quotes its value) is left to the one-liner's `ask`, not read as a command.
+    fn percent_operand(n: Node<'_>, code: &str) -> bool {
+        let mut at = n.parent();
+        if at.is_some_and(|p| matches!(p.kind(), "tuple" | "parenthesized_expression")) {
+            at = at.and_then(|p| p.parent());
+        }
+        at.is_some_and(|p| {
+            p.kind() == "binary_operator"
+                && p.child_by_field_name("operator")
+                    .and_then(|o| code.get(o.byte_range()))
+                    == Some("%")
+        })
     }
 
     /// Ruby methods that run a command when the path they are given starts with `|`.

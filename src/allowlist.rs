@@ -333,6 +333,8 @@ pub(crate) struct DenyRule {
     pub any_operand: Vec<RuleRegex>,
     /// The first operand must match one of these (`redis-cli FLUSHALL`, not `GET flushall`).
     pub first_operand: Vec<RuleRegex>,
+    /// No static operand may match one of these (`aws … help` prints help).
+    pub no_operand: Vec<RuleRegex>,
     pub redirect_target: Vec<RuleRegex>,
     pub builtin: Option<Builtin>,
     pub fallback: Option<RuleRegex>,
@@ -1448,6 +1450,7 @@ fn compile_deny(
     };
     let any_operand = regexes(&d.any_operand, "any_operand")?;
     let first_operand = regexes(&d.first_operand, "first_operand")?;
+    let no_operand = regexes(&d.no_operand, "no_operand")?;
     let any_value = regexes(&d.any_value, "any_value")?;
     if any_value.is_empty() != d.value_of.is_empty() {
         return Err(cx.err(
@@ -1500,6 +1503,7 @@ fn compile_deny(
         },
         any_operand,
         first_operand,
+        no_operand,
         redirect_target,
         builtin,
         fallback,
@@ -1531,7 +1535,7 @@ mod tests {
         }
         for d in &list.deny {
             all.extend(d.any_value.iter().chain(&d.any_operand));
-            all.extend(&d.first_operand);
+            all.extend(d.first_operand.iter().chain(&d.no_operand));
             all.extend(d.redirect_target.iter().chain(&d.fallback));
         }
         assert!(all.len() > 50, "only {} regexes found", all.len());

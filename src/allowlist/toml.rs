@@ -352,6 +352,9 @@ pub(crate) struct RawDeny {
     /// The first operand matching one of these regexes (a client's command word).
     #[serde(default)]
     pub first_operand: Vec<String>,
+    /// No static operand matching one of these regexes (`help`, which spares the command).
+    #[serde(default)]
+    pub no_operand: Vec<String>,
     /// A redirection target matching one of these regexes.
     #[serde(default)]
     pub redirect_target: Vec<String>,

@@ -159,6 +159,39 @@ fn tokens(program: &str) -> Vec<Tok> {
                         '\\' => match chars.next() {
                             Some('n') => s.push('\n'),
                             Some('t') => s.push('\t'),
+                            Some('r') => s.push('\r'),
+                            Some('a') => s.push('\u{7}'),
+                            Some('b') => s.push('\u{8}'),
+                            Some('f') => s.push('\u{c}'),
+                            Some('v') => s.push('\u{b}'),
+                            // `\155` (octal, up to three digits) and gawk's `\x6d` (up to two
+                            // hex digits): awk decodes them in string literals.
+                            Some(o @ '0'..='7') => {
+                                let mut n = o.to_digit(8).unwrap_or(0);
+                                for _ in 0..2 {
+                                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                                        Some(d) => {
+                                            n = n * 8 + d;
+                                            chars.next();
+                                        }
+                                        None => break,
+                                    }
+                                }
+                                s.extend(char::from_u32(n));
+                            }
+                            Some('x') if chars.peek().is_some_and(char::is_ascii_hexdigit) => {
+                                let mut n = 0;
+                                for _ in 0..2 {
+                                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                                        Some(d) => {
+                                            n = n * 16 + d;
+                                            chars.next();
+                                        }
+                                        None => break,
+                                    }
+                                }
+                                s.extend(char::from_u32(n));
+                            }
                             Some(e) => s.push(e),
                             None => {}
                         },

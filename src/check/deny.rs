@@ -10,6 +10,7 @@
 //! what bash would not run — a shell given `-n` only reads its script — and `rm` of a path this
 //! line proved `mktemp` made (see `assigned::fresh_temp_dir`), which asks.
 
+mod alias;
 mod assigned;
 mod feed;
 mod multicall;
@@ -55,12 +56,13 @@ pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// A rule's command word against a word: equal, or for a pattern ending in `*` a prefix.
+/// A rule's command word against a word: equal, or for a pattern ending in `*` a prefix; a
+/// subcommand word may list alternatives with `|` (`aws eks|ecs delete-cluster`).
 fn word_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
+    pattern.split('|').any(|alt| match alt.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix),
-        None => pattern == name,
-    }
+        None => alt == name,
+    })
 }
 
 /// Skips a program's global options (`git -C dir -c k=v push` → `push …`).
@@ -158,12 +160,18 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
                 value: Some(v),
                 ..
             } => named(name) && bad(v),
+            // `-replace=ADDR` read in the `words` style (Go's flag package): one word.
+            Arg::Opt {
+                name, value: None, ..
+            } => name
+                .split_once('=')
+                .is_some_and(|(n, v)| named(n) && bad(v)),
             // `--basetemp=$HOME`: a run-time word, matched on its source text.
             Arg::Dynamic { word } => rest[*word]
                 .text
                 .split_once('=')
                 .is_some_and(|(n, v)| n.starts_with("--") && named(n) && bad(v)),
-            Arg::Opt { .. } | Arg::Operand { .. } | Arg::Refused { .. } => false,
+            Arg::Operand { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
             return false;
@@ -177,6 +185,16 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
             Arg::Opt { .. } | Arg::Refused { .. } => None,
         });
         if !first.is_some_and(|t| rule.first_operand.iter().any(|r| r.is_match(&t))) {
+            return false;
+        }
+    }
+    // `aws eks delete-cluster help` prints help: an operand that spares the command.
+    if !rule.no_operand.is_empty() {
+        let spared = parsed.iter().any(|a| match a {
+            Arg::Operand { text, .. } => rule.no_operand.iter().any(|r| r.is_match(text)),
+            Arg::Dynamic { .. } | Arg::Opt { .. } | Arg::Refused { .. } => false,
+        });
+        if spared {
             return false;
         }
     }
@@ -374,6 +392,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::applet(cx, i, span, p, words);
         }
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
+        Some("gh") => alias::gh(cx, i, span, words),
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("tar" | "gtar") => nested::tar(cx, i, span, words),
         Some(p) if matches!(p, "awk" | "gawk") || super::awk::OTHER_AWKS.contains(&p) => {
@@ -1000,8 +1019,9 @@ fn xargs_command(words: &[Word]) -> Option<&[Word]> {
 /// Database clients and the options whose value is SQL (or, for mongosh, JavaScript).
 const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("psql", &["-c", "--command"]),
-    ("mysql", &["-e", "--execute"]),
-    ("mariadb", &["-e", "--execute"]),
+    // `--init-command` runs its SQL after connecting, like `-e`.
+    ("mysql", &["-e", "--execute", "--init-command"]),
+    ("mariadb", &["-e", "--execute", "--init-command"]),
     ("clickhouse-client", &["-q", "--query"]),
     ("clickhouse", &["-q", "--query"]),
     ("sqlite3", &["-cmd"]),
@@ -1009,6 +1029,8 @@ const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("duckdb", &["-c", "-cmd"]),
     ("mongosh", &["--eval"]),
     ("mongo", &["--eval"]),
+    // `wrangler d1 execute DB --command SQL` (Cloudflare D1 is SQLite).
+    ("wrangler", &["--command"]),
 ];
 
 /// Short options of each client that take no value, which may come bundled before its SQL
@@ -1091,6 +1113,8 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut j = 0;
     // `psql -f <(echo …)`, `sqlite3 -init <(…)`: a script file the line shows.
     let mut files: Vec<String> = Vec::new();
+    // psql's `-o |CMD` and `-v NAME=VALUE`, as the meta-commands they stand for.
+    let mut metas: Vec<String> = Vec::new();
     while j < args.len() {
         let Some(t) = args[j].static_text() else {
             j += 1;
@@ -1106,6 +1130,13 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
         {
             files.push(text);
             j += 2;
+            continue;
+        }
+        if *client == "psql"
+            && let Some((meta, used)) = psql_option_meta(t, args.get(j + 1))
+        {
+            metas.push(meta);
+            j += used;
             continue;
         }
         let (opt, attached) = match t.split_once('=') {
@@ -1170,7 +1201,44 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
     out.extend(files);
     out.extend(feed::input_texts(cx, i));
+    // psql keeps its variables from one `-c` to the next (`-c '\set x …' -c '\! :x'`): the
+    // texts are also read as one, after the options' meta-commands.
+    if *client == "psql" && (out.len() > 1 || !metas.is_empty()) {
+        let joined = metas
+            .iter()
+            .chain(&out)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.extend(metas);
+        out.push(joined);
+    }
     Some((client, out))
+}
+
+/// psql's `-o FILE` / `--output=FILE` (`|CMD` pipes the output to a shell command) and
+/// `-v NAME=VALUE` / `--set` / `--variable`, written as `\o FILE` and `\set NAME 'VALUE'`, with
+/// how many words they take; `None` for any other word.
+fn psql_option_meta(t: &str, next: Option<&Word>) -> Option<(String, usize)> {
+    let next = || next.and_then(|w| w.static_text());
+    let (kind, value, used) = match t.split_once('=') {
+        Some((o @ ("--output" | "--set" | "--variable"), v)) => (o, v, 1),
+        _ => match t {
+            "-o" | "--output" | "-v" | "--set" | "--variable" => (t, next()?, 2),
+            _ if t.len() > 2 && (t.starts_with("-o") || t.starts_with("-v")) => {
+                (&t[..2], &t[2..], 1)
+            }
+            _ => return None,
+        },
+    };
+    let meta = match kind {
+        "-o" | "--output" => format!("\\o {value}"),
+        _ => {
+            let (name, v) = value.split_once('=')?;
+            format!("\\set {name} '{}'", v.replace('\'', "''"))
+        }
+    };
+    Some((meta, used))
 }
 
 /// Where the database client is among `words`: the program itself, or the command that

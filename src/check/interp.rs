@@ -81,6 +81,15 @@ pub(crate) struct Call {
 /// `child_process.[]`).
 pub(crate) const UNKNOWN_MEMBER: &str = ".[]";
 
+/// The name a string literal of the code is reported under (no rule names it): when a spawning
+/// call runs a command that is not a literal (`subprocess.run(c.split())`), each literal of
+/// the code may be that command, so a denied one denies (the design rule: never allow, deny
+/// what is visible, ask otherwise).
+pub(crate) const LITERAL: &str = "\"";
+
+/// Most string literals of one piece of code read as possible commands.
+pub(crate) const MAX_LITERALS: usize = 8;
+
 /// What reading the code gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Scan {
@@ -598,6 +607,8 @@ fn operands(words: &[Word]) -> Vec<String> {
 fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], evals: usize) {
     let pack = pack::embedded();
     let mut spawns = 0;
+    // The first spawning call whose command is not a literal.
+    let mut unresolved: Option<(&String, &pack::Rule)> = None;
     for call in calls {
         if !cx.budget.ok() {
             return;
@@ -617,6 +628,10 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
             continue;
         };
         let values = values(call, rule);
+        let values = match values {
+            [first, ..] if rule.single => std::slice::from_ref(first),
+            all => all,
+        };
         match rule.kind {
             Kind::Spawn => {
                 let script = match rule.program {
@@ -627,6 +642,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                     None => command_text(values, 0),
                 };
                 let Some(script) = script else {
+                    unresolved = unresolved.or(Some((name, rule)));
                     continue;
                 };
                 spawns += 1;
@@ -687,6 +703,17 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                         &rule.id,
                     );
                 }
+            }
+        }
+    }
+    // A command only run time knows may be any literal of the code.
+    if let Some((name, rule)) = unresolved {
+        let literals = calls
+            .iter()
+            .filter(|c| c.names.iter().any(|n| n == LITERAL));
+        for call in literals.take(MAX_LITERALS) {
+            if let Some(Some(Value::Text(text))) = call.args.first() {
+                spawn(cx, i, src, name, rule, text);
             }
         }
     }

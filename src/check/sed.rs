@@ -46,6 +46,17 @@ pub(super) fn check_args(
             pattern_space_exec(cx, i, *span, script, dialect);
         }
     }
+    // sed joins its `-e` scripts with newlines into one (`-e 's/x/rm -rf v/' -e e` is
+    // `s/x/rm -rf v/;e`): the commands they run together are read from the whole.
+    if let [(_, first), .., (_, last)] = scripts.as_slice() {
+        let whole: Vec<&str> = scripts.iter().map(|(s, _)| *s).collect();
+        let whole = whole.join("\n");
+        let span = Span::new(first.start, last.end);
+        if check_sed_script(&whole, dialect).is_err() {
+            super::deny::sed_exec(cx, i, span, &whole, dialect);
+            pattern_space_exec(cx, i, span, &whole, dialect);
+        }
+    }
     for (script, span) in scripts {
         super::sensitive::sed_script(cx, i, span, script);
         if let Err(p) = check_sed_script(script, dialect) {

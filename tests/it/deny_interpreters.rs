@@ -339,3 +339,208 @@ fn the_side_doors_run_their_command_in_the_real_programs() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+const FLUSH: Option<&str> = Some("databases/redis-flush");
+
+/// Session 8's red team rows: side doors through interpreters and database clients, each
+/// beside the near misses that must keep their `ask`.
+#[test]
+fn session8_interpreter_side_doors_deny() {
+    denies(&[
+        // sed joins its `-e` scripts: the `e` of the second runs what `s` of the first made.
+        ("sed -e 's/x/rm -rf v/' -e e f", RM),
+        ("sed -e 's/x/rm -rf v/' -e 'e' -e 's/a/b/' f", RM),
+        ("sed -e 's/x/y/' -e e f", None),
+        ("sed -e 's/x/y/' -e 's/a/b/' f", None),
+        // awk decodes octal and (gawk) hex escapes in its strings.
+        ("awk 'BEGIN{system(\"r\\155 -rf v\")}'", RM),
+        ("gawk 'BEGIN{system(\"r\\x6d -rf v\")}'", RM),
+        ("awk 'BEGIN{system(\"\\162\\155 -rf v\")}'", RM),
+        ("awk 'BEGIN{system(\"l\\163 -l\")}'", None),
+        ("awk 'BEGIN{print \"r\\155 -rf v\"}'", None),
+        // A pipe to a shell runs what the code prints into it.
+        ("perl -e 'open(F,\"|sh\"); print F \"rm -rf v\"'", RM),
+        (
+            "perl -e 'open(F,\"| /bin/sh -s\"); print F \"rm -rf v\"'",
+            RM,
+        ),
+        ("perl -MPOSIX -e 'POSIX::system(\"rm -rf v\")'", RM),
+        ("perl -e 'open(F,\"|sh\"); print F \"ls\"'", None),
+        ("perl -e 'open(F,\"|sort\"); print F \"rm -rf v\"'", None),
+        (
+            "perl -e 'open(F,\"|sh -c ls\"); print F \"rm -rf v\"'",
+            None,
+        ),
+        // A module's namespace is the module.
+        (
+            "python3 -c 'import os; os.__dict__[\"system\"](\"rm -rf v\")'",
+            RM,
+        ),
+        (
+            "python3 -c 'import os; vars(os)[\"system\"](\"rm -rf v\")'",
+            RM,
+        ),
+        ("python3 -c 'import os; os.__dict__[\"getcwd\"]()'", None),
+        ("python3 -c 'import os; vars(os)[\"system\"](\"ls\")'", None),
+        // popen-style calls: the arguments after the command are a mode.
+        ("python3 -c 'import os; os.popen(\"rm -rf v\", \"r\")'", RM),
+        ("php -r 'popen(\"rm -rf v\",\"r\");'", RM),
+        ("php -r 'proc_open(\"rm -rf v\", [], $p);'", RM),
+        ("php -r 'popen(\"ls\",\"r\");'", None),
+        ("ruby -e 'IO.popen(\"rm -rf v\", \"r\")'", RM),
+        // Ruby's open of a path starting with `|` runs the command.
+        ("ruby -e 'open(\"|rm -rf v\")'", RM),
+        ("ruby -e 'Kernel.open(\"|rm -rf v\")'", RM),
+        ("ruby -e 'open(\"rm -rf v\")'", None),
+        ("ruby -e 'File.read(\"|rm -rf v\")'", None),
+        ("ruby -e 'open(\"|ls\")'", None),
+    ]);
+}
+
+#[test]
+fn session8_database_side_doors_deny() {
+    denies(&[
+        // A client's input from a process substitution.
+        ("sqlite3 db < <(echo '.shell rm -rf v')", RM),
+        ("psql < <(echo '\\! rm -rf v')", RM),
+        ("sqlite3 db < <(echo '.tables')", None),
+        // psql's -o pipes, \set variables, \gexec.
+        ("psql -o '|rm -rf v' -c 'select 1'", RM),
+        ("psql --output='|rm -rf v' -c 'select 1'", RM),
+        ("psql -o out.txt -c 'select 1'", None),
+        (
+            "psql -c \"select 'copy t to program ''rm -rf v''' \\gexec\"",
+            RM,
+        ),
+        ("psql -c \"select 'copy t to program ''rm -rf v'''\"", None),
+        ("psql -c \"\\set x 'rm -rf v'\" -c '\\! :x'", RM),
+        ("psql -v x='rm -rf v' -c '\\! :x'", RM),
+        ("psql -v ON_ERROR_STOP=1 -c 'select 1' -c 'select 2'", None),
+        ("psql -c \"\\set x 'ls'\" -c '\\! :x'", None),
+        // mysql --init-command is SQL it runs.
+        ("mysql --init-command='drop table t'", SQL),
+        (
+            "mysql --init-command='SET NAMES utf8mb4' -e 'SELECT 1'",
+            None,
+        ),
+        // A WHERE that holds for every row is no restriction.
+        ("sqlite3 db 'delete from t where id = id'", SQL),
+        ("sqlite3 db 'delete from t where rowid > 0'", SQL),
+        ("sqlite3 db \"delete from t where name like '%'\"", SQL),
+        ("sqlite3 db 'delete from t where id = 3'", None),
+        ("sqlite3 db 'delete from t where a = b'", None),
+        ("sqlite3 db \"delete from t where name like 'a%'\"", None),
+        // mongosh: a filter not proven to leave documents out is all of them.
+        ("mongosh --eval 'db.c.drop?.()'", SQL),
+        ("mongosh --eval 'db.c.drop.call(db.c)'", SQL),
+        ("mongosh --eval 'Reflect.apply(db.c.drop, db.c, [])'", SQL),
+        ("mongosh --eval 'db.c.dropIndex(\"x_1\")'", None),
+        (
+            "mongosh --eval 'db.runCommand({delete:\"c\", deletes:[{q:{}, limit:0}]})'",
+            SQL,
+        ),
+        (
+            "mongosh --eval 'db.runCommand({delete:\"c\", deletes:[{q:{}, limit:1}]})'",
+            None,
+        ),
+        ("mongosh --eval 'db.c.deleteMany({_id:{$ne:null}})'", SQL),
+        ("mongosh --eval 'db.c.deleteMany({$or:[{}]})'", SQL),
+        ("mongosh --eval 'db.c.deleteMany({$where:\"true\"})'", SQL),
+        ("mongosh --eval 'db.c.deleteMany({$expr:true})'", SQL),
+        ("mongosh --eval 'const f={}; db.c.deleteMany(f)'", SQL),
+        ("mongosh --eval 'db.c.deleteMany({status: \"old\"})'", None),
+        ("mongosh --eval 'db.c.deleteMany({age: {$lt: 3}})'", None),
+        // redis: every node, every key, the script alias, printf's escapes.
+        (
+            "redis-cli --cluster call 127.0.0.1:7000 FLUSHALL",
+            Some("databases/redis-cluster-call-flush"),
+        ),
+        ("redis-cli --cluster call 127.0.0.1:7000 INFO", None),
+        (
+            "redis-cli --scan | xargs redis-cli del",
+            Some("databases/redis-delete-every-key"),
+        ),
+        (
+            "redis-cli keys '*' | xargs redis-cli del",
+            Some("databases/redis-delete-every-key"),
+        ),
+        (
+            "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del",
+            None,
+        ),
+        (
+            "redis-cli eval \"server.call('flushall')\" 0",
+            Some("databases/redis-script-flush"),
+        ),
+        ("redis-cli eval \"server.call('get', KEYS[1])\" 1 k", None),
+        ("printf 'FLUSHALL\\r\\n' | redis-cli", FLUSH),
+        ("printf 'GET k\\r\\n' | redis-cli", None),
+        ("wrangler d1 execute db --command 'DROP TABLE t'", SQL),
+        ("wrangler d1 execute db --command 'SELECT * FROM t'", None),
+    ]);
+}
+
+#[test]
+fn session8_side_doors_run_their_command_in_the_real_programs() {
+    // (program, setup, the command with `touch MARK` for the delete); the delete forms are
+    // denied above. php and ruby are not installed here: their rows follow their manuals.
+    let rows: &[(&str, &str, &str)] = &[
+        ("sed", "echo x > f", "sed -e 's/x/touch MARK/' -e e f"),
+        ("gawk", "", "gawk 'BEGIN{system(\"\\164ouch MARK\")}'"),
+        ("gawk", "", "gawk 'BEGIN{system(\"\\x74ouch MARK\")}'"),
+        ("mawk", "", "mawk 'BEGIN{system(\"\\164ouch MARK\")}'"),
+        (
+            "perl",
+            "",
+            "perl -e 'open(F,\"|sh\"); print F \"touch MARK\"'",
+        ),
+        (
+            "python3",
+            "",
+            "python3 -c 'import os; os.__dict__[\"system\"](\"touch MARK\")'",
+        ),
+        (
+            "python3",
+            "",
+            "python3 -c 'import os; vars(os)[\"system\"](\"touch MARK\")'",
+        ),
+        ("sqlite3", "", "sqlite3 db < <(echo '.shell touch MARK')"),
+        // No server is needed: psql opens the pipe before it connects.
+        (
+            "psql",
+            "",
+            "PGHOST=/nonexistent psql -X -o '|touch MARK' -c 'select 1'",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (k, (program, setup, cmd)) in rows.iter().enumerate() {
+        if !installed(program) {
+            eprintln!("skipped (no {program}): {cmd}");
+            continue;
+        }
+        let dir = scratch(&format!("s8-{k}"));
+        let script = format!("{setup}\n{cmd}");
+        let _ = Command::new("timeout")
+            .args(["20", "bash", "-c", &script])
+            .current_dir(&dir)
+            .env("HOME", &dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        // psql exits without waiting for its output pipe: the command may finish a moment
+        // after the program does.
+        let mark = dir.join("MARK");
+        for _ in 0..50 {
+            if mark.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        if !mark.exists() {
+            failures.push(format!("{cmd:?} did not run its command"));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}

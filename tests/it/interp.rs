@@ -212,7 +212,18 @@ fn python_one_liners() {
             "python3 -c 'import os; getattr(os, \"system\")(\"rm -rf /\")'",
             Deny,
         ),
-        ("python3 -c 'import os; os.system(\"rm -rf \" + d)'", Ask),
+        // A command only run time knows may be any literal of the code: a visible denied one
+        // denies (session 8's design rule; perl's scanner did so already). It asked before.
+        ("python3 -c 'import os; os.system(\"rm -rf \" + d)'", Deny),
+        (
+            "python3 -c 'import subprocess; subprocess.run(\"rm -rf v\".split())'",
+            Deny,
+        ),
+        ("python3 -c 'import os; os.system(\"ls \" + d)'", Ask),
+        (
+            "python3 -c 'import subprocess; subprocess.run(\"git status\".split())'",
+            Ask,
+        ),
     ]);
 }
 
@@ -538,7 +549,8 @@ fn javascript_one_liners() {
         ),
         (
             "node -e \"let c = 'rm -rf /'; c = 'ls'; require('child_process').execSync(c)\"",
-            Ask,
+            // Assigned twice, `c` is not known: each literal may be it (it asked before).
+            Deny,
         ),
         (
             "node -e 'const d = \"/home/u\"; require(\"child_process\").execSync(`rm -rf ${d}`)'",

@@ -12,6 +12,7 @@ mod bounded;
 mod cli;
 mod config;
 mod deny_interpreters;
+mod deny_packs_s8;
 mod deny_shells;
 mod deny_shells_s8;
 mod deny_side_doors;

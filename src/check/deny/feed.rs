@@ -553,6 +553,10 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
                 RedirectOp::Herestring => {
                     texts.extend(r.target.as_ref().map(|t| t.text.clone()));
                 }
+                // `sqlite3 db < <(echo '.shell …')`: what the process substitution prints.
+                RedirectOp::Read => {
+                    texts.extend(r.target.as_ref().and_then(|t| substituted_text(cx, i, t)));
+                }
                 _ => {}
             }
         }

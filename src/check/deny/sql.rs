@@ -85,20 +85,42 @@ pub(crate) fn shell_commands(client: Client, input: &str) -> Vec<String> {
         Client::Psql | Client::Other => {}
     }
     let toks = tokens(input);
-    if matches!(client, Client::Psql | Client::Mysql) {
-        out.extend(toks.iter().filter_map(|t| match t {
-            Tok::Meta(m) => meta_command(client, m),
+    // psql interpolates `:x`, `:'x'`, `:"x"` in a meta-command's arguments with what `\set x …`
+    // gave it: each meta-command is read as written and, if that differs, as interpolated.
+    let variables = if client == Client::Psql {
+        psql_variables(&toks)
+    } else {
+        Vec::new()
+    };
+    let metas: Vec<String> = toks
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Meta(m) => Some(m.clone()),
             _ => None,
-        }));
+        })
+        .flat_map(|m| {
+            let with = interpolate(&m, &variables);
+            std::iter::once(m).chain(with)
+        })
+        .collect();
+    if matches!(client, Client::Psql | Client::Mysql) {
+        out.extend(metas.iter().filter_map(|m| meta_command(client, m)));
     }
     if client == Client::Psql {
         // `\echo `CMD``, `\set x `CMD``: psql runs the text in backquotes in a meta-command's
         // arguments with the shell.
-        for t in &toks {
-            if let Tok::Meta(m) = t
-                && !m.starts_with('!')
-            {
+        for m in &metas {
+            if !m.starts_with('!') {
                 out.extend(m.split('`').skip(1).step_by(2).map(str::to_string));
+            }
+        }
+        // `\gexec` runs each string the query selects as SQL: a `COPY … TO PROGRAM` among them
+        // runs its command.
+        if metas.iter().any(|m| m.trim_start().starts_with("gexec")) {
+            for t in &toks {
+                if let Tok::Str(body) = t {
+                    program_strings_at(&tokens(body), 1, &mut out);
+                }
             }
         }
     }
@@ -257,6 +279,67 @@ fn sqlite_unescape(s: &str) -> String {
     out
 }
 
+/// Most psql variables read from one text.
+const MAX_VARIABLES: usize = 16;
+
+/// The variables psql's `\set NAME VALUE…` gives in `toks`, in order: the value's words joined
+/// (psql concatenates them), a quoted word without its quotes and with `''` undoubled.
+fn psql_variables(toks: &[Tok]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for t in toks {
+        let Tok::Meta(m) = t else {
+            continue;
+        };
+        let Some(rest) = m.strip_prefix("set").filter(|r| r.starts_with([' ', '\t'])) else {
+            continue;
+        };
+        let rest = rest.trim();
+        let (name, value) = rest.split_once([' ', '\t']).unwrap_or((rest, ""));
+        let mut text = String::new();
+        let mut chars = value.trim().chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\'' => loop {
+                    match chars.next() {
+                        Some('\'') if chars.peek() == Some(&'\'') => {
+                            chars.next();
+                            text.push('\'');
+                        }
+                        Some('\'') | None => break,
+                        Some(d) => text.push(d),
+                    }
+                },
+                c if c.is_whitespace() => {}
+                c => text.push(c),
+            }
+        }
+        if out.len() < MAX_VARIABLES {
+            out.push((name.to_string(), text));
+        }
+    }
+    out
+}
+
+/// `meta` with `:NAME`, `:'NAME'` and `:"NAME"` replaced by the variables' values (the last
+/// `\set` of a name wins), or `None` when nothing is replaced.
+fn interpolate(meta: &str, variables: &[(String, String)]) -> Option<String> {
+    let mut out = meta.to_string();
+    let mut changed = false;
+    for (name, value) in variables.iter().rev() {
+        for form in [
+            format!(":'{name}'"),
+            format!(":\"{name}\""),
+            format!(":{name}"),
+        ] {
+            if out.contains(&form) {
+                out = out.replace(&form, value);
+                changed = true;
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
 /// The shell command a backslash meta-command runs: `\! CMD` (psql, mysql), and psql's output
 /// pipes `\o |CMD`, `\g |CMD`, `\gx |CMD`, `\w |CMD`.
 fn meta_command(client: Client, meta: &str) -> Option<String> {
@@ -294,25 +377,195 @@ pub(crate) fn js_destroys(js: &str) -> bool {
         }
     }
     let dynamic = code.contains("](") || code.contains("]?.(");
+    // `db.c.drop?.()`, `db.c.drop.call(db.c)`, `Reflect.apply(db.c.drop, …)`: the destroying
+    // method taken as a value is as good as called.
+    let taken = ["drop", "dropDatabase"]
+        .iter()
+        .any(|m| member_taken(&code, m));
     let named = ["drop", "deleteMany", "remove"]
         .iter()
         .any(|m| js.contains(m));
     (dynamic && named)
+        || taken
         || code.contains(".dropDatabase(")
         || code.contains(".drop(")
-        || code.contains(".deleteMany({})")
-        || code.contains(".remove({})")
-        || code.contains(".deleteMany()")
-        // `deleteMany({}, {…})` deletes everything as `deleteMany({})` does; the command forms
-        // (`runCommand({dropDatabase: 1})`, `{drop: "c"}`) and a bulk write's
-        // `deleteMany: {filter: {}}` do what the helpers do.
-        || code.contains(".deleteMany({},")
-        || code.contains(".remove({},")
-        || code.contains("deleteMany:{filter:{}")
+        || unrestricted_deletes(&code)
         || ["runCommand", "adminCommand"].iter().any(|c| {
             code.contains(&format!(".{c}({{dropDatabase:"))
                 || code.contains(&format!(".{c}({{drop:"))
         })
+}
+
+/// Whether `code` (strings and blanks removed) uses the member `.name` other than as the start
+/// of a longer name (`.drop` but not `.dropIndex`).
+fn member_taken(code: &str, name: &str) -> bool {
+    let member = format!(".{name}");
+    code.match_indices(&member).any(|(at, m)| {
+        !code[at + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$')
+    })
+}
+
+/// Whether `code` (strings and blanks removed) deletes documents with a filter not proven to
+/// leave some out (see [`filter_restricts`]): `deleteMany(F)` and `remove(F)` with no filter or
+/// a literal one, or a name the text binds to a literal one (`const f = {}`); a bulk write's
+/// `deleteMany: {filter: F}`; the `delete` command's `deletes: [{q: F, limit: 0}]`. A filter
+/// given any other way is not read (the command asks).
+fn unrestricted_deletes(code: &str) -> bool {
+    let bound = |name: &str| {
+        ["const", "let", "var"].iter().find_map(|kw| {
+            let at = code.find(&format!("{kw}{name}="))? + kw.len() + name.len() + 1;
+            code[at..]
+                .starts_with('{')
+                .then(|| balanced_prefix(&code[at..]))?
+        })
+    };
+    let unrestricted = |arg: &str| match arg {
+        "" => true,
+        a if a.starts_with('{') => !filter_restricts(a),
+        a if a
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$') =>
+        {
+            bound(a).is_some_and(|f| !filter_restricts(f))
+        }
+        _ => false,
+    };
+    let calls = [".deleteMany(", ".remove("].iter().any(|m| {
+        code.match_indices(m)
+            .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])))
+    });
+    let bulk = code
+        .match_indices("deleteMany:{filter:")
+        .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])));
+    // `{q: {}, limit: 0}`: a delete statement of the `delete` command (limit 0: every match).
+    let command = code.match_indices("q:").any(|(at, m)| {
+        let element = code[..at].rfind('{').map(|open| &code[open..]);
+        let limit_all = element
+            .and_then(balanced_prefix)
+            .is_some_and(|e| e.contains(",limit:0") || e.contains("{limit:0"));
+        limit_all && code.contains("delete:") && unrestricted(first_argument(&code[at + m.len()..]))
+    });
+    calls || bulk || command
+}
+
+/// The first argument of a call whose `(` is just before `rest`: to the `,` or `)` that ends
+/// it outside brackets.
+fn first_argument(rest: &str) -> &str {
+    let mut level = 0usize;
+    for (k, c) in rest.char_indices() {
+        match c {
+            '(' | '[' | '{' => level += 1,
+            ')' | ']' | '}' if level == 0 => return &rest[..k],
+            ')' | ']' | '}' => level -= 1,
+            ',' if level == 0 => return &rest[..k],
+            _ => {}
+        }
+    }
+    rest
+}
+
+/// The bracketed text `text` starts with, through its closing bracket.
+fn balanced_prefix(text: &str) -> Option<&str> {
+    let mut level = 0usize;
+    for (k, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => level += 1,
+            ')' | ']' | '}' => {
+                level = level.checked_sub(1)?;
+                if level == 0 {
+                    return Some(&text[..=k]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `text` (the inside of brackets) split at its top-level commas.
+fn split_commas(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut level = 0usize;
+    let mut from = 0;
+    for (k, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => level += 1,
+            ')' | ']' | '}' => level = level.saturating_sub(1),
+            ',' if level == 0 => {
+                out.push(&text[from..k]);
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[from..]);
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Query operators that leave documents out whatever the field holds: a field compared with a
+/// value (`{age: {$gt: 3}}`), never `$ne`, `$nin`, `$exists`, `$not` or `$type`, which
+/// (`{_id: {$ne: null}}`) can hold for every document.
+const RESTRICTING_OPERATORS: &[&str] = &[
+    "$eq",
+    "$in",
+    "$lt",
+    "$lte",
+    "$gt",
+    "$gte",
+    "$regex",
+    "$all",
+    "$elemMatch",
+    "$size",
+    "$mod",
+];
+
+/// Whether a literal filter object (strings and blanks removed, `{…}`) is proven to leave
+/// documents out: one of its fields compared with a value (`{age: 3}`, `{name: "x"}`,
+/// `{a: {b: 1}}`, `{n: {$in: [1]}}`), an `$and` with such a part, an `$or` whose every branch
+/// is one, or `$text`. Anything else (`{}`, `{$where: …}`, `{$expr: …}`, `{_id: {$ne: null}}`)
+/// may match every document.
+fn filter_restricts(filter: &str) -> bool {
+    let Some(inner) = filter.strip_prefix('{').and_then(|f| f.strip_suffix('}')) else {
+        return false;
+    };
+    split_commas(inner).iter().any(|pair| {
+        let Some((key, value)) = pair.split_once(':') else {
+            return false;
+        };
+        let branches = || {
+            value
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(']'))
+                .map(split_commas)
+                .unwrap_or_default()
+        };
+        match key {
+            "$and" => branches().iter().any(|b| filter_restricts(b)),
+            "$or" => {
+                let b = branches();
+                !b.is_empty() && b.iter().all(|b| filter_restricts(b))
+            }
+            "$text" => true,
+            k if k.starts_with('$') || k.is_empty() => false,
+            _ if value.starts_with('{') => {
+                let ops = value
+                    .strip_prefix('{')
+                    .and_then(|v| v.strip_suffix('}'))
+                    .map(split_commas)
+                    .unwrap_or_default();
+                fn op_name<'a>(p: &&'a str) -> &'a str {
+                    p.split_once(':').map_or(*p, |(k, _)| k)
+                }
+                // `{a: {b: 1}}` (no operators) is a whole-document match.
+                !ops.iter().any(|p| op_name(p).starts_with('$'))
+                    || ops
+                        .iter()
+                        .any(|p| RESTRICTING_OPERATORS.contains(&op_name(p)))
+            }
+            _ => true,
+        }
+    })
 }
 
 /// Most joins of string literals made in one text (`'a' + 'b' + …`).
@@ -638,6 +891,9 @@ fn restriction(part: &[Tok]) -> bool {
         // A condition that is false for every row deletes nothing.
         return v == negated;
     }
+    if holds_for_every_row(part) {
+        return false;
+    }
     match part {
         [Tok::Word(w), Tok::Open, ..] if w == "EXISTS" => return true,
         [Tok::Word(c), Tok::Word(o), _] if c == "CURRENT" && o == "OF" => return true,
@@ -655,6 +911,67 @@ fn restriction(part: &[Tok]) -> bool {
         [Tok::Word(_) | Tok::Name] | [Tok::Word(_) | Tok::Name, Tok::Dot, Tok::Word(_) | Tok::Name]
     );
     columns > 0 && (compares || lone)
+}
+
+/// Row identifiers: every row has one, and none is below 1 where a database numbers them.
+const ROW_IDS: &[&str] = &["ROWID", "_ROWID_", "OID", "ID"];
+
+/// A comparison that names a column yet holds for every row (where the column is not null):
+/// the column compared with itself (`id = id`, `t.a >= t.a`), a pattern that matches any text
+/// (`name LIKE '%'`, `GLOB '*'`, `REGEXP '.*'`), or a row identifier against a bound every
+/// identifier passes (`rowid > 0`, `id >= 1`, `id IS NOT NULL`).
+fn holds_for_every_row(part: &[Tok]) -> bool {
+    let Some(op) = part.iter().position(|t| match t {
+        Tok::Eq | Tok::Cmp(_) => true,
+        Tok::Word(w) => matches!(
+            w.as_str(),
+            "LIKE" | "ILIKE" | "GLOB" | "REGEXP" | "RLIKE" | "IS"
+        ),
+        _ => false,
+    }) else {
+        return false;
+    };
+    let (lhs, rhs) = (&part[..op], &part[op + 1..]);
+    let reflexive = match &part[op] {
+        Tok::Eq => true,
+        Tok::Cmp(c) => matches!(c.as_str(), "==" | "<=" | ">="),
+        Tok::Word(w) => matches!(w.as_str(), "LIKE" | "ILIKE" | "GLOB"),
+        _ => false,
+    };
+    if reflexive && !lhs.is_empty() && lhs == rhs && columns(lhs) > 0 {
+        return true;
+    }
+    let any_text = match (&part[op], rhs) {
+        (Tok::Word(w), [Tok::Str(p)]) => match w.as_str() {
+            "LIKE" | "ILIKE" => !p.is_empty() && p.chars().all(|c| c == '%'),
+            "GLOB" => !p.is_empty() && p.chars().all(|c| c == '*'),
+            "REGEXP" | "RLIKE" => {
+                matches!(p.as_str(), "" | "^" | "$" | ".*" | "^.*" | ".*$" | "^.*$")
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if any_text {
+        return true;
+    }
+    let row_id = match lhs {
+        [Tok::Word(c)] | [Tok::Word(_) | Tok::Name, Tok::Dot, Tok::Word(c)] => {
+            ROW_IDS.contains(&c.as_str())
+        }
+        _ => false,
+    };
+    let number = |t: &Tok| match t {
+        Tok::Word(w) => w.parse::<f64>().ok(),
+        _ => None,
+    };
+    row_id
+        && match (&part[op], rhs) {
+            (Tok::Cmp(c), [n]) if c == ">" => number(n).is_some_and(|n| n < 1.0),
+            (Tok::Cmp(c), [n]) if c == ">=" => number(n).is_some_and(|n| n <= 1.0),
+            (Tok::Word(w), [Tok::Word(n), Tok::Word(v)]) => w == "IS" && n == "NOT" && v == "NULL",
+            _ => false,
+        }
 }
 
 /// Whether `toks` opens and closes its parentheses in order.
@@ -1115,7 +1432,24 @@ mod tests {
             ("DELETE FROM t WHERE 1 = 1 RETURNING *", true),
             ("DELETE FROM t WHERE 1>1", false),
             ("DELETE FROM t WHERE 1=1 AND id=2", false),
-            ("DELETE FROM t WHERE a=a", false),
+            // A column compared with itself holds for every row where it is not null (real
+            // sqlite3: 2 rows -> 0); it is not a restriction.
+            ("DELETE FROM t WHERE a=a", true),
+            ("delete from t where id = id", true),
+            ("delete from t where t.a >= t.a", true),
+            ("delete from t where a = b", false),
+            ("delete from t where a < a", false),
+            ("delete from t where rowid > 0", true),
+            ("delete from t where id >= 1", true),
+            ("delete from t where t.id is not null", true),
+            ("delete from t where id > 100", false),
+            ("delete from t where deleted_at is not null", false),
+            ("delete from t where name like '%'", true),
+            ("delete from t where name like '%%'", true),
+            ("delete from t where name glob '*'", true),
+            ("delete from t where name regexp '.*'", true),
+            ("delete from t where name like 'a%'", false),
+            ("delete from t where name like '%' and id = 3", false),
             ("SELECT 'DROP TABLE t' \\gexec", true),
             ("SELECT 'DROP TABLE t'", false),
             ("BEGIN; DELETE FROM t; COMMIT", true),
@@ -1194,6 +1528,52 @@ mod tests {
             ("db[ `users` ][ 'deleteMany' ]({})", true),
             ("db.users.find()[0]", false),
             ("print('db[\"dropDatabase\"]()')", false),
+            // A filter not proven to leave documents out is every document.
+            ("db.c.deleteMany({_id:{$ne:null}})", true),
+            ("db.c.deleteMany({$or:[{}]})", true),
+            ("db.c.deleteMany({$where:\"true\"})", true),
+            ("db.c.deleteMany({$expr:true})", true),
+            ("const f={}; db.c.deleteMany(f)", true),
+            ("db.c.deleteMany({x: {$exists: true}})", true),
+            ("db.c.deleteMany({status: 'old'})", false),
+            ("db.c.deleteMany({age: {$lt: 3}})", false),
+            ("db.c.deleteMany({$and: [{a: 1}, {b: {$ne: 2}}]})", false),
+            ("db.c.deleteMany({$or: [{a: 1}, {b: 2}]})", false),
+            ("db.c.deleteMany({$or: [{a: 1}, {}]})", true),
+            ("db.c.deleteMany({a: {b: 1}})", false),
+            ("const f={a: 1}; db.c.deleteMany(f)", false),
+            ("db.c.deleteMany(filterFromElsewhere())", false),
+            ("db.c.deleteMany(f)", false),
+            ("db.c.deleteOne({})", false),
+            // The destroying method as a value.
+            ("db.c.drop?.()", true),
+            ("db.c.drop.call(db.c)", true),
+            ("db.c.drop.bind(db.c)()", true),
+            ("Reflect.apply(db.c.drop, db.c, [])", true),
+            ("db.c.dropIndex('x_1')", false),
+            ("db.c.dropIndexes()", false),
+            // The `delete` command.
+            (
+                "db.runCommand({delete:\"c\", deletes:[{q:{}, limit:0}]})",
+                true,
+            ),
+            (
+                "db.runCommand({delete:'c', deletes:[{limit: 0, q: {$where: 'true'}}]})",
+                true,
+            ),
+            (
+                "db.runCommand({delete:\"c\", deletes:[{q:{}, limit:1}]})",
+                false,
+            ),
+            (
+                "db.runCommand({delete:\"c\", deletes:[{q:{a: 1}, limit:0}]})",
+                false,
+            ),
+            (
+                "db.c.bulkWrite([{deleteMany: {filter: {_id: {$ne: null}}}}])",
+                true,
+            ),
+            ("db.c.bulkWrite([{deleteMany: {filter: {a: 1}}}])", false),
         ];
         let wrong: Vec<_> = rows
             .iter()
@@ -1219,6 +1599,16 @@ mod tests {
             (Psql, "copy t from program E'cat f'", &["cat f"]),
             (Psql, "copy t from program 'it''s'", &["it's"]),
             (Psql, "select '\\! rm -rf x'", &[]),
+            // `\set` variables are interpolated in later meta-commands.
+            (Psql, "\\set x 'rm -rf v'\n\\! :x", &[":x", "rm -rf v"]),
+            (Psql, "\\set x 'it''s'\n\\o |:'x'", &[":'x'", "it's"]),
+            // `\gexec` runs the selected strings as SQL.
+            (
+                Psql,
+                "select 'copy t to program ''rm -rf v''' \\gexec",
+                &["rm -rf v"],
+            ),
+            (Psql, "select 'copy t to program ''rm -rf v'''", &[]),
             (Psql, "\\o out.txt", &[]),
             (Psql, "select 'program'", &[]),
             (Mysql, "system rm -rf /tmp/x", &["rm -rf /tmp/x"]),

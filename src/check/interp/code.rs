@@ -294,7 +294,82 @@ mod imp {
             r.steps.set(0);
             calls.extend(r.call(*n));
         }
+        if lang == Lang::Ruby {
+            let piped: Vec<Call> = calls.iter().filter_map(ruby_pipe_open).collect();
+            calls.extend(piped);
+        }
+        // The literals a command built at run time may be (see `LITERAL`).
+        let literals = nodes
+            .iter()
+            .filter(|n| matches!(n.kind(), "string" | "template_string" | "encapsed_string"))
+            .filter(|n| !percent_operand(**n, code))
+            .filter_map(|n| {
+                r.steps.set(0);
+                match r.value(*n, 0)? {
+                    Value::Text(t) if !t.trim().is_empty() => Some(t),
+                    _ => None,
+                }
+            })
+            .take(super::super::MAX_LITERALS)
+            .map(|t| Call {
+                names: vec![super::super::LITERAL.to_string()],
+                args: vec![Some(Value::Text(t))],
+                keywords: Vec::new(),
+                receiver: Vec::new(),
+            })
+            .collect::<Vec<_>>();
+        calls.extend(literals);
         Scan::Calls(calls)
+    }
+
+    /// Whether a Python string is a side of a `%` format (`"%r" % "rm -rf x"`), or an item of
+    /// its argument tuple: the format decides what it becomes, and one cmdguard does not follow
+    /// (`%r` quotes its value) is left to the one-liner's `ask`, not read as a command.
+    fn percent_operand(n: Node<'_>, code: &str) -> bool {
+        let mut at = n.parent();
+        if at.is_some_and(|p| matches!(p.kind(), "tuple" | "parenthesized_expression")) {
+            at = at.and_then(|p| p.parent());
+        }
+        at.is_some_and(|p| {
+            p.kind() == "binary_operator"
+                && p.child_by_field_name("operator")
+                    .and_then(|o| code.get(o.byte_range()))
+                    == Some("%")
+        })
+    }
+
+    /// Ruby methods that run a command when the path they are given starts with `|`.
+    const RUBY_PIPE_OPENERS: &[&str] = &[
+        "open",
+        "Kernel.open",
+        "IO.read",
+        "IO.readlines",
+        "IO.foreach",
+        "IO.write",
+        "IO.binread",
+        "IO.binwrite",
+    ];
+
+    /// `open("|rm -rf v")`, `Kernel.open`, `IO.read("|…")`: Ruby spawns the command after the
+    /// `|`. Reported as a call named `open|` (`interpreters.ruby.pipe-open`) with the command.
+    fn ruby_pipe_open(call: &Call) -> Option<Call> {
+        if !call
+            .names
+            .iter()
+            .any(|n| RUBY_PIPE_OPENERS.contains(&n.as_str()))
+        {
+            return None;
+        }
+        let Some(Some(Value::Text(path))) = call.args.first() else {
+            return None;
+        };
+        let cmd = path.strip_prefix('|')?.trim();
+        (!cmd.is_empty() && cmd != "-").then(|| Call {
+            names: vec!["open|".to_string()],
+            args: vec![Some(Value::Text(cmd.to_string()))],
+            keywords: Vec::new(),
+            receiver: Vec::new(),
+        })
     }
 
     struct Reader<'s, 'n> {
@@ -640,7 +715,8 @@ mod imp {
                     let key = self.field(n, "subscript").and_then(|k| self.value(k, d));
                     match object.as_str() {
                         "sys.modules" => key.and_then(text),
-                        _ => Some(member(&object, key)),
+                        // `os.__dict__['system']`: a member of the module.
+                        o => Some(member(o.strip_suffix(".__dict__").unwrap_or(o), key)),
                     }
                 }
                 // `import('fs')` is a call whose callee is this keyword.
@@ -651,6 +727,17 @@ mod imp {
                         .field(n, "function")
                         .or_else(|| self.field(n, "constructor"))?;
                     let name = self.dotted(f, d)?;
+                    // `vars(os)['system']`: the module's namespace stands for the module.
+                    if self.lang == Lang::Python && name == "vars" {
+                        let list = self.field(n, "arguments")?;
+                        let args = self.named(list);
+                        return match args.as_slice() {
+                            [object] if object.kind() != "keyword_argument" => {
+                                self.dotted(*object, d)
+                            }
+                            _ => None,
+                        };
+                    }
                     if self.lang == Lang::Python && GETATTR.contains(&name.as_str()) {
                         // `getattr(os, 'system')`: the attribute, when its name is constant.
                         let list = self.field(n, "arguments")?;

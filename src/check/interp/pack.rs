@@ -43,6 +43,9 @@ pub(crate) struct Rule {
     /// Keyword arguments that carry the value when no positional one does
     /// (`shutil.rmtree(path='/x')`).
     pub keywords: Vec<String>,
+    /// Only the argument at `argument` is the command; the ones after it are a mode or
+    /// options (`popen(cmd, "r")`).
+    pub single: bool,
     pub reason: String,
 }
 
@@ -98,6 +101,8 @@ struct RawRule {
     program: Option<usize>,
     #[serde(default)]
     keywords: Vec<String>,
+    #[serde(default)]
+    single: bool,
     reason: String,
     // Checked by the integration test, which runs each one through the analyser.
     #[serde(default, rename = "match")]
@@ -121,6 +126,7 @@ pub(crate) fn parse(text: &str) -> Result<Pack, String> {
             receiver: r.receiver,
             program: r.program,
             keywords: r.keywords,
+            single: r.single,
             reason: r.reason,
         })
         .collect();

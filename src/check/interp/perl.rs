@@ -37,6 +37,12 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
     let mut dynamic = false;
     for (k, t) in toks.iter().enumerate() {
         if let Some(call) = pipe_open(&toks, k, &scalars) {
+            // `open(F, "|sh"); print F "rm -rf v"`: a shell reading the pipe runs what the
+            // code prints, which may be any of its literals.
+            dynamic |= call.args.iter().any(|a| match a {
+                Some(Value::Text(cmd)) => runs_a_shell(cmd),
+                _ => false,
+            });
             calls.push(call);
             continue;
         }
@@ -213,6 +219,20 @@ fn open_is_computed(after: &[Tok]) -> bool {
         .iter()
         .take_while(|t| !matches!(t, Tok::Punct(';')))
         .any(|t| matches!(t, Tok::Str(None) | Tok::Punct('$')))
+}
+
+/// Shells that run the script they read on their input.
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
+
+/// Whether a pipe command is a shell, possibly with options, reading its script from the pipe
+/// (`sh`, `/bin/bash -s`, `sh -x`), not one given `-c` or a script file.
+fn runs_a_shell(cmd: &str) -> bool {
+    let mut words = cmd.split_whitespace();
+    let Some(program) = words.next() else {
+        return false;
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    SHELLS.contains(&name) && words.all(|w| w.starts_with('-') && !w.contains('c'))
 }
 
 /// The call name a piped `open` is reported under (`interpreters.perl.pipe-open`).

@@ -30,6 +30,7 @@ mod precision;
 mod properties;
 mod real_programs;
 mod red;
+mod redteam_scan_fixes_s8;
 mod redteam_tools_a;
 mod redteam_tools_b;
 mod redteam_tools_fixes_s7b;

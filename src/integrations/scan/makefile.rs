@@ -1847,7 +1847,7 @@ mod tests {
             ),
             (
                 "define T\n$(shell id)\nendef\n",
-                &[],
+                &[("unmodelled_construct", 1)],
                 vec![e("T", Inherited)],
             ),
         ];

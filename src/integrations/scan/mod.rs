@@ -414,6 +414,27 @@ pub fn scan_bytes(
     }
 }
 
+/// The report for a file scan did not read (a symbolic link, a FIFO, a file too large):
+/// one reason, which asks, saying `why`.
+pub fn unread(path: &str, kind: FileKind, why: &str) -> FileReport {
+    let code = ScanCode::UnreadFile;
+    let at = Pos { line: 1, column: 1 };
+    FileReport {
+        path: path.to_string(),
+        kind,
+        verdict: code.severity(),
+        reasons: vec![Reason {
+            code: code.as_str(),
+            severity: code.severity(),
+            message: why.to_string(),
+            rule: None,
+            start: at,
+            end: at,
+        }],
+        commands: Vec::new(),
+    }
+}
+
 /// What an extractor found in a file: the pieces of shell text, problems with the file, and
 /// the variables it sets for its commands (judged by name against the analyser's `[env]`).
 #[derive(Debug, Default)]

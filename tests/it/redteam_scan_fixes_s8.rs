@@ -801,20 +801,57 @@ fn scan_of_a_fifo_ends() {
         .spawn()
         .unwrap();
     let start = std::time::Instant::now();
-    let mut ended = None;
+    let mut ended = false;
     while start.elapsed() < std::time::Duration::from_secs(10) {
-        if let Some(status) = child.try_wait().unwrap() {
-            ended = Some(status);
+        if child.try_wait().unwrap().is_some() {
+            ended = true;
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    if ended.is_none() {
+    if !ended {
         child.kill().unwrap();
-        child.wait().unwrap();
     }
-    assert!(
-        ended.is_some(),
-        "scan of a FIFO was still running after 10 s"
-    );
+    child.wait().unwrap();
+    assert!(ended, "scan of a FIFO was still running after 10 s");
+}
+
+/// `RUN --mount=type=bind,source=evil.sh,target=/bin/sh` mounts a file of the build context
+/// over `/bin/sh` for that RUN (Dockerfile reference, "RUN --mount=type=bind"), and Docker
+/// runs the shell form as `/bin/sh -c "echo hi"`: the program that runs is evil.sh. The same
+/// with `target=/bin/ls` and `RUN … ls`. Scan skips every `--mount=…` option and allows the
+/// command (not run: no Docker here).
+#[test]
+fn dockerfile_bind_mount_over_a_program_runs_the_mounted_file() {
+    for text in [
+        "FROM alpine\nRUN --mount=type=bind,source=evil.sh,target=/bin/sh echo hi\n",
+        "FROM alpine\nRUN --mount=type=bind,source=evil.sh,target=/bin/ls ls\n",
+    ] {
+        assert_not_allowed(
+            "df-bind-mount",
+            "Dockerfile",
+            text,
+            "the build-context file evil.sh mounted over the program",
+        );
+    }
+}
+
+/// `COPY` and `ADD` write into the image that later RUNs execute in: `COPY evil.sh
+/// /usr/local/bin/ls` puts a build-context file first on the default PATH, so `RUN ls` runs
+/// it, and `ADD https://… /bin/sh` replaces the shell every later shell-form RUN starts.
+/// Scan lists COPY and ADD among the instructions that "change neither the shell nor the
+/// environment of a RUN" and allows both files (not run: no Docker here).
+#[test]
+fn dockerfile_copy_over_a_program_changes_what_run_runs() {
+    for text in [
+        "FROM alpine\nCOPY evil.sh /usr/local/bin/ls\nRUN ls\n",
+        "FROM alpine\nADD https://example.com/x.sh /bin/sh\nRUN echo hi\n",
+    ] {
+        assert_not_allowed(
+            "df-copy-over",
+            "Dockerfile",
+            text,
+            "the copied file in place of the program",
+        );
+    }
 }

@@ -28,6 +28,11 @@ pub(super) fn extract(text: &str) -> Extracted {
     // that stage's SHELL (it is part of the image config it inherits).
     let mut shell = Shell::Sh;
     let mut stage_shells: HashMap<String, Shell> = HashMap::new();
+    // The working directory of the stage, when this file sets it plainly (a relative COPY
+    // destination lands there); `None` before any WORKDIR (the image's own) or after one
+    // with a variable.
+    let mut workdir: Option<String> = None;
+    let mut stage_workdirs: HashMap<String, Option<String>> = HashMap::new();
     let mut stage: Option<String> = None;
     let mut in_stage = false;
     // Global `ARG NAME=default` before the first FROM: a bare `ARG NAME` in a stage takes it.
@@ -114,9 +119,14 @@ pub(super) fn extract(text: &str) -> Extracted {
                     .get(&image.to_ascii_lowercase())
                     .cloned()
                     .unwrap_or(Shell::Sh);
+                workdir = stage_workdirs
+                    .get(&image.to_ascii_lowercase())
+                    .cloned()
+                    .flatten();
                 stage = name.map(|n| n.to_ascii_lowercase());
                 if let Some(n) = &stage {
                     stage_shells.insert(n.clone(), shell.clone());
+                    stage_workdirs.insert(n.clone(), workdir.clone());
                 }
                 in_stage = true;
             }
@@ -141,7 +151,23 @@ pub(super) fn extract(text: &str) -> Extracted {
                 );
                 out.pieces.push(piece);
             }
-            "COPY" | "ADD" => file_heredocs(&instruction, rest, escape, &lines, &mut i, &mut out),
+            "COPY" | "ADD" => {
+                copy_destination(&instruction, rest, &keyword, workdir.as_deref(), &mut out);
+                file_heredocs(&instruction, rest, escape, &lines, &mut i, &mut out);
+            }
+            "WORKDIR" => {
+                let dir = instruction.script[rest..].trim();
+                workdir = if dir.contains(['$', '"', '\'', '\\', '`']) || dir.is_empty() {
+                    None
+                } else if dir.starts_with('/') {
+                    Some(dir.to_string())
+                } else {
+                    workdir.map(|w| format!("{}/{dir}", w.trim_end_matches('/')))
+                };
+                if let Some(n) = &stage {
+                    stage_workdirs.insert(n.clone(), workdir.clone());
+                }
+            }
             "ENV" => env_keys(&instruction, rest, escape, "`ENV`", EnvWords::Pairs, &mut out),
             // A build argument is in the environment of every later RUN of its stage; one
             // declared before the first FROM only serves the FROM lines, and the bare
@@ -311,8 +337,158 @@ fn odd_white_space(text: &str, out: &mut Extracted) {
     }
 }
 
+/// Directories where programs, the shell and the libraries they load are found, on the
+/// `PATH` of common images (`/usr/local/cargo/bin` of the Rust images, `/go/bin` of Go's) or
+/// read by the loader and the shell (`/etc`). A `RUN --mount` or a `COPY`/`ADD` that puts
+/// files in one of them, or over a directory holding one, changes what a later command runs.
+const PROGRAM_DIRS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/libexec",
+    "/usr/local/lib",
+    "/etc",
+    "/opt",
+    "/usr/local/cargo/bin",
+    "/root/.cargo/bin",
+    "/root/.local/bin",
+    "/go/bin",
+    "/usr/local/go/bin",
+    "/proc",
+    "/sys",
+    "/dev",
+];
+
+/// Whether the absolute, plain path `target` is a directory of [`PROGRAM_DIRS`], inside one,
+/// or above one (`/usr`, `/`). A path with `..`, a variable or not absolute counts too.
+fn covers_programs(target: &str) -> bool {
+    if !target.starts_with('/') || target.contains(['$', '\\', '"', '\'']) {
+        return true;
+    }
+    let parts: Vec<&str> = target.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    if parts.contains(&"..") {
+        return true;
+    }
+    let path = format!("/{}", parts.join("/"));
+    PROGRAM_DIRS.iter().any(|d| {
+        path == *d
+            || path.starts_with(&format!("{d}/"))
+            || path == "/"
+            || d.starts_with(&format!("{path}/"))
+    })
+}
+
+/// `RUN --mount=…`: the mount types and options scan models (a cache, a tmpfs, a secret file,
+/// an ssh socket, a bind of the context or a stage), each at a target that is not a program
+/// directory ([`covers_programs`]); `--network` and `--security=sandbox`. `None` when the
+/// flag is in that subset, else why not.
+fn run_flag_problem(flag: &str) -> Option<String> {
+    const MOUNT_KEYS: &[&str] = &[
+        "type", "target", "dst", "destination", "id", "sharing", "mode", "uid", "gid",
+        "required", "size", "ro", "readonly", "rw", "readwrite", "source", "src", "from",
+    ];
+    if let Some(network) = flag.strip_prefix("--network=") {
+        return (!["default", "none", "host"].contains(&network))
+            .then(|| format!("`{flag}` is a network mode scan does not know"));
+    }
+    if flag == "--security=sandbox" {
+        return None;
+    }
+    let Some(mount) = flag.strip_prefix("--mount=") else {
+        return Some(format!("`{flag}` is a RUN option scan does not model"));
+    };
+    let mut kind = "bind";
+    let mut target = None;
+    for option in mount.split(',') {
+        let (key, value) = option.split_once('=').unwrap_or((option, ""));
+        let key = key.to_ascii_lowercase();
+        if !MOUNT_KEYS.contains(&key.as_str()) {
+            return Some(format!(
+                "`{flag}`: the mount option `{key}` is not one scan models (`env=` puts a secret in a variable such as `BASH_ENV`)"
+            ));
+        }
+        match key.as_str() {
+            "type" => kind = value,
+            "target" | "dst" | "destination" => target = Some(value),
+            _ => {}
+        }
+    }
+    if !["cache", "tmpfs", "secret", "ssh", "bind"].contains(&kind) {
+        return Some(format!("`{flag}`: scan does not model the mount type `{kind}`"));
+    }
+    // A secret or an ssh socket without a target lands under /run.
+    let target = match (target, kind) {
+        (Some(t), _) => t,
+        (None, "secret" | "ssh") => return None,
+        (None, _) => return Some(format!("`{flag}` names no target")),
+    };
+    covers_programs(target).then(|| {
+        format!(
+            "`{flag}` mounts files at `{target}`, where programs, the shell or the libraries they load are found: the command may run what the mount holds"
+        )
+    })
+}
+
+/// `COPY`/`ADD`: files put where programs, the shell or their libraries are found change
+/// what every later `RUN` runs, so the destination must be a plain path outside
+/// [`PROGRAM_DIRS`]; a relative one counts from a `WORKDIR` this file set plainly.
+fn copy_destination(
+    instruction: &Piece,
+    rest: usize,
+    keyword: &str,
+    workdir: Option<&str>,
+    out: &mut Extracted,
+) {
+    let script = &instruction.script;
+    let mut at = skip_blanks(script, rest);
+    while script[at..].starts_with("--") {
+        let end = script[at..].find([' ', '\t']).map_or(script.len(), |n| at + n);
+        at = skip_blanks(script, end);
+    }
+    let dest = match exec_form(instruction, at) {
+        Some(argv) => argv.last().map(|a| a.0.clone()),
+        None => script[at..]
+            .split([' ', '\t'])
+            .rfind(|w| !w.is_empty())
+            .map(str::to_string),
+    };
+    let Some(dest) = dest else {
+        return;
+    };
+    let resolved = if dest.starts_with('/') {
+        Some(dest.clone())
+    } else {
+        workdir.map(|w| format!("{}/{dest}", w.trim_end_matches('/')))
+    };
+    let why = match &resolved {
+        None => Some(format!(
+            "`{keyword}` to `{dest}`, a path relative to a working directory this file does not set plainly (the image's own, or one with a variable): it may be a directory programs are found in"
+        )),
+        Some(path) if covers_programs(path) => Some(format!(
+            "`{keyword}` puts files at `{path}`, where programs, the shell or the libraries they load are found: a later RUN may run them"
+        )),
+        Some(_) => None,
+    };
+    if let Some(message) = why {
+        let start = instruction.origin[skip_ws(script, 0)];
+        let end = instruction.origin[script.len()];
+        out.problem(ScanCode::Unmodelled, Span::new(start, end), message);
+    }
+}
+
 /// Instructions that run nothing at build time and change neither the shell nor the
-/// environment of a `RUN` (`CMD`, `ENTRYPOINT` and `HEALTHCHECK` run in the container).
+/// environment of a `RUN` (`CMD`, `ENTRYPOINT` and `HEALTHCHECK` run in the container;
+/// `COPY`, `ADD` and `WORKDIR` are read for where files land).
 const PLAIN_INSTRUCTIONS: &[&str] = &[
     "COPY",
     "ADD",
@@ -502,13 +678,18 @@ fn run(
             .find([' ', '\t'])
             .map_or(script.len(), |n| at + n);
         let flag = &script[at..word_end];
-        if flag == "--" || flag.contains(['\\', '"', '\'', '`']) {
+        let problem = if flag == "--" || flag.contains(['\\', '"', '\'', '`']) {
+            Some(format!(
+                "the RUN option `{flag}` holds quotes or escapes: BuildKit reads them inside the option, so where the command starts is not plain to see"
+            ))
+        } else {
+            run_flag_problem(flag)
+        };
+        if let Some(message) = problem {
             out.problem(
                 ScanCode::Unmodelled,
                 Span::new(instruction.origin[at], instruction.origin[word_end]),
-                format!(
-                    "the RUN option `{flag}` holds quotes or escapes: BuildKit reads them inside the option, so where the command starts is not plain to see"
-                ),
+                message,
             );
         }
         at = skip_blanks(script, word_end);

@@ -217,18 +217,23 @@ enum Pass {
     Line(usize),
 }
 
-/// A non-recipe logical line: its text (continuations joined), where it starts, and how much
-/// of it is on its first physical line (offsets past that are approximate).
+/// A non-recipe logical line: its text (continuations joined), where it starts, how much of
+/// it is on its first physical line, and where each continuation line's text starts (its
+/// offset in the logical line and in the file).
 struct Logical<'a> {
     text: &'a str,
     start: usize,
     first_len: usize,
+    continued: Vec<(usize, usize)>,
 }
 
 impl Logical<'_> {
     /// The file offset of byte `i` of the logical line.
     fn at(&self, i: usize) -> usize {
-        self.start + i.min(self.first_len)
+        match self.continued.iter().rev().find(|(from, _)| *from <= i) {
+            Some((from, file)) => file + (i - from),
+            None => self.start + i.min(self.first_len),
+        }
     }
 
     fn span(&self, from: usize, to: usize) -> Span {
@@ -253,11 +258,17 @@ impl Reader {
             // Any other logical line: continuation lines joined.
             let mut logical = String::from(line.text);
             let start = line.start;
+            let mut continued = Vec::new();
             i += 1;
             while continues(&logical) && i < lines.len() {
                 logical.pop();
                 logical.push(' ');
-                logical.push_str(lines[i].text.trim_start());
+                let next = lines[i].text.trim_start();
+                continued.push((
+                    logical.len(),
+                    lines[i].start + (lines[i].text.len() - next.len()),
+                ));
+                logical.push_str(next);
                 i += 1;
             }
             // make joins continuation lines first and removes the comment after: a comment's
@@ -269,6 +280,7 @@ impl Reader {
                 text: &logical,
                 start,
                 first_len: line.text.len(),
+                continued,
             };
             let trimmed = logical.trim();
             if trimmed.is_empty() {
@@ -421,6 +433,7 @@ impl Reader {
                 text,
                 start: *start,
                 first_len: text.len(),
+                continued: Vec::new(),
             };
             self.functions(&bl, Pass::Define, out);
         }

@@ -39,6 +39,7 @@ mod redteam_tools_fixes_toolfix2b;
 mod rules;
 mod sandbox;
 mod scan;
+mod scan_subset;
 mod scratch;
 mod seed;
 mod sensitive;

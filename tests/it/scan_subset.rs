@@ -89,6 +89,12 @@ fn shell_scripts_are_read_only_under_plain_shebangs() {
             ("echo $'a'\n", Some("unsupported_shell")),
         ],
     );
+    // With no `#!` line, a `.bash` file is bash's.
+    check(
+        FileKind::ShellScript,
+        "init.bash",
+        &[("echo $'a'\n", None)],
+    );
 }
 
 #[test]

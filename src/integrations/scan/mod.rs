@@ -299,7 +299,7 @@ pub fn scan_text(
     analyze: &dyn Fn(&str) -> Analysis,
 ) -> FileReport {
     let extracted = match kind {
-        FileKind::ShellScript => shell::extract(text),
+        FileKind::ShellScript => shell::extract(text, path),
         FileKind::Dockerfile => dockerfile::extract(text),
         FileKind::Workflow => actions::extract(text),
         FileKind::Makefile => makefile::extract(text),

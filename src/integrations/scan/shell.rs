@@ -20,10 +20,12 @@ pub(super) fn shebang(text: &str) -> Option<Shell> {
 }
 
 /// The whole script is one piece, run by the shell its `#!` line names; with no `#!` line it
-/// is read as sh (`sh script`, or the calling shell's fallback), the stricter reading.
-pub(super) fn extract(text: &str) -> Extracted {
+/// is read as bash when its name ends in `.bash` (it is sourced or run by bash), else as sh
+/// (`sh script`, or the calling shell's fallback), the stricter reading.
+pub(super) fn extract(text: &str, path: &str) -> Extracted {
     let mut piece = Piece::verbatim("script", text, 0);
-    piece.shell = shebang(text).unwrap_or(Shell::Sh);
+    let named_bash = path.to_ascii_lowercase().ends_with(".bash");
+    piece.shell = shebang(text).unwrap_or(if named_bash { Shell::Bash } else { Shell::Sh });
     Extracted {
         pieces: vec![piece],
         ..Extracted::default()

@@ -4,6 +4,12 @@
 //! into the script before bash reads it: it asks, and the analyser sees a run-time value in its
 //! place. A step under a shell other than bash or sh is reported unsupported. It never decides
 //! safety itself.
+//!
+//! The modelled subset: `run:` steps of jobs on GitHub's hosted Linux and macOS runners
+//! (`ubuntu-…`, `macos-…`), or with an explicit `shell:`; any other runner (self-hosted, a
+//! custom label, an expression) may be Windows or bring its own shell and asks. A job
+//! `container:` (its image's shell reads every step) and `services:` (their images' programs
+//! run beside the job) ask, like a `docker://` step.
 
 use std::collections::HashMap;
 

@@ -2,6 +2,23 @@
 //! continuation lines joined and comment lines inside them dropped (with the `# escape=`
 //! directive's character), heredocs (`RUN <<EOF`) as scripts, the exec form (`RUN ["a", "b"]`)
 //! as a quoted command, under the shell a `SHELL` instruction chose. It never decides safety.
+//!
+//! The modelled subset, outside which a construct asks as unmodelled:
+//! - parser directives `# syntax=` (Docker's own frontend only) and `# escape=`, read at the
+//!   top until the first other line; any other directive, a `#!` first line, or a comment there
+//!   that looks like a directive in another form asks;
+//! - continuations as Docker's `([^\\])\\[ \t]*$` reads them, spaces and tabs as the only blanks
+//!   (any other white space asks);
+//! - heredocs on `RUN`, `COPY`, `ADD` only as a `<<WORD` (`<<-`, quoted word) of its own after a
+//!   blank, unquoted: BuildKit and the shell agree there, and any other `<<` asks;
+//!   `COPY`/`ADD` bodies are file content;
+//! - `RUN` options `--mount` (cache, tmpfs, secret, ssh, bind; no `env=`) at a target outside
+//!   the directories programs, the shell and their libraries are found in ([`PROGRAM_DIRS`]),
+//!   `--network`, `--security=sandbox`; `COPY`/`ADD` to a destination outside them (a relative
+//!   one after a plain `WORKDIR`);
+//! - the shell: `/bin/sh -c` by default (read as sh), a stage built `FROM` an earlier stage
+//!   keeping its `SHELL`; `ENV` and `ARG` defaults (a bare stage `ARG` taking a global default)
+//!   are judged as the environment of every RUN.
 
 use std::collections::{HashMap, HashSet};
 

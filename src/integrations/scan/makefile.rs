@@ -11,6 +11,15 @@
 //! `.SHELLFLAGS`, `MAKEFLAGS`, exported variables, the make functions that run something.
 //! Anything else is a problem of its own (fail closed). `$(eval …)` text is read as Makefile
 //! lines too. It never decides safety itself.
+//!
+//! The subset scan says "clean" for is narrower than what it reads: any conditional (scan
+//! does not know which branch make reads), `define`, `.ONESHELL`, `.RECIPEPREFIX`, a
+//! target-specific `!=`, `SHELL`, `.SHELLFLAGS` or `MAKEFLAGS`, a `; recipe` after a
+//! continuation, a `SHELL` that is not bash or sh wherever it is set (make runs every recipe
+//! with the last one), and every target or prerequisite with no recipe in the file that is not
+//! `.PHONY` (a built-in rule may make it, unless `MAKEFLAGS` holds `-r`) ask. A recipe-prefixed
+//! line is a recipe only while a rule line is in effect, as in make; elsewhere it is a
+//! Makefile line. Recipes are read as sh unless every `SHELL` names bash.
 
 use std::collections::{HashMap, HashSet};
 

@@ -13,7 +13,14 @@
 //!   actions run any command, so it asks;
 //! - keys known to hold no command ([`INERT_KEYS`]) are skipped;
 //! - any other key asks as [`ScanCode::Unmodelled`], naming it: a tool scan does not know may
-//!   run what it says.
+//!   run what it says;
+//! - a key written twice in the object or in `scripts` asks (`JSON.parse` keeps the last);
+//! - a `server.js` beside the file with no `start` script asks (`npm start` runs
+//!   `node server.js`); an `.npmrc` beside it is read as npm reads it (lines end at `\r` or
+//!   `\n`) and asks for any key not known to leave `npm run` alone.
+//!
+//! The shell is sh (dash), and npm looks it up on the same `PATH`, so even a script of
+//! builtins asks for [`ScanCode::ProjectPath`].
 
 use std::path::Path;
 

@@ -1,6 +1,11 @@
 //! scan/shell: shell scripts, read as one bash program, and the split of any piece into its
 //! top-level commands for reporting. It never decides safety: the whole script goes to the
 //! analyser, so a function defined on line 3 and called on line 9 is still seen.
+//!
+//! The modelled subset: a script whose `#!` line is one of the plain forms
+//! [`super::shebang_shell`] lists, or that has none (read as sh, or as bash for `*.bash`); any
+//! other `#!` line asks as an unsupported shell. Under sh (dash) the quoting bash has and dash
+//! lacks (`$'…'`) asks where it occurs ([`bash_only_quoting`]).
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};

@@ -63,7 +63,9 @@ pub fn run(args: ScanArgs) -> i32 {
             }
         };
         let head = match &input {
-            Input::Text(bytes) => String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned(),
+            Input::Text(bytes) => {
+                String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned()
+            }
             Input::Unread(_) => String::new(),
         };
         let Some(kind) = forced.or_else(|| FileKind::detect(path, &head)) else {

@@ -421,7 +421,10 @@ const CONSTRUCT_TABLE: &[(&str, &str, &[Place])] = &[
     (
         "conditional.mk",
         "ask",
-        &[(2, 1, "unmodelled_construct"), (4, 1, "unmodelled_construct")],
+        &[
+            (2, 1, "unmodelled_construct"),
+            (4, 1, "unmodelled_construct"),
+        ],
     ), // red team s8
     ("plain.mk", "allow", &[]),
     // Dockerfiles.

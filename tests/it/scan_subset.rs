@@ -11,10 +11,7 @@ use cmdguard::{Analyzer, Verdict};
 fn report(path: &str, text: &str, kind: FileKind, beside: &[(&str, &str)]) -> FileReport {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "cmdguard-scan-subset-{}-{n}",
-        std::process::id()
-    ));
+    let dir = std::env::temp_dir().join(format!("cmdguard-scan-subset-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (name, body) in beside {
@@ -80,7 +77,10 @@ fn shell_scripts_are_read_only_under_plain_shebangs() {
             // bash quoting under bash is read as bash.
             ("#!/bin/bash\necho $'a\\tb'\n", None),
             ("#!/usr/bin/env -S bash -e\nls\n", Some("unsupported_shell")),
-            ("#!/usr/bin/env BASH_ENV=x bash\nls\n", Some("unsupported_shell")),
+            (
+                "#!/usr/bin/env BASH_ENV=x bash\nls\n",
+                Some("unsupported_shell"),
+            ),
             ("#!./bash\nls\n", Some("unsupported_shell")),
             ("#!/usr/local/bin/bash\nls\n", Some("unsupported_shell")),
             ("#!/bin/bash -e -u\nls\n", Some("unsupported_shell")),
@@ -90,11 +90,7 @@ fn shell_scripts_are_read_only_under_plain_shebangs() {
         ],
     );
     // With no `#!` line, a `.bash` file is bash's.
-    check(
-        FileKind::ShellScript,
-        "init.bash",
-        &[("echo $'a'\n", None)],
-    );
+    check(FileKind::ShellScript, "init.bash", &[("echo $'a'\n", None)]);
 }
 
 #[test]
@@ -119,14 +115,29 @@ fn dockerfiles_are_read_only_in_the_modelled_subset() {
             // Directives.
             ("#!/usr/bin/env x\nFROM x\n", Some("unmodelled_construct")),
             ("# check=skip=all\nFROM x\n", Some("unmodelled_construct")),
-            ("#  syntax = other/frontend\nFROM x\n", Some("unmodelled_construct")),
-            ("  # syntax=other/frontend\nFROM x\n", Some("unmodelled_construct")),
+            (
+                "#  syntax = other/frontend\nFROM x\n",
+                Some("unmodelled_construct"),
+            ),
+            (
+                "  # syntax=other/frontend\nFROM x\n",
+                Some("unmodelled_construct"),
+            ),
             // Blanks and heredocs.
             ("FROM x\nRUN ls\u{a0}-la\n", Some("unmodelled_construct")),
-            ("FROM x\nRUN echo x<<EOF\nEOF\n", Some("unmodelled_construct")),
+            (
+                "FROM x\nRUN echo x<<EOF\nEOF\n",
+                Some("unmodelled_construct"),
+            ),
             ("FROM x\nRUN echo \"<<EOF\"\n", Some("unmodelled_construct")),
-            ("FROM x\nRUN cat 2<<EOF\nEOF\n", Some("unmodelled_construct")),
-            ("FROM x\nRUN cat <<E\"O\"F\nEOF\n", Some("unmodelled_construct")),
+            (
+                "FROM x\nRUN cat 2<<EOF\nEOF\n",
+                Some("unmodelled_construct"),
+            ),
+            (
+                "FROM x\nRUN cat <<E\"O\"F\nEOF\n",
+                Some("unmodelled_construct"),
+            ),
             // RUN options and where files land.
             (
                 "FROM x\nRUN --mount=type=bind,source=a,target=/usr/bin/ls ls\n",
@@ -140,12 +151,24 @@ fn dockerfiles_are_read_only_in_the_modelled_subset() {
                 "FROM x\nRUN --mount=type=secret,id=a,env=BASH_ENV ls\n",
                 Some("unmodelled_construct"),
             ),
-            ("FROM x\nRUN --security=insecure ls\n", Some("unmodelled_construct")),
-            ("FROM x\nCOPY ls /usr/local/bin/\n", Some("unmodelled_construct")),
-            ("FROM x\nADD https://x/sh /bin/sh\n", Some("unmodelled_construct")),
+            (
+                "FROM x\nRUN --security=insecure ls\n",
+                Some("unmodelled_construct"),
+            ),
+            (
+                "FROM x\nCOPY ls /usr/local/bin/\n",
+                Some("unmodelled_construct"),
+            ),
+            (
+                "FROM x\nADD https://x/sh /bin/sh\n",
+                Some("unmodelled_construct"),
+            ),
             ("FROM x\nCOPY . /\n", Some("unmodelled_construct")),
             ("FROM x\nCOPY a.txt .\n", Some("unmodelled_construct")),
-            ("FROM x\nWORKDIR /usr\nCOPY ls bin/\n", Some("unmodelled_construct")),
+            (
+                "FROM x\nWORKDIR /usr\nCOPY ls bin/\n",
+                Some("unmodelled_construct"),
+            ),
             // The environment and the shell a stage inherits.
             (
                 "ARG LD_PRELOAD=/x.so\nFROM x\nARG LD_PRELOAD\nRUN ls\n",
@@ -183,13 +206,22 @@ fn makefiles_are_read_only_in_the_modelled_subset() {
                 Some("unmodelled_construct"),
             ),
             ("define X\nls\nendef\n", Some("unmodelled_construct")),
-            (".ONESHELL:\n.PHONY: a\na:\n\tls\n", Some("unmodelled_construct")),
+            (
+                ".ONESHELL:\n.PHONY: a\na:\n\tls\n",
+                Some("unmodelled_construct"),
+            ),
             (".RECIPEPREFIX := >\n", Some("unmodelled_construct")),
             ("all: prog\n\tls\n", Some("unmodelled_construct")),
             (".PHONY: a\na: X != ls\n", Some("unmodelled_construct")),
-            (".PHONY: a\na: .SHELLFLAGS = -ec\n", Some("unmodelled_construct")),
+            (
+                ".PHONY: a\na: .SHELLFLAGS = -ec\n",
+                Some("unmodelled_construct"),
+            ),
             (".PHONY: a\na: \\\n ; ls\n", Some("unmodelled_construct")),
-            (".PHONY: a\na:\n\tls\nSHELL = ./x.sh\n", Some("unsupported_shell")),
+            (
+                ".PHONY: a\na:\n\tls\nSHELL = ./x.sh\n",
+                Some("unsupported_shell"),
+            ),
             // A tab line with no rule before it is a Makefile line: here a `!=` make runs.
             ("\tX != touch v\n", Some("not_allowlisted")),
             (".PHONY: a\na:\n\techo $$'x'\n", Some("unsupported_shell")),
@@ -199,16 +231,17 @@ fn makefiles_are_read_only_in_the_modelled_subset() {
 
 #[test]
 fn workflows_are_read_only_on_known_runners() {
-    let job = |head: &str| {
-        format!("on: push\njobs:\n  a:\n{head}    steps:\n      - run: ls\n")
-    };
+    let job = |head: &str| format!("on: push\njobs:\n  a:\n{head}    steps:\n      - run: ls\n");
     let near = [
         job("    runs-on: ubuntu-latest\n"),
         job("    runs-on: macos-14\n"),
         job("    runs-on: [self-hosted, linux]\n    defaults:\n      run:\n        shell: bash\n"),
     ];
     let outside = [
-        (job("    runs-on: [self-hosted, linux]\n"), "unsupported_shell"),
+        (
+            job("    runs-on: [self-hosted, linux]\n"),
+            "unsupported_shell",
+        ),
         (job("    runs-on: my-runner\n"), "unsupported_shell"),
         (
             job("    runs-on: ubuntu-latest\n    container: node:20\n"),
@@ -219,8 +252,7 @@ fn workflows_are_read_only_on_known_runners() {
             "unmodelled_construct",
         ),
     ];
-    let mut table: Vec<(String, Option<&str>)> =
-        near.into_iter().map(|t| (t, None)).collect();
+    let mut table: Vec<(String, Option<&str>)> = near.into_iter().map(|t| (t, None)).collect();
     table.extend(outside.into_iter().map(|(t, c)| (t, Some(c))));
     check(FileKind::Workflow, ".github/workflows/ci.yml", &table);
 }
@@ -242,10 +274,7 @@ fn package_json_beside_files_and_duplicate_keys() {
         (Verdict::Ask, vec!["project_path"])
     );
     assert_eq!(
-        ask_codes(
-            r#"{"name":"x"}"#,
-            &[("server.js", "require('fs')\n")]
-        ),
+        ask_codes(r#"{"name":"x"}"#, &[("server.js", "require('fs')\n")]),
         (Verdict::Ask, vec!["unmodelled_construct"])
     );
     // With a start script of its own, server.js is not run by default.

@@ -185,7 +185,14 @@ pub(super) fn extract(text: &str) -> Extracted {
                     stage_workdirs.insert(n.clone(), workdir.clone());
                 }
             }
-            "ENV" => env_keys(&instruction, rest, escape, "`ENV`", EnvWords::Pairs, &mut out),
+            "ENV" => env_keys(
+                &instruction,
+                rest,
+                escape,
+                "`ENV`",
+                EnvWords::Pairs,
+                &mut out,
+            ),
             // A build argument is in the environment of every later RUN of its stage; one
             // declared before the first FROM only serves the FROM lines, and the bare
             // `ARG NAME` of a stage that takes its default. Without any default its value is
@@ -245,9 +252,7 @@ fn from_words(text: &str) -> (&str, Option<&str>) {
 /// the text without the escape. `echo \\` at a line's end is an escaped escape, not a
 /// continuation.
 fn continued(line: &str, escape: char) -> Option<&str> {
-    let content = line
-        .trim_end_matches([' ', '\t'])
-        .strip_suffix(escape)?;
+    let content = line.trim_end_matches([' ', '\t']).strip_suffix(escape)?;
     let before = content.chars().next_back()?;
     (before != escape).then_some(content)
 }
@@ -392,7 +397,10 @@ fn covers_programs(target: &str) -> bool {
     if !target.starts_with('/') || target.contains(['$', '\\', '"', '\'']) {
         return true;
     }
-    let parts: Vec<&str> = target.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let parts: Vec<&str> = target
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
     if parts.contains(&"..") {
         return true;
     }
@@ -411,8 +419,24 @@ fn covers_programs(target: &str) -> bool {
 /// flag is in that subset, else why not.
 fn run_flag_problem(flag: &str) -> Option<String> {
     const MOUNT_KEYS: &[&str] = &[
-        "type", "target", "dst", "destination", "id", "sharing", "mode", "uid", "gid",
-        "required", "size", "ro", "readonly", "rw", "readwrite", "source", "src", "from",
+        "type",
+        "target",
+        "dst",
+        "destination",
+        "id",
+        "sharing",
+        "mode",
+        "uid",
+        "gid",
+        "required",
+        "size",
+        "ro",
+        "readonly",
+        "rw",
+        "readwrite",
+        "source",
+        "src",
+        "from",
     ];
     if let Some(network) = flag.strip_prefix("--network=") {
         return (!["default", "none", "host"].contains(&network))
@@ -441,7 +465,9 @@ fn run_flag_problem(flag: &str) -> Option<String> {
         }
     }
     if !["cache", "tmpfs", "secret", "ssh", "bind"].contains(&kind) {
-        return Some(format!("`{flag}`: scan does not model the mount type `{kind}`"));
+        return Some(format!(
+            "`{flag}`: scan does not model the mount type `{kind}`"
+        ));
     }
     // A secret or an ssh socket without a target lands under /run.
     let target = match (target, kind) {
@@ -469,7 +495,9 @@ fn copy_destination(
     let script = &instruction.script;
     let mut at = skip_blanks(script, rest);
     while script[at..].starts_with("--") {
-        let end = script[at..].find([' ', '\t']).map_or(script.len(), |n| at + n);
+        let end = script[at..]
+            .find([' ', '\t'])
+            .map_or(script.len(), |n| at + n);
         at = skip_blanks(script, end);
     }
     let dest = match exec_form(instruction, at) {

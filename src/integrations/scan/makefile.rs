@@ -712,7 +712,10 @@ impl Reader {
         let targets_t = targets.trim();
         self.target = Some(targets_t.to_string());
         let names: Vec<String> = targets.split_whitespace().map(str::to_string).collect();
-        if names.iter().any(|t| t == ".ONESHELL" || t == ".RECIPEPREFIX") {
+        if names
+            .iter()
+            .any(|t| t == ".ONESHELL" || t == ".RECIPEPREFIX")
+        {
             out.problem(
                 ScanCode::Unmodelled,
                 l.span(0, targets.len()),
@@ -748,7 +751,8 @@ impl Reader {
         if let Some(mut a) = assignment(rest)
             && a.name_at + a.name.len() <= semi_at
         {
-            if a.op == "!=" || ["SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFLAGS"].contains(&a.name)
+            if a.op == "!="
+                || ["SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFLAGS"].contains(&a.name)
             {
                 out.problem(
                     ScanCode::Unmodelled,
@@ -784,11 +788,8 @@ impl Reader {
         if semi_at < rest.len() {
             self.with_recipe.extend(names.iter().cloned());
         }
-        self.rules.push((
-            names,
-            prerequisites,
-            l.span(0, l.text.trim_end().len()),
-        ));
+        self.rules
+            .push((names, prerequisites, l.span(0, l.text.trim_end().len())));
         // `target: prerequisites ; recipe` runs the text after `;` as a recipe line.
         if let Some(semi) = rest.find(';') {
             let recipe_at = rest_at + semi + 1;
@@ -1043,7 +1044,9 @@ impl Reader {
                 out.problem(
                     ScanCode::UnsupportedShell,
                     *span,
-                    format!("make runs every recipe with {name}, a shell cmdguard does not analyse"),
+                    format!(
+                        "make runs every recipe with {name}, a shell cmdguard does not analyse"
+                    ),
                 );
             }
         }
@@ -1765,11 +1768,7 @@ mod tests {
                 &[("unmodelled_construct", 1)],
                 vec![],
             ),
-            (
-                "all: prog\n\tls\n",
-                &[("unmodelled_construct", 1)],
-                vec![],
-            ),
+            ("all: prog\n\tls\n", &[("unmodelled_construct", 1)], vec![]),
             ("MAKEFLAGS += -r\nall: prog\n\tls\n", &[], vec![]),
             (
                 "all: X != id\n",
@@ -1781,11 +1780,7 @@ mod tests {
                 &[("unmodelled_construct", 1)],
                 vec![],
             ),
-            (
-                "all: \\\n  ; ls\n",
-                &[("unmodelled_construct", 1)],
-                vec![],
-            ),
+            ("all: \\\n  ; ls\n", &[("unmodelled_construct", 1)], vec![]),
             (
                 "all:\n\tls\nSHELL = ./evil.sh\n",
                 &[("unsupported_shell", 3)],

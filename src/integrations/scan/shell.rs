@@ -156,7 +156,10 @@ mod tests {
     #[test]
     fn bash_only_quoting_is_found_where_dash_reads_it_differently() {
         let table: &[(&str, &[&str])] = &[
-            ("echo $'\\' ; touch /tmp/x ; #'", &["$'\\' ; touch /tmp/x ; #'"]),
+            (
+                "echo $'\\' ; touch /tmp/x ; #'",
+                &["$'\\' ; touch /tmp/x ; #'"],
+            ),
             ("echo \"$(printf $'a')\"", &["$'a'"]),
             // Inside other quotes `$'` is text to bash and to dash alike.
             ("echo '$' \"$'\" x", &[]),

@@ -195,7 +195,12 @@ fn makefiles_are_read_only_in_the_modelled_subset() {
                 None,
             ),
             ("SHELL := /bin/bash\n.PHONY: a\na:\n\techo $$'x'\n", None),
-            ("MAKEFLAGS += --no-builtin-rules\nall: prog\n\tls\n", None),
+            ("all: prog\n\tls\nprog: ;\n", None),
+            // GNU make before 4.4.1 does not apply `-r` to the makefile that sets it.
+            (
+                "MAKEFLAGS += --no-builtin-rules\nall: prog\n\tls\n",
+                Some("unmodelled_construct"),
+            ),
             (".PHONY: a\na: ; ls\n", None),
             // A target with a recipe of its own needs no built-in rule.
             ("all:\n\tls\n", None),
@@ -225,6 +230,15 @@ fn makefiles_are_read_only_in_the_modelled_subset() {
             // A tab line with no rule before it is a Makefile line: here a `!=` make runs.
             ("\tX != touch v\n", Some("not_allowlisted")),
             (".PHONY: a\na:\n\techo $$'x'\n", Some("unsupported_shell")),
+            // `SHELL ?=` sets nothing (make always has a SHELL): the recipe runs under sh.
+            (
+                "SHELL ?= /bin/bash\n.PHONY: a\na:\n\techo $$'x'\n",
+                Some("unsupported_shell"),
+            ),
+            (
+                "SHELL := /bin/bash\nSHELL += -x\n.PHONY: a\na:\n\tls\n",
+                Some("unsupported_shell"),
+            ),
         ],
     );
 }

@@ -17,7 +17,7 @@
 //! target-specific `!=`, `SHELL`, `.SHELLFLAGS` or `MAKEFLAGS`, a `; recipe` after a
 //! continuation, a `SHELL` that is not bash or sh wherever it is set (make runs every recipe
 //! with the last one), and every target or prerequisite with no recipe in the file that is not
-//! `.PHONY` (a built-in rule may make it, unless `MAKEFLAGS` holds `-r`) ask. A recipe-prefixed
+//! `.PHONY` (a built-in rule may make it) ask. A recipe-prefixed
 //! line is a recipe only while a rule line is in effect, as in make; elsewhere it is a
 //! Makefile line. Recipes are read as sh unless every `SHELL` names bash.
 
@@ -151,7 +151,6 @@ pub(super) fn extract(text: &str) -> Extracted {
         rules: Vec::new(),
         with_recipe: HashSet::new(),
         phony: HashSet::new(),
-        no_builtin_rules: false,
         shells: Vec::new(),
         values: HashMap::new(),
         assigned: Vec::new(),
@@ -187,8 +186,6 @@ struct Reader {
     with_recipe: HashSet<String>,
     /// Targets listed in `.PHONY`: make looks for no implicit rule for them.
     phony: HashSet<String>,
-    /// `MAKEFLAGS` holds `-r`/`--no-builtin-rules`: make has no built-in rules.
-    no_builtin_rules: bool,
     /// Every shell `SHELL` names, in file order, with where: recipes run under the last.
     shells: Vec<(Shell, Span)>,
     /// Each variable's value by name, as (file offset, text) lines: what `$(eval $(NAME))`
@@ -843,14 +840,6 @@ impl Reader {
                 self.prefix = a.value.chars().next().unwrap_or('\t');
             }
             "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" | "MAKEOVERRIDES" => {
-                if a.name == "MAKEFLAGS"
-                    && how != TARGET_SPECIFIC
-                    && a.value
-                        .split_whitespace()
-                        .any(|w| w == "-r" || w == "--no-builtin-rules")
-                {
-                    self.no_builtin_rules = true;
-                }
                 let odd: Vec<&str> = a
                     .value
                     .split_whitespace()
@@ -924,6 +913,16 @@ impl Reader {
                 shell_named(&n)
             });
         self.shells.push((self.shell.clone(), span));
+        match a.op {
+            // make always has a `SHELL` (`/bin/sh` by default), so `?=` sets nothing: the
+            // recipes may run under sh.
+            "?=" => self.shells.push((Shell::Sh, span)),
+            // `+=` appends to the shell's command line: a program scan cannot name.
+            "+=" => self
+                .shells
+                .push((Shell::Unsupported(format!("`SHELL += {value}`")), span)),
+            _ => {}
+        }
         if plain || !self.shell.analysed() {
             return;
         }
@@ -1061,12 +1060,10 @@ impl Reader {
 
     /// Every target and prerequisite of a rule that has no recipe in this file and is not
     /// `.PHONY` may be made by one of make's built-in rules (`all: prog` with a `prog.c`
-    /// beside runs `$(CC) prog.c -o prog`), a recipe this file does not show: it asks, unless
-    /// `MAKEFLAGS` turns the built-in rules off (`-r`, GNU make 4.0 and later).
+    /// beside runs `$(CC) prog.c -o prog`), a recipe this file does not show: it asks. A
+    /// `MAKEFLAGS += -r` in the file does not count: GNU make before 4.4.1 does not apply it to
+    /// the makefile that sets it (GNU bug 64107); an empty recipe (`prog: ;`) does.
     fn builtin_rules(&self, out: &mut Extracted) {
-        if self.no_builtin_rules {
-            return;
-        }
         let special = |t: &str| {
             t.len() > 1
                 && t.starts_with('.')
@@ -1088,7 +1085,7 @@ impl Reader {
                     ScanCode::Unmodelled,
                     *span,
                     format!(
-                        "`{name}` has no recipe in this file and is not `.PHONY`: make may build it with a built-in rule (such as `$(CC)` for a `{name}.c`), which this file does not show; list it in `.PHONY`, give it a recipe, or add `MAKEFLAGS += --no-builtin-rules`"
+                        "`{name}` has no recipe in this file and is not `.PHONY`: make may build it with a built-in rule (such as `$(CC)` for a `{name}.c`), which this file does not show; list it in `.PHONY` or give it a recipe (`{name}: ;` for a file that is only read)"
                     ),
                 );
             }
@@ -1769,7 +1766,12 @@ mod tests {
                 vec![],
             ),
             ("all: prog\n\tls\n", &[("unmodelled_construct", 1)], vec![]),
-            ("MAKEFLAGS += -r\nall: prog\n\tls\n", &[], vec![]),
+            ("all: prog\n\tls\nprog: ;\n", &[], vec![]),
+            (
+                "MAKEFLAGS += -r\nall: prog\n\tls\n",
+                &[("unmodelled_construct", 2)],
+                vec![],
+            ),
             (
                 "all: X != id\n",
                 &[("unmodelled_construct", 1)],

@@ -142,7 +142,8 @@ pub enum ScanCode {
     /// `BASH_ENV`, `LD_PRELOAD` and most others change what the commands run or load.
     Environment,
     /// The file makes its tool read another file scan did not read (`include`, `MAKEFILES`,
-    /// `load`), whose rules and settings run too.
+    /// `load`), whose rules and settings run too; or scan did not read the path given itself
+    /// (a symbolic link, a FIFO or device, a file over 16 MiB).
     UnreadFile,
     /// A construct scan does not model that can change what runs (`$(eval …)`, a make
     /// function other than the text functions, a line scan cannot classify, an unknown

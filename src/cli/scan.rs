@@ -55,14 +55,19 @@ pub fn run(args: ScanArgs) -> i32 {
     };
     let mut inputs = Vec::new();
     for path in &args.files {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
+        let input = match read_regular(path) {
+            Ok(input) => input,
             Err(e) => {
                 eprintln!("cmdguard: {}: cannot read: {e}", path.display());
                 return EXIT_NOINPUT;
             }
         };
-        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned();
+        let head = match &input {
+            Input::Text(bytes) => {
+                String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).into_owned()
+            }
+            Input::Unread(_) => String::new(),
+        };
         let Some(kind) = forced.or_else(|| FileKind::detect(path, &head)) else {
             eprintln!(
                 "cmdguard: {}: cannot tell what kind of file this is; pass --kind (shell_script, dockerfile, workflow, makefile, package_json)",
@@ -70,7 +75,7 @@ pub fn run(args: ScanArgs) -> i32 {
             );
             return EXIT_USAGE;
         };
-        inputs.push((path.display().to_string(), bytes, kind));
+        inputs.push((path.display().to_string(), input, kind));
     }
     let guard = match guard(&args.config) {
         Ok(g) => g,
@@ -83,7 +88,10 @@ pub fn run(args: ScanArgs) -> i32 {
     let analyze = |cmd: &str| guard.finish(guard.analyzer.analyze_in(cmd, &workdir));
     let files: Vec<FileReport> = inputs
         .iter()
-        .map(|(path, bytes, kind)| scan::scan_bytes(path, bytes, *kind, &analyze))
+        .map(|(path, input, kind)| match input {
+            Input::Text(bytes) => scan::scan_bytes(path, bytes, *kind, &analyze),
+            Input::Unread(why) => scan::unread(path, *kind, why),
+        })
         .collect();
     let report = ScanReport::new(files);
     let stdout = io::stdout();
@@ -100,6 +108,61 @@ pub fn run(args: ScanArgs) -> i32 {
             EXIT_INTERNAL
         }
     }
+}
+
+/// Files larger than this are not read (each asks): no file people commit holds this many
+/// commands, and a device or a growing file must not fill memory.
+const MAX_FILE: u64 = 16 << 20;
+
+/// What scan read of one path.
+enum Input {
+    /// A regular file's bytes.
+    Text(Vec<u8>),
+    /// A path scan did not read, and why (it asks).
+    Unread(String),
+}
+
+/// Reads `path` when it is a regular file of at most [`MAX_FILE`] bytes, opened without
+/// following a symlink and without blocking on a FIFO; anything else is [`Input::Unread`]. A
+/// symlink is never followed: it may point outside the tree (`/proc/self/environ`, a
+/// credentials file), and the report, with the text of each command, is often published.
+fn read_regular(path: &std::path::Path) -> io::Result<Input> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.file_type().is_symlink() {
+        return Ok(Input::Unread(
+            "a symbolic link: scan does not follow it (it may point outside the tree); scan the file it points to".into(),
+        ));
+    }
+    if !meta.is_file() {
+        return Ok(Input::Unread(
+            "not a regular file (a FIFO, a device or a directory): scan does not read it".into(),
+        ));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    // The path may have been swapped since it was looked at: judge the file opened.
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(Input::Unread(
+            "not a regular file (a FIFO, a device or a directory): scan does not read it".into(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Ok(Input::Unread(format!(
+            "larger than {} MiB: scan does not read it",
+            MAX_FILE >> 20
+        )));
+    }
+    Ok(Input::Text(bytes))
 }
 
 /// Writes a JSON value, pretty, and a newline.

@@ -187,8 +187,6 @@ fn known_commands_are_reported_at_their_file_line_and_column() {
         (".github/workflows/ci.yml", 13),
         ("Makefile", 6),
         ("Makefile", 16),
-        // A script of builtins alone looks no program up on npm's PATH.
-        ("package.json", 8),
     ];
     for (file, line) in quiet {
         assert!(
@@ -420,6 +418,14 @@ const CONSTRUCT_TABLE: &[(&str, &str, &[Place])] = &[
     ),
     ("target-export.mk", "ask", &[(2, 13, "environment")]),
     ("call-shell.mk", "deny", &[(1, 19, "denied")]),
+    (
+        "conditional.mk",
+        "ask",
+        &[
+            (2, 1, "unmodelled_construct"),
+            (4, 1, "unmodelled_construct"),
+        ],
+    ), // red team s8
     ("plain.mk", "allow", &[]),
     // Dockerfiles.
     (
@@ -658,15 +664,19 @@ fn real_make_runs_what_the_makefile_fixtures_hide() {
 }
 
 #[test]
-fn npm_scripts_ask_for_their_path_only_when_they_look_a_program_up() {
-    // npm puts `node_modules/.bin` first on PATH; a script of bash-and-dash builtins that
-    // start nothing (npm's default `test` script) is not affected by it.
+fn npm_scripts_ask_for_their_path_even_when_they_run_only_builtins() {
+    // npm puts `node_modules/.bin` first on PATH and looks the script's shell `sh` up on that
+    // PATH too (red team s8: a `node_modules/.bin/sh` ran for `npm test` of `echo ok`), so a
+    // script of builtins alone asks as well.
     let analyzer = Analyzer::default();
     let analyze = |c: &str| analyzer.analyze(c);
     let table: &[(&str, &[&str])] = &[
-        (r#"echo \"Error: no test specified\" && exit 1"#, &[]),
-        ("cd build && pwd", &[]),
-        ("test -d build || printf none", &[]),
+        (
+            r#"echo \"Error: no test specified\" && exit 1"#,
+            &["project_path"],
+        ),
+        ("cd build && pwd", &["project_path"]),
+        ("test -d build || printf none", &["project_path"]),
         ("ls", &["project_path"]),
         ("echo $(ls)", &["project_path"]),
         ("echo() { ls; }; echo", &["project_path", "function_call"]),

@@ -4,6 +4,12 @@
 //! into the script before bash reads it: it asks, and the analyser sees a run-time value in its
 //! place. A step under a shell other than bash or sh is reported unsupported. It never decides
 //! safety itself.
+//!
+//! The modelled subset: `run:` steps of jobs on GitHub's hosted Linux and macOS runners
+//! (`ubuntu-…`, `macos-…`), or with an explicit `shell:`; any other runner (self-hosted, a
+//! custom label, an expression) may be Windows or bring its own shell and asks. A job
+//! `container:` (its image's shell reads every step) and `services:` (their images' programs
+//! run beside the job) ask, like a `docker://` step.
 
 use std::collections::HashMap;
 
@@ -126,6 +132,22 @@ pub(super) fn extract(text: &str) -> Extracted {
                     &format!("the container `env:` of jobs.{id}"),
                     &mut out,
                 );
+                out.problems.push(Problem {
+                    code: ScanCode::Unmodelled,
+                    message: format!(
+                        "jobs.{id} runs in a container: each `run:` step is read by the image's own shell, a program scan does not see (as for a `docker://` step)"
+                    ),
+                    span: key_span(&doc, job, "container"),
+                });
+            }
+            if doc.get(job, "services").is_some() {
+                out.problems.push(Problem {
+                    code: ScanCode::Unmodelled,
+                    message: format!(
+                        "jobs.{id} starts service containers: each runs its image's program beside the job, which scan does not see (as for a `docker://` step)"
+                    ),
+                    span: key_span(&doc, job, "services"),
+                });
             }
             let shell = match doc.path(job, &["defaults", "run", "shell"]) {
                 Some(n) => shell_value(
@@ -236,7 +258,7 @@ fn shell_value(doc: &Doc, text: &str, n: &Node, at: &str, out: &mut Extracted) -
         |name| shell_named(&name),
     );
     let words: Vec<&str> = value.split_whitespace().collect();
-    if shell == Shell::Bash && !plain_template(&words) {
+    if shell.analysed() && !plain_template(&words) {
         out.problem(
             ScanCode::ShellOptions,
             Span::new(scalar.start, scalar.end),
@@ -288,8 +310,23 @@ fn plain_template(words: &[&str]) -> bool {
     }
 }
 
-/// The default shell of a job with no `shell:`: bash, except pwsh on Windows runners; a runner
-/// chosen by an expression may be Windows.
+/// Where `key` is written in the map `n`, else the start of the file (a key that arrived
+/// through a merge).
+fn key_span(doc: &Doc, n: &Node, key: &str) -> Span {
+    let Some(Node::Map(members)) = doc.resolve(n) else {
+        return Span::new(0, 0);
+    };
+    members
+        .iter()
+        .rev()
+        .find_map(|(k, _)| doc.scalar(k).filter(|s| s.value == key))
+        .map_or(Span::new(0, 0), |s| Span::new(s.start, s.end))
+}
+
+/// The default shell of a job with no `shell:`: bash on GitHub's hosted Linux and macOS
+/// runners (labels `ubuntu-…`, `macos-…`), pwsh on Windows ones. Any other runner — a
+/// self-hosted one, a label scan does not know, a runner chosen by an expression — may be
+/// Windows, or have a shell of its own, so its default shell asks.
 fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
     let mut labels = Vec::new();
     let mut stack: Vec<&Node> = runs_on.into_iter().collect();
@@ -310,9 +347,15 @@ fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
             note: None,
         };
     }
-    let note = labels.iter().find(|l| l.contains("${{")).map(|l| {
-        format!("the runner is chosen by `{l}`; on a Windows runner the default shell is pwsh: set `shell: bash`")
-    });
+    const HOSTED: &[&str] = &["ubuntu-", "macos-"];
+    let hosted = |l: &&str| HOSTED.iter().any(|h| l.starts_with(h)) && !l.contains("${{");
+    let note = if labels.is_empty() {
+        Some("the job names no runner scan knows, and a runner's default shell may be pwsh or another: set `shell: bash`".to_string())
+    } else {
+        labels.iter().find(|l| !hosted(l)).map(|l| {
+            format!("the runner `{l}` is not one of GitHub's hosted Linux or macOS runners: it may be Windows (default shell pwsh) or have a shell of its own, so set `shell: bash`")
+        })
+    };
     Chosen {
         shell: Shell::Bash,
         note,
@@ -756,7 +799,8 @@ mod tests {
         let names: Vec<&str> = x.env.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["A", "B", "C", "D", "E"]);
         let codes: Vec<&str> = x.problems.iter().map(|p| p.code.as_str()).collect();
-        assert_eq!(codes, ["unmodelled_construct"]);
+        // The job's container (its image's shell reads every step) and the docker step.
+        assert_eq!(codes, ["unmodelled_construct", "unmodelled_construct"]);
         let scripts: Vec<(&str, &str)> = x
             .pieces
             .iter()

@@ -11,6 +11,15 @@
 //! `.SHELLFLAGS`, `MAKEFLAGS`, exported variables, the make functions that run something.
 //! Anything else is a problem of its own (fail closed). `$(eval …)` text is read as Makefile
 //! lines too. It never decides safety itself.
+//!
+//! The subset scan says "clean" for is narrower than what it reads: any conditional (scan
+//! does not know which branch make reads), `define`, `.ONESHELL`, `.RECIPEPREFIX`, a
+//! target-specific `!=`, `SHELL`, `.SHELLFLAGS` or `MAKEFLAGS`, a `; recipe` after a
+//! continuation, a `SHELL` that is not bash or sh wherever it is set (make runs every recipe
+//! with the last one), and every target or prerequisite with no recipe in the file that is not
+//! `.PHONY` (a built-in rule may make it) ask. A recipe-prefixed
+//! line is a recipe only while a rule line is in effect, as in make; elsewhere it is a
+//! Makefile line. Recipes are read as sh unless every `SHELL` names bash.
 
 use std::collections::{HashMap, HashSet};
 
@@ -138,6 +147,11 @@ pub(super) fn extract(text: &str) -> Extracted {
         shell_word: "sh".to_string(),
         oneshell: lines.iter().any(|l| l.text.starts_with(".ONESHELL:")),
         target: None,
+        in_rule: false,
+        rules: Vec::new(),
+        with_recipe: HashSet::new(),
+        phony: HashSet::new(),
+        shells: Vec::new(),
         values: HashMap::new(),
         assigned: Vec::new(),
         literals: HashMap::new(),
@@ -162,6 +176,18 @@ struct Reader {
     shell_word: String,
     oneshell: bool,
     target: Option<String>,
+    /// Whether a rule line is in effect, so that a line starting with the recipe prefix is a
+    /// recipe line; make ends it at any other Makefile line (an assignment, a directive).
+    in_rule: bool,
+    /// Each rule line's targets and prerequisites, and where it is: make looks for a built-in
+    /// rule for every one that has no recipe of its own.
+    rules: Vec<(Vec<String>, Vec<String>, Span)>,
+    /// Targets a rule of this file gives a recipe.
+    with_recipe: HashSet<String>,
+    /// Targets listed in `.PHONY`: make looks for no implicit rule for them.
+    phony: HashSet<String>,
+    /// Every shell `SHELL` names, in file order, with where: recipes run under the last.
+    shells: Vec<(Shell, Span)>,
     /// Each variable's value by name, as (file offset, text) lines: what `$(eval $(NAME))`
     /// reads.
     values: HashMap<String, Vec<(usize, String)>>,
@@ -197,18 +223,23 @@ enum Pass {
     Line(usize),
 }
 
-/// A non-recipe logical line: its text (continuations joined), where it starts, and how much
-/// of it is on its first physical line (offsets past that are approximate).
+/// A non-recipe logical line: its text (continuations joined), where it starts, how much of
+/// it is on its first physical line, and where each continuation line's text starts (its
+/// offset in the logical line and in the file).
 struct Logical<'a> {
     text: &'a str,
     start: usize,
     first_len: usize,
+    continued: Vec<(usize, usize)>,
 }
 
 impl Logical<'_> {
     /// The file offset of byte `i` of the logical line.
     fn at(&self, i: usize) -> usize {
-        self.start + i.min(self.first_len)
+        match self.continued.iter().rev().find(|(from, _)| *from <= i) {
+            Some((from, file)) => file + (i - from),
+            None => self.start + i.min(self.first_len),
+        }
     }
 
     fn span(&self, from: usize, to: usize) -> Span {
@@ -221,18 +252,29 @@ impl Reader {
         let mut i = 0;
         while i < lines.len() {
             let line = lines[i];
-            if let Some(first) = line.text.strip_prefix(self.prefix) {
+            // A recipe-prefixed line with no rule in effect is a Makefile line (GNU make's
+            // read.c: "If there is no preceding rule line, don't treat this line as a
+            // command").
+            if let Some(first) = line.text.strip_prefix(self.prefix)
+                && self.in_rule
+            {
                 i = self.recipe(lines, i, first, out);
                 continue;
             }
             // Any other logical line: continuation lines joined.
             let mut logical = String::from(line.text);
             let start = line.start;
+            let mut continued = Vec::new();
             i += 1;
             while continues(&logical) && i < lines.len() {
                 logical.pop();
                 logical.push(' ');
-                logical.push_str(lines[i].text.trim_start());
+                let next = lines[i].text.trim_start();
+                continued.push((
+                    logical.len(),
+                    lines[i].start + (lines[i].text.len() - next.len()),
+                ));
+                logical.push_str(next);
                 i += 1;
             }
             // make joins continuation lines first and removes the comment after: a comment's
@@ -244,12 +286,23 @@ impl Reader {
                 text: &logical,
                 start,
                 first_len: line.text.len(),
+                continued,
             };
             let trimmed = logical.trim();
             if trimmed.is_empty() {
                 continue;
             }
             if let Some((name, exported)) = define_name(trimmed) {
+                if depth == 0 {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        l.span(0, l.text.trim_end().len()),
+                        format!(
+                            "`define {name}`: scan does not model multi-line variables (where make ends the body, what it runs when expanded); use plain rules and assignments"
+                        ),
+                    );
+                }
+                self.in_rule = false;
                 i = self.define(lines, i, name, exported, &l, out);
                 continue;
             }
@@ -282,7 +335,11 @@ impl Reader {
             text: body,
         };
         let context = match &self.target {
-            Some(t) => format!("recipe of {t}"),
+            Some(t) => {
+                self.with_recipe
+                    .extend(t.split_whitespace().map(str::to_string));
+                format!("recipe of {t}")
+            }
             None => "recipe".to_string(),
         };
         let mut shells = Vec::new();
@@ -382,6 +439,7 @@ impl Reader {
                 text,
                 start: *start,
                 first_len: text.len(),
+                continued: Vec::new(),
             };
             self.functions(&bl, Pass::Define, out);
         }
@@ -572,10 +630,27 @@ impl Reader {
                 );
                 return;
             }
-            "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif" | "vpath" | "undefine"
-            | "unexport" => return,
+            "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif" => {
+                if depth == 0 {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        l.span(lead, l.text.trim_end().len()),
+                        format!(
+                            "`{}`: scan does not model make's conditionals (which branch make reads decides which rules, recipes and settings exist); the lines in both branches were read as if make read them all",
+                            super::one_line(trimmed)
+                        ),
+                    );
+                }
+                return;
+            }
+            "vpath" | "undefine" | "unexport" => {
+                self.in_rule = false;
+                return;
+            }
             _ => {}
         }
+        // Any line but a rule ends the rule in effect.
+        self.in_rule = false;
         if let Some(a) = assignment(l.text) {
             let how = if a.exported {
                 "an exported assignment"
@@ -633,6 +708,17 @@ impl Reader {
     fn rule(&mut self, l: &Logical, targets: &str, rest: &str, out: &mut Extracted) {
         let targets_t = targets.trim();
         self.target = Some(targets_t.to_string());
+        let names: Vec<String> = targets.split_whitespace().map(str::to_string).collect();
+        if names
+            .iter()
+            .any(|t| t == ".ONESHELL" || t == ".RECIPEPREFIX")
+        {
+            out.problem(
+                ScanCode::Unmodelled,
+                l.span(0, targets.len()),
+                "`.ONESHELL` makes make hand a rule's whole recipe to one shell: scan does not model where that applies (a conditional, an `$(eval)`); drop it, or join the lines with `;` and `\\`".to_string(),
+            );
+        }
         for (at, t) in words(targets) {
             let span = l.span(at, at + t.len());
             let special = t.len() > 1
@@ -656,23 +742,65 @@ impl Reader {
             }
         }
         let rest_at = l.text.len() - rest.len();
-        // `target: NAME = value`: a variable for this target's recipes only.
-        if let Some(mut a) = assignment(rest) {
+        // `target: NAME = value`: a variable for this target's recipes only (a `;` first makes
+        // the rest a recipe: `all: ;X=1 cmd`).
+        let semi_at = rest.find(';').unwrap_or(rest.len());
+        if let Some(mut a) = assignment(rest)
+            && a.name_at + a.name.len() <= semi_at
+        {
+            if a.op == "!="
+                || ["SHELL", ".SHELLFLAGS", ".RECIPEPREFIX", "MAKEFLAGS"].contains(&a.name)
+            {
+                out.problem(
+                    ScanCode::Unmodelled,
+                    l.span(a.name_at + rest_at, a.name_at + rest_at + a.name.len()),
+                    format!(
+                        "`{}{}` for a target: scan does not model a target-specific `!=` (make runs its command while reading) or `SHELL`, `.SHELLFLAGS`, `.RECIPEPREFIX`, `MAKEFLAGS` set for one target",
+                        a.name, a.op
+                    ),
+                );
+            }
             a.name_at += rest_at;
             a.value_at += rest_at;
             self.assign_line(&a, l, TARGET_SPECIFIC, out);
             return;
         }
+        if rest[..semi_at].contains("!=") {
+            out.problem(
+                ScanCode::Unmodelled,
+                l.span(rest_at, l.text.trim_end().len()),
+                "a target-specific `!=` assignment: make runs its command while it reads the line, and scan does not read this form".to_string(),
+            );
+            return;
+        }
+        self.in_rule = true;
+        let prerequisites: Vec<String> = rest[..semi_at]
+            .split_whitespace()
+            .filter(|w| *w != "|")
+            .map(str::to_string)
+            .collect();
+        if names.iter().any(|t| t == ".PHONY") {
+            self.phony.extend(prerequisites.iter().cloned());
+        }
+        if semi_at < rest.len() {
+            self.with_recipe.extend(names.iter().cloned());
+        }
+        self.rules
+            .push((names, prerequisites, l.span(0, l.text.trim_end().len())));
         // `target: prerequisites ; recipe` runs the text after `;` as a recipe line.
-        if let Some(semi) = rest.find(';')
-            && !l.text.contains('\n')
-        {
+        if let Some(semi) = rest.find(';') {
             let recipe_at = rest_at + semi + 1;
             let body = &l.text[recipe_at..];
             let body_trim =
                 body.trim_start_matches(|c: char| "@-+".contains(c) || c.is_whitespace());
             // The joined line matches the file only before its first continuation.
-            if l.first_len >= recipe_at {
+            if l.first_len < recipe_at {
+                out.problem(
+                    ScanCode::Unmodelled,
+                    l.span(0, l.text.trim_end().len()),
+                    "a `; recipe` after a `\\` continuation: make joins the lines and runs the text after `;`, which scan does not read here; put the recipe on a line of its own".to_string(),
+                );
+            } else {
                 let mut b = ScriptBuf::default();
                 let cmd = Line {
                     start: l.start + recipe_at + (body.len() - body_trim.len()),
@@ -703,7 +831,14 @@ impl Reader {
         match a.name {
             "SHELL" => self.set_shell(a, l, span, out),
             ".SHELLFLAGS" => self.set_shell_flags(a, l, span, out),
-            ".RECIPEPREFIX" => self.prefix = a.value.chars().next().unwrap_or('\t'),
+            ".RECIPEPREFIX" => {
+                out.problem(
+                    ScanCode::Unmodelled,
+                    span,
+                    "`.RECIPEPREFIX` changes which lines are recipes: scan does not model where it applies (a conditional, a variable in its value, one target); use tabs".to_string(),
+                );
+                self.prefix = a.value.chars().next().unwrap_or('\t');
+            }
             "MAKEFLAGS" | "MFLAGS" | "GNUMAKEFLAGS" | "MAKEOVERRIDES" => {
                 let odd: Vec<&str> = a
                     .value
@@ -763,6 +898,7 @@ impl Reader {
         let value = a.value;
         if value.contains('$') {
             self.shell = Shell::Unsupported(format!("a SHELL set from a variable (`{value}`)"));
+            self.shells.push((self.shell.clone(), span));
             return;
         }
         let words: Vec<&str> = value.split_whitespace().collect();
@@ -776,7 +912,18 @@ impl Reader {
             .map_or(Shell::Unsupported("an empty SHELL".into()), |n| {
                 shell_named(&n)
             });
-        if plain || self.shell != Shell::Bash {
+        self.shells.push((self.shell.clone(), span));
+        match a.op {
+            // make always has a `SHELL` (`/bin/sh` by default), so `?=` sets nothing: the
+            // recipes may run under sh.
+            "?=" => self.shells.push((Shell::Sh, span)),
+            // `+=` appends to the shell's command line: a program scan cannot name.
+            "+=" => self
+                .shells
+                .push((Shell::Unsupported(format!("`SHELL += {value}`")), span)),
+            _ => {}
+        }
+        if plain || !self.shell.analysed() {
             return;
         }
         out.problem(
@@ -861,9 +1008,12 @@ impl Reader {
         out.pieces.extend(evaluated);
     }
 
-    /// Turns what was assigned and exported into environment uses.
+    /// Turns what was assigned and exported into environment uses; gives recipes the shell
+    /// make really runs them with; asks for targets a built-in rule may make.
     fn finish(&mut self, out: &mut Extracted) {
         self.evaluate_literals(out);
+        self.recipe_shell(out);
+        self.builtin_rules(out);
         for (name, span, exported, how) in &self.assigned {
             let exported = *exported || self.export_all || self.exported.contains(name);
             out.env.push(EnvUse {
@@ -879,6 +1029,67 @@ impl Reader {
         }
         // `export NAME` of a name this file never assigns still exports the value the
         // environment gave it: nothing new.
+    }
+}
+
+impl Reader {
+    /// make runs every recipe, and every `$(shell …)` it expands while running them, with the
+    /// `SHELL` the whole file ends with; scan read each with the one set above it. A shell scan
+    /// does not analyse asks wherever it is set; otherwise every piece is read as sh when any
+    /// `SHELL` (or the default `/bin/sh`) is sh, the stricter reading.
+    fn recipe_shell(&self, out: &mut Extracted) {
+        for (shell, span) in &self.shells {
+            if let Shell::Unsupported(name) = shell {
+                out.problem(
+                    ScanCode::UnsupportedShell,
+                    *span,
+                    format!(
+                        "make runs every recipe with {name}, a shell cmdguard does not analyse"
+                    ),
+                );
+            }
+        }
+        let all_bash =
+            !self.shells.is_empty() && self.shells.iter().all(|(s, _)| *s == Shell::Bash);
+        for p in &mut out.pieces {
+            if p.shell.analysed() {
+                p.shell = if all_bash { Shell::Bash } else { Shell::Sh };
+            }
+        }
+    }
+
+    /// Every target and prerequisite of a rule that has no recipe in this file and is not
+    /// `.PHONY` may be made by one of make's built-in rules (`all: prog` with a `prog.c`
+    /// beside runs `$(CC) prog.c -o prog`), a recipe this file does not show: it asks. A
+    /// `MAKEFLAGS += -r` in the file does not count: GNU make before 4.4.1 does not apply it to
+    /// the makefile that sets it (GNU bug 64107); an empty recipe (`prog: ;`) does.
+    fn builtin_rules(&self, out: &mut Extracted) {
+        let special = |t: &str| {
+            t.len() > 1
+                && t.starts_with('.')
+                && t[1..].bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        };
+        let mut asked = HashSet::new();
+        for (targets, prerequisites, span) in &self.rules {
+            if targets.iter().any(|t| special(t)) {
+                continue;
+            }
+            for name in targets.iter().chain(prerequisites) {
+                if self.with_recipe.contains(name)
+                    || self.phony.contains(name)
+                    || !asked.insert(name.clone())
+                {
+                    continue;
+                }
+                out.problem(
+                    ScanCode::Unmodelled,
+                    *span,
+                    format!(
+                        "`{name}` has no recipe in this file and is not `.PHONY`: make may build it with a built-in rule (such as `$(CC)` for a `{name}.c`), which this file does not show; list it in `.PHONY` or give it a recipe (`{name}: ;` for a file that is only read)"
+                    ),
+                );
+            }
+        }
     }
 }
 
@@ -1531,9 +1742,51 @@ mod tests {
         let table: &[(&str, &[(&str, usize)], Vec<(String, EnvScope)>)] = &[
             // Plain constructs: no problem; assignments are judged by name later.
             (
-                "CC := gcc\nX ?= 1\nY += $(wildcard *.c)\n.PHONY: all\nifeq ($(X),1)\nendif\nall: ; ls\n",
+                "CC := gcc\nX ?= 1\nY += $(wildcard *.c)\n.PHONY: all\nall: ; ls\n",
                 &[],
                 vec![e("CC", Inherited), e("X", Inherited), e("Y", Inherited)],
+            ),
+            // Outside the modelled subset: conditionals, `define`, `.ONESHELL`,
+            // `.RECIPEPREFIX`, a target with no recipe that is not `.PHONY`, a target-specific
+            // `!=` or `SHELL`, a `; recipe` after a continuation.
+            (
+                "ifeq ($(X),1)\nendif\n",
+                &[("unmodelled_construct", 1), ("unmodelled_construct", 2)],
+                vec![],
+            ),
+            (
+                "define X\nls\nendef\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (".ONESHELL:\n", &[("unmodelled_construct", 1)], vec![]),
+            (
+                ".RECIPEPREFIX = >\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            ("all: prog\n\tls\n", &[("unmodelled_construct", 1)], vec![]),
+            ("all: prog\n\tls\nprog: ;\n", &[], vec![]),
+            (
+                "MAKEFLAGS += -r\nall: prog\n\tls\n",
+                &[("unmodelled_construct", 2)],
+                vec![],
+            ),
+            (
+                "all: X != id\n",
+                &[("unmodelled_construct", 1)],
+                vec![e("X", Inherited)],
+            ),
+            (
+                "all: SHELL = /bin/sh\n",
+                &[("unmodelled_construct", 1)],
+                vec![],
+            ),
+            ("all: \\\n  ; ls\n", &[("unmodelled_construct", 1)], vec![]),
+            (
+                "all:\n\tls\nSHELL = ./evil.sh\n",
+                &[("unsupported_shell", 3)],
+                vec![],
             ),
             ("export LANG := C\n", &[], vec![e("LANG", Exported)]),
             ("X = 1\nexport X\n", &[], vec![e("X", Exported)]),
@@ -1552,11 +1805,7 @@ mod tests {
                 &[],
                 vec![],
             ),
-            (
-                "SHELL = /usr/bin/env bash\n.POSIX:\n.ONESHELL:\n",
-                &[],
-                vec![],
-            ),
+            ("SHELL = /usr/bin/env bash\n.POSIX:\n", &[], vec![]),
             ("MAKEFLAGS += -rR --no-print-directory -j4\n", &[], vec![]),
             ("MAKEFLAGS += s\n", &[], vec![]),
             // What changes how every recipe runs, or what make reads.
@@ -1617,7 +1866,7 @@ mod tests {
             ),
             (
                 "define T\n$(shell id)\nendef\n",
-                &[],
+                &[("unmodelled_construct", 1)],
                 vec![e("T", Inherited)],
             ),
         ];

@@ -142,7 +142,8 @@ pub enum ScanCode {
     /// `BASH_ENV`, `LD_PRELOAD` and most others change what the commands run or load.
     Environment,
     /// The file makes its tool read another file scan did not read (`include`, `MAKEFILES`,
-    /// `load`), whose rules and settings run too.
+    /// `load`), whose rules and settings run too; or scan did not read the path given itself
+    /// (a symbolic link, a FIFO or device, a file over 16 MiB).
     UnreadFile,
     /// A construct scan does not model that can change what runs (`$(eval …)`, a make
     /// function other than the text functions, a line scan cannot classify, an unknown
@@ -299,7 +300,7 @@ pub fn scan_text(
     analyze: &dyn Fn(&str) -> Analysis,
 ) -> FileReport {
     let extracted = match kind {
-        FileKind::ShellScript => shell::extract(text),
+        FileKind::ShellScript => shell::extract(text, path),
         FileKind::Dockerfile => dockerfile::extract(text),
         FileKind::Workflow => actions::extract(text),
         FileKind::Makefile => makefile::extract(text),
@@ -414,6 +415,27 @@ pub fn scan_bytes(
     }
 }
 
+/// The report for a file scan did not read (a symbolic link, a FIFO, a file too large):
+/// one reason, which asks, saying `why`.
+pub fn unread(path: &str, kind: FileKind, why: &str) -> FileReport {
+    let code = ScanCode::UnreadFile;
+    let at = Pos { line: 1, column: 1 };
+    FileReport {
+        path: path.to_string(),
+        kind,
+        verdict: code.severity(),
+        reasons: vec![Reason {
+            code: code.as_str(),
+            severity: code.severity(),
+            message: why.to_string(),
+            rule: None,
+            start: at,
+            end: at,
+        }],
+        commands: Vec::new(),
+    }
+}
+
 /// What an extractor found in a file: the pieces of shell text, problems with the file, and
 /// the variables it sets for its commands (judged by name against the analyser's `[env]`).
 #[derive(Debug, Default)]
@@ -521,10 +543,24 @@ struct Problem {
 /// Which shell runs a piece.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Shell {
-    /// bash or a POSIX sh: analysed with cmdguard's bash reading.
+    /// bash: analysed with cmdguard's bash reading.
     Bash,
+    /// A POSIX sh (dash on Debian and Ubuntu, busybox ash on Alpine): analysed with the bash
+    /// reading, and a construct whose quoting bash and dash read differently (`$'…'`,
+    /// `$"…"`) asks, since there dash may run what bash reads as text.
+    Sh,
     /// Anything else, by the name the file gives it.
     Unsupported(String),
+}
+
+impl Shell {
+    /// Whether cmdguard analyses text this shell runs (bash or sh).
+    fn analysed(&self) -> bool {
+        match self {
+            Shell::Bash | Shell::Sh => true,
+            Shell::Unsupported(_) => false,
+        }
+    }
 }
 
 /// Text one shell invocation runs, with the file offset each byte came from.
@@ -714,7 +750,6 @@ fn analyze_piece(
         ));
     };
     let mut statements = Vec::new();
-    let mut path_free = false;
     match &piece.shell {
         Shell::Unsupported(name) => {
             let code = ScanCode::UnsupportedShell;
@@ -726,7 +761,7 @@ fn analyze_piece(
                 None,
             );
         }
-        Shell::Bash => {
+        Shell::Bash | Shell::Sh => {
             let a = analyze(&piece.script);
             for f in a.findings.iter().filter(|f| f.severity > Verdict::Allow) {
                 reason(
@@ -739,8 +774,22 @@ fn analyze_piece(
             }
             if !a.findings.iter().any(|f| f.code == Code::LimitExceeded) {
                 statements = shell::statements(&piece.script);
+                if piece.shell == Shell::Sh {
+                    for span in shell::bash_only_quoting(&piece.script) {
+                        let code = ScanCode::UnsupportedShell;
+                        reason(
+                            span,
+                            code.as_str(),
+                            code.severity(),
+                            format!(
+                                "`{}` is bash quoting that sh (dash) does not have: dash reads `$` and then a plain quoted string, so text bash keeps inside the quotes may run as commands",
+                                one_line(&piece.script[span.start..span.end.min(span.start + 40)])
+                            ),
+                            None,
+                        );
+                    }
+                }
             }
-            path_free = runs_no_program(&a);
         }
     }
     for (span, original) in &piece.templates {
@@ -755,12 +804,9 @@ fn analyze_piece(
             None,
         );
     }
+    // A `PATH` that runs the project's programs first matters to every script, even one of
+    // builtins: the runner looks the shell itself up on that `PATH` (npm finds `sh` there).
     for (code, message) in &piece.notes {
-        // A `PATH` that runs the project's programs first matters only to a script that
-        // looks a program up.
-        if *code == ScanCode::ProjectPath && path_free {
-            continue;
-        }
         reason(
             Span::new(0, 0),
             code.as_str(),
@@ -803,23 +849,6 @@ fn analyze_piece(
     out
 }
 
-/// Whether every command the analysis found is a builtin of both bash and dash that starts
-/// no other program (`echo "no test" && exit 1`): then no `PATH` lookup happens. Nested
-/// commands (substitutions, `sh -c` scripts) are segments too, so any of them counts.
-fn runs_no_program(a: &Analysis) -> bool {
-    // Builtins in bash and in dash (npm's `sh` on Debian) that run nothing.
-    const PATH_FREE_BUILTINS: &[&str] = &[
-        "echo", "printf", "true", "false", ":", "test", "[", "cd", "pwd", "exit", "set", "shift",
-    ];
-    !a.segments.is_empty()
-        && a.segments.iter().all(|s| {
-            !s.dynamic.contains(&0)
-                && s.argv
-                    .first()
-                    .is_some_and(|p| PATH_FREE_BUILTINS.contains(&p.as_str()))
-        })
-}
-
 /// `s` on one line (newlines as `⏎`), shortened to 120 characters.
 fn one_line(s: &str) -> String {
     let flat: String = s
@@ -849,17 +878,51 @@ fn interpreter_name(command: &str) -> Option<String> {
     Some(first.rsplit('/').next().unwrap_or(first).to_string())
 }
 
-/// The shell a name stands for: bash and the POSIX shells are read as bash; anything else is
-/// unsupported.
+/// The shell a name stands for: bash, or a POSIX sh (read as bash, with the quoting dash reads
+/// differently asking); anything else is unsupported.
 fn shell_named(name: &str) -> Shell {
-    // The POSIX sh family reads a subset of bash; where dash differs (no `$'…'`, no `[[`), it
-    // runs less than bash would, never more programs.
-    const READ_AS_BASH: &[&str] = &["bash", "sh", "dash"];
-    if READ_AS_BASH.contains(&name) {
-        Shell::Bash
-    } else {
-        Shell::Unsupported(name.to_string())
+    match name {
+        "bash" => Shell::Bash,
+        "sh" | "dash" => Shell::Sh,
+        _ => Shell::Unsupported(name.to_string()),
     }
+}
+
+/// The shell a `#!` line (the text after `#!`, up to the line break) runs, when it is one of
+/// the forms scan models exactly: `/bin/sh`, `/bin/bash` (or the same under `/usr/bin/`),
+/// optionally with one word of plain options (`-e`, `-eu`, `-x`: the kernel passes the rest of
+/// the line as one argument), or `/usr/bin/env sh|bash` with nothing after. Anything else —
+/// `env -S` (which splits the line into more words), a variable set through `env`, a relative
+/// or other interpreter, any further argument — is [`Shell::Unsupported`], named as written.
+fn shebang_shell(line: &str) -> Shell {
+    const DIRECT: &[&str] = &["/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash"];
+    // The message quotes the line: scan reads only the plain forms above.
+    let unsupported = || Shell::Unsupported(format!("#!{}", line.trim()));
+    // The kernel splits the line at the first space or tab; only those separate words.
+    let line = line.trim_end_matches([' ', '\t', '\r']);
+    let line = line.trim_start_matches([' ', '\t']);
+    if line.contains(|c: char| c.is_whitespace() && c != ' ' && c != '\t') {
+        return unsupported();
+    }
+    let (program, rest) = match line.find([' ', '\t']) {
+        Some(n) => (&line[..n], line[n..].trim_start_matches([' ', '\t'])),
+        None => (line, ""),
+    };
+    let named = |p: &str| shell_named(p.rsplit('/').next().unwrap_or(p));
+    if DIRECT.contains(&program) {
+        let plain_options = rest.is_empty()
+            || rest
+                .strip_prefix('-')
+                .is_some_and(|o| !o.is_empty() && o.bytes().all(|b| b"eux".contains(&b)));
+        if plain_options {
+            return named(program);
+        }
+        return unsupported();
+    }
+    if program == "/usr/bin/env" && (rest == "sh" || rest == "bash") {
+        return named(rest);
+    }
+    unsupported()
 }
 
 /// Whether `word` names bash or a POSIX sh by its name or its path in a system directory —
@@ -940,6 +1003,35 @@ mod tests {
         assert_eq!(index.pos(3), Pos { line: 2, column: 1 });
         assert_eq!(index.pos(5), Pos { line: 2, column: 2 });
         assert_eq!(index.pos(99), Pos { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn only_plain_shebangs_name_a_shell_scan_reads() {
+        let table = [
+            ("/bin/sh", Some(Shell::Sh)),
+            ("/bin/bash", Some(Shell::Bash)),
+            ("/usr/bin/bash -eu", Some(Shell::Bash)),
+            ("/bin/sh -e ", Some(Shell::Sh)),
+            ("/usr/bin/env bash", Some(Shell::Bash)),
+            ("/usr/bin/env  sh", Some(Shell::Sh)),
+            ("/usr/bin/env -S bash -c \"touch /tmp/x\"", None),
+            ("/usr/bin/env -S BASH_ENV=./evil.sh bash", None),
+            ("/usr/bin/env bash -e", None),
+            ("./bash", None),
+            ("/opt/bin/bash", None),
+            ("/bin/bash -e -u", None),
+            ("/bin/bash --rcfile x", None),
+            ("/bin/bash -c", None),
+            ("/usr/bin/env python3", None),
+            ("/bin/bash\u{a0}", None),
+        ];
+        for (line, want) in table {
+            let got = shebang_shell(line);
+            match want {
+                Some(shell) => assert_eq!(got, shell, "{line}"),
+                None => assert!(matches!(got, Shell::Unsupported(_)), "{line}: {got:?}"),
+            }
+        }
     }
 
     #[test]

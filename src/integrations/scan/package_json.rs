@@ -13,7 +13,14 @@
 //!   actions run any command, so it asks;
 //! - keys known to hold no command ([`INERT_KEYS`]) are skipped;
 //! - any other key asks as [`ScanCode::Unmodelled`], naming it: a tool scan does not know may
-//!   run what it says.
+//!   run what it says;
+//! - a key written twice in the object or in `scripts` asks (`JSON.parse` keeps the last);
+//! - a `server.js` beside the file with no `start` script asks (`npm start` runs
+//!   `node server.js`); an `.npmrc` beside it is read as npm reads it (lines end at `\r` or
+//!   `\n`) and asks for any key not known to leave `npm run` alone.
+//!
+//! The shell is sh (dash), and npm looks it up on the same `PATH`, so even a script of
+//! builtins asks for [`ScanCode::ProjectPath`].
 
 use std::path::Path;
 
@@ -170,7 +177,8 @@ fn npmrc_beside(path: &str, at: usize, out: &mut Extracted) {
     let Ok(text) = std::fs::read_to_string(&npmrc) else {
         return ask("it is not UTF-8 text, and it may set the shell npm runs scripts in".into());
     };
-    for line in text.lines() {
+    // npm's ini reader ends a line at any run of `\r` and `\n`.
+    for line in text.split(['\r', '\n']) {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
@@ -228,15 +236,21 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
     };
     let mut gypfile = None;
     let mut install_script = false;
+    let mut start_script = false;
+    duplicate_keys(&members, "", &mut out);
     for (key, value) in &members {
         match key.value.as_str() {
             "scripts" => {
                 let Value::Object(scripts) = value else {
                     continue;
                 };
+                duplicate_keys(scripts, "scripts.", &mut out);
                 for (name, script) in scripts {
                     if matches!(name.value.as_str(), "install" | "preinstall") {
                         install_script = true;
+                    }
+                    if name.value == "start" {
+                        start_script = true;
                     }
                     let Value::Str(s) = script else { continue };
                     command(&mut out, &format!("scripts.{}", name.value), s, NPM_PATH);
@@ -259,6 +273,17 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
         }
     }
     npmrc_beside(path, start, &mut out);
+    let server = Path::new(path).with_file_name("server.js");
+    if !start_script && server.exists() {
+        out.problems.push(Problem {
+            code: ScanCode::Unmodelled,
+            message: format!(
+                "`{}` is beside it and there is no `start` script, so `npm start` runs `node server.js`, a program scan does not read",
+                server.display()
+            ),
+            span: Span::new(start, start),
+        });
+    }
     let beside = Path::new(path).with_file_name("binding.gyp");
     // `gypfile` and whether it is written `false`.
     match gypfile {
@@ -281,8 +306,26 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
     out
 }
 
+/// A key written twice in one object: `JSON.parse` keeps the last value, so which one npm
+/// reads is not what a reader of the first sees (scan reads both, but not which one wins).
+fn duplicate_keys(members: &[(Str, Value)], prefix: &str, out: &mut Extracted) {
+    let mut seen = std::collections::HashSet::new();
+    for (key, _) in members {
+        if !seen.insert(key.value.as_str()) {
+            unmodelled(
+                out,
+                key,
+                format!(
+                    "`{prefix}{}` is written more than once: npm keeps the last one, and a setting in an earlier one may not hold",
+                    key.value
+                ),
+            );
+        }
+    }
+}
+
 /// What npm puts on a script's `PATH`.
-const NPM_PATH: &str = "npm runs scripts with `node_modules/.bin` first on PATH: a program name may run a package's program";
+const NPM_PATH: &str = "npm runs scripts with `node_modules/.bin` first on PATH and looks their shell `sh` up there too: a program name, or the shell itself, may run a package's program";
 /// The same for the commands other npm tools run (they are started from npm scripts, or look
 /// programs up in `node_modules/.bin` themselves).
 const TOOL_PATH: &str = "this tool runs its commands from the project, usually with `node_modules/.bin` first on PATH: a program name may run a package's program";
@@ -294,7 +337,8 @@ fn command(out: &mut Extracted, context: &str, s: &Str, note: &str) {
     for (i, c) in s.value.char_indices() {
         b.push_char(c, s.origin[i]);
     }
-    let mut piece = b.finish(context, s.end - 1, Shell::Bash);
+    // npm runs scripts with `sh -c` (dash on Debian and Ubuntu).
+    let mut piece = b.finish(context, s.end - 1, Shell::Sh);
     piece.notes.push((ScanCode::ProjectPath, note.to_string()));
     out.pieces.push(piece);
 }

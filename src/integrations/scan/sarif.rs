@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Reason, ScanCode, ScanReport};
+use super::{FileKind, FileReport, Reason, ScanCode, ScanReport};
 use crate::{Analysis, Code, Verdict};
 
 /// The `$schema` SARIF logs name: the OASIS standard's schema, with its errata.
@@ -34,7 +34,7 @@ pub const STDIN_URI: &str = "cmdguard:stdin";
 pub fn log(report: &ScanReport) -> Value {
     let mut results = Vec::new();
     for file in &report.files {
-        let uri = uri_of(&file.path);
+        let uri = artifact_uri(file);
         for r in &file.reasons {
             results.push(result(r, &uri, None));
         }
@@ -47,7 +47,7 @@ pub fn log(report: &ScanReport) -> Value {
     let artifacts: Vec<Value> = report
         .files
         .iter()
-        .map(|f| json!({"location": {"uri": uri_of(&f.path)}}))
+        .map(|f| json!({"location": {"uri": artifact_uri(f)}}))
         .collect();
     json!({
         "$schema": SCHEMA_URI,
@@ -140,12 +140,22 @@ fn rules() -> Vec<Value> {
         .collect()
 }
 
+/// The URI a file's results are located at: `check`'s pseudo-URI for a command, else its
+/// path as a relative reference (a file named `cmdguard:x` is a file, encoded like any other).
+fn artifact_uri(file: &FileReport) -> String {
+    match file.kind {
+        FileKind::Command => file.path.clone(),
+        FileKind::ShellScript
+        | FileKind::Dockerfile
+        | FileKind::Workflow
+        | FileKind::Makefile
+        | FileKind::PackageJson => uri_of(&file.path),
+    }
+}
+
 /// A path as a relative URI reference: `/` kept, anything but unreserved characters
 /// percent-encoded.
 fn uri_of(path: &str) -> String {
-    if path.starts_with("cmdguard:") {
-        return path.to_string();
-    }
     let mut out = String::new();
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
@@ -277,7 +287,7 @@ mod tests {
     fn paths_become_uri_references() {
         assert_eq!(uri_of("ci/build.sh"), "ci/build.sh");
         assert_eq!(uri_of("my dir/a#b.sh"), "my%20dir/a%23b.sh");
-        assert_eq!(uri_of(COMMAND_URI), COMMAND_URI);
+        assert_eq!(uri_of("cmdguard:a b.sh"), "cmdguard%3Aa%20b.sh");
     }
 
     #[test]

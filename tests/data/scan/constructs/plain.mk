@@ -7,11 +7,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 MAKEFLAGS += --no-print-directory -s
 export LANG := C
-ifeq ($(OS),Windows_NT)
-  EXE := .exe
-else
-  EXE :=
-endif
+EXE :=
 .PHONY: all list
 .DEFAULT_GOAL := all
 $(info building)

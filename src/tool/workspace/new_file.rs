@@ -139,6 +139,10 @@ pub const CONFIG_NAMES: &[&str] = &[
     "claude.md",
     "claude.local.md",
     "gemini.md",
+    "qwen.md",
+    "crush.md",
+    "warp.md",
+    "conventions.md",
     "copilot-instructions.md",
 ];
 
@@ -190,6 +194,9 @@ pub const CONFIG_PATTERNS: &[&str] = &[
     "requirements*.in",
     "constraints*.txt",
     "tsconfig*.json",
+    // VS Code's Copilot instruction and prompt files.
+    "*.instructions.md",
+    "*.prompt.md",
     "directory.build.*",
     "directory.packages.*",
 ];

@@ -707,7 +707,7 @@ impl Allowlist {
     /// unless one of the table's exceptions covers it: whether `cat PATH` would ask for the
     /// file alone. For tools that read files by path instead of through a command (the
     /// built-in `fs` tools), so that they keep the secrets the analyser keeps. A path under
-    /// `home` is also matched as `~/…`.
+    /// `home` is also matched as `~/…`, and a path with capitals also lower-cased.
     ///
     /// ```
     /// use cmdguard::Analyzer;
@@ -717,6 +717,7 @@ impl Allowlist {
     /// let list = list.allowlist();
     /// assert!(list.sensitive_path(Path::new("/w/app/.env"), None).is_some());
     /// assert!(list.sensitive_path(Path::new("/w/app/README.md"), None).is_none());
+    /// assert!(list.sensitive_path(Path::new("/w/app/SERVER.KEY"), None).is_some());
     /// ```
     pub fn sensitive_path(&self, path: &Path, home: Option<&Path>) -> Option<&str> {
         let text = path.to_string_lossy();
@@ -729,6 +730,14 @@ impl Allowlist {
         {
             forms.push(format!("~{rest}"));
         }
+        // As the analyser does for `cat SERVER.KEY`: a name in capitals is also matched
+        // lower-cased (case-insensitive file systems open `.env` for `.ENV`).
+        let folded: Vec<String> = forms
+            .iter()
+            .filter(|f| f.bytes().any(|b| b.is_ascii_uppercase()))
+            .map(|f| f.to_ascii_lowercase())
+            .collect();
+        forms.extend(folded);
         forms.iter().find_map(|form| {
             self.sensitive
                 .reaches(&Glob::literal(form), sensitive::Which::All)

@@ -144,9 +144,8 @@ pub(super) fn explain(args: ExplainArgs) -> i32 {
     } else {
         super::join_os(&args.command)
     };
-    let e = Explanation::with_assessor(
-        &config.analyzer,
-        Some(&config.command_rules),
+    let e = Explanation::for_config(
+        &config,
         &bytes,
         Some(&workdir),
         assessor

@@ -162,7 +162,7 @@ pub fn name_covering_rules(a: &mut Analysis, allow: &CommandRules) {
         .filter(|f| f.severity > Verdict::Allow);
     for (f, rule) in above.zip(texts) {
         f.message = format!(
-            "{} (the imported Claude Code allow rule {rule} names it, but cmdguard does not see what it runs, so it asks; Claude Code's own permissions decide)",
+            "{} (the imported Claude Code allow rule {rule} names it, but cmdguard does not see what it runs, so it asks)",
             f.message
         );
     }

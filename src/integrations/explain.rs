@@ -22,6 +22,7 @@ use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use anstyle::{AnsiColor, Effects, Style};
 
 use crate::assess::{AssessRequest, Assessment, Decision, RiskAssessor};
+use crate::config::{self, Config};
 use crate::policy::rules::CommandRules;
 use crate::{Analysis, Analyzer, Finding, Match, RuleOrigin, StageTimes, Verdict, Workdir};
 
@@ -36,6 +37,13 @@ pub struct Explanation {
     pub origins: Vec<Option<RuleOrigin>>,
     /// What the assessor said, or why it was not asked.
     pub assessor: AssessorAnswer,
+    /// The Claude Code allow rules imported into the configuration that name this command
+    /// although it asks (`` `Bash(npm test)` (~/.claude/settings.json:3) ``), one per finding
+    /// that makes it ask; empty when none does. Such a rule never lowers the verdict.
+    pub claude_rules: Vec<String>,
+    /// Whether `[claude] defer_allow_rules` is on, so that a Claude Code hook leaves a
+    /// command only such rules cover to Claude Code instead of asking.
+    pub claude_defer: bool,
     /// How long each stage took.
     pub times: Times,
 }
@@ -90,6 +98,49 @@ impl Explanation {
         dir: Option<&Workdir>,
         assessor: Option<&dyn RiskAssessor>,
     ) -> Explanation {
+        Explanation::build(analyzer, rules, None, cmd, dir, assessor)
+    }
+
+    /// [`Explanation::with_assessor`] with everything a loaded configuration holds: its
+    /// analyser, its command rules, and the Claude Code allow rules it imported, which are
+    /// named on what still asks (as `cmdguard check` names them). `explain` uses this.
+    ///
+    /// ```
+    /// use cmdguard::config::ConfigSources;
+    /// use cmdguard::integrations::explain::Explanation;
+    ///
+    /// let config = ConfigSources::built_in().load()?;
+    /// let e = Explanation::for_config(&config, b"git status", None, None);
+    /// assert_eq!(e.analysis.verdict, cmdguard::Verdict::Allow);
+    /// assert!(e.claude_rules.is_empty());
+    /// # Ok::<(), cmdguard::ConfigError>(())
+    /// ```
+    pub fn for_config(
+        config: &Config,
+        cmd: &[u8],
+        dir: Option<&Workdir>,
+        assessor: Option<&dyn RiskAssessor>,
+    ) -> Explanation {
+        let mut e = Explanation::build(
+            &config.analyzer,
+            Some(&config.command_rules),
+            Some(&config.claude_allow),
+            cmd,
+            dir,
+            assessor,
+        );
+        e.claude_defer = config.claude_defer;
+        e
+    }
+
+    fn build(
+        analyzer: &Analyzer,
+        rules: Option<&CommandRules>,
+        claude_allow: Option<&CommandRules>,
+        cmd: &[u8],
+        dir: Option<&Workdir>,
+        assessor: Option<&dyn RiskAssessor>,
+    ) -> Explanation {
         let (mut analysis, stages) = analyzer.analyze_timed_in(cmd, dir);
         let mut times = Times {
             stages,
@@ -99,6 +150,18 @@ impl Explanation {
             let start = Instant::now();
             rules.apply(&mut analysis);
             times.rules = start.elapsed();
+        }
+        let mut claude_rules = Vec::new();
+        if let Some(allow) = claude_allow {
+            let start = Instant::now();
+            if let Some(covering) = config::defers_to_claude(&analysis, allow) {
+                claude_rules = covering
+                    .iter()
+                    .map(|r| format!("`Bash({})` ({})", r.text, r.origin))
+                    .collect();
+            }
+            config::name_covering_rules(&mut analysis, allow);
+            times.rules += start.elapsed();
         }
         let assessor = match assessor {
             None => AssessorAnswer::NotConfigured,
@@ -123,6 +186,8 @@ impl Explanation {
             analysis,
             origins,
             assessor,
+            claude_rules,
+            claude_defer: false,
             times,
         }
     }
@@ -178,6 +243,21 @@ impl Explanation {
                         .annotation(AnnotationKind::Primary.span(clamp(&a.cmd, f.span))),
                 )];
             let _ = writeln!(out, "{}", renderer.render(&report));
+        }
+
+        if !self.claude_rules.is_empty() {
+            let mut rules = self.claude_rules.clone();
+            rules.dedup();
+            let what = if self.claude_defer {
+                "a Claude Code hook leaves this command to Claude Code's permissions (`[claude] defer_allow_rules = true`)"
+            } else {
+                "cmdguard still asks, because it did not see through the command (`[claude] defer_allow_rules = true` in your own config would leave it to Claude Code)"
+            };
+            let _ = writeln!(
+                out,
+                "\n{bold}claude code:{bold:#} imported allow rule {} names this command; {what}",
+                rules.join(", ")
+            );
         }
 
         let _ = write!(out, "\n{bold}assessor:{bold:#} ");

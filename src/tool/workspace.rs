@@ -65,7 +65,7 @@
 use std::fmt;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -791,6 +791,12 @@ impl Workspace {
         if self.in_temp(path) {
             return Ok(());
         }
+        self.ask_always(action)
+    }
+
+    /// [`Workspace::ask_every_time`] without the temporary directory's exemption: for reads
+    /// of a credential file, which stays one wherever it was copied.
+    fn ask_always(&self, action: &str) -> Result<(), WorkspaceError> {
         let refused = |reason: &str| WorkspaceError::Refused {
             action: action.to_owned(),
             reason: reason.to_owned(),
@@ -829,28 +835,81 @@ impl Workspace {
     /// The `[sensitive]` pattern of the analyser's allowlist that `path` (resolved) matches,
     /// when reading it would ask in a command (`cat PATH`); see
     /// [`Allowlist::sensitive_path`](crate::Allowlist::sensitive_path).
+    /// `$HOME` is matched as written and with its links resolved (a home under a linked
+    /// `/home`, as on Fedora Silverblue or automounted homes, is reached both ways).
     pub fn sensitive(&self, path: &Path) -> Option<String> {
+        let list = self.analyzer().allowlist();
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        self.analyzer()
-            .allowlist()
-            .sensitive_path(path, home.as_deref())
+        let canonical = home.as_deref().and_then(|h| fs::canonicalize(h).ok());
+        let mut homes = vec![home.as_deref()];
+        if canonical.as_deref() != home.as_deref() {
+            homes.push(canonical.as_deref());
+        }
+        homes
+            .into_iter()
+            .find_map(|home| list.sensitive_path(path, home))
             .map(str::to_owned)
+    }
+
+    /// [`Workspace::sensitive`] for a path the model gave (`given`, as written) that resolved
+    /// to `resolved`: the name as given counts as much as where it leads, as for `cat .env`
+    /// when `.env` is a link to `env/production`. The name is taken against the working
+    /// directory with `.` and `..` read textually, links not followed.
+    pub fn sensitive_named(&self, given: &str, resolved: &Path) -> Option<String> {
+        self.sensitive(&self.lexical(given))
+            .or_else(|| self.sensitive(resolved))
+    }
+
+    /// `given` made absolute against the working directory, `.` and `..` read textually.
+    fn lexical(&self, given: &str) -> PathBuf {
+        let mut out = PathBuf::new();
+        let given = Path::new(given);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.inner.workdir.join(given)
+        };
+        for c in joined.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out
     }
 
     /// Asks before a tool reads `path` (resolved) when the analyser would ask before a
     /// command read it (a credential file the `[sensitive]` table lists): asked every time,
-    /// default no, refused without a confirmation policy and under auto-confirm. Other files
-    /// of the workspace are read without a question.
+    /// default no, refused without a confirmation policy and under auto-confirm, in the
+    /// temporary directory too (a copy of a credential file is one). Other files of the
+    /// workspace are read without a question.
     pub fn permit_read(&self, path: &Path) -> Result<(), WorkspaceError> {
-        match self.sensitive(path) {
+        self.ask_before_reading(self.sensitive(path), path)
+    }
+
+    /// [`Workspace::resolve`] for reading: resolves `given`, then asks as
+    /// [`Workspace::permit_read`] does when the name as given or the file it leads to is a
+    /// credential file ([`Workspace::sensitive_named`]).
+    pub fn resolve_read(&self, given: &str) -> Result<PathBuf, WorkspaceError> {
+        let resolved = self.resolve(given)?;
+        self.ask_before_reading(self.sensitive_named(given, &resolved), &resolved)?;
+        Ok(resolved)
+    }
+
+    fn ask_before_reading(
+        &self,
+        pattern: Option<String>,
+        path: &Path,
+    ) -> Result<(), WorkspaceError> {
+        match pattern {
             None => Ok(()),
-            Some(pattern) => self.ask_every_time(
-                &format!(
-                    "read {} (a credential file: [sensitive] {pattern})",
-                    path.display()
-                ),
-                path,
-            ),
+            Some(pattern) => self.ask_always(&format!(
+                "read {} (a credential file: [sensitive] {pattern})",
+                path.display()
+            )),
         }
     }
 

@@ -137,3 +137,35 @@ fn explain_reads_stdin_and_refuses_usage_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stdout).contains("segments (2)"));
 }
+
+/// A command that asks although an imported Claude Code allow rule names it: explain says
+/// which rule, where it was written, and that cmdguard still asks (the rule never lowers the
+/// verdict). A command no imported rule names gets no such line.
+#[test]
+fn explain_names_the_imported_claude_allow_rule_that_covers_an_ask() {
+    let dir = Scratch::new();
+    dir.write(
+        "home/claude/settings.json",
+        "{\n  \"permissions\": {\n    \"allow\": [\"Bash(mytool:*)\"]\n  }\n}\n",
+    );
+    let o = explain(dir.path(), &["mytool --frobnicate"], &[]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("claude code:"))
+        .unwrap_or_else(|| panic!("no claude code line:\n{out}"));
+    assert!(line.contains("`Bash(mytool:*)`"), "{line}");
+    assert!(line.contains("settings.json:3"), "{line}");
+    assert!(line.contains("cmdguard still asks"), "{line}");
+    assert!(
+        out.contains("imported Claude Code allow rule `Bash(mytool:*)`"),
+        "the finding names it too:\n{out}"
+    );
+
+    for cmd in ["othertool x", "git status"] {
+        let o = explain(dir.path(), &[cmd], &[]);
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(!out.contains("claude code:"), "{cmd}:\n{out}");
+    }
+}

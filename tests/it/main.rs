@@ -34,6 +34,7 @@ mod redteam_tools_a;
 mod redteam_tools_b;
 mod redteam_tools_fixes_s7b;
 mod redteam_tools_fixes_s8;
+mod redteam_tools_fixes_s8_read;
 mod redteam_tools_fixes_toolfix2a;
 mod redteam_tools_fixes_toolfix2b;
 mod rules;

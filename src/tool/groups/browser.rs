@@ -634,7 +634,10 @@ fn file_url_allowed(workspace: Option<&Workspace>, url: &str) -> bool {
     // A page's own request for a credential file (`<script src='.env'>`) fails: nobody is
     // there to ask, and the page could send it anywhere.
     workspace.is_some_and(|ws| {
-        file_url_path(url).is_some_and(|p| ws.resolve(&p).is_ok_and(|r| ws.sensitive(&r).is_none()))
+        file_url_path(url).is_some_and(|p| {
+            ws.resolve(&p)
+                .is_ok_and(|r| ws.sensitive_named(&p, &r).is_none())
+        })
     })
 }
 
@@ -662,8 +665,7 @@ fn checked_url(ctx: &Ctx, raw: &str) -> Outcome<String> {
             let ws = ctx.agent().workspace().ok_or_else(|| {
                 "file:// URLs need a workspace (AgentHandle::with_workspace)".to_owned()
             })?;
-            let resolved = ws.resolve(&path).map_err(|e| e.to_string())?;
-            ws.permit_read(&resolved).map_err(|e| e.to_string())?;
+            let resolved = ws.resolve_read(&path).map_err(|e| e.to_string())?;
             file_url(&resolved)
                 .ok_or_else(|| format!("cannot make a URL of {}", resolved.display()))
         }

@@ -123,8 +123,7 @@ pub struct Report {
 /// linters quote the lines they complain about.
 fn read_in_workspace(ctx: &Ctx, path: &str) -> Outcome<(std::path::PathBuf, String)> {
     let ws = super::agent_workspace(ctx)?;
-    let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
-    ws.permit_read(&resolved).map_err(|e| e.to_string())?;
+    let resolved = ws.resolve_read(path).map_err(|e| e.to_string())?;
     let text = read_text(&resolved).map_err(|e| match e {
         NotText::Io(e) => format!("cannot read {}: {e}", resolved.display()),
         NotText::TooLarge(n) => format!("{} is {n} bytes, too large", resolved.display()),

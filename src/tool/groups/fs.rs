@@ -203,9 +203,10 @@ fn file_info(
     path: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<FileInfo> {
-    let (ws, path) = resolve(ctx, path)?;
+    let given = path;
+    let (ws, path) = resolve(ctx, given)?;
     let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
-    let sensitive = ws.sensitive(&path);
+    let sensitive = ws.sensitive_named(given, &path);
     let (lines, is_text) = if sensitive.is_none() && meta.is_file() && meta.len() <= MAX_READ_BYTES
     {
         match read_text_in(&ws, &path) {
@@ -300,8 +301,8 @@ fn read_file(
     include_line_numbers: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (ws, path) = resolve(ctx, path)?;
-    ws.permit_read(&path).map_err(|e| e.to_string())?;
+    let ws = workspace(ctx)?.clone();
+    let path = ws.resolve_read(path).map_err(|e| e.to_string())?;
     let text = read_text_in(&ws, &path).map_err(|e| match e {
         NotText::Io(e) => io_error("read", &path, &e),
         NotText::TooLarge(n) => format!(
@@ -377,8 +378,10 @@ fn move_path(
     dst: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (ws, src) = resolve(ctx, src)?;
+    let given = src;
+    let (ws, src) = resolve(ctx, given)?;
     let (_, dst) = resolve(ctx, dst)?;
+    permit_named(&ws, given, &src)?;
     let src_meta = fs::symlink_metadata(&src).map_err(|e| io_error("move", &src, &e))?;
     let dst = into_dir(&dst, &src)?;
     if src == ws.workdir() {
@@ -456,8 +459,10 @@ fn copy(
     dst: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (ws, src) = resolve(ctx, src)?;
+    let given = src;
+    let (ws, src) = resolve(ctx, given)?;
     let (_, dst) = resolve(ctx, dst)?;
+    permit_named(&ws, given, &src)?;
     let meta = fs::symlink_metadata(&src).map_err(|e| io_error("copy", &src, &e))?;
     let dst = into_dir(&dst, &src)?;
     if meta.is_dir() && dst.starts_with(&src) {
@@ -542,6 +547,15 @@ fn landing(path: &Path, src: &Path, dst: &Path) -> PathBuf {
     } else {
         dst.join(below)
     }
+}
+
+/// Asks before copying or moving `src` (resolved from `given`) when only the name as given is
+/// a credential file's (a link `.env` -> `env/production`): the tree walk sees the target.
+fn permit_named(ws: &Workspace, given: &str, src: &Path) -> Outcome<()> {
+    if ws.sensitive(src).is_none() {
+        ws.resolve_read(given).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// Asks about each credential file of a tree (`entries`, from `src`) before it is copied or
@@ -1024,8 +1038,8 @@ fn request_image(
     crop: Option<Crop>,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (ws, path) = resolve(ctx, src)?;
-    ws.permit_read(&path).map_err(|e| e.to_string())?;
+    let ws = workspace(ctx)?.clone();
+    let path = ws.resolve_read(src).map_err(|e| e.to_string())?;
     let meta = fs::metadata(&path).map_err(|e| io_error("read", &path, &e))?;
     if !meta.is_file() {
         return Err(format!("{} is not a file", path.display()));

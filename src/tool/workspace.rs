@@ -37,6 +37,8 @@
 //! - no component below the workspace root starts with `.` (dotfiles and dot-directories are
 //!   where programs keep configuration), and none is a directory code is loaded from on its
 //!   own (`node_modules`, `__pycache__`, `site-packages`);
+//! - it does not shadow a module of Python's standard library (`json.py`, `subprocess.py`,
+//!   `json/__init__.py`), which a script or test run beside it would import instead;
 //! - its name is no tool's configuration, build file or manifest (`conftest.py`, `build.rs`,
 //!   `package.json`, `*.config.*`, `*rc`, `lefthook*`, …);
 //! - its extension says source, text or data (`.rs`, `.py`, `.md`, `.json`, …): an unknown
@@ -58,9 +60,11 @@
 //! An agent writing `src/foo.rs`, `tests/test_x.py`, `tests/data/case.json` or `docs/x.md` is
 //! not asked; one writing `main.py` or `config.json` at the workspace root, `Cargo.toml`
 //! anywhere or a `Makefile` is. A tree that `copy` or `move` puts at a new name is judged file
-//! by file at its new place, with one question for all that ask. Limits: a new source file can
-//! still shadow a module a program imports by name (`json.py` beside a Python script), and a
-//! free file still runs when the project's own code, or the user, runs it.
+//! by file at its new place, with one question for all that ask. Limits: a free file still
+//! runs when the project's own code, or the user, runs it, and some builds take every source
+//! file of a directory without being told (a new `.go` file's `init` runs at the next `go
+//! test` of its package; Maven, .NET and SwiftPM compile all sources below theirs); a new
+//! Python file can still shadow a third-party module by name (`requests.py`).
 
 use std::fmt;
 use std::fs;
@@ -89,6 +93,11 @@ pub enum NewEntry {
     /// A directory.
     Dir,
 }
+
+/// Which directories are the top of a project, as found so far (see
+/// [`Workspace::why_ask_to_create_in`]).
+#[derive(Debug, Default)]
+pub(crate) struct Tops(std::collections::HashMap<PathBuf, Option<String>>);
 
 /// Names that, beside a `HEAD`, make a directory a git directory (with `HEAD`: `objects` and
 /// `refs`, or `commondir` in place of both) or give it what git reads there.
@@ -526,7 +535,7 @@ impl Workspace {
     /// before: a grant answers overwrites, not what runs later. Any other new file needs no
     /// permission: it destroys nothing.
     pub fn permit_create(&self, path: &Path, executable: bool) -> Result<(), WorkspaceError> {
-        match self.why_ask_to_create(path, NewEntry::File { executable }, None) {
+        match self.why_ask_to_create(path, NewEntry::File { executable }) {
             None => Ok(()),
             Some(why) => self.ask_every_time(&format!("create {} ({why})", path.display()), path),
         }
@@ -542,7 +551,7 @@ impl Workspace {
             .collect();
         missing.reverse();
         for dir in missing {
-            if let Some(why) = self.why_ask_to_create(dir, NewEntry::Dir, None) {
+            if let Some(why) = self.why_ask_to_create(dir, NewEntry::Dir) {
                 return self.ask_every_time(
                     &format!("create the directory {} ({why})", dir.display()),
                     dir,
@@ -553,14 +562,23 @@ impl Workspace {
     }
 
     /// Why creating `entry` at `path` (resolved) needs a question, or `None` when it is free
-    /// (see "Which new files are free" in the module docs). `probe` is the directory whose
-    /// entries stand for those beside `path` when its parent does not exist yet (a tree being
-    /// copied: its source directory); by default, `path`'s parent.
-    pub fn why_ask_to_create(
+    /// (see "Which new files are free" in the module docs).
+    pub fn why_ask_to_create(&self, path: &Path, entry: NewEntry) -> Option<String> {
+        self.why_ask_to_create_in(path, entry, None, &mut Tops::default())
+    }
+
+    /// [`Workspace::why_ask_to_create`] for an entry of a tree being copied or moved: `probe`
+    /// is the directory whose entries stand for those beside `path` (the entry's source
+    /// directory: its new directory does not exist yet), and `tops` remembers which
+    /// directories are the top of a project, so a large tree lists each directory once. A
+    /// tree's entries are judged by their names for hooks (the tree's new root is checked
+    /// against the repository's hooks path by the caller).
+    pub(crate) fn why_ask_to_create_in(
         &self,
         path: &Path,
         entry: NewEntry,
         probe: Option<&Path>,
+        tops: &mut Tops,
     ) -> Option<String> {
         if self.in_temp(path) {
             return None;
@@ -575,7 +593,13 @@ impl Workspace {
                 return self.git_dir_place(path, beside);
             }
         };
-        if let Some(why) = self.runs_beyond_checks(path, executable) {
+        let hooks = match probe {
+            None => self.runs_beyond_checks(path, executable),
+            Some(_) => self
+                .hook_place_by_name(path)
+                .or_else(|| executable.then(|| "an executable file".to_owned())),
+        };
+        if let Some(why) = hooks {
             return Some(why);
         }
         if let Some(why) = self.git_dir_place(path, beside) {
@@ -590,7 +614,15 @@ impl Workspace {
             return None;
         }
         let at = path.parent().unwrap_or(path);
-        self.project_top(at, beside).map(|top| {
+        let top = match tops.0.get(beside) {
+            Some(top) => top.clone(),
+            None => {
+                let top = self.project_top(at, beside);
+                tops.0.insert(beside.to_path_buf(), top.clone());
+                top
+            }
+        };
+        top.map(|top| {
             format!(
                 "{name} would sit at the top of {top}, where tools read more names than cmdguard \
                  can list; only documents, text, images and tables are created there freely"
@@ -616,7 +648,7 @@ impl Workspace {
             };
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name == ".git" {
+            if name.eq_ignore_ascii_case(".git") {
                 return Some(format!("the repository {}", dir.display()));
             }
             if new_file::is_manifest(&name) {

@@ -24,7 +24,7 @@ use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::tool::workspace::{Create, Dir, NewEntry, executable};
+use crate::tool::workspace::{Create, Dir, NewEntry, Tops, executable};
 use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
 /// The largest file `read_file` reads, in bytes.
@@ -628,6 +628,7 @@ fn permit_new_tree(
     dst: &Path,
 ) -> Outcome<()> {
     let mut why = Vec::new();
+    let mut tops = Tops::default();
     for (path, meta) in entries {
         let new = landing(path, src, dst);
         let entry = if meta.is_dir() {
@@ -637,8 +638,16 @@ fn permit_new_tree(
                 executable: meta.is_file() && executable(meta),
             }
         };
-        let probe = if new == dst { None } else { path.parent() };
-        if let Some(reason) = ws.why_ask_to_create(&new, entry, probe) {
+        let reason = match (new == dst, entry) {
+            // The new root of a tree, against the repository's hooks path too (a tree made
+            // above the hooks directory may hold it); its entries are judged by their names.
+            (true, NewEntry::Dir) => ws
+                .runs_beyond_checks(dst, false)
+                .or_else(|| ws.why_ask_to_create(dst, entry)),
+            (true, NewEntry::File { .. }) => ws.why_ask_to_create(dst, entry),
+            (false, _) => ws.why_ask_to_create_in(&new, entry, path.parent(), &mut tops),
+        };
+        if let Some(reason) = reason {
             why.push(format!("{}: {reason}", new.display()));
         }
     }

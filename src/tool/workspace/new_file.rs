@@ -13,6 +13,8 @@
 //!   `.envrc`, `.cargo`, every `.*rc`);
 //! - with no component a package manager or interpreter loads code from by itself
 //!   ([`CODE_DIRS`]: `node_modules`, `__pycache__`, `site-packages`);
+//! - that does not shadow a module of Python's standard library ([`PYTHON_STDLIB`]:
+//!   `json.py` beside a script runs in place of `json` wherever it imports it);
 //! - whose name is not a tool's configuration, build file or manifest ([`CONFIG_NAMES`],
 //!   [`CONFIG_PATTERNS`]: `conftest.py`, `build.rs`, `package.json`, `*.config.*`, `*rc`, …);
 //! - whose kind is known to be source, text or data ([`FREE_KINDS`], by extension): an
@@ -130,6 +132,17 @@ pub const CONFIG_NAMES: &[&str] = &[
     "devbox.json",
     "environment.yml",
     "environment.yaml",
+    // mkdocs runs the `hooks:` its config names; serverless, kustomize and skaffold run
+    // plugins or commands from theirs; Sphinx runs `conf.py`.
+    "mkdocs.yml",
+    "mkdocs.yaml",
+    "serverless.yml",
+    "serverless.yaml",
+    "kustomization.yml",
+    "kustomization.yaml",
+    "skaffold.yml",
+    "skaffold.yaml",
+    "conf.py",
     // pip installs what these name (a URL's package runs its own setup code).
     "requirements.txt",
     "constraints.txt",
@@ -144,6 +157,231 @@ pub const CONFIG_NAMES: &[&str] = &[
     "warp.md",
     "conventions.md",
     "copilot-instructions.md",
+];
+
+/// Python's standard-library modules (Python 3.11's `sys.stdlib_module_names`, without the
+/// private `_` ones). Python puts the running script's directory (pytest, a test file's
+/// base directory) first on the module path, so a new `json.py` or `subprocess.py` beside a
+/// script, or a `json/__init__.py`, runs in place of the module wherever the script imports
+/// it: the agent's code runs at the user's next run without any file of theirs changing.
+pub const PYTHON_STDLIB: &[&str] = &[
+    "abc",
+    "aifc",
+    "antigravity",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "atexit",
+    "audioop",
+    "base64",
+    "bdb",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "cProfile",
+    "calendar",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "compileall",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "crypt",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dis",
+    "distutils",
+    "doctest",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "ftplib",
+    "functools",
+    "gc",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "idlelib",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multiprocessing",
+    "netrc",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "poplib",
+    "posix",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "rlcompleter",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uu",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
 ];
 
 /// Shell-style patterns (lower case) of configuration names: a tool's `*.config.*` or
@@ -190,9 +428,11 @@ pub const CONFIG_PATTERNS: &[&str] = &[
     "taskfile*",
     "justfile*",
     "*.gradle.kts",
-    "requirements*.txt",
-    "requirements*.in",
-    "constraints*.txt",
+    "*requirements*.txt",
+    "*requirements*.in",
+    "*constraints*.txt",
+    // Jupyter and IPython read `<app>_config.py` from the directory they start in.
+    "*_config.py",
     "tsconfig*.json",
     // VS Code's Copilot instruction and prompt files.
     "*.instructions.md",
@@ -352,6 +592,17 @@ pub fn why_by_name(below: &Path) -> Option<String> {
             ));
         }
     }
+    if CODE_DIRS.contains(&name.as_str()) {
+        return Some(format!(
+            "{name} is a directory code is loaded from without being asked for"
+        ));
+    }
+    if let Some(module) = shadowed_module(&name, dirs.last()) {
+        return Some(format!(
+            "{name} would be imported in place of Python's own {module} by a script or test \
+             run beside it"
+        ));
+    }
     if is_config_name(&name) {
         return Some(format!(
             "{name} is read by a tool as configuration or code it runs"
@@ -363,6 +614,22 @@ pub fn why_by_name(below: &Path) -> Option<String> {
         ));
     }
     None
+}
+
+/// The standard-library module a new Python file `name` (lower case) would shadow: `json.py`
+/// (or `json.pyc`), or `__init__.py` in a directory `json`.
+fn shadowed_module(name: &str, dir: Option<&&OsStr>) -> Option<String> {
+    let stem = match name {
+        "__init__.py" => dir?.to_string_lossy().to_lowercase(),
+        _ => name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".pyc"))?
+            .to_owned(),
+    };
+    PYTHON_STDLIB
+        .iter()
+        .find(|m| m.eq_ignore_ascii_case(&stem))
+        .map(|m| (*m).to_owned())
 }
 
 /// True when `name` (lower case) is a tool's configuration, build file or manifest.
@@ -460,6 +727,15 @@ mod tests {
             ("patches/fix.patch", true),
             ("sub/Cargo.toml", true),
             ("src/foo.rs", false),
+            ("tools/json.py", true),
+            ("tools/subprocess.py", true),
+            ("tools/json/__init__.py", true),
+            ("tools/jsonx.py", false),
+            ("tools/json.rs", false),
+            ("tools/mine/__init__.py", false),
+            ("lib/node_modules", true),
+            ("docs/conf.py", true),
+            ("deps/dev-requirements.txt", true),
             ("src/sync/arc.rs", false),
             ("tools/lintrc.json", true),
             ("tests/test_x.py", false),

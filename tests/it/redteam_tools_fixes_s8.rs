@@ -225,6 +225,18 @@ fn write_file_asks_about_each_kind_of_file_that_is_not_free() {
         ),
         (&["vendor/lib/"], "write_file", w("vendor/lib/x.py"), false),
         (
+            &["crate/Cargo.toml"],
+            "write_file",
+            w("crate/build.rs"),
+            true,
+        ),
+        (
+            &["crate/Cargo.toml", "crate/src/"],
+            "write_file",
+            w("crate/src/build.rs"),
+            false,
+        ),
+        (
             &["pkgs/a/package.json"],
             "write_file",
             w("pkgs/a/index.js"),

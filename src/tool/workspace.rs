@@ -39,7 +39,7 @@
 //!   own (`node_modules`, `__pycache__`, `site-packages`);
 //! - it does not shadow a module of Python's standard library (`json.py`, `subprocess.py`,
 //!   `json/__init__.py`), which a script or test run beside it would import instead;
-//! - its name is no tool's configuration, build file or manifest (`conftest.py`, `build.rs`,
+//! - its name is no tool's configuration, build file or manifest (`conftest.py`, `setup.py`,
 //!   `package.json`, `*.config.*`, `*rc`, `lefthook*`, …);
 //! - its extension says source, text or data (`.rs`, `.py`, `.md`, `.json`, …): an unknown
 //!   one (`main.tf`, `x.pth`, `fix.patch`) asks; a name without one asks when it follows a

@@ -16,7 +16,7 @@
 //! - that does not shadow a module of Python's standard library ([`PYTHON_STDLIB`]:
 //!   `json.py` beside a script runs in place of `json` wherever it imports it);
 //! - whose name is not a tool's configuration, build file or manifest ([`CONFIG_NAMES`],
-//!   [`CONFIG_PATTERNS`]: `conftest.py`, `build.rs`, `package.json`, `*.config.*`, `*rc`, …);
+//!   [`CONFIG_PATTERNS`]: `conftest.py`, `setup.py`, `package.json`, `*.config.*`, `*rc`, …);
 //! - whose kind is known to be source, text or data ([`FREE_KINDS`], by extension): an
 //!   unknown extension (`*.tf`, `*.nix`, `*.pth`, `*.patch`) asks, so a new tool's format does
 //!   too; a name without an extension is free unless it follows a build tool's convention

@@ -243,4 +243,4 @@ pub use subagent::{
 };
 pub use toolbox::{SearchHit, TOOL_SEARCH, ToolBox};
 pub use validate::Arguments;
-pub use workspace::{Workspace, WorkspaceError};
+pub use workspace::{NewEntry, Workspace, WorkspaceError};

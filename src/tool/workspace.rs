@@ -19,12 +19,52 @@
 //! other than Unix every operation is by path. A file with more than one hard link is not
 //! rewritten in place (its other names may be outside); it may be read.
 //!
-//! Two kinds of files get a question every time, with the default no, whatever was granted:
+//! Three kinds of files get a question every time, with the default no, whatever was granted:
 //! a new (or rewritten) file where git runs hooks or reads its configuration, or a new
-//! executable ([`Workspace::runs_beyond_checks`]); and a credential file a tool would read
+//! executable ([`Workspace::runs_beyond_checks`]); a new file that is not known to be inert
+//! ([`Workspace::why_ask_to_create`]); and a credential file a tool would read
 //! ([`Workspace::permit_read`], by the analyser's `[sensitive]` table). Where hooks live is
 //! read from the repository's own config (`core.hooksPath`); a hooks path set only in the
 //! user's global git config is not read.
+//!
+//! # Which new files are free
+//! Creating a file destroys nothing, so it needs no permission, except where a program the
+//! user runs later would read the new file as its configuration or run it as code: a git
+//! hook, a hook manager's or linter's configuration, a build script, a package manifest, an
+//! agent's instructions. Those names are too many to list (each red team found more), so the
+//! rule lists what is free instead, and everything else asks. A new file is free when all of
+//! these hold (see `workspace/new_file.rs` for the tables and why each entry is there):
+//! - no component below the workspace root starts with `.` (dotfiles and dot-directories are
+//!   where programs keep configuration), and none is a directory code is loaded from on its
+//!   own (`node_modules`, `__pycache__`, `site-packages`);
+//! - it does not shadow a module of Python's standard library (`json.py`, `subprocess.py`,
+//!   `json/__init__.py`), which a script or test run beside it would import instead;
+//! - its name is no tool's configuration, build file or manifest (`conftest.py`, `setup.py`,
+//!   `package.json`, `*.config.*`, `*rc`, `lefthook*`, …);
+//! - its extension says source, text or data (`.rs`, `.py`, `.md`, `.json`, …): an unknown
+//!   one (`main.tf`, `x.pth`, `fix.patch`) asks; a name without one asks when it follows a
+//!   build tool's convention (`Makefile`, `Justfile`, any `*file`, `BUILD`), and is free
+//!   otherwise (a fixture, a script without an execute bit);
+//! - at the top of a project (the workspace root, a directory holding `.git`, or one holding a
+//!   manifest such as `Cargo.toml` or `package.json`), where tools look up more names than any
+//!   list holds (`gulpfile.js`, `gatsby-node.js`, `renovate.json`), only documents, text,
+//!   images and tables are free (`README.md`, `LICENSE`, `notes.txt`, `data.csv`);
+//! - it does not make, and is not inside, a git directory: git treats any directory holding
+//!   `HEAD`, `objects/` and `refs/` as a (bare) repository and runs what its `config` names
+//!   (`core.fsmonitor`) at the next `git status` there, so a new `HEAD` asks anywhere, a new
+//!   `objects`, `refs`, `config`, `commondir` or `packed-refs` beside a `HEAD` asks, and so
+//!   does anything new inside such a directory. This one holds for new directories too
+//!   (`mkdir`); other new directories are free (an empty directory runs nothing, and what is
+//!   put in it is asked about by this rule).
+//!
+//! An agent writing `src/foo.rs`, `tests/test_x.py`, `tests/data/case.json` or `docs/x.md` is
+//! not asked; one writing `main.py` or `config.json` at the workspace root, `Cargo.toml`
+//! anywhere or a `Makefile` is. A tree that `copy` or `move` puts at a new name is judged file
+//! by file at its new place, with one question for all that ask. Limits: a free file still
+//! runs when the project's own code, or the user, runs it, and some builds take every source
+//! file of a directory without being told (a new `.go` file's `init` runs at the next `go
+//! test` of its package; Maven, .NET and SwiftPM compile all sources below theirs); a new
+//! Python file can still shadow a third-party module by name (`requests.py`).
 
 use std::fmt;
 use std::fs;
@@ -39,6 +79,39 @@ use crate::config::Config;
 use crate::policy::{Choice, Confirm, Outcome, Policy, Prompt, TITLE_FILE_CHANGE};
 use crate::tool::groups::cmd::Jobs;
 use crate::{Analyzer, Verdict, Workdir};
+
+mod new_file;
+
+/// What a tool is about to create, for [`Workspace::why_ask_to_create`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewEntry {
+    /// A regular file, executable or not.
+    File {
+        /// Whether it gets an execute bit.
+        executable: bool,
+    },
+    /// A directory.
+    Dir,
+}
+
+/// Which directories are the top of a project, as found so far (see
+/// [`Workspace::why_ask_to_create_in`]).
+#[derive(Debug, Default)]
+pub(crate) struct Tops(std::collections::HashMap<PathBuf, Option<String>>);
+
+/// Names that, beside a `HEAD`, make a directory a git directory (with `HEAD`: `objects` and
+/// `refs`, or `commondir` in place of both) or give it what git reads there.
+const GIT_DIR_PARTS: &[&str] = &[
+    "objects",
+    "refs",
+    "commondir",
+    "config",
+    "config.worktree",
+    "packed-refs",
+    "hooks",
+    "info",
+    "worktrees",
+];
 
 /// The directories an agent's built-in tools may use: its working directory, and a temporary
 /// directory created on first use and removed when the last handle is dropped.
@@ -456,17 +529,165 @@ impl Workspace {
         .map(|_| ())
     }
 
-    /// Asks before a tool creates `path` where a new file is not harmless, outside the
-    /// temporary directory: where git runs hooks or reads its configuration, or as an
-    /// executable file (see [`Workspace::runs_beyond_checks`]). That question is asked every
-    /// time, with the default no (auto-confirm refuses), whatever the user granted before: a
-    /// grant answers overwrites, not hooks. Any other new file needs no permission: it
-    /// destroys nothing.
+    /// Asks before a tool creates the file `path` when it is not known to be inert, outside
+    /// the temporary directory ([`Workspace::why_ask_to_create`]). That question is asked
+    /// every time, with the default no (auto-confirm refuses), whatever the user granted
+    /// before: a grant answers overwrites, not what runs later. Any other new file needs no
+    /// permission: it destroys nothing.
     pub fn permit_create(&self, path: &Path, executable: bool) -> Result<(), WorkspaceError> {
-        match self.runs_beyond_checks(path, executable) {
+        match self.why_ask_to_create(path, NewEntry::File { executable }) {
             None => Ok(()),
             Some(why) => self.ask_every_time(&format!("create {} ({why})", path.display()), path),
         }
+    }
+
+    /// Asks, as [`Workspace::permit_create`] does, before a tool creates the directory `path`
+    /// and its missing parents: each new one that would make or lie inside a git directory
+    /// asks (see the module docs); other new directories are free.
+    pub fn permit_new_dir(&self, path: &Path) -> Result<(), WorkspaceError> {
+        let mut missing: Vec<&Path> = path
+            .ancestors()
+            .take_while(|a| fs::symlink_metadata(a).is_err() && self.contains(a))
+            .collect();
+        missing.reverse();
+        for dir in missing {
+            if let Some(why) = self.why_ask_to_create(dir, NewEntry::Dir) {
+                return self.ask_every_time(
+                    &format!("create the directory {} ({why})", dir.display()),
+                    dir,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Why creating `entry` at `path` (resolved) needs a question, or `None` when it is free
+    /// (see "Which new files are free" in the module docs).
+    pub fn why_ask_to_create(&self, path: &Path, entry: NewEntry) -> Option<String> {
+        self.why_ask_to_create_in(path, entry, None, &mut Tops::default())
+    }
+
+    /// [`Workspace::why_ask_to_create`] for an entry of a tree being copied or moved: `probe`
+    /// is the directory whose entries stand for those beside `path` (the entry's source
+    /// directory: its new directory does not exist yet), and `tops` remembers which
+    /// directories are the top of a project, so a large tree lists each directory once. A
+    /// tree's entries are judged by their names for hooks (the tree's new root is checked
+    /// against the repository's hooks path by the caller).
+    pub(crate) fn why_ask_to_create_in(
+        &self,
+        path: &Path,
+        entry: NewEntry,
+        probe: Option<&Path>,
+        tops: &mut Tops,
+    ) -> Option<String> {
+        if self.in_temp(path) {
+            return None;
+        }
+        let beside = probe.or_else(|| path.parent()).unwrap_or(path);
+        let executable = match entry {
+            NewEntry::File { executable } => executable,
+            NewEntry::Dir => {
+                if let Some(why) = self.git_place_by_name(path) {
+                    return Some(why);
+                }
+                return self.git_dir_place(path, beside);
+            }
+        };
+        let hooks = match probe {
+            None => self.runs_beyond_checks(path, executable),
+            Some(_) => self
+                .hook_place_by_name(path)
+                .or_else(|| executable.then(|| "an executable file".to_owned())),
+        };
+        if let Some(why) = hooks {
+            return Some(why);
+        }
+        if let Some(why) = self.git_dir_place(path, beside) {
+            return Some(why);
+        }
+        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
+        if let Some(why) = new_file::why_by_name(below) {
+            return Some(why);
+        }
+        let name = path.file_name()?.to_string_lossy().to_lowercase();
+        if new_file::inert_at_root(&name) {
+            return None;
+        }
+        let at = path.parent().unwrap_or(path);
+        let top = match tops.0.get(beside) {
+            Some(top) => top.clone(),
+            None => {
+                let top = self.project_top(at, beside);
+                tops.0.insert(beside.to_path_buf(), top.clone());
+                top
+            }
+        };
+        top.map(|top| {
+            format!(
+                "{name} would sit at the top of {top}, where tools read more names than cmdguard \
+                 can list; only documents, text, images and tables are created there freely"
+            )
+        })
+    }
+
+    /// What makes `dir` (where a new file goes; its entries are `beside`'s) the top of a
+    /// project, or `None`: the workspace root, a repository's top level (a `.git` in it), or a
+    /// manifest in it. A directory that cannot be listed counts as one (fail closed).
+    fn project_top(&self, dir: &Path, beside: &Path) -> Option<String> {
+        if dir == self.workdir() {
+            return Some("the workspace".to_owned());
+        }
+        let Ok(entries) = fs::read_dir(beside) else {
+            return fs::symlink_metadata(beside)
+                .is_ok()
+                .then(|| format!("{} (which cannot be listed)", dir.display()));
+        };
+        for entry in entries {
+            let Ok(entry) = entry else {
+                return Some(format!("{} (which cannot be listed)", dir.display()));
+            };
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.eq_ignore_ascii_case(".git") {
+                return Some(format!("the repository {}", dir.display()));
+            }
+            if new_file::is_manifest(&name) {
+                return Some(format!("the project {} (it holds {name})", dir.display()));
+            }
+        }
+        None
+    }
+
+    /// Why `path` would make or lie inside a git directory, by git's own test (a `HEAD` with
+    /// `objects` and `refs`, or with `commondir`), or `None`. The entries beside `path` are
+    /// `beside`'s; its existing ancestors in the workspace are looked at as they are.
+    fn git_dir_place(&self, path: &Path, beside: &Path) -> Option<String> {
+        let name = path.file_name()?.to_string_lossy().to_lowercase();
+        if name == "head" {
+            return Some(
+                "a HEAD makes its directory a git repository once objects/ and refs/ sit beside \
+                 it, and git runs what that repository's config names at the next git command there"
+                    .to_owned(),
+            );
+        }
+        if GIT_DIR_PARTS.contains(&name.as_str()) && has(beside, "HEAD") {
+            return Some(format!(
+                "{name} beside a HEAD makes (or belongs to) a git repository, and git runs what \
+                 its config names at the next git command there"
+            ));
+        }
+        let root = self.workdir();
+        path.ancestors()
+            .skip(1)
+            .take_while(|a| a.starts_with(root))
+            .find(|a| is_git_dir(a))
+            .map(|a| {
+                format!(
+                    "inside {}, which git treats as a repository (HEAD, objects/, refs/): git \
+                     runs hooks from there and reads its configuration",
+                    a.display()
+                )
+            })
     }
 
     /// Asks before a tool rewrites the existing file `path` outside the temporary directory:
@@ -519,6 +740,8 @@ impl Workspace {
     ///   wrappers run `.husky/<hook>` with `sh`); when the repository's config cannot be read
     ///   (or includes other files) where hooks live is unknown, and that counts too;
     /// - a hook manager's own directory or file ([`HOOK_MANAGER_NAMES`]);
+    /// - a `HEAD` anywhere, a git directory's part beside one, or anything inside a directory
+    ///   git takes for a repository (`HEAD`, `objects/`, `refs/`; see the module docs);
     /// - an executable file.
     pub fn runs_beyond_checks(&self, path: &Path, executable: bool) -> Option<String> {
         if let Some(why) = self.hook_place_by_name(path) {
@@ -526,6 +749,9 @@ impl Workspace {
         }
         if self.in_temp(path) {
             return None;
+        }
+        if let Some(why) = self.git_dir_place(path, path.parent().unwrap_or(path)) {
+            return Some(why);
         }
         let dir = path.parent().unwrap_or(path);
         match crate::repo::hooks_path(dir) {
@@ -561,17 +787,15 @@ impl Workspace {
     /// components below the working directory. For each file of a tree a tool copies or
     /// moves.
     pub(crate) fn hook_place_by_name(&self, path: &Path) -> Option<String> {
-        if self.in_temp(path) {
-            return None;
+        if let Some(why) = self.git_place_by_name(path) {
+            return Some(why);
         }
         let below = path.strip_prefix(self.workdir()).unwrap_or(path);
-        if below.components().any(|c| c.as_os_str() == ".git") {
-            return Some("inside .git, where git runs hooks and reads its configuration".into());
-        }
         let name = below.components().map(|c| c.as_os_str()).find(|c| {
+            let c = c.to_string_lossy().to_lowercase();
             HOOK_MANAGER_NAMES
                 .iter()
-                .any(|n| *c == std::ffi::OsStr::new(n))
+                .any(|n| crate::tool::fnmatch::fnmatch(n, &c))
         })?;
         Some(format!(
             "{} belongs to a git hook manager, whose scripts git runs at a commit",
@@ -579,10 +803,23 @@ impl Workspace {
         ))
     }
 
+    /// A `.git` component of `path` below the working directory (any case, as a
+    /// case-insensitive file system reads it), outside the temporary directory.
+    fn git_place_by_name(&self, path: &Path) -> Option<String> {
+        if self.in_temp(path) {
+            return None;
+        }
+        let below = path.strip_prefix(self.workdir()).unwrap_or(path);
+        below
+            .components()
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+            .then(|| "inside .git, where git runs hooks and reads its configuration".to_owned())
+    }
+
     /// Asks `action` about `path` with the default no, whatever the user granted before, and
     /// records no grant: for changes that make something run beyond every check. Granted
     /// without a question inside the temporary directory; under auto-confirm, refused.
-    fn ask_every_time(&self, action: &str, path: &Path) -> Result<(), WorkspaceError> {
+    pub(crate) fn ask_every_time(&self, action: &str, path: &Path) -> Result<(), WorkspaceError> {
         if self.in_temp(path) {
             return Ok(());
         }
@@ -1014,23 +1251,48 @@ impl Drop for Inner {
     }
 }
 
-/// Directory and file names of git hook managers, anywhere in the workspace: what they hold
-/// runs at the user's next commit (husky's scripts, lefthook's and pre-commit's commands).
+/// Patterns (lower case, compared without regard to case) of the directory and file names of
+/// git hook managers and of the tools their hooks run, anywhere in the workspace: what they
+/// hold runs at the user's next commit. A file matching one is asked about every time it is
+/// rewritten too (a new one asks anyway: see "Which new files are free"), in every format the
+/// tool reads.
 pub const HOOK_MANAGER_NAMES: &[&str] = &[
-    // husky: `.husky/<hook>` scripts, run by the wrappers in `.husky/_`.
+    // husky: `.husky/<hook>` scripts, run by the wrappers in `.husky/_`; husky 4's `.huskyrc*`
+    // and `husky.config.*`.
     ".husky",
+    ".huskyrc*",
+    "husky.config.*",
     // A common `core.hooksPath` directory of hand-made setups.
     ".githooks",
-    // lefthook's configuration (commands per hook).
-    "lefthook.yml",
-    "lefthook.yaml",
-    ".lefthook.yml",
-    ".lefthook.yaml",
-    "lefthook-local.yml",
-    "lefthook-local.yaml",
+    // lefthook's configuration, in any of its formats (commands per hook).
+    "lefthook.*",
+    "lefthook-local.*",
+    ".lefthook.*",
+    ".lefthook-local.*",
     // pre-commit's configuration (hooks to install and run).
-    ".pre-commit-config.yaml",
+    ".pre-commit-config.*",
+    // What husky's hooks usually run: lint-staged's and commitlint's configurations name
+    // commands (or are code).
+    ".lintstagedrc*",
+    "lint-staged.config.*",
+    ".commitlintrc*",
+    "commitlint.config.*",
+    // simple-git-hooks' configuration.
+    ".simple-git-hooks*",
+    "simple-git-hooks.*",
 ];
+
+/// True when `dir/name` exists (as anything, a link included).
+fn has(dir: &Path, name: &str) -> bool {
+    fs::symlink_metadata(dir.join(name)).is_ok()
+}
+
+/// True when git would take `dir` for a git directory: a `HEAD` with `objects` and `refs`, or
+/// with `commondir` (a linked worktree's, whose objects and refs live elsewhere). Git also
+/// checks that `HEAD` holds a ref; any `HEAD` counts here.
+fn is_git_dir(dir: &Path) -> bool {
+    has(dir, "HEAD") && (has(dir, "objects") && has(dir, "refs") || has(dir, "commondir"))
+}
 
 /// True for a file with an execute bit.
 #[cfg(unix)]

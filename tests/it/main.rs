@@ -36,6 +36,7 @@ mod redteam_scan_fixes_s8;
 mod redteam_tools_a;
 mod redteam_tools_b;
 mod redteam_tools_fixes_s7b;
+mod redteam_tools_fixes_s8;
 mod redteam_tools_fixes_s8_read;
 mod redteam_tools_fixes_toolfix2a;
 mod redteam_tools_fixes_toolfix2b;

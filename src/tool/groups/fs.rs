@@ -24,7 +24,7 @@ use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::tool::workspace::{Create, Dir, executable};
+use crate::tool::workspace::{Create, Dir, NewEntry, Tops, executable};
 use crate::tool::{Crop, Tool, ToolCallContext, Workspace, defer_tool_image, fit_image, tool};
 
 /// The largest file `read_file` reads, in bytes.
@@ -361,6 +361,8 @@ fn mkdir(
     if path.is_dir() {
         return Ok(format!("{} already exists", path.display()));
     }
+    // A directory that makes a git repository (objects/ or refs/ beside a HEAD) asks.
+    ws.permit_new_dir(&path).map_err(|e| e.to_string())?;
     ws.create_dir_all(&path)
         .map_err(|e| io_error("create", &path, &e))?;
     Ok(format!("created {}", path.display()))
@@ -614,43 +616,54 @@ fn check_links(
     Ok(())
 }
 
-/// Asks before a tree (`entries`, from `src`) appears at the new name `dst` where new files
-/// are not harmless ([`Workspace::permit_create`]): `dst` itself, checked as a file that is
-/// executable when the tree holds one, then each file's new place by its names (a `.husky`
-/// or `.git` inside the tree).
+/// Asks before a tree (`entries`, from `src`) appears at the new name `dst` when any of its
+/// entries, at its new place, is not free to create ([`Workspace::why_ask_to_create`]): `dst`
+/// itself, then every file (an executable one asks) and directory below it, judged beside the
+/// entries of its source directory (its new directory does not exist yet). One question names
+/// what asks.
 fn permit_new_tree(
     ws: &Workspace,
     entries: &[(PathBuf, fs::Metadata)],
     src: &Path,
     dst: &Path,
 ) -> Outcome<()> {
-    if ws
-        .runs_beyond_checks(dst, executables(entries) > 0)
-        .is_some()
-    {
-        return ws
-            .permit_create(dst, executables(entries) > 0)
-            .map_err(|e| e.to_string());
-    }
-    for (path, _) in entries {
-        let below = path.strip_prefix(src).unwrap_or(Path::new(""));
-        if below.as_os_str().is_empty() {
-            continue;
+    let mut why = Vec::new();
+    let mut tops = Tops::default();
+    for (path, meta) in entries {
+        let new = landing(path, src, dst);
+        let entry = if meta.is_dir() {
+            NewEntry::Dir
+        } else {
+            NewEntry::File {
+                executable: meta.is_file() && executable(meta),
+            }
+        };
+        let reason = match (new == dst, entry) {
+            // The new root of a tree, against the repository's hooks path too (a tree made
+            // above the hooks directory may hold it); its entries are judged by their names.
+            (true, NewEntry::Dir) => ws
+                .runs_beyond_checks(dst, false)
+                .or_else(|| ws.why_ask_to_create(dst, entry)),
+            (true, NewEntry::File { .. }) => ws.why_ask_to_create(dst, entry),
+            (false, _) => ws.why_ask_to_create_in(&new, entry, path.parent(), &mut tops),
+        };
+        if let Some(reason) = reason {
+            why.push(format!("{}: {reason}", new.display()));
         }
-        let new = dst.join(below);
-        if ws.hook_place_by_name(&new).is_some() {
-            return ws.permit_create(&new, false).map_err(|e| e.to_string());
-        }
     }
-    Ok(())
-}
-
-/// How many executable regular files a tree (`entries`) holds (links not followed).
-fn executables(entries: &[(PathBuf, fs::Metadata)]) -> usize {
-    entries
-        .iter()
-        .filter(|(_, m)| m.is_file() && executable(m))
-        .count()
+    let Some(first) = why.first() else {
+        return Ok(());
+    };
+    let more = match why.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    let action = format!(
+        "create {} from {} ({first}{more})",
+        dst.display(),
+        src.display()
+    );
+    ws.ask_every_time(&action, dst).map_err(|e| e.to_string())
 }
 
 /// Copies `from/src` to `to/dst` without following symbolic links (they are copied as links,

@@ -1,0 +1,601 @@
+//! tool/workspace/new_file.rs: which new files a tool may create without asking, judged by
+//! their names alone (the parts of [`Workspace::why_ask_to_create`](super::Workspace) that need
+//! no file system). It never reads or writes a file.
+//!
+//! The rule lists what is permitted, not what is dangerous: a list of dangerous names (hook
+//! managers, tool configurations) is never complete, since every tool adds names each year.
+//! A new file is created without a question only when no program the user runs later reads it
+//! as configuration or as code it executes on its own (the user's next `git commit`, `npm
+//! install`, `cargo build`, `pytest`, an editor opening the folder, an agent reading its
+//! instructions). By name, that is a file:
+//! - with no component starting with `.` below the workspace root: dotfiles and dot-directories
+//!   are where programs look for their configuration (`.git`, `.husky`, `.github`, `.vscode`,
+//!   `.envrc`, `.cargo`, every `.*rc`);
+//! - with no component a package manager or interpreter loads code from by itself
+//!   ([`CODE_DIRS`]: `node_modules`, `__pycache__`, `site-packages`);
+//! - that does not shadow a module of Python's standard library ([`PYTHON_STDLIB`]:
+//!   `json.py` beside a script runs in place of `json` wherever it imports it);
+//! - whose name is not a tool's configuration, build file or manifest ([`CONFIG_NAMES`],
+//!   [`CONFIG_PATTERNS`]: `conftest.py`, `setup.py`, `package.json`, `*.config.*`, `*rc`, …);
+//! - whose kind is known to be source, text or data ([`FREE_KINDS`], by extension): an
+//!   unknown extension (`*.tf`, `*.nix`, `*.pth`, `*.patch`) asks, so a new tool's format does
+//!   too; a name without an extension is free unless it follows a build tool's convention
+//!   ([`EXTENSIONLESS_TOOL_NAMES`]: `Makefile`, `Dockerfile`, `Justfile`, `Tiltfile`, any
+//!   `*file`, `BUILD`, `PKGBUILD`), since fixtures and non-executable scripts have none.
+//!
+//! At the top of a project (the workspace root, a repository's top level, a directory holding
+//! a manifest) tools look up far more names than any list holds (`gulpfile.js`,
+//! `gatsby-node.js`, `knip.ts`, `renovate.json`…), so there only documents, text, images and
+//! tables are free ([`INERT_AT_ROOT`]); that part and the git-directory layout need the file
+//! system and live in `workspace.rs`.
+
+use std::ffi::OsStr;
+use std::path::{Component, Path};
+
+use crate::tool::fnmatch::fnmatch;
+
+/// Directory names below which an interpreter or package manager loads code without being
+/// told to: a file planted there runs in place of (or beside) what was installed.
+pub const CODE_DIRS: &[&str] = &[
+    // Node resolves `require`/`import` of packages here; `.bin` entries run from npm scripts.
+    "node_modules",
+    // Python runs a cached `.pyc` instead of its source when the header matches.
+    "__pycache__",
+    // Python runs every `.pth` line starting with `import` at start-up, and imports from here.
+    "site-packages",
+    "dist-packages",
+];
+
+/// Names (lower case; compared without regard to case, as a case-insensitive file system
+/// would) that a tool reads as its configuration, build script or manifest wherever they are,
+/// even with a free extension.
+pub const CONFIG_NAMES: &[&str] = &[
+    // Python: pytest imports every conftest.py of a test run; pip and setuptools run setup.py;
+    // sitecustomize/usercustomize are imported at every interpreter start on the path.
+    "conftest.py",
+    "setup.py",
+    "setup.cfg",
+    "noxfile.py",
+    "fabfile.py",
+    "tasks.py",
+    "dodo.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "pipfile",
+    "pipfile.lock",
+    // Rust: rustup runs the toolchain this names, from the directory a command runs in or any
+    // above it. (A crate's `build.rs` asks as every non-document at a crate's top does;
+    // elsewhere the name alone says nothing, since `build = "…"` can name any path.)
+    "rust-toolchain",
+    "cargo.lock",
+    // JavaScript: npm runs package.json's scripts at install (workspace members too);
+    // TypeScript, Deno, Nx, Turbo and other runners take commands or plugins from these.
+    "package.json",
+    "package.json5",
+    "package.yaml",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "bun.lockb",
+    "tsconfig.json",
+    "jsconfig.json",
+    "deno.json",
+    "deno.jsonc",
+    "project.json",
+    "nx.json",
+    "turbo.json",
+    "lerna.json",
+    "angular.json",
+    "composer.json",
+    "composer.lock",
+    // Build files of make, CMake, Meson, Bazel, Gradle, Maven, MSBuild and others: code the
+    // build runs. (The extensionless ones ask by kind too; listed for the reason shown.)
+    "makefile",
+    "gnumakefile",
+    "cmakelists.txt",
+    "cmakepresets.json",
+    "cmakeuserpresets.json",
+    "meson.build",
+    "meson_options.txt",
+    "meson.options",
+    "build.gradle",
+    "settings.gradle",
+    "gradle.properties",
+    "gradle-wrapper.properties",
+    "gradle-wrapper.jar",
+    "maven-wrapper.properties",
+    "local.properties",
+    "pom.xml",
+    "build.xml",
+    "ivy.xml",
+    "global.json",
+    "vcpkg.json",
+    "build.zig",
+    "build.zig.zon",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
+    "mix.exs",
+    "project.clj",
+    "deps.edn",
+    "bb.edn",
+    "build.sbt",
+    "stack.yaml",
+    "docker-compose.yml",
+    "docker-compose.yaml",
+    "compose.yml",
+    "compose.yaml",
+    "action.yml",
+    "action.yaml",
+    "devbox.json",
+    "environment.yml",
+    "environment.yaml",
+    // mkdocs runs the `hooks:` its config names; serverless, kustomize and skaffold run
+    // plugins or commands from theirs; Sphinx runs `conf.py`.
+    "mkdocs.yml",
+    "mkdocs.yaml",
+    "serverless.yml",
+    "serverless.yaml",
+    "kustomization.yml",
+    "kustomization.yaml",
+    "skaffold.yml",
+    "skaffold.yaml",
+    "conf.py",
+    // pip installs what these name (a URL's package runs its own setup code).
+    "requirements.txt",
+    "constraints.txt",
+    // Instructions that coding agents read and act on, in any directory.
+    "agents.md",
+    "agent.md",
+    "claude.md",
+    "claude.local.md",
+    "gemini.md",
+    "qwen.md",
+    "crush.md",
+    "warp.md",
+    "conventions.md",
+    "copilot-instructions.md",
+];
+
+/// Python's standard-library modules (Python 3.11's `sys.stdlib_module_names`, without the
+/// private `_` ones). Python puts the running script's directory (pytest, a test file's
+/// base directory) first on the module path, so a new `json.py` or `subprocess.py` beside a
+/// script, or a `json/__init__.py`, runs in place of the module wherever the script imports
+/// it: the agent's code runs at the user's next run without any file of theirs changing.
+#[rustfmt::skip]
+pub const PYTHON_STDLIB: &[&str] = &[
+    "abc", "aifc", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore",
+    "atexit", "audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "cProfile",
+    "calendar", "cgi", "cgitb", "chunk", "cmath", "cmd", "code", "codecs", "codeop", "collections",
+    "colorsys", "compileall", "concurrent", "configparser", "contextlib", "contextvars", "copy",
+    "copyreg", "crypt", "csv", "ctypes", "curses", "dataclasses", "datetime", "dbm", "decimal",
+    "difflib", "dis", "distutils", "doctest", "email", "encodings", "ensurepip", "enum", "errno",
+    "faulthandler", "fcntl", "filecmp", "fileinput", "fnmatch", "fractions", "ftplib", "functools",
+    "gc", "genericpath", "getopt", "getpass", "gettext", "glob", "graphlib", "grp", "gzip",
+    "hashlib", "heapq", "hmac", "html", "http", "idlelib", "imaplib", "imghdr", "imp", "importlib",
+    "inspect", "io", "ipaddress", "itertools", "json", "keyword", "lib2to3", "linecache", "locale",
+    "logging", "lzma", "mailbox", "mailcap", "marshal", "math", "mimetypes", "mmap",
+    "modulefinder", "msilib", "msvcrt", "multiprocessing", "netrc", "nis", "nntplib", "nt",
+    "ntpath", "nturl2path", "numbers", "opcode", "operator", "optparse", "os", "ossaudiodev",
+    "pathlib", "pdb", "pickle", "pickletools", "pipes", "pkgutil", "platform", "plistlib",
+    "poplib", "posix", "posixpath", "pprint", "profile", "pstats", "pty", "pwd", "py_compile",
+    "pyclbr", "pydoc", "pydoc_data", "pyexpat", "queue", "quopri", "random", "re", "readline",
+    "reprlib", "resource", "rlcompleter", "runpy", "sched", "secrets", "select", "selectors",
+    "shelve", "shlex", "shutil", "signal", "site", "smtpd", "smtplib", "sndhdr", "socket",
+    "socketserver", "spwd", "sqlite3", "sre_compile", "sre_constants", "sre_parse", "ssl", "stat",
+    "statistics", "string", "stringprep", "struct", "subprocess", "sunau", "symtable", "sys",
+    "sysconfig", "syslog", "tabnanny", "tarfile", "telnetlib", "tempfile", "termios", "textwrap",
+    "this", "threading", "time", "timeit", "tkinter", "token", "tokenize", "tomllib", "trace",
+    "traceback", "tracemalloc", "tty", "turtle", "turtledemo", "types", "typing", "unicodedata",
+    "unittest", "urllib", "uu", "uuid", "venv", "warnings", "wave", "weakref", "webbrowser",
+    "winreg", "winsound", "wsgiref", "xdrlib", "xml", "xmlrpc", "zipapp", "zipfile", "zipimport",
+    "zlib", "zoneinfo",
+];
+
+/// Shell-style patterns (lower case) of configuration names: a tool's `*.config.*` or
+/// `*.conf.*` (code when it is `.js`/`.ts`), an `*rc` file, a hook manager's files in any
+/// format, build files with a suffix, requirement lists.
+pub const CONFIG_PATTERNS: &[&str] = &[
+    "*.config.*",
+    "*.config",
+    "*-config.*",
+    "*.conf.*",
+    "*.conf",
+    "*rc",
+    // `*rc.<format>` only: `arc.rs` is source. (A tool's rc file is nearly always a dotfile,
+    // which asks anyway.)
+    "*rc.json",
+    "*rc.json5",
+    "*rc.js",
+    "*rc.cjs",
+    "*rc.mjs",
+    "*rc.ts",
+    "*rc.cts",
+    "*rc.mts",
+    "*rc.yaml",
+    "*rc.yml",
+    "*rc.toml",
+    // Hook managers in every format (lefthook.json, lefthook-local.toml); husky's,
+    // lint-staged's and commitlint's are `*.config.*` or dotfiles.
+    "lefthook*",
+    "simple-git-hooks.*",
+    // docker compose merges `docker-compose.override.yml` and the like by itself.
+    "docker-compose*.yml",
+    "docker-compose*.yaml",
+    "compose.*.yml",
+    "compose.*.yaml",
+    "gulpfile*",
+    "gruntfile*",
+    "jakefile*",
+    "dangerfile*",
+    "pnpmfile*",
+    "taskfile*",
+    "justfile*",
+    "*.gradle.kts",
+    "*requirements*.txt",
+    "*requirements*.in",
+    "*constraints*.txt",
+    // Jupyter and IPython read `<app>_config.py` from the directory they start in.
+    "*_config.py",
+    "tsconfig*.json",
+    // VS Code's Copilot instruction and prompt files.
+    "*.instructions.md",
+    "*.prompt.md",
+    "directory.build.*",
+    "directory.packages.*",
+];
+
+/// Patterns (lower case) of names without an extension that build and task tools read from
+/// the directory they run in: the `<Tool>file` convention (`Makefile`, `Dockerfile`,
+/// `Justfile`, `Tiltfile`, `Earthfile`, `Gemfile`, `Rakefile`, `Vagrantfile`, `Procfile`, …)
+/// and the rest by name. Other names without an extension (a test fixture, a script without
+/// an execute bit) are free below a project's top level, where tools look up names with
+/// extensions; at the top they ask as every other non-document does.
+pub const EXTENSIONLESS_TOOL_NAMES: &[&str] = &[
+    "*file",
+    "build",
+    "workspace",
+    "buck",
+    "targets",
+    "pkgbuild",
+    "apkbuild",
+    "sconstruct",
+    "sconscript",
+    "wscript",
+    "configure",
+    "kbuild",
+    "kconfig",
+    "gradlew",
+    "mvnw",
+    "rules",
+];
+
+/// Extensions (lower case, after the last `.`) of files known to be source, text or data: a
+/// new one in a subdirectory runs only when the project's own code or the user runs it.
+/// Any other extension asks (`.tf`, `.nix`, `.bzl`, `.cmake`, `.gradle`, `.pth`, `.pyc`,
+/// `.patch`, `.props`, `.jar`, `.so`, …), so a tool's new format does too.
+#[rustfmt::skip]
+pub const FREE_KINDS: &[&str] = &[
+    // Source files of common languages (written without an execute bit).
+    "rs", "py", "pyi", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "jsx", "go", "java", "kt",
+    "scala", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "cs", "fs", "swift", "m", "mm",
+    "rb", "php", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hrl", "hs", "ml", "mli",
+    "clj", "cljs", "dart", "zig", "nim", "sql", "sh", "bash", "zsh", "fish", "vue", "svelte",
+    "astro", "proto", "graphql", "gql", "ipynb",
+    // Markup, styles, documents.
+    "html", "htm", "css", "scss", "sass", "less", "md", "markdown", "rst", "txt", "adoc", "org",
+    "tex",
+    // Data and test fixtures (insta's `.snap`, trybuild's expected `.stderr`).
+    "json", "jsonl", "ndjson", "yaml", "yml", "xml", "csv", "tsv", "snap", "log", "stderr",
+    "stdout",
+    // Images and other media.
+    "svg", "png", "jpg", "jpeg", "gif", "webp", "ico", "bmp", "pdf",
+];
+
+/// Extensions (lower case) free at a project's top level too: documents, text, images and
+/// tables, which no build or tool runs.
+pub const INERT_AT_ROOT: &[&str] = &[
+    "md", "markdown", "rst", "txt", "adoc", "org", "csv", "tsv", "svg", "png", "jpg", "jpeg",
+    "gif", "webp", "ico", "bmp", "pdf",
+];
+
+/// Names (lower case, the part before the first `.`) of project documents, free anywhere
+/// with a free extension or none (`LICENSE`, `README`, `NOTICE`).
+pub const DOC_STEMS: &[&str] = &[
+    "readme",
+    "license",
+    "licence",
+    "copying",
+    "notice",
+    "authors",
+    "contributors",
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "todo",
+];
+
+/// Names (lower case) whose presence makes a directory the top of a project: tools run there
+/// read the names beside them.
+pub const MANIFESTS: &[&str] = &[
+    "package.json",
+    "cargo.toml",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "go.mod",
+    "gemfile",
+    "composer.json",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "cmakelists.txt",
+    "makefile",
+    "gnumakefile",
+    "meson.build",
+    "deno.json",
+    "deno.jsonc",
+    "mix.exs",
+    "package.swift",
+    "build.sbt",
+    "project.clj",
+    "deps.edn",
+    "stack.yaml",
+    "cabal.project",
+    "dune-project",
+    "build.zig",
+    "flake.nix",
+    "tox.ini",
+    "pipfile",
+    "requirements.txt",
+    "workspace",
+    "workspace.bazel",
+    "module.bazel",
+];
+
+/// Patterns (lower case) of manifest names that vary with the project's name.
+const MANIFEST_PATTERNS: &[&str] = &[
+    "*.csproj",
+    "*.fsproj",
+    "*.vbproj",
+    "*.sln",
+    "*.gemspec",
+    "*.cabal",
+];
+
+/// Why a new file at `below` (its path below the workspace root) would be read by a tool as
+/// configuration or code, by its names alone; `None` when its names are free (see the module
+/// docs). The top-of-project rule is not applied here.
+pub fn why_by_name(below: &Path) -> Option<String> {
+    let parts: Vec<&OsStr> = below
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name),
+            Component::Prefix(_)
+            | Component::RootDir
+            | Component::CurDir
+            | Component::ParentDir => None,
+        })
+        .collect();
+    let (name, dirs) = parts.split_last()?;
+    let name = name.to_string_lossy().to_lowercase();
+    if name.starts_with('.') {
+        return Some(format!(
+            "{name} is a dotfile, where programs look for their configuration"
+        ));
+    }
+    for dir in dirs {
+        let dir = dir.to_string_lossy().to_lowercase();
+        if dir.starts_with('.') {
+            return Some(format!(
+                "inside {dir}, a dot-directory, where programs look for their configuration"
+            ));
+        }
+        if CODE_DIRS.contains(&dir.as_str()) {
+            return Some(format!(
+                "inside {dir}, where code is loaded without being asked for"
+            ));
+        }
+    }
+    if CODE_DIRS.contains(&name.as_str()) {
+        return Some(format!(
+            "{name} is a directory code is loaded from without being asked for"
+        ));
+    }
+    if let Some(module) = shadowed_module(&name, dirs.last()) {
+        return Some(format!(
+            "{name} would be imported in place of Python's own {module} by a script or test \
+             run beside it"
+        ));
+    }
+    if is_config_name(&name) {
+        return Some(format!(
+            "{name} is read by a tool as configuration or code it runs"
+        ));
+    }
+    if !free_kind(&name) {
+        return Some(format!(
+            "{name} is not a kind of file known to be inert (source, text or data)"
+        ));
+    }
+    None
+}
+
+/// The standard-library module a new Python file `name` (lower case) would shadow: `json.py`
+/// (or `json.pyc`), or `__init__.py` in a directory `json`.
+fn shadowed_module(name: &str, dir: Option<&&OsStr>) -> Option<String> {
+    let stem = match name {
+        "__init__.py" => dir?.to_string_lossy().to_lowercase(),
+        _ => name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".pyc"))?
+            .to_owned(),
+    };
+    PYTHON_STDLIB
+        .iter()
+        .find(|m| m.eq_ignore_ascii_case(&stem))
+        .map(|m| (*m).to_owned())
+}
+
+/// True when `name` (lower case) is a tool's configuration, build file or manifest.
+pub fn is_config_name(name: &str) -> bool {
+    CONFIG_NAMES.contains(&name) || CONFIG_PATTERNS.iter().any(|p| fnmatch(p, name))
+}
+
+/// True when `name` (lower case) is of a kind known to be source, text or data, or has no
+/// extension and is no build tool's conventional name ([`EXTENSIONLESS_TOOL_NAMES`]).
+fn free_kind(name: &str) -> bool {
+    let (stem, ext) = split_name(name);
+    match ext {
+        Some(ext) => FREE_KINDS.contains(&ext),
+        None => {
+            DOC_STEMS.contains(&stem) || !EXTENSIONLESS_TOOL_NAMES.iter().any(|p| fnmatch(p, name))
+        }
+    }
+}
+
+/// True when `name` (lower case) may be created at a project's top level without a question:
+/// a document, text, image or table, or a project document (`LICENSE`).
+pub fn inert_at_root(name: &str) -> bool {
+    let (stem, ext) = split_name(name);
+    match ext {
+        Some(ext) => INERT_AT_ROOT.contains(&ext),
+        None => DOC_STEMS.contains(&stem),
+    }
+}
+
+/// True when `name` (any case) is a manifest: its directory is the top of a project.
+pub fn is_manifest(name: &str) -> bool {
+    let name = name.to_lowercase();
+    MANIFESTS.contains(&name.as_str()) || MANIFEST_PATTERNS.iter().any(|p| fnmatch(p, &name))
+}
+
+/// The part before the first `.` and the extension after the last one (`None` without a
+/// `.` past the first character).
+fn split_name(name: &str) -> (&str, Option<&str>) {
+    let stem = name.split('.').next().unwrap_or(name);
+    let ext = name.rsplit_once('.').map(|(_, e)| e);
+    (stem, ext)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row: a path below the workspace root, and whether its names alone ask.
+    #[test]
+    fn names_that_ask_and_their_near_misses() {
+        let rows: &[(&str, bool)] = &[
+            // Dotfiles and dot-directories, anywhere.
+            (".huskyrc", true),
+            (".lintstagedrc.json", true),
+            ("sub/.envrc", true),
+            (".github/workflows/ci.yml", true),
+            ("a/.vscode/tasks.json", true),
+            ("docs/x.md", false),
+            // Code directories.
+            ("node_modules/left-pad/index.js", true),
+            ("pkg/__pycache__/m.cpython-312.pyc", true),
+            ("venv/lib/python3.12/site-packages/x.py", true),
+            ("src/node_modules_helper.rs", false),
+            // Configuration names and patterns.
+            ("lefthook.toml", true),
+            ("lefthook.json", true),
+            ("husky.config.js", true),
+            ("lint-staged.config.js", true),
+            ("commitlint.config.js", true),
+            ("tests/conftest.py", true),
+            ("tests/test_conftest.py", false),
+            ("src/config/build.rs", false),
+            ("src/scan/makefile.rs", false),
+            ("src/scan/dockerfile.rs", false),
+            ("img/docker-compose.override.yml", true),
+            ("ui/fail/case.stderr", false),
+            ("packages/a/package.json", true),
+            ("fixtures/package.txt", false),
+            ("web/vite.config.ts", true),
+            ("web/vite.ts", false),
+            ("tools/karma.conf.js", true),
+            ("docs/AGENTS.md", true),
+            ("docs/AGENT_NOTES.md", false),
+            ("deps/requirements-dev.txt", true),
+            ("deps/notes.txt", false),
+            ("sub/CMakeLists.txt", true),
+            ("sub/Makefile.inc", true),
+            ("sub/rules.mk", true),
+            ("img/Dockerfile.dev", true),
+            ("img/app.Dockerfile", true),
+            // Kinds: unknown or missing extensions ask; sources, text and data do not.
+            ("sub/Justfile", true),
+            ("deploy/Tiltfile", true),
+            ("pkg/PKGBUILD", true),
+            ("debian/rules", true),
+            ("tests/fixtures/input", false),
+            ("tests/fixtures/ruler", false),
+            ("infra/main.tf", true),
+            ("lib/x.pth", true),
+            ("patches/fix.patch", true),
+            ("sub/Cargo.toml", true),
+            ("src/foo.rs", false),
+            ("tools/json.py", true),
+            ("tools/subprocess.py", true),
+            ("tools/json/__init__.py", true),
+            ("tools/jsonx.py", false),
+            ("tools/json.rs", false),
+            ("tools/mine/__init__.py", false),
+            ("lib/node_modules", true),
+            ("docs/conf.py", true),
+            ("deps/dev-requirements.txt", true),
+            ("src/sync/arc.rs", false),
+            ("tools/lintrc.json", true),
+            ("tests/test_x.py", false),
+            ("tests/data/case.json", false),
+            ("tests/snapshots/x.snap", false),
+            ("docs/LICENSE", false),
+            ("docs/diagram.svg", false),
+        ];
+        let wrong: Vec<String> = rows
+            .iter()
+            .filter(|(path, asks)| why_by_name(Path::new(path)).is_some() != *asks)
+            .map(|(path, asks)| format!("{path}: asks {}, want {asks}", !asks))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn top_level_names_that_stay_free() {
+        let rows: &[(&str, bool)] = &[
+            ("readme.md", true),
+            ("license", true),
+            ("notes.txt", true),
+            ("data.csv", true),
+            ("logo.png", true),
+            ("main.py", false),
+            ("config.json", false),
+            ("gulpfile.js", false),
+            ("todo.sh", false),
+        ];
+        let wrong: Vec<&str> = rows
+            .iter()
+            .filter(|(name, free)| inert_at_root(name) != *free)
+            .map(|(name, _)| *name)
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn manifests_are_known_in_any_case() {
+        for name in ["Cargo.toml", "package.json", "App.csproj", "GNUmakefile"] {
+            assert!(is_manifest(name), "{name}");
+        }
+        for name in ["Cargo.toml.bak", "notes.md", "package"] {
+            assert!(!is_manifest(name), "{name}");
+        }
+    }
+}

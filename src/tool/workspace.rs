@@ -605,6 +605,18 @@ impl Workspace {
         if let Some(why) = self.git_dir_place(path, beside) {
             return Some(why);
         }
+        // A workspace inside a dot-directory (`~/.config/nvim`, `~/.oh-my-zsh`) is some
+        // program's configuration through and through: every new file there asks.
+        if let Some(dot) = self.workdir().components().find_map(|c| match c {
+            Component::Normal(n) if n.to_string_lossy().starts_with('.') => Some(n),
+            _ => None,
+        }) {
+            return Some(format!(
+                "the workspace is inside {}, a dot-directory, where programs look for their \
+                 configuration",
+                dot.to_string_lossy()
+            ));
+        }
         let below = path.strip_prefix(self.workdir()).unwrap_or(path);
         if let Some(why) = new_file::why_by_name(below) {
             return Some(why);

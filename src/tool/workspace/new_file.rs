@@ -241,6 +241,10 @@ pub const CONFIG_PATTERNS: &[&str] = &[
     // Jupyter and IPython read `<app>_config.py` from the directory they start in.
     "*_config.py",
     "tsconfig*.json",
+    // Agents' instruction files in every variant (Codex reads `AGENTS.override.md` first).
+    "agents.*.md",
+    "claude.*.md",
+    "gemini.*.md",
     // VS Code's Copilot instruction and prompt files.
     "*.instructions.md",
     "*.prompt.md",
@@ -397,15 +401,22 @@ pub fn why_by_name(below: &Path) -> Option<String> {
                 "inside {dir}, a dot-directory, where programs look for their configuration"
             ));
         }
-        if CODE_DIRS.contains(&dir.as_str()) {
+        if CODE_DIRS.contains(&dir.as_str()) || is_package_metadata(&dir) {
             return Some(format!(
                 "inside {dir}, where code is loaded without being asked for"
             ));
         }
     }
-    if CODE_DIRS.contains(&name.as_str()) {
+    if CODE_DIRS.contains(&name.as_str()) || is_package_metadata(&name) {
         return Some(format!(
             "{name} is a directory code is loaded from without being asked for"
+        ));
+    }
+    // Cargo runs a package's build.rs at the next `cargo check`; one created before its
+    // manifest is in no project top yet. Below a `src` directory it is a module.
+    if name == "build.rs" && !dirs.iter().any(|d| d.eq_ignore_ascii_case("src")) {
+        return Some(format!(
+            "{name} outside a src directory is a Cargo build script, run at the next build"
         ));
     }
     if let Some(module) = shadowed_module(&name, dirs.last()) {
@@ -426,6 +437,37 @@ pub fn why_by_name(below: &Path) -> Option<String> {
     }
     None
 }
+
+/// True for an installed Python distribution's metadata directory (`x.dist-info`,
+/// `x.egg-info`) or link: importlib reads its `entry_points.txt` from the path, and pytest and
+/// other tools load the plugins it names.
+fn is_package_metadata(name: &str) -> bool {
+    [".dist-info", ".egg-info", ".egg-link"]
+        .iter()
+        .any(|s| name.ends_with(s))
+}
+
+/// Inner extensions (`x.test.ts`, `x.d.ts`, `x.min.js`) that name a variant of a free kind
+/// rather than another format. Any other inner extension must be a free kind itself:
+/// `main.tf.json` is Terraform's configuration, whatever its last extension says.
+const FREE_INFIXES: &[&str] = &[
+    "test",
+    "spec",
+    "d",
+    "min",
+    "stories",
+    "story",
+    "module",
+    "snap",
+    "e2e",
+    "bench",
+    "fixture",
+    "example",
+    "sample",
+    "generated",
+    "pb",
+    "types",
+];
 
 /// The standard-library module a new Python file `name` (lower case) would shadow: `json.py`
 /// (or `json.pyc`), or `__init__.py` in a directory `json`.
@@ -453,7 +495,16 @@ pub fn is_config_name(name: &str) -> bool {
 fn free_kind(name: &str) -> bool {
     let (stem, ext) = split_name(name);
     match ext {
-        Some(ext) => FREE_KINDS.contains(&ext),
+        Some(ext) => {
+            let inner: Vec<&str> = name.split('.').skip(1).collect();
+            let inner = &inner[..inner.len().saturating_sub(1)];
+            FREE_KINDS.contains(&ext)
+                && inner.iter().all(|i| {
+                    FREE_KINDS.contains(i)
+                        || FREE_INFIXES.contains(i)
+                        || i.bytes().all(|b| b.is_ascii_digit())
+                })
+        }
         None => {
             DOC_STEMS.contains(&stem) || !EXTENSIONLESS_TOOL_NAMES.iter().any(|p| fnmatch(p, name))
         }
@@ -494,6 +545,14 @@ mod tests {
         let rows: &[(&str, bool)] = &[
             // Dotfiles and dot-directories, anywhere.
             (".huskyrc", true),
+            ("crates/red/build.rs", true),
+            ("AGENTS.override.md", true),
+            ("docs/claude-notes.md", false),
+            ("x/red_plugin.dist-info/entry_points.txt", true),
+            ("infra/red.tf.json", true),
+            ("src/app.test.ts", false),
+            ("src/types.d.ts", false),
+            ("data/2024.01.csv", false),
             (".lintstagedrc.json", true),
             ("sub/.envrc", true),
             (".github/workflows/ci.yml", true),

@@ -285,7 +285,9 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 if entry.reads_operands {
                     // `rg --files DIR` lists names under DIR and reads no file.
                     let lists = name == "rg"
-                        && parsed.iter().any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "--files")));
+                        && parsed
+                            .iter()
+                            .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "--files")));
                     read_with(cx, i, w, name, !lists);
                     // `cat "$(echo ~/.ssh/id_rsa)"`, `head -- $(find ~/.ssh -type f)`: what the
                     // substitution prints is unknown, but a path it names may be what it prints.
@@ -959,9 +961,13 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
 /// public. `how` says what the command does with it.
 fn unknown_variable(cx: &Ctx<'_>, name: &str, how: &str) -> String {
     if cx.list.sensitive.secret_var(name) || name == "_" || name == "BASH_REMATCH" {
-        format!("`${name}` {how} a variable whose name looks like a secret (`[sensitive] secret_vars`)")
+        format!(
+            "`${name}` {how} a variable whose name looks like a secret (`[sensitive] secret_vars`)"
+        )
     } else {
-        format!("`${name}` {how} a variable the command did not set and `[sensitive] public_vars` does not list: its value may be a secret")
+        format!(
+            "`${name}` {how} a variable the command did not set and `[sensitive] public_vars` does not list: its value may be a secret"
+        )
     }
 }
 
@@ -977,7 +983,10 @@ fn assigns(seg: &Segment, name: &str) -> bool {
     let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
     let Some((&program, args)) = words.split_first() else {
         return seg.kind == SegmentKind::Assignments
-            && seg.assignments.iter().any(|a| a.name == name && !a.subscript);
+            && seg
+                .assignments
+                .iter()
+                .any(|a| a.name == name && !a.subscript);
     };
     // Options of `read` and `mapfile` that take a value; every other word is a name.
     let valued: &[&str] = match program {
@@ -1002,7 +1011,11 @@ fn assigns(seg: &Segment, name: &str) -> bool {
                     k += 1;
                 }
             }
-            let default = if program == "read" { "REPLY" } else { "MAPFILE" };
+            let default = if program == "read" {
+                "REPLY"
+            } else {
+                "MAPFILE"
+            };
             names.contains(&name) || (names.is_empty() && name == default)
         }
         // `local x=1`: only with a value (`declare x` keeps an inherited one).
@@ -1043,7 +1056,9 @@ fn set_before(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
             || between.contains(";&")
             || between
                 .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
-                .any(|t| t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}"));
+                .any(|t| {
+                    t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}")
+                });
         nesting.starts_with(&s.nesting) && !conditional && !left && assigns(s, name)
     });
     assigned || loop_body_holds(src, name, at)
@@ -1068,9 +1083,9 @@ fn loop_body_holds(src: &str, name: &str, at: usize) -> bool {
         let before = head[..s].trim_end_matches([' ', '\t']);
         let after = head[e..].trim_start_matches([' ', '\t']);
         let keyword = |kw: &str| {
-            before
-                .strip_suffix(kw)
-                .is_some_and(|b| b.is_empty() || b.ends_with([' ', '\t', ';', '\n', '&', '|', '(', '{']))
+            before.strip_suffix(kw).is_some_and(|b| {
+                b.is_empty() || b.ends_with([' ', '\t', ';', '\n', '&', '|', '(', '{'])
+            })
         };
         let listed = (keyword("for") || keyword("select")) && after.starts_with("in ");
         let counted = before.ends_with("((")
@@ -1156,7 +1171,11 @@ pub(super) fn for_list(cx: &mut Ctx<'_>, span: Span) {
     }
     for n in expanded_names(&text) {
         if !known_value(cx, None, &n, start) {
-            let why = unknown_variable(cx, &n, "in a `for` list reaches the loop's body through the loop variable; it is");
+            let why = unknown_variable(
+                cx,
+                &n,
+                "in a `for` list reaches the loop's body through the loop variable; it is",
+            );
             cx.push(Code::PrintsEnvironment, Span::new(start, end), None, why);
             return;
         }
@@ -1894,33 +1913,136 @@ fn git_grep_tracked(
 /// Options of `git log`, `git show` and `git diff` that select an output with no file content:
 /// names, counts and summaries of changes.
 const GIT_NO_CONTENT: &[&str] = &[
-    "--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "-s", "--no-patch",
-    "--summary", "--compact-summary", "--dirstat", "-X", "--dirstat-by-file", "--raw", "--quiet",
-    "--exit-code", "--check",
+    "--stat",
+    "--numstat",
+    "--shortstat",
+    "--name-only",
+    "--name-status",
+    "-s",
+    "--no-patch",
+    "--summary",
+    "--compact-summary",
+    "--dirstat",
+    "-X",
+    "--dirstat-by-file",
+    "--raw",
+    "--quiet",
+    "--exit-code",
+    "--check",
 ];
 
 /// Options of `git log` and `git show` that neither print file content nor stop it: commit
 /// selection, ordering and formatting. Any other option (`-p`, `--cc`, `--word-diff`, `-W`, one
 /// cmdguard does not know) is taken to print content.
 const GIT_CONTENT_NEUTRAL: &[&str] = &[
-    "-n", "--max-count", "--skip", "--since", "--after", "--until", "--before", "--author",
-    "--committer", "--grep", "--all-match", "--invert-grep", "-i", "--regexp-ignore-case", "-E",
-    "--extended-regexp", "-F", "--fixed-strings", "-P", "--perl-regexp", "--basic-regexp",
-    "--merges", "--no-merges", "--min-parents", "--max-parents", "--no-min-parents",
-    "--no-max-parents", "--first-parent", "--not", "--all", "--branches", "--tags", "--remotes",
-    "--exclude", "--reflog", "-g", "--walk-reflogs", "--ancestry-path", "--simplify-by-decoration",
-    "--full-history", "--dense", "--sparse", "--cherry-pick", "--cherry-mark", "--cherry",
-    "--left-only", "--right-only", "--left-right", "--boundary", "--no-walk", "--do-walk",
-    "--topo-order", "--date-order", "--author-date-order", "--reverse", "--oneline", "--format",
-    "--pretty", "--abbrev-commit", "--no-abbrev-commit", "--abbrev", "--no-abbrev", "--date",
-    "--relative-date", "--decorate", "--no-decorate", "--decorate-refs", "--decorate-refs-exclude",
-    "--source", "--graph", "--parents", "--children", "--log-size", "--color", "--no-color",
-    "--mailmap", "--use-mailmap", "--no-mailmap", "--no-use-mailmap", "--encoding",
-    "--expand-tabs", "--no-expand-tabs", "--notes", "--no-notes", "--show-notes", "-z",
-    "--follow", "--no-renames", "-M", "--find-renames", "-C", "--find-copies",
-    "--find-copies-harder", "-l", "--diff-filter", "--relative", "--no-relative", "-S", "-G",
-    "--pickaxe-regex", "--find-object", "--stat-width", "--stat-name-width", "--stat-graph-width",
-    "--stat-count", "--count",
+    "-n",
+    "--max-count",
+    "--skip",
+    "--since",
+    "--after",
+    "--until",
+    "--before",
+    "--author",
+    "--committer",
+    "--grep",
+    "--all-match",
+    "--invert-grep",
+    "-i",
+    "--regexp-ignore-case",
+    "-E",
+    "--extended-regexp",
+    "-F",
+    "--fixed-strings",
+    "-P",
+    "--perl-regexp",
+    "--basic-regexp",
+    "--merges",
+    "--no-merges",
+    "--min-parents",
+    "--max-parents",
+    "--no-min-parents",
+    "--no-max-parents",
+    "--first-parent",
+    "--not",
+    "--all",
+    "--branches",
+    "--tags",
+    "--remotes",
+    "--exclude",
+    "--reflog",
+    "-g",
+    "--walk-reflogs",
+    "--ancestry-path",
+    "--simplify-by-decoration",
+    "--full-history",
+    "--dense",
+    "--sparse",
+    "--cherry-pick",
+    "--cherry-mark",
+    "--cherry",
+    "--left-only",
+    "--right-only",
+    "--left-right",
+    "--boundary",
+    "--no-walk",
+    "--do-walk",
+    "--topo-order",
+    "--date-order",
+    "--author-date-order",
+    "--reverse",
+    "--oneline",
+    "--format",
+    "--pretty",
+    "--abbrev-commit",
+    "--no-abbrev-commit",
+    "--abbrev",
+    "--no-abbrev",
+    "--date",
+    "--relative-date",
+    "--decorate",
+    "--no-decorate",
+    "--decorate-refs",
+    "--decorate-refs-exclude",
+    "--source",
+    "--graph",
+    "--parents",
+    "--children",
+    "--log-size",
+    "--color",
+    "--no-color",
+    "--mailmap",
+    "--use-mailmap",
+    "--no-mailmap",
+    "--no-use-mailmap",
+    "--encoding",
+    "--expand-tabs",
+    "--no-expand-tabs",
+    "--notes",
+    "--no-notes",
+    "--show-notes",
+    "-z",
+    "--follow",
+    "--no-renames",
+    "-M",
+    "--find-renames",
+    "-C",
+    "--find-copies",
+    "--find-copies-harder",
+    "-l",
+    "--diff-filter",
+    "--relative",
+    "--no-relative",
+    "-S",
+    "-G",
+    "--pickaxe-regex",
+    "--find-object",
+    "--stat-width",
+    "--stat-name-width",
+    "--stat-graph-width",
+    "--stat-count",
+    "--count",
+    "--no-ext-diff",
+    "--no-textconv",
 ];
 
 /// `git show`, `git log -p`, `git diff REV`, `git cat-file -p OBJECT`: they print the content of
@@ -1947,8 +2069,12 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
         }
     }
     let is = |o: &str, list: &[&str]| {
-        list.iter().any(|l| o == *l || o.strip_prefix(l).is_some_and(|r| r.starts_with('=')))
-            || (o.starts_with('-') && !o.starts_with("--") && o[1..].bytes().all(|b| b.is_ascii_digit()) && o.len() > 1)
+        list.iter()
+            .any(|l| o == *l || o.strip_prefix(l).is_some_and(|r| r.starts_with('=')))
+            || (o.starts_with('-')
+                && !o.starts_with("--")
+                && o[1..].bytes().all(|b| b.is_ascii_digit())
+                && o.len() > 1)
     };
     let content_free = options.iter().any(|o| is(o, GIT_NO_CONTENT));
     let unknown = options
@@ -1959,7 +2085,11 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
     // A path on disk now that is no directory: git's pathspec matches it and what lies under
     // it, and a directory may hold a secret deleted since.
     let a_directory = |t: &str| {
-        let abs = base.dirs.as_ref().and_then(|d| d.first()).map(|d| d.join(t));
+        let abs = base
+            .dirs
+            .as_ref()
+            .and_then(|d| d.first())
+            .map(|d| d.join(t));
         match (place, abs) {
             (Some(p), Some(abs)) => p.list(&abs, 1).is_some(),
             _ => false,
@@ -1979,7 +2109,9 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
         "git cat-file" => {
             // `-t`, `-s`, `-e` and `--batch-check` print types and sizes; `-p` of a commit
             // or tree prints no file; `REV:path` is judged as a read of the path.
-            let object = options.iter().any(|o| matches!(*o, "-p" | "--batch" | "--batch-all-objects"))
+            let object = options
+                .iter()
+                .any(|o| matches!(*o, "-p" | "--batch" | "--batch-all-objects"))
                 || operands.first().is_some_and(|w| w.text == "blob");
             let harmless = |w: &&Word| {
                 w.static_text().is_some_and(|t| {
@@ -1995,7 +2127,11 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             } else if object && !operands.iter().all(harmless) {
                 Some(format!(
                     "prints object `{}`, which may be a committed file",
-                    operands.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ")
+                    operands
+                        .iter()
+                        .map(|w| w.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 ))
             } else {
                 None
@@ -2018,7 +2154,8 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                     .collect(),
                 _ => operands.iter().filter(|w| !blobs(w)).collect(),
             };
-            let only_blobs = name == "git show" && !operands.is_empty() && operands.iter().all(blobs);
+            let only_blobs =
+                name == "git show" && !operands.is_empty() && operands.iter().all(blobs);
             let prints = match name {
                 "git log" => unknown.is_some(),
                 "git show" => !only_blobs && (!content_free || unknown.is_some()),
@@ -2056,7 +2193,8 @@ fn commit_of_head(t: &str) -> bool {
             break;
         }
     }
-    rest.chars().all(|c| c == '~' || c == '^' || c.is_ascii_digit())
+    rest.chars()
+        .all(|c| c == '~' || c == '^' || c.is_ascii_digit())
 }
 
 /// `git grep PATTERN REV`: the revision's tree is not the index.

@@ -2120,9 +2120,9 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                         || commit_of_head(t)
                 })
             };
-            if options.iter().any(|o| *o == "--batch-all-objects") {
+            if options.contains(&"--batch-all-objects") {
                 Some("prints every object in the repository".to_string())
-            } else if options.iter().any(|o| *o == "--batch") {
+            } else if options.contains(&"--batch") {
                 Some("prints the objects its input names".to_string())
             } else if object && !operands.iter().all(harmless) {
                 Some(format!(

@@ -2117,7 +2117,7 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                 w.static_text().is_some_and(|t| {
                     (t.contains(':') && !t.starts_with(":/"))
                         || matches!(t, "commit" | "tree" | "tag")
-                        || commit_of_head(t)
+                        || a_commit(cx, t)
                 })
             };
             if options.contains(&"--batch-all-objects") {
@@ -2156,9 +2156,15 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             };
             let only_blobs =
                 name == "git show" && !operands.is_empty() && operands.iter().all(blobs);
+            // `git show --stat TAG` prints the file when the tag names a blob: each revision
+            // must be proven a commit.
+            let commits = revs.iter().all(|w| {
+                w.static_text()
+                    .is_some_and(|t| t.split("..").all(|r| r.is_empty() || a_commit(cx, r)))
+            });
             let prints = match name {
                 "git log" => unknown.is_some(),
-                "git show" => !only_blobs && (!content_free || unknown.is_some()),
+                "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
             let proven = !pathspecs.is_empty() && pathspecs.iter().all(|w| literal_file(w));
@@ -2179,6 +2185,28 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             name,
         );
     }
+}
+
+/// Whether revision `t` surely names a commit (or a tree) when git reads it: `HEAD` and what is
+/// counted from it, anything peeled with `~N`, `^`, `^N`, `^{commit}` or `^{tree}` (git refuses
+/// to peel a blob so), `:/TEXT` (a commit by its message), or a branch of the repository in the
+/// working directory. A tag, or an object id, may name a blob.
+fn a_commit(cx: &Ctx<'_>, t: &str) -> bool {
+    let peeled = t.ends_with("^{commit}")
+        || t.ends_with("^{tree}")
+        || t.ends_with('^')
+        || t.rfind(['~', '^'])
+            .is_some_and(|k| t[k + 1..].bytes().all(|b| b.is_ascii_digit()));
+    if commit_of_head(t) || peeled || t.starts_with(":/") {
+        return true;
+    }
+    let Some(place) = cx.place.as_deref() else {
+        return false;
+    };
+    place
+        .dirs()
+        .and_then(|d| d.first())
+        .is_some_and(|d| place.names_a_branch(d, t))
 }
 
 /// Whether `t` names `HEAD` or a commit counted from it (`HEAD~2`, `HEAD^`, `HEAD^{tree}`):

@@ -1492,6 +1492,9 @@ fn git_history_content_asks() {
     git(&proj, &["commit", "-qm", "addenv"]);
     git(&proj, &["rm", "-q", ".env"]);
     git(&proj, &["commit", "-qm", "rmenv"]);
+    // A tag may name a blob (`git show --stat blobtag` printed `TOKEN=1`); a branch may not.
+    git(&proj, &["tag", "blobtag", "HEAD~1:.env"]);
+    git(&proj, &["branch", "feature", "HEAD~1"]);
     s.write("home/proj/src/a.rs", "x");
     check_in(
         &s,
@@ -1509,6 +1512,9 @@ fn git_history_content_asks() {
             ("git diff HEAD~2 -- '*.env'", Ask, READ),
             ("git cat-file --batch-all-objects --batch", Ask, READ),
             ("git cat-file -p 1234abcd", Ask, READ),
+            ("git show --stat blobtag", Ask, READ),
+            ("git show --stat 'blobtag^{}'", Ask, READ),
+            ("git cat-file -p blobtag", Ask, READ),
             // Near misses: no content, or literal file paths.
             ("git log --oneline -5", Allow, None),
             ("git log --stat", Allow, None),
@@ -1523,6 +1529,10 @@ fn git_history_content_asks() {
             ("git cat-file -p HEAD", Allow, None),
             ("git cat-file -t HEAD~1", Allow, None),
             ("git show HEAD~2:README.md", Allow, None),
+            ("git show --stat feature", Allow, None),
+            ("git show --stat blobtag~1", Allow, None),
+            ("git show --stat :/addenv", Allow, None),
+            ("git cat-file -p feature", Allow, None),
         ],
     );
 }

@@ -436,6 +436,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             .take_while(|w| !w.text.starts_with(['-', '(', '!', ')']))
         {
             search(cx, i, w, "find -exec", None);
+            outside_root(cx, i, w, "find -exec");
         }
     }
 }
@@ -1454,6 +1455,16 @@ fn outside(
     })
 }
 
+/// The root of a walk whose files a program reads (`find ROOT -exec cat`, `find ROOT | xargs
+/// cat`): outside the working directory and every public place, it asks as a read there does.
+fn outside_root(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    let base = base(cx);
+    let cands = candidates(cx, w, &base);
+    if let Some(message) = outside(cx, w, &cands, &base, program) {
+        cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
+    }
+}
+
 /// The words a read operand stands for when it starts with a run-time value whose values are
 /// known: the working directory (`$PWD`, `$(pwd)`), the top of the work tree
 /// (`$(git rev-parse --show-toplevel)`), or the variable of the `for` loop around it over
@@ -1577,6 +1588,7 @@ fn substituted_lister(cx: &mut Ctx<'_>, i: usize, w: &Word, reader: &str) -> boo
             Some((how, filter, roots)) => {
                 for root in roots {
                     search(cx, i, &root, &shown, Some((&how, &filter)));
+                    outside_root(cx, i, &root, &shown);
                 }
             }
             None => return false,
@@ -1804,7 +1816,10 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
     let program = format!("{feeder}xargs {name}");
     for (w, how) in feed {
         match how {
-            Some((how, filter)) => search(cx, i, &w, &program, Some((&how, &filter))),
+            Some((how, filter)) => {
+                search(cx, i, &w, &program, Some((&how, &filter)));
+                outside_root(cx, i, &w, &program);
+            }
             None => read(cx, i, &w, name),
         }
     }

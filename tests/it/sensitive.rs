@@ -1433,9 +1433,16 @@ fn reads_outside_the_project_ask_unless_public() {
     )
     .unwrap();
     symlink(s.path().join("home/notes.txt"), proj.join("src/out")).unwrap();
+    s.write("elsewhere/a.txt", "x");
+    let elsewhere = s.path().join("elsewhere");
+    let find_exec = format!("find {} -type f -exec cat {{}} +", elsewhere.display());
+    let find_xargs = format!("find {} -type f | xargs cat", elsewhere.display());
     check_in(
         &s,
         &[
+            (&find_exec, Ask, READ),
+            (&find_xargs, Ask, READ),
+            ("find src -name '*.rs' | xargs cat", Allow, None),
             ("cat ~/notes.txt", Ask, READ),
             ("cat ../notes.txt", Ask, READ),
             ("cat src/out", Ask, READ),

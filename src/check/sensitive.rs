@@ -420,7 +420,16 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             }
         }
     }
-    if matches!(name, "git show" | "git log" | "git diff" | "git cat-file") {
+    if matches!(
+        name,
+        "git show"
+            | "git log"
+            | "git diff"
+            | "git cat-file"
+            | "git reflog"
+            | "git reflog show"
+            | "git stash show"
+    ) {
         git_history(cx, i, name, rest, parsed);
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
@@ -2178,13 +2187,18 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                     .is_some_and(|t| t.split("..").all(|r| r.is_empty() || a_commit(cx, r)))
             });
             let prints = match name {
-                "git log" => unknown.is_some(),
+                // These print no content unless told to (`-p`): `git stash show` a diffstat.
+                "git log" | "git reflog" | "git reflog show" | "git stash show" => {
+                    unknown.is_some()
+                }
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
             let proven = !pathspecs.is_empty() && pathspecs.iter().all(|w| literal_file(w));
             let what = match (name, revs.first()) {
-                ("git log", _) => format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p")),
+                ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
+                    format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
+                }
                 (_, Some(r)) => format!("`{name} {}`", r.text),
                 (_, None) => format!("`{name}`"),
             };

@@ -1251,6 +1251,8 @@ fn compile_sensitive(
         .extend(strip(globs(raw.secret_vars, "secret_vars")?));
     out.public_vars
         .extend(strip(globs(raw.public_vars, "public_vars")?));
+    out.public_paths
+        .extend(strip(globs(raw.public_paths, "public_paths")?));
     Ok(())
 }
 

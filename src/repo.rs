@@ -29,7 +29,7 @@ use std::rc::Rc;
 use crate::budget::Budget;
 
 pub(crate) use self::config::Variable;
-pub(crate) use self::secrets::{config_file_clean, remote_urls_clean, toplevel};
+pub(crate) use self::secrets::{config_file_clean, names_a_branch, remote_urls_clean, toplevel};
 pub(crate) use self::walk::{Links, WalkRules, Walked, walk};
 use crate::allowlist::KeyPattern;
 

@@ -350,8 +350,12 @@ pub(crate) struct Sensitive {
     pub allow_paths: Vec<Glob>,
     /// Variable names that look like secrets (`*TOKEN*`), upper-cased.
     pub secret_vars: Vec<Glob>,
-    /// Names the secret patterns would catch that hold no secret (`AWS_REGION`).
+    /// Variables known to hold nothing secret (`PATH`, `HOME`, `AWS_REGION`): expanding any
+    /// other variable where its value can be printed asks.
     pub public_vars: Vec<Glob>,
+    /// Places outside the working directory whose files are public (`/usr/**`, a toolchain's
+    /// package cache): reading any other file outside it asks.
+    pub public_paths: Vec<Glob>,
     /// `paths` by their last character, built on first use.
     by_last: ByLast,
 }
@@ -459,11 +463,26 @@ impl Sensitive {
         }
     }
 
-    /// True when a variable named `name` looks like it holds a secret.
+    /// True when a variable named `name` looks like it holds a secret (and is not public).
     pub(crate) fn secret_var(&self, name: &str) -> bool {
         let upper = Glob::literal(&name.to_ascii_uppercase());
-        self.secret_vars.iter().any(|g| contained(&upper, g))
-            && !self.public_vars.iter().any(|g| contained(&upper, g))
+        self.secret_vars.iter().any(|g| contained(&upper, g)) && !self.public_var(name)
+    }
+
+    /// True when `public_vars` lists `name`. Names compare as written: the patterns are upper
+    /// case, so a lower-case name (`http_proxy`, which may carry a password) is never public.
+    pub(crate) fn public_var(&self, name: &str) -> bool {
+        let name = Glob::literal(name);
+        self.public_vars.iter().any(|g| contained(&name, g))
+    }
+
+    /// True when every path `path` reaches lies in a public place (`public_paths`) or is one
+    /// of the exceptions (`allow_paths`: `*.pub`, `~/.ssh/known_hosts`).
+    pub(crate) fn public_path(&self, path: &Glob) -> bool {
+        self.public_paths
+            .iter()
+            .chain(&self.allow_paths)
+            .any(|g| contained(path, g))
     }
 }
 

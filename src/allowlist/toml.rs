@@ -105,9 +105,12 @@ pub(crate) struct RawSensitive {
     /// Globs of variable names whose values look like secrets (`*TOKEN*`).
     #[serde(default)]
     pub secret_vars: Vec<Spanned<String>>,
-    /// Names `secret_vars` would catch that hold no secret (`AWS_REGION`).
+    /// Variables known to hold nothing secret (`PATH`, `AWS_REGION`).
     #[serde(default)]
     pub public_vars: Vec<Spanned<String>>,
+    /// Places outside the working directory whose files may be read (`/usr/**`).
+    #[serde(default)]
+    pub public_paths: Vec<Spanned<String>>,
 }
 
 /// `[git]`: what in a repository makes git run programs (read when a working directory is given).

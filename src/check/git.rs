@@ -87,6 +87,12 @@ impl Place {
         repo::toplevel(dir, &self.cache)
     }
 
+    /// Whether revision `name` is a branch in the repository around `dir` (see
+    /// [`repo::names_a_branch`]).
+    pub(crate) fn names_a_branch(&self, dir: &Path, name: &str) -> bool {
+        repo::names_a_branch(dir, name, &self.cache)
+    }
+
     /// `Ok` when no config git reads in `dir` holds a remote URL with a credential (see
     /// [`repo::remote_urls_clean`]); otherwise why it cannot be vouched for.
     pub(crate) fn remote_urls_clean(&self, dir: &Path) -> Result<(), String> {

@@ -283,7 +283,12 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                 roots.push(w);
                 operand_words.push(*word);
                 if entry.reads_operands {
-                    read(cx, i, w, name);
+                    // `rg --files DIR` lists names under DIR and reads no file.
+                    let lists = name == "rg"
+                        && parsed
+                            .iter()
+                            .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "--files")));
+                    read_with(cx, i, w, name, !lists);
                     // `cat "$(echo ~/.ssh/id_rsa)"`, `head -- $(find ~/.ssh -type f)`: what the
                     // substitution prints is unknown, but a path it names may be what it prints.
                     if w.expansions.command {
@@ -297,8 +302,13 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
                             search(cx, i, &t, name, None);
                         }
                     }
+                    // `:/msg` names a commit by its message, `:/`, `:(top)`, `:!x` are
+                    // pathspec magic: none is a `REV:path`.
                     if let Some(t) = w.static_text()
                         && name.starts_with("git ")
+                        && !t
+                            .strip_prefix(':')
+                            .is_some_and(|m| m.starts_with(['/', '(', '!', '^']))
                         && let Some((_, path)) = t.split_once(':')
                     {
                         // `git show HEAD:.env` prints the file from the repository.
@@ -410,6 +420,18 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             }
         }
     }
+    if matches!(
+        name,
+        "git show"
+            | "git log"
+            | "git diff"
+            | "git cat-file"
+            | "git reflog"
+            | "git reflog show"
+            | "git stash show"
+    ) {
+        git_history(cx, i, name, rest, parsed);
+    }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
         git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
     }
@@ -423,6 +445,7 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             .take_while(|w| !w.text.starts_with(['-', '(', '!', ')']))
         {
             search(cx, i, w, "find -exec", None);
+            outside_root(cx, i, w, "find -exec");
         }
     }
 }
@@ -935,15 +958,172 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
     for (span, n) in found {
         // `$_` and `BASH_REMATCH` hold what an earlier command was given or matched: a secret
         // the test above only compared (`test -n "$TOKEN"; echo "$_"`).
-        if cx.list.sensitive.secret_var(&n) || n == "_" || n == "BASH_REMATCH" {
-            cx.push(
-                Code::PrintsEnvironment,
-                span,
-                Some(i),
-                format!("`${n}` expands a variable whose name looks like a secret (`[sensitive] secret_vars`)"),
-            );
+        let remembered = n == "_" || n == "BASH_REMATCH";
+        if !remembered && known_value(cx, Some(i), &n, span.start) {
+            continue;
+        }
+        let message = unknown_variable(cx, &n, "expands");
+        cx.push(Code::PrintsEnvironment, span, Some(i), message);
+    }
+}
+
+/// Why expanding `$name` asks: its name looks like a secret, or it is merely not known to be
+/// public. `how` says what the command does with it.
+fn unknown_variable(cx: &Ctx<'_>, name: &str, how: &str) -> String {
+    if cx.list.sensitive.secret_var(name) || name == "_" || name == "BASH_REMATCH" {
+        format!(
+            "`${name}` {how} a variable whose name looks like a secret (`[sensitive] secret_vars`)"
+        )
+    } else {
+        format!(
+            "`${name}` {how} a variable the command did not set and `[sensitive] public_vars` does not list: its value may be a secret"
+        )
+    }
+}
+
+/// Whether `$name`, expanded at byte `at` (in segment `i`, when the use is one), holds a value
+/// known not to be a secret: `public_vars` lists it, or the command itself gave it its value
+/// before `at` (see [`set_before`]), from words that are checked where they are written.
+fn known_value(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
+    cx.list.sensitive.public_var(name) || set_before(cx, i, name, at)
+}
+
+/// Builtins that give a variable its value, with how the names are found among their words.
+fn assigns(seg: &Segment, name: &str) -> bool {
+    let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
+    let Some((&program, args)) = words.split_first() else {
+        return seg.kind == SegmentKind::Assignments
+            && seg
+                .assignments
+                .iter()
+                .any(|a| a.name == name && !a.subscript);
+    };
+    // Options of `read` and `mapfile` that take a value; every other word is a name.
+    let valued: &[&str] = match program {
+        "read" => &["-d", "-i", "-n", "-N", "-p", "-t", "-u"],
+        "mapfile" | "readarray" => &["-d", "-n", "-O", "-s", "-u", "-C", "-c"],
+        _ => &[],
+    };
+    match program {
+        "read" | "mapfile" | "readarray" => {
+            let mut names = Vec::new();
+            let mut k = 0;
+            while let Some(&a) = args.get(k) {
+                if a == "-a" {
+                    names.extend(args.get(k + 1).copied());
+                    k += 2;
+                } else if valued.contains(&a) {
+                    k += 2;
+                } else if a.starts_with('-') {
+                    k += 1;
+                } else {
+                    names.push(a);
+                    k += 1;
+                }
+            }
+            let default = if program == "read" {
+                "REPLY"
+            } else {
+                "MAPFILE"
+            };
+            names.contains(&name) || (names.is_empty() && name == default)
+        }
+        // `local x=1`: only with a value (`declare x` keeps an inherited one).
+        "local" | "declare" | "typeset" | "export" | "readonly" => args
+            .iter()
+            .any(|a| a.split_once('=').is_some_and(|(n, _)| n == name)),
+        "printf" => args.windows(2).any(|p| p[0] == "-v" && p[1] == name),
+        "getopts" => args.get(1) == Some(&name),
+        _ => false,
+    }
+}
+
+/// Whether the command gives `name` its value before byte `at` where the use surely sees it:
+/// a segment that assigns it (`x=…`, `read x`, `mapfile x`, `local x=…`, `printf -v x`) that
+/// sits in the same or an outer construct as the use (segment `i`; at the top level when the
+/// use is no segment's), runs whenever the text after it runs (not after `&&`, `||`, `|`, not
+/// before `|` or `&`) and is not left before the use (no `fi`, `done`, `esac`, `else`, `}` or
+/// `)` between them: a branch or subshell that may not have run); or the variable of a
+/// `for NAME in` / `for ((NAME=…` loop whose body holds the use.
+fn set_before(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
+    let src = cx.src;
+    let nesting: &[crate::segment::Nest] = i
+        .and_then(|i| cx.script.segments.get(i))
+        .map_or(&[], |s| s.nesting.as_slice());
+    let segments = cx.script.segments.iter();
+    let assigned = segments.filter(|s| s.span.end <= at).any(|s| {
+        let (start, end) = (s.span.start, s.span.end);
+        let before = src.get(..start).unwrap_or("").trim_end_matches([' ', '\t']);
+        let after = src.get(end..).unwrap_or("").trim_start_matches([' ', '\t']);
+        // `((n++))` between them is arithmetic, not the end of a subshell.
+        let between = src.get(end..at).unwrap_or(")").replace("))", "");
+        let conditional = before.ends_with("&&")
+            || before.ends_with('|')
+            || before.ends_with('!')
+            || after.starts_with('|')
+            || (after.starts_with('&') && !after.starts_with("&&"));
+        let left = between.contains(";;")
+            || between.contains(";&")
+            || between
+                .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+                .any(|t| {
+                    t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}")
+                });
+        nesting.starts_with(&s.nesting) && !conditional && !left && assigns(s, name)
+    });
+    assigned || loop_body_holds(src, name, at)
+}
+
+/// Whether byte `at` lies in the body of a `for NAME in …`, `select NAME in …` or
+/// `for ((NAME=…` loop: before the first `done` after its head (a nested loop's `done` only
+/// makes this stricter).
+fn loop_body_holds(src: &str, name: &str, at: usize) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let Some(head) = src.get(..at) else {
+        return false;
+    };
+    let mut from = 0;
+    while let Some(k) = head[from..].find(name) {
+        let s = from + k;
+        let e = s + name.len();
+        from = e;
+        if head[..s].ends_with(ident) || head[e..].starts_with(ident) {
+            continue;
+        }
+        let before = head[..s].trim_end_matches([' ', '\t']);
+        let after = head[e..].trim_start_matches([' ', '\t']);
+        let keyword = |kw: &str| {
+            before.strip_suffix(kw).is_some_and(|b| {
+                b.is_empty() || b.ends_with([' ', '\t', ';', '\n', '&', '|', '(', '{'])
+            })
+        };
+        let listed = (keyword("for") || keyword("select")) && after.starts_with("in ");
+        let counted = before.ends_with("((")
+            && keyword_before_parens(before)
+            && after.starts_with('=')
+            && !after.starts_with("==");
+        if !(listed || counted) {
+            continue;
+        }
+        let body = &head[e..];
+        let closed = body
+            .match_indices("done")
+            .any(|(d, _)| !body[..d].ends_with(ident) && !body[d + 4..].starts_with(ident));
+        if !closed {
+            return true;
         }
     }
+    false
+}
+
+/// Whether `text` (ending in `((`) is the head of an arithmetic `for ((`.
+fn keyword_before_parens(text: &str) -> bool {
+    let b = text
+        .strip_suffix("((")
+        .unwrap_or("")
+        .trim_end_matches([' ', '\t']);
+    b.strip_suffix("for")
+        .is_some_and(|b| b.is_empty() || b.ends_with([' ', '\t', ';', '\n', '&', '|', '(', '{']))
 }
 
 /// `for t in "$GITHUB_TOKEN"; do echo "$t"; done`: the words of a `for` list reach the body
@@ -1000,13 +1180,13 @@ pub(super) fn for_list(cx: &mut Ctx<'_>, span: Span) {
         text.push(c);
     }
     for n in expanded_names(&text) {
-        if cx.list.sensitive.secret_var(&n) {
-            cx.push(
-                Code::PrintsEnvironment,
-                Span::new(start, end),
-                None,
-                format!("`${n}` in a `for` list reaches the loop's body through the loop variable, and its name looks like a secret (`[sensitive] secret_vars`)"),
+        if !known_value(cx, None, &n, start) {
+            let why = unknown_variable(
+                cx,
+                &n,
+                "in a `for` list reaches the loop's body through the loop variable; it is",
             );
+            cx.push(Code::PrintsEnvironment, Span::new(start, end), None, why);
             return;
         }
     }
@@ -1059,9 +1239,24 @@ pub(super) fn sed_script(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str) {
     for line in script.lines() {
         for (k, _) in line.match_indices(['r', 'R']) {
             let file = line[k + 1..].trim();
-            if !file.is_empty() {
-                read_text(cx, i, span, file, "sed");
+            if file.is_empty() {
+                continue;
             }
+            // Where a command can start (`1r f`, `$r f`, `;r f`, `r f`), the tail is surely
+            // a file name, and one outside the project asks too; elsewhere (`s/x/bar/g`) it is
+            // only guessed to be one, and judged by the table alone.
+            let command = line[..k]
+                .trim_end()
+                .chars()
+                .last()
+                .is_none_or(|c| c.is_ascii_digit() || "$;{}!".contains(c));
+            let w = Word {
+                text: file.to_string(),
+                span,
+                expansions: Default::default(),
+                quoted: false,
+            };
+            read_with(cx, i, &w, "sed", command);
         }
     }
 }
@@ -1136,6 +1331,12 @@ fn jq_filter(cx: &mut Ctx<'_>, i: usize, w: &Word) {
 
 /// An operand the program reads.
 fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    read_with(cx, i, w, program, true);
+}
+
+/// An operand the program reads; `outside` says whether a read outside the working directory
+/// asks (not for text only guessed to be a file name, as sed's `r` in `s/foo/bar/`).
+fn read_with(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str, outside_asks: bool) {
     if climbs_out_of_a_link(&w.text) {
         cx.push_rule(
             Code::SensitiveRead,
@@ -1149,6 +1350,14 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
         );
         return;
     }
+    // `cat "$PWD/x"`, `for d in src; do cat "$d/notes"; done`: a run-time prefix whose values
+    // are known is read as each of them.
+    if let Some(values) = known_prefix(cx, i, w) {
+        for v in &values {
+            read_with(cx, i, v, program, outside_asks);
+        }
+        return;
+    }
     let base = base(cx);
     let cands = candidates(cx, w, &base);
     if cands.is_empty() && !w.is_static() {
@@ -1156,7 +1365,7 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
         // run-time value, which may be any file, a secret included.
         if let Some(values) = loop_values(cx, i, w) {
             for v in &values {
-                read(cx, i, v, program);
+                read_with(cx, i, v, program, outside_asks);
             }
             return;
         }
@@ -1184,7 +1393,153 @@ fn read(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
             _ => format!("`{program}` reads `{shown}`, which `[sensitive]` lists (`{pattern}`)"),
         };
         cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
+        return;
     }
+    if !outside_asks {
+        return;
+    }
+    if let Some(message) = outside(cx, w, &cands, &base, program) {
+        cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
+    }
+}
+
+/// Why reading `w` asks when a place it names lies outside the working directory and in no
+/// `[sensitive] public_paths` place: a path under a run-time directory (`"$XDG_CONFIG_HOME/x"`,
+/// which may be a home's `.config`), a relative path after a `cd` to a directory known only at
+/// run time, or an absolute or home path outside every working directory (every one, when
+/// none is known). A symlink inside counts as the file it reaches (its candidate is there).
+fn outside(
+    cx: &Ctx<'_>,
+    w: &Word,
+    cands: &[Candidate],
+    base: &Base,
+    program: &str,
+) -> Option<String> {
+    if word_toks(w).is_some_and(|t| t.first() == Some(&Tok::Any)) {
+        return Some(format!(
+            "`{program}` reads `{}`, under a directory known only at run time, which may be outside the project (a home's credentials included)",
+            w.text
+        ));
+    }
+    let place = cx.place.as_deref();
+    let phys: Vec<PathBuf> = base
+        .dirs
+        .iter()
+        .flatten()
+        .flat_map(|d| [Some(d.clone()), place.and_then(|p| p.physical(d))])
+        .flatten()
+        .collect();
+    let c = cands.iter().find(|c| {
+        if c.anywhere {
+            return true;
+        }
+        if !matches!(c.glob.toks.first(), Some(Tok::Lit('/' | '~'))) {
+            return false;
+        }
+        let prefix: String = c
+            .glob
+            .toks
+            .iter()
+            .map_while(|t| match t {
+                Tok::Lit(ch) => Some(*ch),
+                _ => None,
+            })
+            .collect();
+        let within = absolute(&prefix, base).is_some_and(|abs| {
+            let abs = Path::new(&abs);
+            phys.iter().any(|d| abs.starts_with(d))
+        });
+        !within && !cx.list.sensitive.public_path(&c.glob)
+    })?;
+    Some(if c.anywhere {
+        format!(
+            "`{program}` reads `{}` in a directory known only at run time, which may be outside the project",
+            w.text
+        )
+    } else {
+        format!(
+            "`{program}` reads `{}`, a file outside the project (the working directory) and outside the places `[sensitive] public_paths` lists",
+            show(&c.glob)
+        )
+    })
+}
+
+/// The root of a walk whose files a program reads (`find ROOT -exec cat`, `find ROOT | xargs
+/// cat`): outside the working directory and every public place, it asks as a read there does.
+fn outside_root(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str) {
+    let base = base(cx);
+    let cands = candidates(cx, w, &base);
+    if let Some(message) = outside(cx, w, &cands, &base, program) {
+        cx.push_rule(Code::SensitiveRead, w.span, Some(i), message, program);
+    }
+}
+
+/// The words a read operand stands for when it starts with a run-time value whose values are
+/// known: the working directory (`$PWD`, `$(pwd)`), the top of the work tree
+/// (`$(git rev-parse --show-toplevel)`), or the variable of the `for` loop around it over
+/// plain words (`for d in src; do cat "$d/notes"; done`). `None` for any other word.
+fn known_prefix(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
+    let text = w.text.as_str();
+    let word = |t: String| Word {
+        expansions: crate::segment::Expansions {
+            glob: w.expansions.glob,
+            ..w.expansions
+        },
+        text: t,
+        span: w.span,
+        quoted: w.quoted,
+    };
+    let split = |prefix: &str| {
+        text.strip_prefix(prefix)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    for here in ["$PWD", "${PWD}", "$(pwd)", "`pwd`"] {
+        if let Some(rest) = split(here) {
+            return Some(vec![word(format!(".{rest}"))]);
+        }
+    }
+    for top in [
+        "$(git rev-parse --show-toplevel)",
+        "`git rev-parse --show-toplevel`",
+    ] {
+        if let Some(rest) = split(top) {
+            return Some(
+                toplevels(cx, "")
+                    .into_iter()
+                    .map(|t| word(format!("{t}{rest}")))
+                    .collect(),
+            );
+        }
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let (name, rest) = if let Some(t) = text.strip_prefix("${") {
+        let (n, r) = t.split_once('}')?;
+        (n, r)
+    } else {
+        let t = text.strip_prefix('$')?;
+        let end = t.find(|c: char| !ident(c)).unwrap_or(t.len());
+        t.split_at(end)
+    };
+    if name.is_empty() || !name.chars().all(ident) || !rest.starts_with('/') {
+        return None;
+    }
+    let var = Word {
+        text: format!("${name}"),
+        span: w.span,
+        expansions: Default::default(),
+        quoted: false,
+    };
+    let values = loop_values(cx, i, &var)?;
+    Some(
+        values
+            .into_iter()
+            .map(|v| {
+                let mut out = word(format!("{}{rest}", v.text));
+                out.expansions.glob |= v.expansions.glob;
+                out
+            })
+            .collect(),
+    )
 }
 
 /// `cat "$(find . -name '*.md')"`, `wc -l -- $(git ls-files)`: a reader's operand that is the
@@ -1242,6 +1597,7 @@ fn substituted_lister(cx: &mut Ctx<'_>, i: usize, w: &Word, reader: &str) -> boo
             Some((how, filter, roots)) => {
                 for root in roots {
                     search(cx, i, &root, &shown, Some((&how, &filter)));
+                    outside_root(cx, i, &root, &shown);
                 }
             }
             None => return false,
@@ -1469,7 +1825,10 @@ fn xargs_feed(cx: &mut Ctx<'_>, i: usize, name: &str, reader: bool) {
     let program = format!("{feeder}xargs {name}");
     for (w, how) in feed {
         match how {
-            Some((how, filter)) => search(cx, i, &w, &program, Some((&how, &filter))),
+            Some((how, filter)) => {
+                search(cx, i, &w, &program, Some((&how, &filter)));
+                outside_root(cx, i, &w, &program);
+            }
             None => read(cx, i, &w, name),
         }
     }
@@ -1573,6 +1932,326 @@ fn git_grep_tracked(
         }
     }
     tracked(cx, i, span, &roots, Links::Skip, "git grep");
+}
+
+/// Options of `git log`, `git show` and `git diff` that select an output with no file content:
+/// names, counts and summaries of changes.
+const GIT_NO_CONTENT: &[&str] = &[
+    "--stat",
+    "--numstat",
+    "--shortstat",
+    "--name-only",
+    "--name-status",
+    "-s",
+    "--no-patch",
+    "--summary",
+    "--compact-summary",
+    "--dirstat",
+    "-X",
+    "--dirstat-by-file",
+    "--raw",
+    "--quiet",
+    "--exit-code",
+    "--check",
+];
+
+/// Options of `git log` and `git show` that neither print file content nor stop it: commit
+/// selection, ordering and formatting. Any other option (`-p`, `--cc`, `--word-diff`, `-W`, one
+/// cmdguard does not know) is taken to print content.
+const GIT_CONTENT_NEUTRAL: &[&str] = &[
+    "-n",
+    "--max-count",
+    "--skip",
+    "--since",
+    "--after",
+    "--until",
+    "--before",
+    "--author",
+    "--committer",
+    "--grep",
+    "--all-match",
+    "--invert-grep",
+    "-i",
+    "--regexp-ignore-case",
+    "-E",
+    "--extended-regexp",
+    "-F",
+    "--fixed-strings",
+    "-P",
+    "--perl-regexp",
+    "--basic-regexp",
+    "--merges",
+    "--no-merges",
+    "--min-parents",
+    "--max-parents",
+    "--no-min-parents",
+    "--no-max-parents",
+    "--first-parent",
+    "--not",
+    "--all",
+    "--branches",
+    "--tags",
+    "--remotes",
+    "--exclude",
+    "--reflog",
+    "-g",
+    "--walk-reflogs",
+    "--ancestry-path",
+    "--simplify-by-decoration",
+    "--full-history",
+    "--dense",
+    "--sparse",
+    "--cherry-pick",
+    "--cherry-mark",
+    "--cherry",
+    "--left-only",
+    "--right-only",
+    "--left-right",
+    "--boundary",
+    "--no-walk",
+    "--do-walk",
+    "--topo-order",
+    "--date-order",
+    "--author-date-order",
+    "--reverse",
+    "--oneline",
+    "--format",
+    "--pretty",
+    "--abbrev-commit",
+    "--no-abbrev-commit",
+    "--abbrev",
+    "--no-abbrev",
+    "--date",
+    "--relative-date",
+    "--decorate",
+    "--no-decorate",
+    "--decorate-refs",
+    "--decorate-refs-exclude",
+    "--source",
+    "--graph",
+    "--parents",
+    "--children",
+    "--log-size",
+    "--color",
+    "--no-color",
+    "--mailmap",
+    "--use-mailmap",
+    "--no-mailmap",
+    "--no-use-mailmap",
+    "--encoding",
+    "--expand-tabs",
+    "--no-expand-tabs",
+    "--notes",
+    "--no-notes",
+    "--show-notes",
+    "-z",
+    "--follow",
+    "--no-renames",
+    "-M",
+    "--find-renames",
+    "-C",
+    "--find-copies",
+    "--find-copies-harder",
+    "-l",
+    "--diff-filter",
+    "--relative",
+    "--no-relative",
+    "-S",
+    "-G",
+    "--pickaxe-regex",
+    "--find-object",
+    "--stat-width",
+    "--stat-name-width",
+    "--stat-graph-width",
+    "--stat-count",
+    "--count",
+    "--no-ext-diff",
+    "--no-textconv",
+];
+
+/// `git show`, `git log -p`, `git diff REV`, `git cat-file -p OBJECT`: they print the content of
+/// committed files, and a secret committed and later deleted would be printed. Only the forms
+/// that print no content pass (names and summaries, [`GIT_NO_CONTENT`]), or the content of
+/// pathspecs proven to be literal file paths, which the table judges as reads (`-- src/a.rs`).
+fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[Arg<'_>]) {
+    let dashdash = rest.iter().position(|w| w.text == "--");
+    let mut options: Vec<&str> = Vec::new();
+    let mut operands: Vec<&Word> = Vec::new();
+    let mut pathspecs: Vec<&Word> = Vec::new();
+    for a in parsed {
+        match a {
+            Arg::Opt { name: o, .. } => options.push(o.as_str()),
+            Arg::Operand { word, .. } | Arg::Dynamic { word } => {
+                let w = &rest[*word];
+                if dashdash.is_some_and(|d| *word > d) {
+                    pathspecs.push(w);
+                } else {
+                    operands.push(w);
+                }
+            }
+            Arg::Refused { .. } => {}
+        }
+    }
+    let is = |o: &str, list: &[&str]| {
+        list.iter()
+            .any(|l| o == *l || o.strip_prefix(l).is_some_and(|r| r.starts_with('=')))
+            || (o.starts_with('-')
+                && !o.starts_with("--")
+                && o[1..].bytes().all(|b| b.is_ascii_digit())
+                && o.len() > 1)
+    };
+    let content_free = options.iter().any(|o| is(o, GIT_NO_CONTENT));
+    let unknown = options
+        .iter()
+        .find(|o| !is(o, GIT_NO_CONTENT) && !is(o, GIT_CONTENT_NEUTRAL));
+    let place = cx.place.as_deref();
+    let base = base(cx);
+    // A path on disk now that is no directory: git's pathspec matches it and what lies under
+    // it, and a directory may hold a secret deleted since.
+    let a_directory = |t: &str| {
+        let abs = base
+            .dirs
+            .as_ref()
+            .and_then(|d| d.first())
+            .map(|d| d.join(t));
+        match (place, abs) {
+            (Some(p), Some(abs)) => p.list(&abs, 1).is_some(),
+            _ => false,
+        }
+    };
+    let literal_file = |w: &Word| {
+        w.static_text().is_some_and(|t| {
+            !t.is_empty()
+                && !t.starts_with(':')
+                && !t.contains(['*', '?', '[', '\\'])
+                && !t.ends_with('/')
+                && !t.split('/').any(|p| p == ".." || p == ".")
+                && !a_directory(t)
+        })
+    };
+    let why = match name {
+        "git cat-file" => {
+            // `-t`, `-s`, `-e` and `--batch-check` print types and sizes; `-p` of a commit
+            // or tree prints no file; `REV:path` is judged as a read of the path.
+            let object = options
+                .iter()
+                .any(|o| matches!(*o, "-p" | "--batch" | "--batch-all-objects"))
+                || operands.first().is_some_and(|w| w.text == "blob");
+            let harmless = |w: &&Word| {
+                w.static_text().is_some_and(|t| {
+                    (t.contains(':') && !t.starts_with(":/"))
+                        || matches!(t, "commit" | "tree" | "tag")
+                        || a_commit(cx, t)
+                })
+            };
+            if options.contains(&"--batch-all-objects") {
+                Some("prints every object in the repository".to_string())
+            } else if options.contains(&"--batch") {
+                Some("prints the objects its input names".to_string())
+            } else if object && !operands.iter().all(harmless) {
+                Some(format!(
+                    "prints object `{}`, which may be a committed file",
+                    operands
+                        .iter()
+                        .map(|w| w.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ))
+            } else {
+                None
+            }
+        }
+        _ => {
+            // Operands that name a blob (`REV:path`) are judged as reads of the path.
+            let blobs = |w: &&Word| w.text.contains(':') && !w.text.starts_with(":/");
+            let revs: Vec<&&Word> = match name {
+                // `git diff PATH` without `--`: a file on disk is a path, as git decides.
+                "git diff" => operands
+                    .iter()
+                    .filter(|w| {
+                        let on_disk = w.static_text().is_some_and(|t| {
+                            let abs = base.dirs.as_ref().and_then(|d| d.first()).map(|d| d.join(t));
+                            matches!((place, abs), (Some(p), Some(abs)) if p.physical(&abs).is_some())
+                        });
+                        !on_disk && w.text != "HEAD"
+                    })
+                    .collect(),
+                _ => operands.iter().filter(|w| !blobs(w)).collect(),
+            };
+            let only_blobs =
+                name == "git show" && !operands.is_empty() && operands.iter().all(blobs);
+            // `git show --stat TAG` prints the file when the tag names a blob: each revision
+            // must be proven a commit.
+            let commits = revs.iter().all(|w| {
+                w.static_text()
+                    .is_some_and(|t| t.split("..").all(|r| r.is_empty() || a_commit(cx, r)))
+            });
+            let prints = match name {
+                // These print no content unless told to (`-p`): `git stash show` a diffstat.
+                "git log" | "git reflog" | "git reflog show" | "git stash show" => {
+                    unknown.is_some()
+                }
+                "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
+                _ => !revs.is_empty() && (!content_free || unknown.is_some()),
+            };
+            let proven = !pathspecs.is_empty() && pathspecs.iter().all(|w| literal_file(w));
+            let what = match (name, revs.first()) {
+                ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
+                    format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
+                }
+                (_, Some(r)) => format!("`{name} {}`", r.text),
+                (_, None) => format!("`{name}`"),
+            };
+            (prints && !proven).then(|| format!("{what} prints the content of committed files"))
+        }
+    };
+    if let Some(why) = why {
+        cx.push_rule(
+            Code::SensitiveRead,
+            rest.first().map_or(Span::default(), |w| w.span),
+            Some(i),
+            format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries, or a pathspec of literal file paths, pass)"),
+            name,
+        );
+    }
+}
+
+/// Whether revision `t` surely names a commit (or a tree) when git reads it: `HEAD` and what is
+/// counted from it, anything peeled with `~N`, `^`, `^N`, `^{commit}` or `^{tree}` (git refuses
+/// to peel a blob so), `:/TEXT` (a commit by its message), or a branch of the repository in the
+/// working directory. A tag, or an object id, may name a blob.
+fn a_commit(cx: &Ctx<'_>, t: &str) -> bool {
+    let peeled = t.ends_with("^{commit}")
+        || t.ends_with("^{tree}")
+        || t.ends_with('^')
+        || t.rfind(['~', '^'])
+            .is_some_and(|k| t[k + 1..].bytes().all(|b| b.is_ascii_digit()));
+    if commit_of_head(t) || peeled || t.starts_with(":/") {
+        return true;
+    }
+    let Some(place) = cx.place.as_deref() else {
+        return false;
+    };
+    place
+        .dirs()
+        .and_then(|d| d.first())
+        .is_some_and(|d| place.names_a_branch(d, t))
+}
+
+/// Whether `t` names `HEAD` or a commit counted from it (`HEAD~2`, `HEAD^`, `HEAD^{tree}`):
+/// a commit or a tree, never a file's content.
+fn commit_of_head(t: &str) -> bool {
+    let Some(mut rest) = t.strip_prefix("HEAD") else {
+        return false;
+    };
+    for peel in ["^{tree}", "^{commit}", "^{}"] {
+        if let Some(r) = rest.strip_suffix(peel) {
+            rest = r;
+            break;
+        }
+    }
+    rest.chars()
+        .all(|c| c == '~' || c == '^' || c.is_ascii_digit())
 }
 
 /// `git grep PATTERN REV`: the revision's tree is not the index.

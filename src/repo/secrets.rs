@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Cache, MAX_CONFIG_BYTES, MAX_INCLUDE_DEPTH, config, discover, read_regular};
+use super::{
+    Cache, MAX_CONFIG_BYTES, MAX_INCLUDE_DEPTH, common_dir, config, discover, read_regular,
+};
 use crate::allowlist::KeyPattern;
 
 /// Schemes whose user name is only a login (`ssh://git@host/x`): ssh authenticates with a
@@ -233,6 +235,61 @@ pub(crate) fn toplevel(dir: &Path, cache: &Cache) -> Option<PathBuf> {
         Ok(found) => found.worktree,
         Err(_) => None,
     }
+}
+
+/// Largest `packed-refs` read when resolving a revision name; past it the name is not vouched for.
+const MAX_PACKED_REFS_BYTES: u64 = 8 << 20;
+
+/// Whether revision `name`, in the repository around `dir`, resolves to a local or
+/// remote-tracking branch, which git lets hold only commits (a tag, or any other ref, may name a
+/// blob: `git show --stat TAG` then prints the file). git tries `NAME`, `refs/NAME`,
+/// `refs/tags/NAME`, `refs/heads/NAME`, `refs/remotes/NAME` and `refs/remotes/NAME/HEAD` in that
+/// order and takes the first that exists, loose or in `packed-refs`; a full object id is an
+/// object. `false` whenever that cannot be read.
+pub(crate) fn names_a_branch(dir: &Path, name: &str, cache: &Cache) -> bool {
+    let plain = !name.is_empty()
+        && !name.starts_with(['-', '.', '/'])
+        && !name.ends_with(['/', '.'])
+        && !name.contains("..")
+        && !name.contains("//")
+        && !name.ends_with(".lock")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b));
+    let object_id = name.len() >= 40 && name.bytes().all(|b| b.is_ascii_hexdigit());
+    if !plain || object_id {
+        return false;
+    }
+    let dir = cache.physical(dir).unwrap_or_else(|| dir.to_path_buf());
+    let Some(Ok(found)) = discover(&dir, cache) else {
+        return false;
+    };
+    let Ok(common) = common_dir(&found.gitdir) else {
+        return false;
+    };
+    let packed = match read_regular(&common.join("packed-refs"), MAX_PACKED_REFS_BYTES) {
+        Ok(text) => String::from_utf8_lossy(&text.unwrap_or_default()).into_owned(),
+        Err(_) => return false,
+    };
+    let exists = |r: &str| {
+        found.gitdir.join(r).symlink_metadata().is_ok()
+            || common.join(r).symlink_metadata().is_ok()
+            || packed
+                .lines()
+                .any(|l| l.split_once(' ').is_some_and(|(_, n)| n == r))
+    };
+    let order = [
+        (name.to_string(), false),
+        (format!("refs/{name}"), false),
+        (format!("refs/tags/{name}"), false),
+        (format!("refs/heads/{name}"), true),
+        (format!("refs/remotes/{name}"), true),
+        (format!("refs/remotes/{name}/HEAD"), true),
+    ];
+    order
+        .iter()
+        .find(|(r, _)| exists(r))
+        .is_some_and(|(_, branch)| *branch)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ fn backslash_newline_after_dollar_in_double_quotes_asks() {
         // Joining plain text changes nothing bash expands.
         ("echo \"a\\\nb\"", Allow, None),
         ("echo \"a \\\n b\"", Allow, None),
-        ("echo \"\\\\\n$x\"", Allow, None),
+        ("echo \"\\\\\n$HOME\"", Allow, None),
         // An escaped `$` is a dollar sign; an escaped backslash before it is not.
         ("echo \"\\$\\\n(id)\"", Allow, None),
         ("echo \"\\\\$\\\n(id)\"", Ask, m),

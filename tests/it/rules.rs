@@ -224,7 +224,7 @@ fn escaped_blanks_and_comments_are_read_as_bash_reads_them() {
         // Inside a word, a string or a comment the pair is text in both readings.
         ("ls My\\ Documents", Allow, None),
         ("echo a\\ #b; ls", Allow, None),
-        ("echo \"\\ $x\"", Allow, None),
+        ("echo \"\\ $HOME\"", Allow, None),
         ("echo '\\ '", Allow, None),
         ("echo a # x \\ y", Allow, None),
         // An escaped backslash leaves the blank unescaped: a real comment.
@@ -494,7 +494,7 @@ fn arithmetic_that_evaluates_values_asks() {
         ("[[ 1 -eq 'a[$(rm x)]' ]]", Ask, Some(Code::Arithmetic)),
         ("[[ 2 -eq 2 ]]", Allow, None),
         ("test -v 'a[$(touch pwned)]'", Ask, Some(Code::Arithmetic)),
-        ("[ \"$x\" -eq 0 ]", Allow, None),
+        ("[ \"$#\" -eq 0 ]", Allow, None),
         ("echo ${a[$x]}", Ask, Some(Code::Arithmetic)),
         ("echo ${!x}", Ask, Some(Code::EvaluatedExpansion)),
         ("echo ${x@P}", Ask, Some(Code::EvaluatedExpansion)),
@@ -1000,7 +1000,7 @@ fn red_team_round_four_asks() {
         ),
         // Still allowed.
         ("node --check a.js", Allow, None),
-        ("echo ${PWD:0:2} ${s: -1} ${s:-x}", Allow, None),
+        ("echo ${PWD:0:2} ${HOME: -1} ${HOME:-x}", Allow, None),
         ("git rev-list --count HEAD", Allow, None),
     ]);
 }
@@ -1030,7 +1030,9 @@ fn red_team_round_five_asks() {
         // Still allowed.
         // `${X:=a}` assigns `X`, which is neither lowercase nor in `[env] inert` (issue 10 §2).
         ("echo ${X:=a} ${Y:-b}", Ask, Some(Code::Assignment)),
-        ("echo ${x:=a} ${Y:-b}", Allow, None),
+        // An inherited `x` or `Y` would be printed (issue 12: only public or own variables pass).
+        ("echo ${x:=a} ${Y:-b}", Ask, Some(Code::PrintsEnvironment)),
+        ("x=1; echo ${x:=a} ${HOME:-b}", Allow, None),
     ]);
 }
 

@@ -680,7 +680,10 @@ fn npm_scripts_ask_for_their_path_even_when_they_run_only_builtins() {
         ("ls", &["project_path"]),
         ("echo $(ls)", &["project_path"]),
         ("echo() { ls; }; echo", &["project_path", "function_call"]),
-        ("$X", &["project_path", "dynamic_command"]),
+        (
+            "$X",
+            &["project_path", "prints_environment", "dynamic_command"],
+        ),
         ("sh -c 'echo hi'", &["project_path"]),
     ];
     for (script, want) in table {

@@ -136,7 +136,7 @@ fn globs_that_can_match_a_secret_ask() {
         // Only public halves: every name the glob can reach is an exception.
         ("cat ~/.ssh/*.pub", Allow, None),
         // A `*` does not match a leading dot: `~/*` never reaches `~/.netrc`.
-        ("cat ~/*.txt", Allow, None),
+        ("cat ~/*.txt", Ask, READ),
     ]);
 }
 
@@ -183,7 +183,7 @@ fn home_dollar_home_and_dotdot_are_seen_through() {
         ("cat {~/.ssh/id_rsa,README.md}", Ask, READ),
         // A whole run-time value may name any file (red team s5): it asks.
         ("cat \"$f\"", Ask, READ),
-        ("cat $HOME/notes.txt", Allow, None),
+        ("cat $HOME/notes.txt", Ask, READ),
     ]);
 }
 
@@ -478,6 +478,7 @@ fn red_team_tree() -> Scratch {
     s.write("home/proj/src/main.rs", "x");
     s.write("home/proj/notes.txt", "x");
     std::fs::create_dir_all(s.path().join("empty")).unwrap();
+    std::fs::create_dir_all(s.path().join("home/proj/empty")).unwrap();
     let proj = s.path().join("home/proj");
     symlink(
         s.path().join("home/.aws/credentials"),
@@ -500,7 +501,9 @@ fn recursive_searches_walk_the_tree_the_program_reads() {
     let s = red_team_tree();
     let empty = s.path().join("empty");
     let diff_all = format!("diff -r -N . {}", empty.display());
-    let diff_src = format!("diff -r src {}", empty.display());
+    // Inside the project: a directory outside it asks whatever it holds (`public_paths`).
+    let diff_src = "diff -r src empty".to_string();
+    let diff_outside = format!("diff -r src {}", empty.display());
     check_in(
         &s,
         &[
@@ -527,6 +530,7 @@ fn recursive_searches_walk_the_tree_the_program_reads() {
             ("git grep TOKEN", Allow, None),
             ("git grep --no-index TOKEN -- src", Allow, None),
             (&diff_src, Allow, None),
+            (&diff_outside, Ask, READ),
         ],
     );
 }
@@ -677,14 +681,15 @@ fn red_team_s5_table_gaps_ask() {
         ("echo $NPM_CONFIG__AUTH", Ask, PRINTS),
         ("echo $SLACK_WEBHOOK_URL", Ask, PRINTS),
         // Near misses: the same places' ordinary files, and look-alike variable names.
-        ("cat ~/.codex/config.toml", Allow, None),
+        ("cat ~/.codex/config.toml", Ask, READ),
         ("cat ~/.m2/repository/x.pom", Allow, None),
+        ("cat ~/.cargo/registry/src/x/lib.rs", Allow, None),
         ("cat /etc/kubernetes/manifests/etcd.yaml", Allow, None),
         ("cat account.json", Allow, None),
         ("cat src/secrets.rs", Allow, None),
         ("echo $PWD $OLDPWD", Allow, None),
-        ("echo $MYSQL_HOST", Allow, None),
-        ("echo $AUTHOR", Allow, None),
+        ("echo $MYSQL_HOST", Ask, PRINTS),
+        ("echo $AUTHOR", Ask, PRINTS),
     ]);
 }
 
@@ -722,8 +727,8 @@ fn red_team_s6_table_gaps_ask() {
     .collect();
     // Near misses: the same places' ordinary files.
     rows.extend([
-        ("cat ~/.cursor/settings.json", Allow, None),
-        ("cat ~/.cache/huggingface/hub/x.txt", Allow, None),
+        ("cat ~/.cursor/settings.json", Ask, READ),
+        ("cat ~/.cache/huggingface/hub/x.txt", Ask, READ),
         ("cat variables.tf", Allow, None),
         ("cat docs/kubeconfig.md", Allow, None),
         ("cat client.json", Allow, None),
@@ -765,9 +770,9 @@ fn red_team_s7_gaps_ask() {
         ("echo $CELERY_BROKER_URL", Ask, PRINTS),
         ("echo $LDAP_BIND_PW", Ask, PRINTS),
         // Near misses.
-        ("cat ~/.dbt/README.md", Allow, None),
+        ("cat ~/.dbt/README.md", Ask, READ),
         ("cat tokens.rs", Allow, None),
-        ("cat ~/.yarnrc.md", Allow, None),
+        ("cat ~/.yarnrc.md", Ask, READ),
         ("echo $PWD", Allow, None),
     ]);
     check(&rows);
@@ -847,8 +852,8 @@ fn operands_known_only_at_run_time_ask() {
             Allow,
             None,
         ),
-        ("echo \"$f\"", Allow, None),
-        ("ls \"$d\"", Allow, None),
+        ("echo \"$f\"", Ask, PRINTS),
+        ("ls \"$d\"", Ask, PRINTS),
         ("test -f \"$f\"", Allow, None),
         ("wc -c \"$(pwd)\"", Allow, None),
         (
@@ -1360,5 +1365,185 @@ fn container_mounts_of_a_project_with_a_secret_ask() {
     assert!(
         a.findings.iter().all(|f| f.code != Code::SensitiveRead),
         "{a:?}"
+    );
+}
+
+/// Variables (issue 12, sens4): an expansion asks unless `public_vars` lists the name or the
+/// command gave it its value where the use surely sees it; the red team's names that no
+/// secret-looking pattern caught ask without a pattern.
+#[test]
+fn variables_ask_unless_public_or_set_by_the_command() {
+    check(&[
+        ("echo $OP_SESSION_my", Ask, PRINTS),
+        ("echo $BW_SESSION", Ask, PRINTS),
+        ("echo \"$CELERY_BROKER_URL\"", Ask, PRINTS),
+        ("echo $LDAP_BIND_PW", Ask, PRINTS),
+        ("echo $SOME_NEW_NAME", Ask, PRINTS),
+        ("echo ${http_proxy}", Ask, PRINTS),
+        // Set where the use may not see it: after `&&`, in a branch, a subshell, a pipe, or
+        // after the loop that set it.
+        ("true && x=1; echo $x", Ask, PRINTS),
+        ("if true; then x=1; fi; echo $x", Ask, PRINTS),
+        ("( x=1 ); echo $x", Ask, PRINTS),
+        ("echo a | read y; echo $y", Ask, PRINTS),
+        ("for f in a; do :; done; echo $f", Ask, PRINTS),
+        ("for t in $FOO; do echo $t; done", Ask, PRINTS),
+        // Near misses: public names, and values the command gave.
+        (
+            "echo $HOME $PATH $PWD $AWS_REGION $LC_ALL $CARGO_TARGET_DIR",
+            Allow,
+            None,
+        ),
+        ("x=1; echo $x", Allow, None),
+        ("x=$(pwd); echo \"$x\"", Allow, None),
+        ("for f in a b; do echo $f; done", Allow, None),
+        ("for ((i=0; i<3; i++)); do echo $i; done", Allow, None),
+        ("n=0; ((n++)); echo $n", Allow, None),
+        ("[ -n \"$FOO\" ] && echo set", Allow, None),
+    ]);
+    // A user's `public_vars` adds names.
+    let list = AllowlistBuilder::new()
+        .add_default()
+        .add_toml("[sensitive]\npublic_vars = [\"MY_HOST\"]\n", None)
+        .build()
+        .unwrap();
+    let verdict = |cmd: &str| Analyzer::new(list.clone()).analyze(cmd).verdict;
+    assert_eq!(verdict("echo $MY_HOST"), Allow);
+    assert_eq!(verdict("echo $MY_PORT"), Ask);
+}
+
+/// Reads outside the working directory (issue 12, sens4) ask unless a `public_paths` place
+/// holds them; a path under a run-time directory is outside-unknown; a loop word before a
+/// path resolves symlinks as a literal path does. Real cat printed each secret in this layout.
+#[cfg(unix)]
+#[test]
+fn reads_outside_the_project_ask_unless_public() {
+    use std::os::unix::fs::symlink;
+    let s = Scratch::new();
+    s.write("home/.aws/credentials", "KEY");
+    s.write("home/notes.txt", "x");
+    s.write("home/.config/gh/hosts.yml", "oauth_token: x");
+    s.write("home/.cargo/registry/src/x/lib.rs", "x");
+    s.write("home/proj/README.md", "x");
+    s.write("home/proj/src/main.rs", "x");
+    let proj = s.path().join("home/proj");
+    symlink(
+        s.path().join("home/.aws/credentials"),
+        proj.join("src/notes"),
+    )
+    .unwrap();
+    symlink(s.path().join("home/notes.txt"), proj.join("src/out")).unwrap();
+    s.write("elsewhere/a.txt", "x");
+    let elsewhere = s.path().join("elsewhere");
+    let find_exec = format!("find {} -type f -exec cat {{}} +", elsewhere.display());
+    let find_xargs = format!("find {} -type f | xargs cat", elsewhere.display());
+    check_in(
+        &s,
+        &[
+            (&find_exec, Ask, READ),
+            (&find_xargs, Ask, READ),
+            ("find src -name '*.rs' | xargs cat", Allow, None),
+            ("cat ~/notes.txt", Ask, READ),
+            ("cat ../notes.txt", Ask, READ),
+            ("cat src/out", Ask, READ),
+            ("cat /tmp/out.log", Ask, READ),
+            ("cat \"$XDG_CONFIG_HOME/gh/hosts.yml\"", Ask, READ),
+            (
+                "cat \"${XDG_CONFIG_HOME:-$HOME/.config}/gh/hosts.yml\"",
+                Ask,
+                READ,
+            ),
+            ("cat ${CARGO_HOME}/credentials.toml", Ask, READ),
+            ("for d in src; do cat \"$d/notes\"; done", Ask, READ),
+            ("for f in src; do cat $f/notes; done", Ask, READ),
+            ("cat /etc/mysql/debian.cnf", Ask, READ),
+            // Near misses: the project, public places, and known run-time prefixes.
+            ("cat README.md src/main.rs", Allow, None),
+            (
+                "cat /usr/share/doc/x /etc/hosts /proc/cpuinfo /dev/null",
+                Allow,
+                None,
+            ),
+            ("cat ~/.cargo/registry/src/x/lib.rs", Allow, None),
+            ("cat ~/.ssh/known_hosts", Allow, None),
+            ("cat \"$PWD/README.md\"", Allow, None),
+            (
+                "cat \"$(git rev-parse --show-toplevel)/README.md\"",
+                Allow,
+                None,
+            ),
+            ("for d in src; do cat \"$d/main.rs\"; done", Allow, None),
+            ("rg --files ~", Allow, None),
+            ("sed 's/foo/bar/g' README.md", Allow, None),
+        ],
+    );
+}
+
+/// Git history (issue 12, sens4, the lead's decision): forms that print committed file
+/// content ask unless their pathspecs are literal file paths; names, counts and summaries
+/// pass. Verified with git 2.47 in a repository where `.env` was committed in HEAD~1 and
+/// removed in HEAD: each asking form printed `TOKEN=1`.
+#[cfg(unix)]
+#[test]
+fn git_history_content_asks() {
+    let s = Scratch::new();
+    let proj = s.path().join("home/proj");
+    s.write("home/proj/README.md", "x");
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["config", "user.email", "t@example.com"]);
+    git(&proj, &["config", "user.name", "t"]);
+    git(&proj, &["add", "README.md"]);
+    git(&proj, &["commit", "-qm", "first"]);
+    s.write("home/proj/.env", "TOKEN=1");
+    git(&proj, &["add", ".env"]);
+    git(&proj, &["commit", "-qm", "addenv"]);
+    git(&proj, &["rm", "-q", ".env"]);
+    git(&proj, &["commit", "-qm", "rmenv"]);
+    // A tag may name a blob (`git show --stat blobtag` printed `TOKEN=1`); a branch may not.
+    git(&proj, &["tag", "blobtag", "HEAD~1:.env"]);
+    git(&proj, &["branch", "feature", "HEAD~1"]);
+    s.write("home/proj/src/a.rs", "x");
+    check_in(
+        &s,
+        &[
+            ("git show HEAD~1", Ask, READ),
+            ("git show", Ask, READ),
+            ("git show :/addenv", Ask, READ),
+            ("git show --oneline HEAD~1", Ask, READ),
+            ("git log -p", Ask, READ),
+            ("git log --all -p -S TOKEN", Ask, READ),
+            ("git log --cc", Ask, READ),
+            ("git log -p -- src", Ask, READ),
+            ("git diff HEAD~2 HEAD~1", Ask, READ),
+            ("git diff HEAD~2..HEAD~1", Ask, READ),
+            ("git diff HEAD~2 -- '*.env'", Ask, READ),
+            ("git cat-file --batch-all-objects --batch", Ask, READ),
+            ("git cat-file -p 1234abcd", Ask, READ),
+            ("git reflog -p -1", Ask, READ),
+            ("git stash show -p", Ask, READ),
+            ("git show --stat blobtag", Ask, READ),
+            ("git show --stat 'blobtag^{}'", Ask, READ),
+            ("git cat-file -p blobtag", Ask, READ),
+            // Near misses: no content, or literal file paths.
+            ("git log --oneline -5", Allow, None),
+            ("git log --stat", Allow, None),
+            ("git show --stat HEAD~1", Allow, None),
+            ("git show -s --format=%H HEAD~1", Allow, None),
+            ("git show --name-only HEAD~1", Allow, None),
+            ("git log -p -n 2 -- README.md", Allow, None),
+            ("git diff HEAD~2 HEAD -- README.md", Allow, None),
+            ("git diff --stat HEAD~2 HEAD", Allow, None),
+            ("git diff", Allow, None),
+            ("git diff HEAD", Allow, None),
+            ("git cat-file -p HEAD", Allow, None),
+            ("git cat-file -t HEAD~1", Allow, None),
+            ("git show HEAD~2:README.md", Allow, None),
+            ("git show --stat feature", Allow, None),
+            ("git reflog -5", Allow, None),
+            ("git stash show", Allow, None),
+            ("git show --stat blobtag~1", Allow, None),
+            ("git show --stat :/addenv", Allow, None),
+            ("git cat-file -p feature", Allow, None),
+        ],
     );
 }

@@ -1005,3 +1005,70 @@ fn a_build_script_created_before_its_manifest_is_not_created_unasked() {
          {ran}; {said:#?}"
     );
 }
+
+/// The analyser matches `~/…` patterns against a command's paths with `$HOME` as written;
+/// where the home directory is reached through a link (Fedora Silverblue and CoreOS: `/home
+/// -> var/home`), the same file named by its real path is no credential file to it: `cat
+/// ~/.vault-token` asks, `cat /var/home/u/.vault-token` runs, unasked, in the `bash` tool
+/// (the real path is one allowed `pwd -P` away). Run in a child process with HOME set; the
+/// workspace has no confirmation policy, so only what the analyser allows runs.
+#[cfg(unix)]
+#[test]
+fn bash_does_not_read_a_home_credential_file_by_its_real_path() {
+    const NAME: &str =
+        "redteam_tools_e::bash_does_not_read_a_home_credential_file_by_its_real_path";
+    const FILES: &[&str] = &[
+        ".vault-token",
+        ".config/gh/hosts.yml",
+        ".kube/prod.yaml",
+        ".claude/.credentials.json",
+        ".docker/config.json",
+    ];
+    if let Ok(real) = std::env::var("REDTEAM_CHILD") {
+        let ws = crate::scratch::Scratch::new();
+        let agent = cmdguard::tool::AgentHandle::new("red")
+            .with_workspace(cmdguard::tool::Workspace::new(ws.path()).unwrap());
+        let toolbox = cmdguard::tool::ToolBox::new()
+            .with_defaults(&["cmd"])
+            .unwrap();
+        for file in FILES {
+            for path in [format!("~/{file}"), format!("{real}/{file}")] {
+                let out = toolbox.call_tool_blocking(
+                    &agent,
+                    "bash",
+                    json!({"command": format!("cat {path}")}),
+                    (),
+                );
+                println!("cat {path}: {:?}", out.map(|v| v.to_string()));
+            }
+        }
+        return;
+    }
+    let root = crate::scratch::Scratch::new();
+    let real = root.path().join("var/home/u");
+    for file in FILES {
+        let p = real.join(file);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, "TOKEN-redteam-secret\n").unwrap();
+    }
+    std::os::unix::fs::symlink("var/home", root.path().join("home")).unwrap();
+    let home = root.path().join("home/u");
+    let out = run_child(NAME, &real.display().to_string(), &[("HOME", &home)]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tilde_refused = FILES.iter().all(|f| {
+        stdout
+            .lines()
+            .any(|l| l.contains(&format!("cat ~/{f}: Err")))
+    });
+    let leaked: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("TOKEN-redteam-secret"))
+        .collect();
+    assert!(
+        tilde_refused && leaked.is_empty(),
+        "HOME={} links to {}; `cat ~/<file>` is refused ({tilde_refused}), but by the real path \
+         bash read: {leaked:#?}\n{stdout}",
+        home.display(),
+        real.display()
+    );
+}

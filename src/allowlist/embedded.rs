@@ -30,28 +30,37 @@ pub(crate) struct Compiled {
 /// A value with its byte span in the file.
 #[derive(Debug)]
 pub(crate) struct Item {
-    pub start: usize,
-    pub end: usize,
+    pub start: u32,
+    pub end: u32,
     pub value: Value,
 }
 
 /// A key of a table, its span, and its value.
 #[derive(Debug)]
 pub(crate) struct Field {
-    pub key: &'static str,
-    pub start: usize,
-    pub end: usize,
+    pub key: Text,
+    pub start: u32,
+    pub end: u32,
     pub item: Item,
 }
 
-/// The TOML values the embedded files use (`build.rs` refuses floats and datetimes).
+/// A string of the blob `STRS`: its byte offset and length.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Text {
+    pub at: u32,
+    pub len: u32,
+}
+
+/// The TOML values the embedded files use (`build.rs` refuses floats and datetimes). Arrays and
+/// tables are runs of `ITEMS` and `FIELDS`: indices rather than slices, so that the statics hold
+/// no pointer for the dynamic loader to relocate at every start.
 #[derive(Debug)]
 pub(crate) enum Value {
-    Str(&'static str),
+    Str(Text),
     Int(i64),
     Bool(bool),
-    Array(&'static [Item]),
-    Table(&'static [Field]),
+    Array { first: u32, len: u32 },
+    Table { first: u32, len: u32 },
 }
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
@@ -83,8 +92,24 @@ impl de::Error for Error {
 
 impl Item {
     fn span(&self) -> std::ops::Range<usize> {
-        self.start..self.end
+        self.start as usize..self.end as usize
     }
+}
+
+impl Text {
+    /// The string; empty if the offsets were out of the blob, which the compiled-form test
+    /// rules out.
+    fn get(self) -> &'static str {
+        let at = self.at as usize;
+        STRS.get(at..at + self.len as usize).unwrap_or_default()
+    }
+}
+
+/// The run `first..first + len` of `table`; empty if it were out of range, which the
+/// compiled-form test rules out.
+fn run<T>(table: &'static [T], first: u32, len: u32) -> &'static [T] {
+    let first = first as usize;
+    table.get(first..first + len as usize).unwrap_or_default()
 }
 
 impl<'de> IntoDeserializer<'de, Error> for &'static Item {
@@ -99,13 +124,13 @@ impl<'de> de::Deserializer<'de> for &'static Item {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match &self.value {
-            Value::Str(s) => visitor.visit_borrowed_str(s),
-            Value::Int(n) => visitor.visit_i64(*n),
-            Value::Bool(b) => visitor.visit_bool(*b),
-            Value::Array(items) => visitor.visit_seq(Items(items.iter())),
-            Value::Table(fields) => visitor.visit_map(Fields {
-                fields: fields.iter(),
+        match self.value {
+            Value::Str(s) => visitor.visit_borrowed_str(s.get()),
+            Value::Int(n) => visitor.visit_i64(n),
+            Value::Bool(b) => visitor.visit_bool(b),
+            Value::Array { first, len } => visitor.visit_seq(Items(run(&ITEMS, first, len).iter())),
+            Value::Table { first, len } => visitor.visit_map(Fields {
+                fields: run(&FIELDS, first, len).iter(),
                 value: None,
             }),
         }
@@ -146,7 +171,7 @@ impl<'de> de::Deserializer<'de> for &'static Item {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match &self.value {
-            Value::Str(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s)),
+            Value::Str(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s.get())),
             _ => Err(de::Error::custom("wanted a string")),
         }
     }
@@ -214,7 +239,7 @@ impl<'de> de::Deserializer<'de> for Key {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_borrowed_str(self.0.key)
+        visitor.visit_borrowed_str(self.0.key.get())
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -224,9 +249,10 @@ impl<'de> de::Deserializer<'de> for Key {
         visitor: V,
     ) -> Result<V::Value, Error> {
         if is_spanned(name) {
-            let span = self.0.start..self.0.end;
+            let span = self.0.start as usize..self.0.end as usize;
             return visitor.visit_map(SpannedDeserializer::<&'static str, Error>::new(
-                self.0.key, span,
+                self.0.key.get(),
+                span,
             ));
         }
         self.deserialize_any(visitor)
@@ -246,7 +272,7 @@ impl<'de> de::Deserializer<'de> for Key {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(self.0.key))
+        visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(self.0.key.get()))
     }
 
     serde::forward_to_deserialize_any! {

@@ -1,18 +1,19 @@
 //! segment/fast: stage 2 without the parser — a hand-written lexer for the common shape of a
-//! command (plain and quoted words, `$NAME`, prefix assignments, `|`, `&&`, `||`, `;` and
-//! trailing file redirections) that turns it straight into the [`Script`] the tree walker
-//! would have produced.
+//! command (plain and quoted words, `$NAME`, `${NAME}`, `$(…)` around one simple command, prefix
+//! assignments, `|`, `&&`, `||`, `;` and trailing file redirections) that turns it straight into
+//! the [`Script`] the tree walker would have produced.
 //!
 //! It never guesses. It accepts a command only when every byte lies inside a small grammar
 //! subset whose reading by bash, by tree-sitter-bash and by the walker is the same and
-//! trivially so: no newline, backslash, backquote, `#`, `!`, brace, bracket, parenthesis,
-//! tilde or keyword, no `${…}`, `$'…'`, `$"…"`, heredoc or background job. On anything else it
+//! trivially so: no newline, backslash, backquote, `#`, `!`, brace (but `${NAME}`), bracket,
+//! parenthesis (but `$(…)`), tilde or keyword, no other `${…}`, no `$'…'`, `$"…"`, heredoc or
+//! background job. On anything else it
 //! answers `None` ("not mine") and the full path runs. It never decides safety: `check` judges
 //! the segments exactly as it judges the walker's. The differential tests
 //! (`tests/it/fast.rs`, `fuzz/fuzz_targets/fast_vs_full.rs`) hold it to the full path.
 
-use super::word::{Expansions, WordBuf};
-use super::{Assignment, Joiner, Redirect, RedirectOp, Script, Segment, SegmentKind, Word};
+use super::word::{Expansions, WordBuf, brace_expand};
+use super::{Assignment, Joiner, Nest, Redirect, RedirectOp, Script, Segment, SegmentKind, Word};
 use crate::budget::Budget;
 use crate::finding::Span;
 
@@ -39,6 +40,14 @@ pub(crate) fn segment(src: &str, budget: &Budget) -> Option<Script> {
         b: src.as_bytes(),
         src,
         i: 0,
+        // The walker refuses to enter a node nested deeper than `[limits] max_nesting`; a
+        // substitution in an assignment's value is two levels down.
+        substitutions: budget.limits().max_nesting >= 2,
+        in_substitution: false,
+        in_assignment: false,
+        inner: Vec::new(),
+        budget,
+        brace_bytes: 0,
     };
     // Newlines, carriage returns and other control bytes have readings of their own (lists,
     // mismatches, input findings): none is ours, not even inside quotes.
@@ -50,20 +59,26 @@ pub(crate) fn segment(src: &str, budget: &Budget) -> Option<Script> {
     if lexer.at_end() {
         return None;
     }
+    let mut after = None;
     loop {
-        if segments.len() == MAX_SEGMENTS {
+        if segments.len() >= MAX_SEGMENTS {
             return None;
         }
-        let after = segments.last().and_then(|s| s.joiner);
+        // This command's own segment (not one of its substitutions'): it takes the joiner.
+        let outer = segments.len();
         segments.push(lexer.command(after)?);
+        // The walker pushes a command's segment before walking its words, so the commands of
+        // its substitutions come right after it.
+        segments.append(&mut lexer.inner);
         lexer.blanks();
         if lexer.at_end() {
             break;
         }
         let joiner = lexer.operator()?;
-        if let Some(last) = segments.last_mut() {
+        if let Some(last) = segments.get_mut(outer) {
             last.joiner = Some(joiner);
         }
+        after = Some(joiner);
         lexer.blanks();
         if lexer.at_end() {
             // Only `;` may end a command line; `ls |` waits for more input.
@@ -73,11 +88,19 @@ pub(crate) fn segment(src: &str, budget: &Budget) -> Option<Script> {
             return None;
         }
     }
+    if segments.len() > MAX_SEGMENTS {
+        return None;
+    }
     // The walker takes one segment per command from the budget and turns a refusal into a
     // limit event: leave that to it.
     if budget.spent().is_some() || budget.segments_left() < segments.len() {
         return None;
     }
+    // The walker's brace expander takes the bytes of the words it gives back.
+    if budget.bytes_left() < lexer.brace_bytes {
+        return None;
+    }
+    budget.take_bytes(lexer.brace_bytes);
     for _ in &segments {
         budget.take_segment();
     }
@@ -118,6 +141,18 @@ struct Lexer<'a> {
     b: &'a [u8],
     src: &'a str,
     i: usize,
+    /// Whether `$(…)` may be taken at all (see `segment`).
+    substitutions: bool,
+    /// Inside `$(…)`: `)` ends words and commands, and no second level is ours.
+    in_substitution: bool,
+    /// In an assignment's value, which the walker walks nested in `Nest::Assignment`.
+    in_assignment: bool,
+    /// The segments of the substitutions of the command being lexed, in source order.
+    inner: Vec<Segment>,
+    /// Read only: the limits and what is left of them.
+    budget: &'a Budget,
+    /// Bytes the walker's brace expander would take from the budget (see `command_word`).
+    brace_bytes: usize,
 }
 
 impl<'a> Lexer<'a> {
@@ -146,12 +181,17 @@ impl<'a> Lexer<'a> {
         match self.peek() {
             None | Some(b' ' | b'\t' | b';' | b'|') => true,
             Some(b'&') => self.peek_at(1) == Some(b'&'),
+            Some(b')') => self.in_substitution,
             Some(_) => false,
         }
     }
 
     fn at_operator(&self) -> bool {
-        matches!(self.peek(), None | Some(b';' | b'|' | b'&'))
+        match self.peek() {
+            None | Some(b';' | b'|' | b'&') => true,
+            Some(b')') => self.in_substitution,
+            Some(_) => false,
+        }
     }
 
     /// `|`, `||`, `&&` or `;`. `|&`, `&`, `;;` and the like are not ours.
@@ -202,8 +242,14 @@ impl<'a> Lexer<'a> {
                 end = self.i;
                 continue;
             }
-            let word = self.word()?;
-            if self.keyword_like(word.span) {
+            let word = self.command_word()?;
+            // `time` first in a statement, before any assignment, is the keyword the walker
+            // strips (below); anywhere else it is not ours, like every keyword.
+            let time = words.is_empty()
+                && assignments.is_empty()
+                && after != Some(Joiner::Pipe)
+                && self.b.get(word.span.start..word.span.end) == Some(b"time".as_slice());
+            if !time && self.keyword_like(word.span) {
                 return None;
             }
             // A command word with an unquoted `=` is an assignment spelling we do not take
@@ -231,6 +277,27 @@ impl<'a> Lexer<'a> {
         }
         if !redirects.is_empty() && !matches!(after, None | Some(Joiner::Semicolon)) {
             return None;
+        }
+        // The walker's `strip_time_keyword`: bash runs what follows `time` (and its `-p`,
+        // `--`). Nothing left after it is a shape of its own: not ours.
+        if assignments.is_empty() && after != Some(Joiner::Pipe) {
+            let bare = |w: Option<&Word>, text: &str| {
+                w.is_some_and(|w| w.text == text && !w.quoted && w.is_static())
+            };
+            let mut stripped = false;
+            while bare(words.first(), "time") {
+                stripped = true;
+                words.remove(0);
+                if bare(words.first(), "-p") {
+                    words.remove(0);
+                }
+                if bare(words.first(), "--") {
+                    words.remove(0);
+                }
+            }
+            if stripped && words.is_empty() {
+                return None;
+            }
         }
         let kind = if words.is_empty() {
             // Redirections with no command become a segment of their own kind in the walker,
@@ -296,7 +363,10 @@ impl<'a> Lexer<'a> {
                 quoted: false,
             }
         } else {
-            self.word()?
+            self.in_assignment = true;
+            let value = self.word();
+            self.in_assignment = false;
+            value?
         };
         Some(Some(Assignment {
             name,
@@ -370,7 +440,13 @@ impl<'a> Lexer<'a> {
         if self.at_operator() || self.at_redirect() {
             return None;
         }
+        // The walker reads a redirection's target on a path of its own: a substitution there
+        // is not ours.
+        let pending = self.inner.len();
         let target = self.word()?;
+        if self.inner.len() != pending {
+            return None;
+        }
         Some(Redirect {
             fd,
             op,
@@ -380,8 +456,33 @@ impl<'a> Lexer<'a> {
         })
     }
 
-    /// One word: bare runs, `'…'`, `"…"` holding text and `$NAME`, and `$NAME`, side by side.
+    /// A word of a command, which the walker (unlike an assignment value or a redirection
+    /// target) hands to its brace expander when it holds a `{` and an unquoted byte. Only a `{`
+    /// of `${NAME}` gets here (`word` declines unquoted ones), so the expander gives the word
+    /// back whole and takes its bytes from the budget: run it the same way, and count the
+    /// bytes to take if the command is ours.
+    fn command_word(&mut self) -> Option<Word> {
+        let (buf, span) = self.word_buf()?;
+        if buf.text.contains('{') && !buf.quoted_mask.iter().all(|q| *q) {
+            let left = self.budget.bytes_left().checked_sub(self.brace_bytes)?;
+            let pieces = brace_expand(&buf, self.budget.limits().max_expansion, left)?;
+            match pieces.as_slice() {
+                [(text, _)] if *text == buf.text => self.brace_bytes += text.len(),
+                _ => return None,
+            }
+        }
+        Some(buf.finish(span))
+    }
+
+    /// One word, as `word_buf` reads it.
     fn word(&mut self) -> Option<Word> {
+        let (buf, span) = self.word_buf()?;
+        Some(buf.finish(span))
+    }
+
+    /// One word: bare runs, `'…'`, `"…"` holding text, `$NAME`, `${NAME}` and `$(…)`, and
+    /// `$NAME`, `${NAME}` and `$(…)`, side by side.
+    fn word_buf(&mut self) -> Option<(WordBuf, Span)> {
         let b = self.b;
         let start = self.i;
         // tree-sitter-bash reads a word that starts with `=` (`==`, `=~`) as a test operator
@@ -418,8 +519,8 @@ impl<'a> Lexer<'a> {
                     self.double_quoted(&mut buf)?;
                 }
                 Some(b'$') => {
-                    let raw = self.parameter()?;
-                    buf.push_expansion(raw, Expansions::PARAMETER);
+                    let (raw, kind) = self.parameter()?;
+                    buf.push_expansion(raw, kind);
                 }
                 _ => break,
             }
@@ -427,13 +528,17 @@ impl<'a> Lexer<'a> {
         if self.i == start || !self.at_boundary() {
             return None;
         }
-        // An unquoted `{` would be brace expansion; a quoted one next to unquoted text makes
-        // the walker run its brace expander (and spend budget on it) for nothing. Neither is
-        // ours. (A bare `{` never gets here: it is not a bare byte.)
-        if buf.text.contains('{') && !buf.quoted_mask.iter().all(|q| *q) {
+        // An unquoted `{` would be brace expansion: not ours. (A bare `{` never gets here: it
+        // is not a bare byte; but the mask is checked, whatever put the byte there.)
+        if buf
+            .text
+            .bytes()
+            .zip(&buf.quoted_mask)
+            .any(|(c, quoted)| c == b'{' && !quoted)
+        {
             return None;
         }
-        Some(buf.finish(Span::new(start, self.i)))
+        Some((buf, Span::new(start, self.i)))
     }
 
     /// `"…"` whose content is text without `\`, `` ` `` and `$`, except `$NAME`. An empty
@@ -458,25 +563,72 @@ impl<'a> Lexer<'a> {
                     return Some(());
                 }
                 b'$' => {
-                    let raw = self.parameter()?;
-                    buf.push_expansion(raw, Expansions::PARAMETER);
+                    let (raw, kind) = self.parameter()?;
+                    buf.push_expansion(raw, kind);
                 }
                 _ => return None,
             }
         }
     }
 
-    /// `$NAME` at the current position: its source text. `$1`, `$@`, `${…}`, `$(…)` and the
-    /// rest are not ours.
-    fn parameter(&mut self) -> Option<&'a str> {
+    /// `$NAME` or `${NAME}` at the current position, with its source text and kind, or a
+    /// command substitution (`substitution`). `$1`, `$@`, other `${…}` and the rest are not
+    /// ours.
+    fn parameter(&mut self) -> Option<(&'a str, Expansions)> {
         let start = self.i;
-        if !self.peek_at(1).is_some_and(name_start) {
+        match self.peek_at(1)? {
+            b'(' => return self.substitution().map(|raw| (raw, Expansions::COMMAND)),
+            b'{' => {
+                // `${NAME}` only: the walker finds nothing to report in it (no operator, no
+                // subscript, no `!`), exactly as in `$NAME`.
+                if !self.peek_at(2).is_some_and(name_start) {
+                    return None;
+                }
+                self.i += 3;
+                while self.peek().is_some_and(name_char) {
+                    self.i += 1;
+                }
+                if self.peek() != Some(b'}') {
+                    return None;
+                }
+                self.i += 1;
+            }
+            c if name_start(c) => {
+                self.i += 2;
+                while self.peek().is_some_and(name_char) {
+                    self.i += 1;
+                }
+            }
+            _ => return None,
+        }
+        Some((self.src.get(start..self.i)?, Expansions::PARAMETER))
+    }
+
+    /// `$(…)` around one simple command of words (no assignment, redirection, operator or
+    /// second level of substitution), at the current position: its source text. Its segment,
+    /// nested in a command substitution as the walker nests it, goes to `inner`.
+    fn substitution(&mut self) -> Option<&'a str> {
+        if !self.substitutions || self.in_substitution {
             return None;
         }
+        let start = self.i;
         self.i += 2;
-        while self.peek().is_some_and(name_char) {
-            self.i += 1;
+        self.blanks();
+        self.in_substitution = true;
+        // `after` is not the start of a statement, so a redirection is refused.
+        let seg = self.command(Some(Joiner::Pipe));
+        self.in_substitution = false;
+        let mut seg = seg?;
+        self.blanks();
+        if self.peek() != Some(b')') || !seg.assignments.is_empty() || seg.words.is_empty() {
+            return None;
         }
+        self.i += 1;
+        if self.in_assignment {
+            seg.nesting.push(Nest::Assignment);
+        }
+        seg.nesting.push(Nest::CommandSubstitution);
+        self.inner.push(seg);
         self.src.get(start..self.i)
     }
 }

@@ -187,6 +187,13 @@ const SHAPES: &[(&str, bool)] = &[
     ("ls =~ x", false),
     ("ls -a ==b", false),
     ("ls a=b a==b", true),
+    ("a=b\"\"x$A-y\"\"", false),
+    ("a=b\"\"x$A-y", false),
+    ("a=\"\"x$A-y", false),
+    ("a=b''x$A-y", false),
+    ("a=b\"\"x${A}-y", false),
+    ("echo \"\"x$A-y", false),
+    ("a=b\"\"x$A", false),
     // `${NAME}` and `$(…)` around one simple command (session 8).
     ("echo ${HOME}", true),
     ("ls ${HOME}/x \"${A}\"y z${B}", true),

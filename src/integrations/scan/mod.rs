@@ -394,23 +394,13 @@ pub fn scan_bytes(
         Err(e) => {
             let text = String::from_utf8_lossy(&bytes[..e.valid_up_to()]);
             let at = LineIndex::new(&text).pos(text.len());
-            let code = ScanCode::MalformedFile;
-            FileReport {
-                path: path.to_string(),
+            one_reason(
+                path,
                 kind,
-                verdict: code.severity(),
-                reasons: vec![Reason {
-                    code: code.as_str(),
-                    severity: code.severity(),
-                    message:
-                        "not valid UTF-8, so its commands cannot be read as the shell reads them"
-                            .into(),
-                    rule: None,
-                    start: at,
-                    end: at,
-                }],
-                commands: Vec::new(),
-            }
+                ScanCode::MalformedFile,
+                "not valid UTF-8, so its commands cannot be read as the shell reads them",
+                at,
+            )
         }
     }
 }
@@ -418,8 +408,17 @@ pub fn scan_bytes(
 /// The report for a file scan did not read (a symbolic link, a FIFO, a file too large):
 /// one reason, which asks, saying `why`.
 pub fn unread(path: &str, kind: FileKind, why: &str) -> FileReport {
-    let code = ScanCode::UnreadFile;
-    let at = Pos { line: 1, column: 1 };
+    one_reason(
+        path,
+        kind,
+        ScanCode::UnreadFile,
+        why,
+        Pos { line: 1, column: 1 },
+    )
+}
+
+/// A report of no command and one reason, `code` at `at`, saying `message`.
+fn one_reason(path: &str, kind: FileKind, code: ScanCode, message: &str, at: Pos) -> FileReport {
     FileReport {
         path: path.to_string(),
         kind,
@@ -427,7 +426,7 @@ pub fn unread(path: &str, kind: FileKind, why: &str) -> FileReport {
         reasons: vec![Reason {
             code: code.as_str(),
             severity: code.severity(),
-            message: why.to_string(),
+            message: message.to_string(),
             rule: None,
             start: at,
             end: at,

@@ -147,10 +147,11 @@ pub fn defers_to_claude<'r>(a: &Analysis, allow: &'r CommandRules) -> Option<Vec
 }
 
 /// Says, on each finding an imported allow rule covers, which rule it is and why it still
-/// asks.
-pub fn name_covering_rules(a: &mut Analysis, allow: &CommandRules) {
+/// asks. Returns the rules so named (`` `Bash(npm test)` (file:line) ``), one per such
+/// finding; empty when no imported rule covers the command.
+pub fn name_covering_rules(a: &mut Analysis, allow: &CommandRules) -> Vec<String> {
     let Some(rules) = defers_to_claude(a, allow) else {
-        return;
+        return Vec::new();
     };
     let texts: Vec<String> = rules
         .iter()
@@ -160,10 +161,11 @@ pub fn name_covering_rules(a: &mut Analysis, allow: &CommandRules) {
         .findings
         .iter_mut()
         .filter(|f| f.severity > Verdict::Allow);
-    for (f, rule) in above.zip(texts) {
+    for (f, rule) in above.zip(&texts) {
         f.message = format!(
             "{} (the imported Claude Code allow rule {rule} names it, but cmdguard does not see what it runs, so it asks)",
             f.message
         );
     }
+    texts
 }

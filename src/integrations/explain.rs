@@ -154,13 +154,7 @@ impl Explanation {
         let mut claude_rules = Vec::new();
         if let Some(allow) = claude_allow {
             let start = Instant::now();
-            if let Some(covering) = config::defers_to_claude(&analysis, allow) {
-                claude_rules = covering
-                    .iter()
-                    .map(|r| format!("`Bash({})` ({})", r.text, r.origin))
-                    .collect();
-            }
-            config::name_covering_rules(&mut analysis, allow);
+            claude_rules = config::name_covering_rules(&mut analysis, allow);
             times.rules += start.elapsed();
         }
         let assessor = match assessor {

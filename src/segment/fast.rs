@@ -532,9 +532,7 @@ impl<'a> Lexer<'a> {
         // text at a later `$NAME-` (`a=b""x$A-y` is an assignment and the command `A-y` to
         // it; bash reads one word): a lone empty string is ours, one inside a word is not.
         let here = b.get(start..self.i)?;
-        if here.len() > 2
-            && (here.windows(2).any(|w| w == b"\"\"") || here.windows(2).any(|w| w == b"''"))
-        {
+        if here.len() > 2 && here.windows(2).any(|w| w == b"\"\"" || w == b"''") {
             return None;
         }
         // An unquoted `{` would be brace expansion: not ours. (A bare `{` never gets here: it

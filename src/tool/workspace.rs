@@ -392,12 +392,7 @@ impl Workspace {
                 path: path.to_owned(),
             });
         }
-        let given = Path::new(path);
-        let joined = if given.is_absolute() {
-            given.to_path_buf()
-        } else {
-            self.inner.workdir.join(given)
-        };
+        let joined = self.joined(path);
         let resolved = resolve_existing_prefix(&joined).map_err(|error| WorkspaceError::Io {
             path: path.to_owned(),
             error,
@@ -904,16 +899,20 @@ impl Workspace {
             .or_else(|| self.sensitive(resolved))
     }
 
-    /// `given` made absolute against the working directory, `.` and `..` read textually.
-    fn lexical(&self, given: &str) -> PathBuf {
-        let mut out = PathBuf::new();
+    /// `given` as it stands when absolute, else joined to the working directory.
+    fn joined(&self, given: &str) -> PathBuf {
         let given = Path::new(given);
-        let joined = if given.is_absolute() {
+        if given.is_absolute() {
             given.to_path_buf()
         } else {
             self.inner.workdir.join(given)
-        };
-        for c in joined.components() {
+        }
+    }
+
+    /// `given` made absolute against the working directory, `.` and `..` read textually.
+    fn lexical(&self, given: &str) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in self.joined(given).components() {
             match c {
                 Component::CurDir => {}
                 Component::ParentDir => {

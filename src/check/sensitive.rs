@@ -1071,13 +1071,14 @@ fn set_before(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
                 });
         nesting.starts_with(&s.nesting) && !conditional && !left && assigns(s, name)
     });
-    assigned || loop_body_holds(src, name, at)
+    assigned || loop_body_holds(cx, name, at)
 }
 
 /// Whether byte `at` lies in the body of a `for NAME in …`, `select NAME in …` or
 /// `for ((NAME=…` loop: before the first `done` after its head (a nested loop's `done` only
 /// makes this stricter).
-fn loop_body_holds(src: &str, name: &str, at: usize) -> bool {
+fn loop_body_holds(cx: &Ctx<'_>, name: &str, at: usize) -> bool {
+    let src = cx.src;
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let Some(head) = src.get(..at) else {
         return false;
@@ -1102,7 +1103,15 @@ fn loop_body_holds(src: &str, name: &str, at: usize) -> bool {
             && keyword_before_parens(before)
             && after.starts_with('=')
             && !after.starts_with("==");
-        if !(listed || counted) {
+        // The head must be a loop the parser saw, not the same text in a comment, a heredoc
+        // or an argument (`echo x for NAME in y`): the walker reports `for NAME` as an
+        // assignment ending at the name, and a C-style loop's `NAME=` as arithmetic there.
+        let parsed = cx.script.events.iter().any(|(ev, sp)| match ev {
+            crate::segment::Event::ExpansionAssignment(n) => listed && n == name && sp.end == e,
+            crate::segment::Event::Arithmetic => counted && sp.start == s,
+            _ => false,
+        });
+        if !parsed {
             continue;
         }
         let body = &head[e..];

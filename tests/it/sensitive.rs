@@ -1388,6 +1388,24 @@ fn variables_ask_unless_public_or_set_by_the_command() {
         ("echo a | read y; echo $y", Ask, PRINTS),
         ("for f in a; do :; done; echo $f", Ask, PRINTS),
         ("for t in $FOO; do echo $t; done", Ask, PRINTS),
+        // A loop head's text that is no loop sets nothing: an argument, a comment, a heredoc.
+        ("echo x for BW_SESSION in y; echo $BW_SESSION", Ask, PRINTS),
+        (
+            "echo \"x for BW_SESSION in y\"; echo $BW_SESSION",
+            Ask,
+            PRINTS,
+        ),
+        ("# for ((BW_SESSION=1\necho $BW_SESSION", Ask, PRINTS),
+        (
+            "cat <<EOF\nfor BW_SESSION in x\nEOF\necho $BW_SESSION",
+            Ask,
+            PRINTS,
+        ),
+        (
+            "cat <<EOF\nfor ((BW_SESSION=1\nEOF\necho $BW_SESSION",
+            Ask,
+            PRINTS,
+        ),
         // Near misses: public names, and values the command gave.
         (
             "echo $HOME $PATH $PWD $AWS_REGION $LC_ALL $CARGO_TARGET_DIR",

@@ -56,6 +56,12 @@ impl Place {
         self.unknown.is_none().then_some(self.dirs.as_slice())
     }
 
+    /// The project: the working directory the command starts in (normalised), whatever
+    /// `cd`s follow. Reads are judged against it, not against where a `cd` led.
+    pub(crate) fn project(&self) -> &Path {
+        &self.dirs[0]
+    }
+
     /// Why the directory is only known at run time (`` `cd -` ``), once it is.
     pub(crate) fn lost(&self) -> Option<&str> {
         self.unknown.as_deref()

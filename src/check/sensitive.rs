@@ -1415,8 +1415,8 @@ fn read_with(cx: &mut Ctx<'_>, i: usize, w: &Word, program: &str, outside_asks: 
 /// Why reading `w` asks when a place it names lies outside the working directory and in no
 /// `[sensitive] public_paths` place: a path under a run-time directory (`"$XDG_CONFIG_HOME/x"`,
 /// which may be a home's `.config`), a relative path after a `cd` to a directory known only at
-/// run time, or an absolute or home path outside every working directory (every one, when
-/// none is known). A symlink inside counts as the file it reaches (its candidate is there).
+/// run time, or an absolute or home path outside the project (the directory the command
+/// starts in, not one a `cd` reached; every path, when none is known). A symlink inside counts as the file it reaches (its candidate is there).
 fn outside(
     cx: &Ctx<'_>,
     w: &Word,
@@ -1430,12 +1430,13 @@ fn outside(
             w.text
         ));
     }
+    // The project is the directory the command starts in: a `cd /tmp` or `cd ..` before the
+    // read does not make `/tmp` or the parent part of it.
     let place = cx.place.as_deref();
-    let phys: Vec<PathBuf> = base
-        .dirs
-        .iter()
+    let phys: Vec<PathBuf> = place
+        .map(|p| [Some(p.project().to_path_buf()), p.physical(p.project())])
+        .into_iter()
         .flatten()
-        .flat_map(|d| [Some(d.clone()), place.and_then(|p| p.physical(d))])
         .flatten()
         .collect();
     let c = cands.iter().find(|c| {
@@ -2967,32 +2968,29 @@ fn wild(t: &Tok) -> bool {
     matches!(t, Tok::One | Tok::Star | Tok::Class { .. })
 }
 
-/// Whether a candidate lies inside the working directory (or, with none known, is a relative
-/// path that does not climb out with `..`).
+/// Whether a candidate lies inside the project, the directory the command starts in (or, with
+/// none known, is a relative path that does not climb out with `..`). A `cd` elsewhere does
+/// not make where it led part of the project.
 fn inside(cx: &Ctx<'_>, c: &Candidate, base: &Base, up: bool) -> bool {
     let Some(lit) = &c.literal else { return false };
-    match &base.dirs {
-        None => lit.starts_with("./") && !up,
-        Some(dirs) => {
-            let place = cx.place.as_deref();
-            let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d) && p != d);
+    match (&base.dirs, cx.place.as_deref()) {
+        (Some(_), Some(place)) => {
+            let project = place.project();
+            let under = |p: &Path| p.starts_with(project) && p != project;
             let Some(abs) = absolute(lit, base) else {
                 return false;
             };
             let path = Path::new(&abs);
             under(path)
-                && match place.and_then(|p| p.physical(path)) {
+                && match place.physical(path) {
                     // A symlink inside may lead out: the file it reaches must be inside too.
                     Some(real) => {
-                        let phys: Vec<PathBuf> = dirs
-                            .iter()
-                            .filter_map(|d| place.and_then(|p| p.physical(d)))
-                            .collect();
-                        phys.iter().any(|d| real.starts_with(d)) || under(&real)
+                        place.physical(project).is_some_and(|d| real.starts_with(d)) || under(&real)
                     }
                     None => true,
                 }
         }
+        _ => lit.starts_with("./") && !up,
     }
 }
 

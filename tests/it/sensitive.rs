@@ -1455,6 +1455,7 @@ fn reads_outside_the_project_ask_unless_public() {
     let elsewhere = s.path().join("elsewhere");
     let find_exec = format!("find {} -type f -exec cat {{}} +", elsewhere.display());
     let find_xargs = format!("find {} -type f | xargs cat", elsewhere.display());
+    let cd_elsewhere = format!("cd {} && cat a.txt", elsewhere.display());
     check_in(
         &s,
         &[
@@ -1475,7 +1476,17 @@ fn reads_outside_the_project_ask_unless_public() {
             ("for d in src; do cat \"$d/notes\"; done", Ask, READ),
             ("for f in src; do cat $f/notes; done", Ask, READ),
             ("cat /etc/mysql/debian.cnf", Ask, READ),
+            // A `cd` out of the project does not make where it led part of the project.
+            (&cd_elsewhere, Ask, READ),
+            ("cd /tmp && cat out.log", Ask, READ),
+            ("cd .. && cat notes.txt", Ask, READ),
+            ("cd .. && wc -l < notes.txt", Ask, Some(Code::InputRedirect)),
+            ("cd ~ && head -1 notes.txt", Ask, READ),
+            ("cd src && cd ../.. && cat notes.txt", Ask, READ),
             // Near misses: the project, public places, and known run-time prefixes.
+            ("cd src && cat main.rs", Allow, None),
+            ("cd .. && cat proj/README.md", Allow, None),
+            ("cd /usr/share/doc && cat x", Allow, None),
             ("cat README.md src/main.rs", Allow, None),
             (
                 "cat /usr/share/doc/x /etc/hosts /proc/cpuinfo /dev/null",

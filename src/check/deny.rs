@@ -16,6 +16,7 @@ mod feed;
 mod multicall;
 mod nested;
 mod sql;
+mod typed;
 
 pub(crate) use self::feed::{operand_text, piped_text};
 

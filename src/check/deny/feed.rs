@@ -668,7 +668,11 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     }
     let texts = match operand {
         Some(w) if w.static_text() != Some("-") => operand_text(cx, i, w).into_iter().collect(),
-        _ => input_texts(cx, i),
+        _ => {
+            let mut texts = input_texts(cx, i);
+            texts.extend(grouped_cron_text(cx, i));
+            texts
+        }
     };
     let commands = texts
         .iter()
@@ -678,6 +682,72 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     for cmd in commands {
         super::denies_in(cx, i, span, "the command the crontab runs", cmd);
     }
+}
+
+/// `(crontab -l; echo '* * * * * CMD') | crontab -`, `{ crontab -l; echo …; } | crontab -`: what
+/// a group piped into segment `i` writes, where each of its commands is an `echo` or `printf`
+/// the line shows or `crontab -l` (the installed table, unknown but ending in a newline, as
+/// crontab installs no other). Its commands follow one another with `;`, a newline or `&&`;
+/// anything else in the group (another command, `||`, a nested block, a comment) leaves the
+/// text unknown.
+fn grouped_cron_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
+    let segments = &cx.script.segments;
+    let seg = segments.get(i)?;
+    let last = i.checked_sub(1)?;
+    let prev = segments.get(last)?;
+    if prev.joiner != Some(Joiner::Pipe)
+        || prev.nesting.len() != seg.nesting.len() + 1
+        || !prev.nesting.starts_with(&seg.nesting)
+        || !matches!(prev.nesting.last(), Some(Nest::Subshell | Nest::Group))
+    {
+        return None;
+    }
+    let gap = |from: usize, to: usize| cx.src.get(from..to).unwrap_or("");
+    // The group's closing `)` or `}` alone stands between it and the pipe.
+    let closing = gap(prev.span.end, seg.span.start);
+    let closing = closing.trim_start_matches([' ', '\t', ';']);
+    if !(closing.starts_with(')') || closing.starts_with('}')) {
+        return None;
+    }
+    let mut first = last;
+    while first > 0 {
+        let before = &segments[first - 1];
+        let between = gap(before.span.end, segments[first].span.start);
+        if before.nesting != prev.nesting || between.contains(['(', ')', '{', '}', '#']) {
+            break;
+        }
+        if !matches!(
+            before.joiner,
+            Some(Joiner::Semicolon | Joiner::Newline | Joiner::And)
+        ) {
+            return None;
+        }
+        first -= 1;
+    }
+    // The group opens right before its first command.
+    let start = match first {
+        0 => 0,
+        f => segments[f - 1].span.end,
+    };
+    let opening = gap(start, segments[first].span.start).trim_end();
+    if !(opening.ends_with('(') || opening.ends_with('{')) {
+        return None;
+    }
+    let mut texts = Vec::new();
+    for j in first..=last {
+        let member = &segments[j];
+        let words: Vec<Option<&str>> = member.words.iter().map(Word::static_text).collect();
+        let lists_table = matches!(words.as_slice(), [Some(c), Some("-l")] if program_name(c) == "crontab")
+            && member
+                .redirects
+                .iter()
+                .all(|r| r.fd == Some(2) && r.op == RedirectOp::Write);
+        if lists_table {
+            continue;
+        }
+        texts.push(printed(cx, j)?);
+    }
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 /// The command of one crontab line: `None` for a blank line, a comment or `NAME=VALUE`.

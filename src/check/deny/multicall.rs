@@ -324,24 +324,12 @@ const SU_VALUES: &[&str] = &[
 /// `script`'s short options that take a value (the rest of the word or the next word).
 const SCRIPT_SHORT_VALUES: &str = "TIOBEm";
 
-/// `tmux` subcommands that run a shell command, with their options that take a value.
-const TMUX_RUNNERS: &[(&[&str], &str)] = &[
-    (&["new-session", "new"], "cefFnstxy"),
-    (&["new-window", "neww"], "ceFnt"),
-    (&["split-window", "splitw"], "celtF"),
-    (
-        &["respawn-pane", "respawnp", "respawn-window", "respawnw"],
-        "cet",
-    ),
-    (&["run-shell", "run"], "cdt"),
-];
-
 /// `screen`'s options that take the next word as their value.
-const SCREEN_VALUES: &str = "SceEhpsTt";
+pub(super) const SCREEN_VALUES: &str = "SceEhpsTt";
 
 /// Programs that start a session running a command: `su -c CMD` and `runuser -c CMD` (the
-/// user's shell runs CMD), `script -c CMD` (`/bin/sh -c`), `tmux new-session CMD` and its
-/// kin (`sh -c`), `tmux -c CMD`, `screen [options] CMD ARGS…` (run as words). A denied CMD
+/// user's shell runs CMD), `script -c CMD` (`/bin/sh -c`), `screen [options] CMD ARGS…` (run as words); `tmux`
+/// and `screen -X` are read in check/deny/typed. A denied CMD
 /// denies; each program asks by itself.
 pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, words: &[Word]) {
     let t = |k: usize| words.get(k).and_then(|w| w.static_text());
@@ -399,57 +387,28 @@ pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, wor
                 k += 1;
             }
         }
-        "tmux" => {
-            let mut k = 1;
-            // Global options: `-c CMD` runs CMD as a shell would; `-L`, `-S`, `-f`, `-T`
-            // take a value.
-            while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
-                match w {
-                    "-c" => {
-                        scripts.extend(t(k + 1).map(str::to_string));
-                        k += 2;
-                    }
-                    "-L" | "-S" | "-f" | "-T" => k += 2,
-                    _ => k += 1,
-                }
-            }
-            let Some((_, values)) =
-                t(k).and_then(|sub| TMUX_RUNNERS.iter().find(|(names, _)| names.contains(&sub)))
-            else {
-                return finish(cx, i, span, &scripts);
-            };
-            k += 1;
-            while let Some(w) = t(k).filter(|w| w.starts_with('-') && w.len() > 1) {
-                k += 1;
-                if w == "--" {
-                    break;
-                }
-                let last = w.chars().last().unwrap_or('-');
-                if values.contains(last) && w.len() == 2 {
-                    k += 1;
-                }
-            }
-            let rest = words.get(k..).unwrap_or(&[]);
-            if !rest.is_empty() && rest.iter().all(Word::is_static) {
-                let text: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
-                scripts.push(text.join(" "));
-            }
-        }
+        "tmux" => return super::typed::tmux(cx, i, span, words),
         "screen" => {
             let mut k = 1;
+            let mut remote = false;
             while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
-                // `-X CMD` sends a command to screen itself; `-ls`, `-wipe`, `-r` start nothing.
+                // `-Q` asks the session; `-ls`, `-wipe`, `-r` start nothing.
                 if matches!(
                     w,
-                    "-X" | "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help"
+                    "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help"
                 ) {
                     return;
                 }
+                // `-X CMD…` sends a command to a running session (`stuff`, `screen`, `exec`).
+                remote |= w == "-X";
                 k += 1;
                 let last = w.chars().last().unwrap_or('-');
                 if SCREEN_VALUES.contains(last) && !w.starts_with("--") {
                     k += 1;
                 }
+            }
+            if remote {
+                return super::typed::screen_command(cx, i, span, words.get(k..).unwrap_or(&[]));
             }
             if let Some(cmd) = words.get(k..).filter(|c| !c.is_empty()) {
                 cx.command(i, span, cmd, Origin::Tail);

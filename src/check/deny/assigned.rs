@@ -680,7 +680,12 @@ fn assigned_outside(cx: &Ctx<'_>, name: &str, here: usize) -> bool {
 
 /// The value of `name` in the environment of the command of segment `i`: its own assignment
 /// (`c=… bash -c …`), or a literal an earlier `export` / `declare -x` made exported.
-fn environment(cx: &Ctx<'_>, i: usize, name: &str, own: &[Assignment]) -> Option<String> {
+pub(super) fn environment(
+    cx: &Ctx<'_>,
+    i: usize,
+    name: &str,
+    own: &[Assignment],
+) -> Option<String> {
     let mut mine = own.iter().filter(|a| a.name == name);
     if let Some(a) = mine.next() {
         return match (mine.next(), a.subscript) {
@@ -705,6 +710,29 @@ fn environment(cx: &Ctx<'_>, i: usize, name: &str, own: &[Assignment]) -> Option
     // An array is not exported.
     let mut items = literal(cx, i, name, MAX_CHAIN)?;
     (items.len() == 1).then(|| items.remove(0))
+}
+
+/// The names earlier `export` / `declare -x` words of the line (`export NAME=…`, `export NAME`)
+/// put in the environment of the command of segment `i`; their values come from
+/// [`environment`].
+pub(super) fn exported_names(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let segments = &cx.script.segments;
+    let mut names: Vec<String> = Vec::new();
+    for (j, s) in segments.iter().enumerate().take(i) {
+        let Some((words, true)) = declaration(s) else {
+            continue;
+        };
+        if !visible(segments, j, i) {
+            continue;
+        }
+        for w in words {
+            let name = w.text.split_once('=').map_or(w.text.as_str(), |(n, _)| n);
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
 }
 
 /// Most parameters of one script replaced.

@@ -402,6 +402,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
                 super::awk::other_awk(cx, i, words);
             }
         }
+        Some(p) if super::interp::language(p) == Some(super::interp::Lang::Perl) => {
+            feed::perl_runs_input(cx, i, span, words);
+        }
         Some("at" | "batch") => feed::at_job(cx, i, span, words),
         Some("crontab") => feed::crontab(cx, i, span, words),
         Some(p @ ("su" | "runuser" | "script" | "tmux" | "screen")) => {

@@ -610,6 +610,103 @@ pub(super) fn awk_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Wo
     }
 }
 
+/// Statements a Perl `-n`/`-p` loop may hold besides the one that runs the line: dropping the
+/// newline changes nothing a shell runs.
+const PERL_CHOMPS: &[&str] = &["chomp", "chomp($_)", "chomp$_"];
+
+/// The Perl statements (blanks removed) that run the line a `-n`/`-p` loop read as a shell
+/// command; `exec` replaces perl with the first line's command.
+const PERL_LINE_RUNNERS: &[&str] = &[
+    "system($_)",
+    "system$_",
+    "`$_`",
+    "qx($_)",
+    "qx{$_}",
+    "qx/$_/",
+    "print`$_`",
+    "readpipe($_)",
+];
+const PERL_LINE_EXECS: &[&str] = &["exec($_)", "exec$_"];
+
+/// `echo 'rm -rf v' | perl -ne 'system($_)'`, `perl -ne 'system $_' <<< …`, `perl -ne
+/// 'system($_)' FILE` of a file the line wrote: perl's `-n` (or `-p`) loop runs each line it
+/// reads as a command when the whole program is that one statement (a `chomp` aside); a
+/// condition or anything else leaves it to the ask perl gets. A denied line denies.
+pub(super) fn perl_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut looped = false;
+    let mut code: Vec<&str> = Vec::new();
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" {
+            break;
+        }
+        k += 1;
+        if t == "--" {
+            break;
+        }
+        for (n, c) in t.char_indices().skip(1) {
+            let rest = &t[n + c.len_utf8()..];
+            match c {
+                'n' | 'p' => looped = true,
+                'e' | 'E' | 'I' | 'M' | 'm' => {
+                    let value = match rest {
+                        "" => {
+                            k += 1;
+                            words.get(k - 1).and_then(|w| w.static_text())
+                        }
+                        r => Some(r),
+                    };
+                    if matches!(c, 'e' | 'E') {
+                        match value {
+                            Some(v) => code.push(v),
+                            None => return,
+                        }
+                    }
+                    break;
+                }
+                // Options whose value is attached (`-i.bak`) or digits (`-l0`, `-0777`).
+                'i' | 'x' | 'C' | 'D' | 'F' => break,
+                _ => {}
+            }
+        }
+    }
+    if !looped || code.is_empty() {
+        return;
+    }
+    let program: String = code.join(";").chars().filter(|c| !c.is_whitespace()).collect();
+    let mut statements = program
+        .split(';')
+        .filter(|s| !s.is_empty() && !PERL_CHOMPS.contains(s));
+    let (Some(statement), None) = (statements.next(), statements.next()) else {
+        return;
+    };
+    let runs_each = PERL_LINE_RUNNERS.contains(&statement);
+    if !runs_each && !PERL_LINE_EXECS.contains(&statement) {
+        return;
+    }
+    let operands = words.get(k..).unwrap_or(&[]);
+    let texts: Vec<String> = if operands.is_empty() {
+        input_texts(cx, i)
+    } else {
+        let Some(texts) = operands
+            .iter()
+            .map(|w| operand_text(cx, i, w))
+            .collect::<Option<Vec<String>>>()
+        else {
+            return;
+        };
+        texts
+    };
+    let mut lines = texts.iter().flat_map(|t| t.lines());
+    let commands: Vec<&str> = match runs_each {
+        true => lines.take(MAX_JOB_LINES).collect(),
+        false => lines.next().into_iter().collect(),
+    };
+    for cmd in commands {
+        super::denies_in(cx, i, span, "the command perl runs for a line it reads", cmd);
+    }
+}
+
 /// Most job lines of one `at` or `crontab` read.
 const MAX_JOB_LINES: usize = 32;
 

@@ -18,7 +18,7 @@ mod nested;
 mod sql;
 mod typed;
 
-pub(crate) use self::feed::{operand_text, piped_text};
+pub(crate) use self::feed::{input_texts, operand_text, piped_text};
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -397,7 +397,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("tar" | "gtar") => nested::tar(cx, i, span, words),
         Some(p) if matches!(p, "awk" | "gawk") || super::awk::OTHER_AWKS.contains(&p) => {
-            feed::awk_runs_input(cx, i, span, words);
+            super::awk::fed_commands(cx, i, span, words);
             if super::awk::OTHER_AWKS.contains(&p) {
                 super::awk::other_awk(cx, i, words);
             }
@@ -706,7 +706,7 @@ fn quote(s: &str) -> String {
 
 /// Analyses `text` as a nested script and keeps only its deny findings, moved to `span`: for
 /// a command read with values cmdguard worked out, which asks already as written.
-fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
+pub(super) fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
     if cx.depth + 1 > cx.list.limits.max_script_depth {
         fallback(cx, i, span, text);
         return;

@@ -2,8 +2,8 @@
 //! an `echo` or `printf` piped into it (its format and escapes worked out; also through `cat`,
 //! `head`, `tail`, `tee`, a plain `grep` or `sed s///`), a heredoc, a here-string, a process
 //! substitution, `/dev/stdin` or a file an earlier command of the line wrote, given as its
-//! file — and the commands that run it: a shell fed a script (`echo 'rm -rf x' | bash`), awk
-//! running the lines it reads, an `at` job, a crontab line, `redis-cli` fed commands, a database
+//! file — and the commands that run it: a shell fed a script (`echo 'rm -rf x' | bash`), perl's
+//! `-n` loop running the lines it reads (awk's is read in check/awk.rs), an `at` job, a crontab line, `redis-cli` fed commands, a database
 //! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
 //! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested
 //! scripts it hands to the analyser); it never allows anything.
@@ -562,52 +562,6 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         }
     }
     texts
-}
-
-/// Shells a program's output may be piped into inside awk (`print | "sh"`).
-const AWK_SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "/bin/sh", "/bin/bash"];
-
-/// `awk '{system($0)}' <<< 'rm -rf v'`, `awk '{print | "sh"}' <<< …`,
-/// `awk 'BEGIN{system(ARGV[1])}' 'rm -rf v'`: an awk program that runs each line it reads (from
-/// a heredoc, a here-string or a pipe the line shows) or an operand as a command. Only these
-/// plain shapes are read here (check/awk.rs reads the program itself); a denied command denies.
-pub(super) fn awk_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
-    let mut k = 1;
-    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
-        if !t.starts_with('-') || t == "-" {
-            break;
-        }
-        if t == "--" {
-            k += 1;
-            break;
-        }
-        k += if matches!(t, "-v" | "-F") { 2 } else { 1 };
-    }
-    let Some(program) = words.get(k).and_then(|w| w.static_text()) else {
-        return;
-    };
-    let compact: String = program.chars().filter(|c| !c.is_whitespace()).collect();
-    let pipes_lines = AWK_SHELLS.iter().any(|sh| {
-        compact.contains(&format!("{{print|\"{sh}\"}}"))
-            || compact.contains(&format!("{{print$0|\"{sh}\"}}"))
-    });
-    let mut commands: Vec<String> = Vec::new();
-    if compact.contains("system($0)") || pipes_lines {
-        let texts = input_texts(cx, i);
-        commands.extend(texts.iter().flat_map(|t| t.lines()).map(str::to_string));
-    }
-    // `ARGV[N]`: the N-th word after the program (awk's ARGV[0] is its own name).
-    let operands = words.get(k + 1..).unwrap_or(&[]);
-    for (n, w) in operands.iter().enumerate().take(MAX_JOB_LINES) {
-        if compact.contains(&format!("system(ARGV[{}])", n + 1))
-            && let Some(t) = w.static_text()
-        {
-            commands.push(t.to_string());
-        }
-    }
-    for cmd in commands.iter().take(MAX_JOB_LINES) {
-        super::denies_in(cx, i, span, "the command awk runs", cmd);
-    }
 }
 
 /// Statements a Perl `-n`/`-p` loop may hold besides the one that runs the line: dropping the

@@ -358,7 +358,8 @@ fn perl_ipc_modules(words: &[Word]) -> String {
         };
         if let Some(m) = module.map(|m| m.split_once('=').map_or(m, |(n, _)| n))
             && m.starts_with("IPC::")
-            && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b':' || b == b'_')
+            && m.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b':' || b == b'_')
         {
             prelude.push_str(&format!("use {m};\n"));
         }

@@ -13,6 +13,7 @@ mod cli;
 mod config;
 mod deny_interpreters;
 mod deny_packs_s8;
+mod deny_s9;
 mod deny_shells;
 mod deny_shells_s8;
 mod deny_side_doors;

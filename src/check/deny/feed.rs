@@ -627,7 +627,11 @@ pub(super) fn perl_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[W
     if !looped || code.is_empty() {
         return;
     }
-    let program: String = code.join(";").chars().filter(|c| !c.is_whitespace()).collect();
+    let program: String = code
+        .join(";")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let mut statements = program
         .split(';')
         .filter(|s| !s.is_empty() && !PERL_CHOMPS.contains(s));
@@ -657,7 +661,13 @@ pub(super) fn perl_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[W
         false => lines.next().into_iter().collect(),
     };
     for cmd in commands {
-        super::denies_in(cx, i, span, "the command perl runs for a line it reads", cmd);
+        super::denies_in(
+            cx,
+            i,
+            span,
+            "the command perl runs for a line it reads",
+            cmd,
+        );
     }
 }
 

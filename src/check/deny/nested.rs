@@ -315,11 +315,7 @@ pub(super) fn git_environment(
             Some((n, v))
         })
         .collect();
-    let value = |name: &str| {
-        env.iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let value = |name: &str| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
     let mut configs = 0;
     for (name, v) in &env {
         if GIT_COMMAND_VARIABLES.contains(&name.as_str()) && !v.trim().is_empty() {

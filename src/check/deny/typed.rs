@@ -382,9 +382,10 @@ pub(super) fn screen_command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Wo
                     break;
                 }
                 n += 1;
-                if is_option && command == "screen" && super::multicall::SCREEN_VALUES.contains(
-                    d.chars().last().unwrap_or('-'),
-                ) {
+                if is_option
+                    && command == "screen"
+                    && super::multicall::SCREEN_VALUES.contains(d.chars().last().unwrap_or('-'))
+                {
                     n += 1;
                 }
             }
@@ -482,7 +483,10 @@ mod tests {
         let cases: &[(&[&str], &[&str])] = &[
             (&["rm -rf v", "Enter"], &["rm -rf v"]),
             (&["rm -rf v", "C-m"], &["rm -rf v"]),
-            (&["rm", "Space", "-rf", "Space", "v", "enter"], &["rm -rf v"]),
+            (
+                &["rm", "Space", "-rf", "Space", "v", "enter"],
+                &["rm -rf v"],
+            ),
             (&["rm -rf vv", "BSpace", "Enter"], &["rm -rf v"]),
             (&["rm -rf v"], &[]),
             (&["rm -rf v", "C-c", "ls", "Enter"], &["ls"]),

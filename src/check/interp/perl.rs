@@ -218,9 +218,9 @@ fn ipc_call(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<(Cal
         toks.iter()
             .any(|t| matches!(t, Tok::Ident(m) if m == module))
     };
-    let &(_, full, _, from) = IPC_CALLS.iter().find(|(short, full, module, _)| {
-        name == full || (name == short && loaded(module))
-    })?;
+    let &(_, full, _, from) = IPC_CALLS
+        .iter()
+        .find(|(short, full, module, _)| name == full || (name == short && loaded(module)))?;
     let mut p = k + 1;
     let parens = toks.get(p) == Some(&Tok::Punct('('));
     if parens {
@@ -266,7 +266,9 @@ fn ipc_value(arg: &[Tok], scalars: &[(String, String)]) -> Option<Value> {
     match arg {
         [Tok::Str(s)] => s.clone().map(Value::Text),
         [Tok::Words(ws)] => Some(Value::Words(ws.clone())),
-        [Tok::Punct('$'), Tok::Ident(_)] => scalar(arg, scalars).map(|v| Value::Text(v.to_string())),
+        [Tok::Punct('$'), Tok::Ident(_)] => {
+            scalar(arg, scalars).map(|v| Value::Text(v.to_string()))
+        }
         [Tok::Punct('['), inner @ .., Tok::Punct(']')] => {
             let mut words = Vec::new();
             for (n, t) in inner.iter().enumerate() {

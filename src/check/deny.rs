@@ -202,11 +202,13 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     if !rule.any_operand.is_empty() {
         let hit = parsed.iter().any(|a| match a {
             Arg::Operand { text, .. } => rule.any_operand.iter().any(|r| r.is_match(text)),
-            // A run-time word is matched on its source text (`$HOME`).
-            Arg::Dynamic { word } => rule
-                .any_operand
-                .iter()
-                .any(|r| r.is_match(&rest[*word].text)),
+            // A run-time word is matched on its source text (`$HOME`), unless `no_operand`
+            // spares that word itself (`$(docker images -q -f dangling=true)`).
+            Arg::Dynamic { word } => {
+                let text = &rest[*word].text;
+                rule.any_operand.iter().any(|r| r.is_match(text))
+                    && !rule.no_operand.iter().any(|r| r.is_match(text))
+            }
             Arg::Opt { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
@@ -1086,6 +1088,9 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     };
     let js = matches!(client, "mongosh" | "mongo");
     let mysql = matches!(client, "mysql" | "mariadb");
+    if in_memory_database(words, &texts) {
+        return false;
+    }
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1095,6 +1100,43 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
+}
+
+/// `sqlite3 :memory: 'DROP TABLE t'`, `duckdb <<< …`: an sqlite3 or duckdb whose database
+/// is `:memory:`, empty or not given works on a database that is gone when it exits, so what
+/// its SQL destroys was never anyone's — unless the text opens or attaches a file (`.open`,
+/// `ATTACH`, `.restore`), which is read as usual.
+fn in_memory_database(words: &[Word], texts: &[String]) -> bool {
+    let Some(k) = client_at(words) else {
+        return false;
+    };
+    if !matches!(
+        &*program_name(&words[k].text),
+        "sqlite3" | "sqlite" | "duckdb"
+    ) {
+        return false;
+    }
+    let mut j = k + 1;
+    let mut database = None;
+    while let Some(w) = words.get(j) {
+        let Some(t) = w.static_text() else {
+            return false;
+        };
+        if SQLITE_VALUE_OPTIONS.contains(&t) {
+            j += 2;
+            continue;
+        }
+        if !t.starts_with('-') || t == "-" {
+            database = Some(t);
+            break;
+        }
+        j += 1;
+    }
+    let opens_a_file = texts.iter().any(|t| {
+        let lower = t.to_ascii_lowercase();
+        lower.contains("attach") || lower.contains(".open") || lower.contains(".restore")
+    });
+    matches!(database, None | Some(":memory:" | "")) && !opens_a_file
 }
 
 /// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and

@@ -425,3 +425,66 @@ fn real_programs_do_what_the_s9_rows_say() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// Red team s9 (redteam-s9-deny.jsonl), false denies of routine commands: help, an in-memory
+/// database, a filesystem image, dangling images.
+#[test]
+fn red_s9_routine_commands_are_not_denied() {
+    denies(&[
+        ("gcloud projects delete --help", None),
+        ("gcloud projects delete p -h", None),
+        (
+            "gcloud projects delete p",
+            Some("cloud/gcloud-projects-delete"),
+        ),
+        ("az group delete -n x --help", None),
+        ("az group delete -n x", Some("cloud/az-group-delete")),
+        ("aws s3 rb s3://b --help", None),
+        ("sqlite3 :memory: 'drop table if exists t'", None),
+        ("sqlite3 <<< 'drop table t'", None),
+        (
+            "sqlite3 app.db 'drop table t'",
+            Some("databases/destructive-sql"),
+        ),
+        (
+            "sqlite3 :memory: \"attach 'app.db' as a; drop table a.t\"",
+            Some("databases/destructive-sql"),
+        ),
+        (
+            "sqlite3 -cmd '.open app.db' :memory: 'drop table t'",
+            Some("databases/destructive-sql"),
+        ),
+        ("mkfs.ext4 -F ./disk.img", None),
+        ("mkfs.vfat build/efi.img", None),
+        ("mkfs.ext4 /dev/sdb1", Some("system/mkfs")),
+        ("sudo mkfs.ext4 \"$DEV\"", Some("system/mkfs")),
+        ("docker rmi $(docker images -q -f dangling=true)", None),
+        (
+            "docker rmi $(docker images --filter 'dangling=true' -q)",
+            None,
+        ),
+        (
+            "docker rmi $(docker images -q -f dangling=true) $(docker images -q)",
+            Some("containers/docker-rmi-all"),
+        ),
+        (
+            "docker rmi $(docker images -q -f dangling=false)",
+            Some("containers/docker-rmi-all"),
+        ),
+    ]);
+}
+
+/// Red team s9, denies that a global option hid.
+#[test]
+fn red_s9_global_options_do_not_hide_a_delete() {
+    denies(&[
+        (
+            "aws --no-cli-auto-prompt s3 rb s3://b",
+            Some("cloud/aws-s3-rb"),
+        ),
+        (
+            "aws --cli-auto-prompt s3 rb s3://b",
+            Some("cloud/aws-s3-rb"),
+        ),
+    ]);
+}

@@ -488,3 +488,23 @@ fn red_s9_global_options_do_not_hide_a_delete() {
         ),
     ]);
 }
+
+/// Red team s9: installing an empty crontab removes every job, as `crontab -r` does.
+#[test]
+fn red_s9_an_empty_crontab_removes_every_job() {
+    let remove = Some("system/crontab-remove");
+    denies(&[
+        ("crontab /dev/null", remove),
+        ("crontab < /dev/null", remove),
+        ("echo | crontab -", remove),
+        (": | crontab -", remove),
+        ("echo '# no jobs' | crontab -", remove),
+        ("crontab -u bob /dev/null", remove),
+        ("crontab <<< ''", remove),
+        // Near misses: a job installed, a table nobody shows, listing.
+        ("echo '* * * * * ls' | crontab -", None),
+        ("crontab jobs.txt", None),
+        ("cat x | crontab -", None),
+        ("crontab -l", None),
+    ]);
+}

@@ -727,6 +727,17 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             }
         }
     }
+    if installs_empty_table(cx, i, operand) {
+        // What `crontab -r` does: every job of the user's table is gone.
+        super::denies_in(
+            cx,
+            i,
+            span,
+            "an empty crontab installed, which is",
+            "crontab -r",
+        );
+        return;
+    }
     let texts = match operand {
         Some(w) if w.static_text() != Some("-") => operand_text(cx, i, w).into_iter().collect(),
         _ => {
@@ -743,6 +754,49 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     for cmd in commands {
         super::denies_in(cx, i, span, "the command the crontab runs", cmd);
     }
+}
+
+/// `crontab /dev/null`, `crontab < /dev/null`, `echo | crontab -`, `: | crontab -`: the table
+/// segment `i` installs (from `operand`, or its input) is known and holds no job — a blank
+/// line, a comment or a variable setting at most — so every job the user had is removed.
+fn installs_empty_table(cx: &Ctx<'_>, i: usize, operand: Option<&Word>) -> bool {
+    let no_job = |t: &str| t.lines().all(|l| cron_command(l).is_none());
+    match operand.map(|w| w.static_text()) {
+        Some(Some("/dev/null")) => return true,
+        Some(Some("-")) | None => {}
+        Some(_) => {
+            return operand
+                .and_then(|w| operand_text(cx, i, w))
+                .is_some_and(|t| no_job(&t));
+        }
+    }
+    let Some(seg) = cx.script.segments.get(i) else {
+        return false;
+    };
+    let mut null_input = false;
+    for r in &seg.redirects {
+        if !matches!(r.fd, None | Some(0)) {
+            continue;
+        }
+        match (r.op, r.target.as_ref().and_then(|t| t.static_text())) {
+            (RedirectOp::Read, Some("/dev/null")) => null_input = true,
+            (RedirectOp::Read | RedirectOp::Heredoc | RedirectOp::Herestring, _) => {
+                let texts = redirected_input(cx, i);
+                return texts.len() == 1 && no_job(&texts[0]);
+            }
+            _ => {}
+        }
+    }
+    if null_input {
+        return true;
+    }
+    let Some(p) = feeder(cx, i) else {
+        return false;
+    };
+    let silent = p.redirects.is_empty()
+        && p.words.len() == 1
+        && matches!(p.words[0].static_text(), Some(":" | "true"));
+    silent || piped_text(cx, i).is_some_and(|t| no_job(&t))
 }
 
 /// `(crontab -l; echo '* * * * * CMD') | crontab -`, `{ crontab -l; echo …; } | crontab -`: what

@@ -413,6 +413,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::session(cx, i, span, p, words);
         }
         Some("parallel") => multicall::parallel(cx, i, span, words),
+        Some(p) if multicall::OTHER_SHELLS.contains(&p) => {
+            multicall::other_shell(cx, i, span, words);
+        }
         Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}

@@ -508,3 +508,36 @@ fn red_s9_an_empty_crontab_removes_every_job() {
         ("crontab -l", None),
     ]);
 }
+
+/// Red team s9: shells outside the `[[shell]]` list run their `-c` string.
+#[test]
+fn red_s9_other_shells_run_their_command_string() {
+    denies(&[
+        ("fish -c 'rm -rf v'", RM),
+        ("tcsh -fc 'rm -rf v'", RM),
+        ("nu --commands 'rm -rf v'", RM),
+        ("xonsh -c 'rm -rf v'", RM),
+        ("elvish -c 'rm -rf v'", RM),
+        ("fish --command='rm -rf v'", RM),
+        // Near misses: a harmless string, a printed command, a script file.
+        ("mksh -c 'ls'", None),
+        ("fish -c 'echo rm -rf v'", None),
+        ("fish script.fish", None),
+    ]);
+}
+
+/// fish, where installed, runs the rows above as bash would.
+#[test]
+fn real_fish_runs_its_command_string() {
+    if !installed("fish") {
+        return;
+    }
+    for (script, creates) in [("touch v", true), ("echo touch v", false)] {
+        let dir = scratch(&format!("s9-fish-{creates}"));
+        let _ = Command::new("fish")
+            .args(["-c", script])
+            .current_dir(&dir)
+            .output();
+        assert_eq!(dir.join("v").exists(), creates, "{script}");
+    }
+}

@@ -419,6 +419,40 @@ pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, wor
     finish(cx, i, span, &scripts);
 }
 
+/// Shells outside the `[[shell]]` list that run a `-c` string: for the plain commands a deny
+/// rule names (`rm -rf v`) their syntax is bash's.
+pub(super) const OTHER_SHELLS: &[&str] = &[
+    "fish", "mksh", "yash", "tcsh", "csh", "nu", "xonsh", "elvish", "posh", "oksh", "loksh",
+];
+
+/// `fish -c 'rm -rf v'`, `tcsh -fc …`, `nu --commands …`: the string a shell not in the
+/// `[[shell]]` list runs, read for denies (the shell asks by itself).
+pub(super) fn other_shell(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" || t == "--" {
+            return;
+        }
+        let script = if let Some(v) = t
+            .strip_prefix("--command=")
+            .or_else(|| t.strip_prefix("--commands="))
+        {
+            Some(v)
+        } else if matches!(t, "--command" | "--commands")
+            || (!t.starts_with("--") && t.ends_with('c'))
+        {
+            words.get(k + 1).and_then(|w| w.static_text())
+        } else {
+            None
+        };
+        if let Some(script) = script {
+            super::denies_in(cx, i, span, "the script the shell runs", script);
+            return;
+        }
+        k += 1;
+    }
+}
+
 /// The scripts a session program runs, read for denies.
 fn finish(cx: &mut Ctx<'_>, i: usize, span: Span, scripts: &[String]) {
     for script in scripts.iter().take(MAX_PARALLEL_COMMANDS) {

@@ -541,3 +541,28 @@ fn real_fish_runs_its_command_string() {
         assert_eq!(dir.join("v").exists(), creates, "{script}");
     }
 }
+
+/// Red team s9: git plumbing that drops the stash or a branch (checked with real git:
+/// `update-ref -d refs/stash` leaves no stash; `reflog delete --dry-run` keeps it).
+#[test]
+fn red_s9_git_plumbing_that_deletes_refs() {
+    denies(&[
+        (
+            "git update-ref -d refs/stash",
+            Some("core.git/git-update-ref-delete"),
+        ),
+        (
+            "git update-ref -d refs/heads/feature",
+            Some("core.git/git-update-ref-delete"),
+        ),
+        (
+            "git reflog delete refs/stash@{0}",
+            Some("core.git/git-reflog-delete-stash"),
+        ),
+        // Near misses: a ref set, a tag, a dry run, HEAD's reflog.
+        ("git update-ref refs/heads/x HEAD", None),
+        ("git update-ref -d refs/tags/v1", None),
+        ("git reflog delete --dry-run stash@{0}", None),
+        ("git reflog delete HEAD@{3}", None),
+    ]);
+}

@@ -566,3 +566,24 @@ fn red_s9_git_plumbing_that_deletes_refs() {
         ("git reflog delete HEAD@{3}", None),
     ]);
 }
+
+/// Red team s9: `${IFS}` that the line never assigns is bash's default, so an unquoted one
+/// splits the word (real bash: `rm${IFS}-rf${IFS}vv` removed vv).
+#[test]
+fn red_s9_an_unassigned_ifs_splits_words() {
+    denies(&[
+        ("rm${IFS}-rf${IFS}v", RM),
+        ("rm ${IFS}-rf v", RM),
+        ("rm$IFS-rf v", RM),
+        (
+            "git${IFS}reset${IFS}--hard",
+            Some("core.git/git-reset-hard"),
+        ),
+        // Near misses: IFS assigned on the line, a printed command, a quoted IFS (one word),
+        // a harmless command.
+        ("IFS=x; rm${IFS}-rf${IFS}v", None),
+        ("echo${IFS}rm${IFS}-rf${IFS}v", None),
+        ("rm \"${IFS}-rf\" v", None),
+        ("ls${IFS}-l", None),
+    ]);
+}

@@ -470,6 +470,9 @@ fn resolve(cx: &Ctx<'_>, i: usize, p: &Param<'_>, chain: usize, refs: Refs) -> O
     match p.op {
         "" => match value {
             Some(v) => one(v),
+            // Bash sets IFS to blank, tab, newline at start (it never takes IFS from the
+            // environment): unassigned on the line, `rm${IFS}-rf${IFS}v` splits there.
+            None if p.name == "IFS" && !assigned(cx, "IFS") => one(" \t\n".to_string()),
             None if refs == Refs::Keep && !assigned(cx, p.name) => one(format!("${}", p.name)),
             None => None,
         },

@@ -587,3 +587,30 @@ fn red_s9_an_unassigned_ifs_splits_words() {
         ("ls${IFS}-l", None),
     ]);
 }
+
+/// Red team s9: docker-compose and podman-compose delete volumes as `docker compose` does.
+#[test]
+fn red_s9_compose_binaries_delete_volumes() {
+    denies(&[
+        (
+            "docker-compose -f a.yml down -v",
+            Some("containers/docker-compose-v1-options-down-volumes"),
+        ),
+        (
+            "docker-compose rm -fsv",
+            Some("containers/docker-compose-v1-rm-volumes-plain"),
+        ),
+        (
+            "docker-compose -f a.yml rm -v web",
+            Some("containers/docker-compose-v1-rm-volumes"),
+        ),
+        (
+            "podman-compose down -v",
+            Some("containers/podman-compose-down-volumes"),
+        ),
+        // Near misses.
+        ("docker-compose -f a.yml up -d", None),
+        ("docker-compose -f a.yml down", None),
+        ("podman-compose rm -f web", None),
+    ]);
+}

@@ -1094,6 +1094,10 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     if in_memory_database(words, &texts) {
         return false;
     }
+    let texts: Vec<String> = match js {
+        true => texts,
+        false => texts.iter().map(|t| run_time_values(t)).collect(),
+    };
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1103,6 +1107,46 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
+}
+
+/// `psql db <<EOF … WHERE id = $ID …`: in SQL an unquoted heredoc gives, a `$NAME` or
+/// `${NAME}` is a value bash fills in at run time. It is read as the string literal `'$'`, a
+/// value like any other (`id = $ID` compares a column with a value; `DROP TABLE $T` still drops),
+/// as `psql -c "… $ID"` — a run-time word — asks. PostgreSQL's dollar quotes (`$$`, `$tag$`) and
+/// parameters (`$1`) are kept.
+fn run_time_values(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let name_len = |t: &str| {
+            t.char_indices()
+                .find(|&(n, c)| {
+                    !(c == '_' || c.is_ascii_alphabetic() || (n > 0 && c.is_ascii_digit()))
+                })
+                .map_or(t.len(), |(n, _)| n)
+        };
+        let braced = after
+            .strip_prefix('{')
+            .and_then(|b| b.find('}').map(|end| (end + 2, &b[..end])))
+            .filter(|(_, name)| !name.is_empty() && name_len(name) == name.len());
+        let plain = Some(name_len(after))
+            .filter(|&n| n > 0 && !after[n..].starts_with('$'))
+            .map(|n| (n, &after[..n]));
+        match braced.or(plain) {
+            Some((len, _)) => {
+                out.push_str("'$'");
+                rest = &after[len..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `sqlite3 :memory: 'DROP TABLE t'`, `duckdb <<< …`: an sqlite3 or duckdb whose database

@@ -498,10 +498,11 @@ fn red_s9_an_empty_crontab_removes_every_job() {
         ("crontab < /dev/null", remove),
         ("echo | crontab -", remove),
         (": | crontab -", remove),
-        ("echo '# no jobs' | crontab -", remove),
         ("crontab -u bob /dev/null", remove),
         ("crontab <<< ''", remove),
-        // Near misses: a job installed, a table nobody shows, listing.
+        // Near misses: a job installed, a table of comments (read as a mention), a table
+        // nobody shows, listing.
+        ("echo '# no jobs' | crontab -", None),
         ("echo '* * * * * ls' | crontab -", None),
         ("crontab jobs.txt", None),
         ("cat x | crontab -", None),
@@ -612,5 +613,37 @@ fn red_s9_compose_binaries_delete_volumes() {
         ("docker-compose -f a.yml up -d", None),
         ("docker-compose -f a.yml down", None),
         ("podman-compose rm -f web", None),
+    ]);
+}
+
+/// Red team s9 false denies: the backquote spelling of the `mktemp -d` proof, and a run-time
+/// value in an unquoted heredoc's `WHERE` (the `-c` spelling asks).
+#[test]
+fn red_s9_run_time_values_are_read_as_values() {
+    denies(&[
+        ("tmp=`mktemp -d`; rm -rf \"$tmp\"", None),
+        ("tmp=\"`mktemp -d`\"; rm -rf \"$tmp\"", None),
+        ("tmp=`mktemp -du`; rm -rf \"$tmp\"", RM),
+        ("tmp=`echo /`; rm -rf \"$tmp\"", RM),
+        (
+            "psql db <<EOF\nDELETE FROM users WHERE id = $ID;\nEOF",
+            None,
+        ),
+        (
+            "psql db <<EOF\nDELETE FROM users WHERE id = ${ID};\nEOF",
+            None,
+        ),
+        (
+            "psql db <<EOF\nDELETE FROM users;\nEOF",
+            Some("databases/destructive-sql"),
+        ),
+        (
+            "psql db <<EOF\nDROP TABLE $T;\nEOF",
+            Some("databases/destructive-sql"),
+        ),
+        (
+            "psql -c 'DO $body$ BEGIN DROP TABLE v; END $body$'",
+            Some("databases/destructive-sql"),
+        ),
     ]);
 }

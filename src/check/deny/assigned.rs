@@ -995,7 +995,10 @@ fn makes_temp_dir(cx: &Ctx<'_>, j: usize, a: &Assignment) -> bool {
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw);
-    if !(raw.starts_with("$(") && raw.ends_with(')')) {
+    // `$(mktemp -d)`, or the old backquote spelling `` `mktemp -d` `` of the same substitution.
+    let substitution = (raw.starts_with("$(") && raw.ends_with(')'))
+        || (raw.len() > 1 && raw.starts_with('`') && raw.ends_with('`'));
+    if !substitution {
         return false;
     }
     let level = cx.script.segments[j].nesting.len();

@@ -757,10 +757,11 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 }
 
 /// `crontab /dev/null`, `crontab < /dev/null`, `echo | crontab -`, `: | crontab -`: the table
-/// segment `i` installs (from `operand`, or its input) is known and holds no job — a blank
-/// line, a comment or a variable setting at most — so every job the user had is removed.
+/// segment `i` installs (from `operand`, or its input) is known and blank, so every job the
+/// user had is removed.
 fn installs_empty_table(cx: &Ctx<'_>, i: usize, operand: Option<&Word>) -> bool {
-    let no_job = |t: &str| t.lines().all(|l| cron_command(l).is_none());
+    // Blank text only: a table of comments is also empty, but one may read it as a mention.
+    let no_job = |t: &str| t.trim().is_empty();
     match operand.map(|w| w.static_text()) {
         Some(Some("/dev/null")) => return true,
         Some(Some("-")) | None => {}

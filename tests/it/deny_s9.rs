@@ -647,3 +647,34 @@ fn red_s9_run_time_values_are_read_as_values() {
         ),
     ]);
 }
+
+/// Red team s9: siblings of the denied cloud and kubernetes commands.
+#[test]
+fn red_s9_sibling_clis_delete_what_their_kin_do() {
+    denies(&[
+        ("oc delete all --all", Some("kubernetes/oc-delete-all")),
+        ("oc adm drain n1", Some("kubernetes/oc-adm-drain")),
+        (
+            "k3s kubectl delete ns x",
+            Some("kubernetes/k3s-kubectl-delete-namespace"),
+        ),
+        ("cdktf destroy --auto-approve", Some("cloud/cdktf-destroy")),
+        ("rclone purge remote:bucket", Some("cloud/rclone-purge")),
+        ("rclone delete remote:b/dir", Some("cloud/rclone-purge")),
+        (
+            "s3cmd del --recursive --force s3://b",
+            Some("cloud/s3cmd-recursive-delete"),
+        ),
+        (
+            "mc rm --recursive --force local/b",
+            Some("cloud/mc-recursive-delete"),
+        ),
+        // Near misses.
+        ("oc delete pod web", None),
+        ("oc adm top nodes", None),
+        ("cdktf deploy", None),
+        ("rclone copy a remote:b", None),
+        ("rclone purge --dry-run remote:b", None),
+        ("mc rm local/b/one", None),
+    ]);
+}

@@ -108,18 +108,66 @@ const MAX_FED: usize = 32;
 /// pipe, heredoc or here-string the line shows) or from its operands, found by the same
 /// reading of the program as [`check_args`]'s; a denied one denies. Only denies come back.
 pub(super) fn fed_commands(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
-    let Some(k) = program_operand(words) else {
-        return;
-    };
+    // gawk's `--source=TEXT` and a program file the line shows (`-f <(echo …)`): read here
+    // whole, as the allowlist's awk check does not take them.
+    let mut programs: Vec<String> = Vec::new();
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        let Some(t) = w.static_text() else {
+            break;
+        };
+        if t == "--" || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if let Some(p) = t.strip_prefix("--source=") {
+            programs.push(p.to_string());
+        } else if let Some(f) = t.strip_prefix("--file=") {
+            let file = crate::segment::Word {
+                text: f.to_string(),
+                ..w.clone()
+            };
+            programs.extend(super::deny::operand_text(cx, i, &file));
+        } else if matches!(t, "-f" | "--file") {
+            programs.extend(
+                words
+                    .get(k + 1)
+                    .and_then(|f| super::deny::operand_text(cx, i, f)),
+            );
+        }
+        k += if matches!(t, "-v" | "-F" | "-W" | "-f" | "--file" | "--source" | "-e") {
+            2
+        } else {
+            1
+        };
+    }
     let texts = super::deny::input_texts(cx, i);
     let input = (!texts.is_empty()).then(|| texts.join("\n"));
-    let operands: Vec<Option<&str>> = words[k + 1..].iter().map(Word::static_text).collect();
+    let given = given_variables(words);
+    if let Some(k) = program_operand(words) {
+        let operands: Vec<Option<&str>> = words[k + 1..].iter().map(Word::static_text).collect();
+        let fed = Fed {
+            input: input.as_deref(),
+            operands: &operands,
+        };
+        for cmd in runs(&words[k].text, &given, &fed).fed {
+            super::deny::denies_in(cx, i, span, "the command awk runs", &cmd);
+        }
+    }
+    let operands: Vec<Option<&str>> = words
+        .get(k..)
+        .unwrap_or(&[])
+        .iter()
+        .map(Word::static_text)
+        .collect();
     let fed = Fed {
         input: input.as_deref(),
         operands: &operands,
     };
-    for cmd in runs(&words[k].text, &given_variables(words), &fed).fed {
-        super::deny::denies_in(cx, i, span, "the command awk runs", &cmd);
+    for program in programs.iter().take(MAX_FED) {
+        let found = runs(program, &given, &fed);
+        for cmd in found.program.iter().chain(&found.fed) {
+            super::deny::denies_in(cx, i, span, "the command awk runs", cmd);
+        }
     }
 }
 

@@ -678,3 +678,21 @@ fn red_s9_sibling_clis_delete_what_their_kin_do() {
         ("mc rm local/b/one", None),
     ]);
 }
+
+/// Red team s9: gawk's `--source=TEXT` and a program file the line shows (`-f <(echo …)`, a
+/// file written before) are read like the program operand (real gawk ran both).
+#[test]
+fn red_s9_awk_programs_given_by_option_are_read() {
+    denies(&[
+        ("gawk --source='BEGIN{system(\"rm -rf v\")}'", RM),
+        ("awk -f <(echo 'BEGIN{system(\"rm -rf v\")}')", RM),
+        ("gawk --source='{system($0)}' <<< 'rm -rf v'", RM),
+        (
+            "echo 'BEGIN{system(\"rm -rf v\")}' > p.awk; awk -f p.awk",
+            RM,
+        ),
+        // Near misses: a harmless program, a file nobody shows.
+        ("gawk --source='BEGIN{print 1}'", None),
+        ("awk -f prog.awk", None),
+    ]);
+}

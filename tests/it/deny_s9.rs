@@ -696,3 +696,17 @@ fn red_s9_awk_programs_given_by_option_are_read() {
         ("awk -f prog.awk", None),
     ]);
 }
+
+/// Red team s9: GNU parallel with no argument source of its own reads its input as xargs does.
+#[test]
+fn red_s9_parallel_reading_its_input_is_xargs() {
+    let xargs_rm = Some("core.filesystem/xargs-rm");
+    denies(&[
+        ("find . -type f | parallel rm", xargs_rm),
+        ("find . -type f | parallel -X rm", xargs_rm),
+        ("ls | parallel rm -rf", RM),
+        // Near misses: a harmless command, arguments given on the line.
+        ("find . | parallel wc -l", None),
+        ("parallel rm ::: a b", None),
+    ]);
+}

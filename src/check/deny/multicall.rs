@@ -631,6 +631,17 @@ pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let line = text.join(" ");
     let what = "the command line `parallel` runs for each input";
     super::denies_in(cx, i, span, what, &line);
+    // `find . | parallel rm`: with no argument source of its own, parallel reads its input
+    // lines as arguments exactly as xargs does, so the xargs rules read it as `xargs CMD`.
+    let own_source = words[..k].iter().any(|w| {
+        w.static_text()
+            .is_some_and(|t| matches!(t, "-a" | "--arg-file") || t.starts_with("--arg-file="))
+    });
+    if end == rest.len() && !own_source {
+        let mut as_xargs = vec![super::static_word("xargs", words[0].span)];
+        as_xargs.extend(command.iter().cloned());
+        cx.command(i, span, &as_xargs, Origin::Tail);
+    }
     // `parallel sh -c ::: 'rm -rf v'`: each argument of one `:::` list, quoted as parallel
     // quotes it, where `{}` stands (or at the end).
     let single_source = rest[end..]

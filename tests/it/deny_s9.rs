@@ -710,3 +710,22 @@ fn red_s9_parallel_reading_its_input_is_xargs() {
         ("parallel rm ::: a b", None),
     ]);
 }
+
+/// Red team s9: the machine stopped through systemd targets, kexec and rtcwake.
+#[test]
+fn red_s9_power_targets_stop_the_machine() {
+    let target = Some("system/systemctl-power-target");
+    denies(&[
+        ("systemctl start reboot.target", target),
+        ("systemctl isolate poweroff.target", target),
+        ("sudo systemctl isolate rescue.target", target),
+        ("kexec -e", Some("system/kexec-exec")),
+        ("rtcwake -m off -s 60", Some("system/rtcwake-off")),
+        // Near misses.
+        ("systemctl start nginx", None),
+        ("systemctl isolate multi-user.target", None),
+        ("systemctl status reboot.target", None),
+        ("kexec -l /boot/vmlinuz", None),
+        ("rtcwake -m show", None),
+    ]);
+}

@@ -20,6 +20,11 @@ mod typed;
 
 pub(crate) use self::feed::{input_texts, operand_text, piped_text};
 
+/// See [`assigned::word_text`]: a run-time word as the text a later run reads.
+pub(crate) fn word_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    assigned::word_text(cx, i, w)
+}
+
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 

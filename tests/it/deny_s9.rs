@@ -729,3 +729,19 @@ fn red_s9_power_targets_stop_the_machine() {
         ("rtcwake -m show", None),
     ]);
 }
+
+/// Red team s9: a double-quoted trap action is expanded when the trap is set and runs at exit.
+#[test]
+fn red_s9_a_double_quoted_trap_action_is_read() {
+    denies(&[
+        (
+            "trap \"rm -rf $HOME\" EXIT",
+            Some("core.filesystem/rm-root"),
+        ),
+        ("d=/; trap \"rm -rf $d\" EXIT", RM),
+        // Near misses: the mktemp proof, a harmless action.
+        ("tmp=$(mktemp -d); trap \"rm -rf $tmp\" EXIT", None),
+        ("tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT", None),
+        ("trap \"echo $HOME\" EXIT", None),
+    ]);
+}

@@ -658,6 +658,27 @@ fn assignment_value(cx: &Ctx<'_>, j: usize, a: &Assignment, chain: usize) -> Opt
     Some(vec![pieces.into_iter().map(|p| p.text).collect()])
 }
 
+/// The one argument a run-time word becomes, as text run again later (`trap "rm -rf $HOME"
+/// EXIT`): the values the line gives its variables filled in, a name it never assigns kept as
+/// `$NAME` for the later run to expand the same way, no field splitting. `None` for anything
+/// [`pieces`] does not read.
+pub(super) fn word_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    if let Some(t) = w.static_text() {
+        return Some(t.to_string());
+    }
+    let e = w.expansions;
+    if e.process || e.arithmetic || e.glob {
+        return None;
+    }
+    let raw = cx.src.get(w.span.start..w.span.end)?;
+    let at = w.span.start;
+    let pieces = pieces(raw, &mut |p| match p {
+        Ref::Param(p) => resolve(cx, i, p, MAX_CHAIN, Refs::Keep),
+        Ref::Substitution(from, to) => substituted(cx, i, at + from, at + to).map(|v| vec![v]),
+    })?;
+    Some(pieces.into_iter().map(|p| p.text).collect())
+}
+
 /// Whether the line assigns `name` anywhere (also by a declaration builtin or `${NAME:=…}`).
 fn assigned(cx: &Ctx<'_>, name: &str) -> bool {
     assigned_outside(cx, name, usize::MAX)

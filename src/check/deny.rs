@@ -16,8 +16,14 @@ mod feed;
 mod multicall;
 mod nested;
 mod sql;
+mod typed;
 
-pub(crate) use self::feed::{operand_text, piped_text};
+pub(crate) use self::feed::{input_texts, operand_text, piped_text};
+
+/// See [`assigned::word_text`]: a run-time word as the text a later run reads.
+pub(crate) fn word_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    assigned::word_text(cx, i, w)
+}
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -254,11 +260,13 @@ fn rest_matches(rule: &DenyRule, rest: &[Word]) -> bool {
     if !rule.any_operand.is_empty() {
         let hit = parsed.iter().any(|a| match a {
             Arg::Operand { text, .. } => rule.any_operand.iter().any(|r| r.is_match(text)),
-            // A run-time word is matched on its source text (`$HOME`).
-            Arg::Dynamic { word } => rule
-                .any_operand
-                .iter()
-                .any(|r| r.is_match(&rest[*word].text)),
+            // A run-time word is matched on its source text (`$HOME`), unless `no_operand`
+            // spares that word itself (`$(docker images -q -f dangling=true)`).
+            Arg::Dynamic { word } => {
+                let text = &rest[*word].text;
+                rule.any_operand.iter().any(|r| r.is_match(text))
+                    && !rule.no_operand.iter().any(|r| r.is_match(text))
+            }
             Arg::Opt { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
@@ -462,10 +470,13 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("tar" | "gtar") => nested::tar(cx, i, span, words),
         Some(p) if matches!(p, "awk" | "gawk") || super::awk::OTHER_AWKS.contains(&p) => {
-            feed::awk_runs_input(cx, i, span, words);
+            super::awk::fed_commands(cx, i, span, words);
             if super::awk::OTHER_AWKS.contains(&p) {
                 super::awk::other_awk(cx, i, words);
             }
+        }
+        Some(p) if super::interp::language(p) == Some(super::interp::Lang::Perl) => {
+            feed::perl_runs_input(cx, i, span, words);
         }
         Some("at" | "batch") => feed::at_job(cx, i, span, words),
         Some("crontab") => feed::crontab(cx, i, span, words),
@@ -473,6 +484,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::session(cx, i, span, p, words);
         }
         Some("parallel") => multicall::parallel(cx, i, span, words),
+        Some(p) if multicall::OTHER_SHELLS.contains(&p) => {
+            multicall::other_shell(cx, i, span, words);
+        }
         Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
@@ -768,7 +782,7 @@ fn quote(s: &str) -> String {
 
 /// Analyses `text` as a nested script and keeps only its deny findings, moved to `span`: for
 /// a command read with values cmdguard worked out, which asks already as written.
-fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
+pub(super) fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
     if cx.depth + 1 > cx.list.limits.max_script_depth {
         fallback(cx, i, span, text);
         return;
@@ -1185,6 +1199,13 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     };
     let js = matches!(client, "mongosh" | "mongo");
     let mysql = matches!(client, "mysql" | "mariadb");
+    if in_memory_database(words, &texts) {
+        return false;
+    }
+    let texts: Vec<String> = match js {
+        true => texts,
+        false => texts.iter().map(|t| run_time_values(t)).collect(),
+    };
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1194,6 +1215,83 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
+}
+
+/// `psql db <<EOF … WHERE id = $ID …`: in SQL an unquoted heredoc gives, a `$NAME` or
+/// `${NAME}` is a value bash fills in at run time. It is read as the string literal `'$'`, a
+/// value like any other (`id = $ID` compares a column with a value; `DROP TABLE $T` still drops),
+/// as `psql -c "… $ID"` — a run-time word — asks. PostgreSQL's dollar quotes (`$$`, `$tag$`) and
+/// parameters (`$1`) are kept.
+fn run_time_values(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let name_len = |t: &str| {
+            t.char_indices()
+                .find(|&(n, c)| {
+                    !(c == '_' || c.is_ascii_alphabetic() || (n > 0 && c.is_ascii_digit()))
+                })
+                .map_or(t.len(), |(n, _)| n)
+        };
+        let braced = after
+            .strip_prefix('{')
+            .and_then(|b| b.find('}').map(|end| (end + 2, &b[..end])))
+            .filter(|(_, name)| !name.is_empty() && name_len(name) == name.len());
+        let plain = Some(name_len(after))
+            .filter(|&n| n > 0 && !after[n..].starts_with('$'))
+            .map(|n| (n, &after[..n]));
+        match braced.or(plain) {
+            Some((len, _)) => {
+                out.push_str("'$'");
+                rest = &after[len..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `sqlite3 :memory: 'DROP TABLE t'`, `duckdb <<< …`: an sqlite3 or duckdb whose database
+/// is `:memory:`, empty or not given works on a database that is gone when it exits, so what
+/// its SQL destroys was never anyone's — unless the text opens or attaches a file (`.open`,
+/// `ATTACH`, `.restore`), which is read as usual.
+fn in_memory_database(words: &[Word], texts: &[String]) -> bool {
+    let Some(k) = client_at(words) else {
+        return false;
+    };
+    if !matches!(
+        &*program_name(&words[k].text),
+        "sqlite3" | "sqlite" | "duckdb"
+    ) {
+        return false;
+    }
+    let mut j = k + 1;
+    let mut database = None;
+    while let Some(w) = words.get(j) {
+        let Some(t) = w.static_text() else {
+            return false;
+        };
+        if SQLITE_VALUE_OPTIONS.contains(&t) {
+            j += 2;
+            continue;
+        }
+        if !t.starts_with('-') || t == "-" {
+            database = Some(t);
+            break;
+        }
+        j += 1;
+    }
+    let opens_a_file = texts.iter().any(|t| {
+        let lower = t.to_ascii_lowercase();
+        lower.contains("attach") || lower.contains(".open") || lower.contains(".restore")
+    });
+    matches!(database, None | Some(":memory:" | "")) && !opens_a_file
 }
 
 /// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and

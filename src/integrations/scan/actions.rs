@@ -640,36 +640,14 @@ fn parse(text: &str) -> Result<Option<Doc>, Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A piece as a test sees it: context, script, and the (line, column) of each script
-    /// line's first byte.
-    type Seen = (String, String, Vec<(usize, usize)>);
-
-    fn pieces(text: &str) -> Vec<Seen> {
-        let index = super::super::LineIndex::new(text);
-        extract(text)
-            .pieces
-            .iter()
-            .map(|p| {
-                let mut starts = vec![0];
-                starts.extend(p.script.match_indices('\n').map(|(i, _)| i + 1));
-                starts.retain(|&s| s < p.script.len());
-                let pos = starts
-                    .iter()
-                    .map(|&s| {
-                        let at = index.pos(p.origin[s]);
-                        (at.line, at.column)
-                    })
-                    .collect();
-                (p.context.clone(), p.script.clone(), pos)
-            })
-            .collect()
-    }
+    use crate::integrations::scan::test_support::{
+        count, env_names, pair, pieces_by_line, scripts, shells,
+    };
 
     #[test]
     fn run_steps_map_back_to_their_lines() {
         let text = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n      - name: many\n        run: |\n          ls\n            echo  hi\n\n          pwd\n      - run: >-\n          echo a\n          b\n";
-        let got = pieces(text);
+        let got = pieces_by_line(&extract(text), text);
         assert_eq!(
             got,
             [
@@ -696,13 +674,7 @@ mod tests {
     /// reported allow; only a composite action's steps are in the file.
     #[test]
     fn only_composite_actions_hold_their_commands() {
-        let unmodelled = |text: &str| {
-            extract(text)
-                .problems
-                .iter()
-                .filter(|p| p.code == ScanCode::Unmodelled)
-                .count()
-        };
+        let unmodelled = |text: &str| count(&extract(text), ScanCode::Unmodelled);
         assert_eq!(
             unmodelled(
                 "runs:\n  using: docker\n  image: docker://alpine\n  entrypoint: sh\n  args: ['-c', 'rm -rf v']\n"
@@ -732,9 +704,7 @@ mod tests {
 
     #[test]
     fn shells_come_from_the_step_the_job_the_workflow_or_the_runner() {
-        let shells = |text: &str| -> Vec<Shell> {
-            extract(text).pieces.into_iter().map(|p| p.shell).collect()
-        };
+        let shells = |text: &str| shells(&extract(text));
         let text = "defaults:\n  run:\n    shell: bash\njobs:\n  a:\n    runs-on: windows-latest\n    steps:\n      - run: ls\n      - run: dir\n        shell: pwsh\n  b:\n    runs-on: windows-latest\n    defaults:\n      run:\n        shell: python\n    steps:\n      - run: print(1)\n";
         assert_eq!(
             shells(text),
@@ -796,21 +766,15 @@ mod tests {
     fn env_maps_at_every_level_and_docker_steps_are_recorded() {
         let text = "env:\n  A: 1\njobs:\n  j:\n    runs-on: ubuntu-latest\n    env:\n      B: 2\n    container:\n      image: x\n      env:\n        C: 3\n    steps:\n      - uses: actions/checkout@v4\n        env:\n          IGNORED: 1\n      - run: ls\n        env:\n          D: 4\n      - uses: docker://alpine\n        env:\n          E: 5\n        with:\n          entrypoint: ls\n          args: -la\n";
         let x = extract(text);
-        let names: Vec<&str> = x.env.iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["A", "B", "C", "D", "E"]);
+        assert_eq!(env_names(&x), ["A", "B", "C", "D", "E"]);
         let codes: Vec<&str> = x.problems.iter().map(|p| p.code.as_str()).collect();
         // The job's container (its image's shell reads every step) and the docker step.
         assert_eq!(codes, ["unmodelled_construct", "unmodelled_construct"]);
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("jobs.j.steps[1].run", "ls"),
-                ("jobs.j.steps[2].with.entrypoint", "ls -la")
+                pair("jobs.j.steps[1].run", "ls"),
+                pair("jobs.j.steps[2].with.entrypoint", "ls -la")
             ]
         );
     }

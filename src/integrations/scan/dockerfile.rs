@@ -1023,16 +1023,15 @@ fn split_word(s: &str, at: usize) -> (&str, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrations::scan::test_support::{
+        env_names, pair, pieces_at, problem_lines, scripts, shells,
+    };
 
     /// Each piece's script and the file text at its first byte.
     fn pieces(text: &str) -> Vec<(String, String)> {
-        extract(text)
-            .pieces
-            .iter()
-            .map(|p| {
-                let at = p.origin.first().copied().unwrap_or(0);
-                (p.script.clone(), text[at..].chars().take(6).collect())
-            })
+        pieces_at(&extract(text), text, 6)
+            .into_iter()
+            .map(|(_, script, at)| (script, at))
             .collect()
     }
 
@@ -1076,9 +1075,7 @@ mod tests {
 
     #[test]
     fn shells_other_than_bash_or_sh_are_unsupported() {
-        let shells = |text: &str| -> Vec<Shell> {
-            extract(text).pieces.into_iter().map(|p| p.shell).collect()
-        };
+        let shells = |text: &str| shells(&extract(text));
         assert_eq!(
             shells("SHELL [\"/bin/bash\", \"-c\"]\nRUN ls\n"),
             [Shell::Bash]
@@ -1092,19 +1089,6 @@ mod tests {
             shells("RUN <<EOF\n#!/usr/bin/env python3\nprint(1)\nEOF\n"),
             [Shell::Unsupported("#!/usr/bin/env python3".into())]
         );
-    }
-
-    /// The problems (code, line) and environment names of a Dockerfile.
-    fn file_level(text: &str) -> (Vec<(&'static str, usize)>, Vec<String>) {
-        let x = extract(text);
-        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
-        (
-            x.problems
-                .iter()
-                .map(|p| (p.code.as_str(), line(p.span.start)))
-                .collect(),
-            x.env.iter().map(|e| e.name.clone()).collect(),
-        )
     }
 
     #[test]
@@ -1158,9 +1142,9 @@ mod tests {
             ),
         ];
         for (text, problems, env) in table {
-            let (got_problems, got_env) = file_level(text);
-            assert_eq!(&got_problems, problems, "{text:?}");
-            assert_eq!(&got_env, env, "{text:?}");
+            let x = extract(text);
+            assert_eq!(&problem_lines(&x, text), problems, "{text:?}");
+            assert_eq!(&env_names(&x), env, "{text:?}");
         }
     }
 
@@ -1168,16 +1152,11 @@ mod tests {
     fn a_shell_with_more_than_plain_options_is_a_command_too() {
         let x =
             extract("FROM x\nSHELL [\"sh\", \"-c\", \"rm -rf /v; sh -c \\\"$0\\\"\"]\nRUN ls\n");
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("SHELL", "'sh' '-c' 'rm -rf /v; sh -c \"$0\"'"),
-                ("RUN", "ls")
+                pair("SHELL", "'sh' '-c' 'rm -rf /v; sh -c \"$0\"'"),
+                pair("RUN", "ls")
             ]
         );
         // ONBUILD SHELL does not change this image's shell.

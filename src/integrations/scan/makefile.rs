@@ -1623,23 +1623,13 @@ fn physical_lines(text: &str) -> Vec<Line<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrations::scan::test_support::{env, pair, pieces_at, problem_lines, scripts};
 
     /// A piece as a test sees it: context, script, and the file's text where it starts.
     type Seen = (String, String, String);
 
     fn pieces(text: &str) -> Vec<Seen> {
-        extract(text)
-            .pieces
-            .iter()
-            .map(|p| {
-                let at = p.origin.first().copied().unwrap_or(0);
-                (
-                    p.context.clone(),
-                    p.script.clone(),
-                    text[at..].chars().take(4).collect(),
-                )
-            })
-            .collect()
+        pieces_at(&extract(text), text, 4)
     }
 
     #[test]
@@ -1684,17 +1674,12 @@ mod tests {
     #[test]
     fn commands_make_runs_while_reading_are_pieces() {
         let x = extract("X != rm -rf /tmp/x\nY := $(shell git rev-parse HEAD)\nall:\n\tls\n");
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("make-time shell", "rm -rf /tmp/x"),
-                ("make-time shell", "git rev-parse HEAD"),
-                ("recipe of all", "ls")
+                pair("make-time shell", "rm -rf /tmp/x"),
+                pair("make-time shell", "git rev-parse HEAD"),
+                pair("recipe of all", "ls")
             ]
         );
     }
@@ -1724,14 +1709,7 @@ mod tests {
     /// The problems and environment uses of a Makefile.
     fn file_level(text: &str) -> FileLevel {
         let x = extract(text);
-        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
-        let problems = x
-            .problems
-            .iter()
-            .map(|p| (p.code.as_str(), line(p.span.start)))
-            .collect();
-        let env = x.env.iter().map(|e| (e.name.clone(), e.scope)).collect();
-        (problems, env)
+        (problem_lines(&x, text), env(&x))
     }
 
     #[test]
@@ -1879,14 +1857,8 @@ mod tests {
 
     #[test]
     fn eval_and_variable_lines_are_read_as_makefile_text() {
-        let scripts = |text: &str| -> Vec<(String, String)> {
-            extract(text)
-                .pieces
-                .iter()
-                .map(|p| (p.context.clone(), p.script.clone()))
-                .collect()
-        };
-        let s = |c: &str, t: &str| (c.to_string(), t.to_string());
+        let scripts = |text: &str| scripts(&extract(text));
+        let s = pair;
         assert_eq!(
             scripts("define R\nall:\n\trm -rf v\nendef\n$(eval $(R))\n"),
             [s("recipe of all", "rm -rf v")]
@@ -1979,16 +1951,11 @@ mod tests {
     #[test]
     fn oneshell_recipes_stay_one_piece_around_their_shell_calls() {
         let x = extract(".ONESHELL:\nall:\n\tf() { rm -rf v; }\n\techo $(shell id)\n\tf\n");
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("recipe of all", "f() { rm -rf v; }\necho ${________}\nf"),
-                ("$(shell …) in recipe of all", "id"),
+                pair("recipe of all", "f() { rm -rf v; }\necho ${________}\nf"),
+                pair("$(shell …) in recipe of all", "id"),
             ]
         );
     }

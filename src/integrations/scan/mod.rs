@@ -16,6 +16,8 @@ mod makefile;
 mod package_json;
 pub mod sarif;
 mod shell;
+#[cfg(test)]
+mod test_support;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -486,21 +486,17 @@ fn is_package_manager(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrations::scan::test_support::{problem_texts, scripts};
+
+    /// Where the tests' package.json is: a directory with no `.npmrc` or `binding.gyp`.
+    const NOWHERE: &str = "/nonexistent/cmdguard/package.json";
 
     fn codes(text: &str) -> Vec<(String, ScanCode)> {
-        let x = extract(text, "/nonexistent/cmdguard/package.json");
-        x.problems
-            .iter()
-            .map(|p| (text[p.span.start..p.span.end].to_string(), p.code))
-            .collect()
+        problem_texts(&extract(text, NOWHERE), text)
     }
 
     fn contexts(text: &str) -> Vec<(String, String)> {
-        extract(text, "/nonexistent/cmdguard/package.json")
-            .pieces
-            .iter()
-            .map(|p| (p.context.clone(), p.script.clone()))
-            .collect()
+        scripts(&extract(text, NOWHERE))
     }
 
     #[test]

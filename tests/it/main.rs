@@ -43,6 +43,7 @@ mod redteam_tools_fixes_toolfix2b;
 mod rules;
 mod sandbox;
 mod scan;
+mod scan_s9;
 mod scan_subset;
 mod scratch;
 mod seed;

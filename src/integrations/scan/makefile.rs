@@ -167,6 +167,54 @@ pub(super) fn extract(text: &str) -> Extracted {
     out
 }
 
+/// The suffixes of files GNU make's built-in rules make a file `NAME` from, directly
+/// (`%: %.sh` copies `NAME.sh` over `NAME`; `%: %.c` compiles `NAME.c`) or through one more
+/// rule (`%.c: %.y`, `%.f: %.F`, `%.p: %.web`, …), as `make -p -f /dev/null` lists them.
+const REMAKE_SUFFIXES: &[&str] = &[
+    "", ".o", ".c", ".cc", ".C", ".cpp", ".p", ".f", ".F", ".m", ".r", ".s", ".S", ".mod", ".sh",
+    ".y", ".l", ".ym", ".w", ".ch", ".web",
+];
+
+/// GNU make first tries to remake every makefile it reads, with its built-in rules too: a
+/// newer `Makefile.sh` beside a `Makefile` is copied over it (`%: %.sh`), a `Makefile.c` is
+/// compiled into it, an RCS or SCCS file is checked out over it, and make then reads the new
+/// file, whose recipes scan never saw. Such a file beside the one scanned asks (red team s9:
+/// a clean Makefile with a `Makefile.sh` beside it ran the `.sh` file's recipes).
+pub(super) fn sources_beside(path: &str, out: &mut Extracted) {
+    let path = std::path::Path::new(path);
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let dir = path.parent().unwrap_or(std::path::Path::new(""));
+    // `symlink_metadata`: a link (even a dangling one) is a file make may follow.
+    let present = |p: &std::path::Path| std::fs::symlink_metadata(p).is_ok();
+    let mut found: Vec<String> = Vec::new();
+    for version_control in ["RCS", "SCCS"] {
+        if present(&dir.join(version_control)) {
+            found.push(format!("{version_control}/"));
+        }
+    }
+    for suffix in REMAKE_SUFFIXES {
+        let source = format!("{name}{suffix}");
+        let mut candidates = vec![format!("{source},v"), format!("s.{source}")];
+        if !suffix.is_empty() {
+            candidates.push(source);
+        }
+        found.extend(candidates.into_iter().filter(|c| present(&dir.join(c))));
+    }
+    if found.is_empty() {
+        return;
+    }
+    out.problem(
+        ScanCode::UnreadFile,
+        Span::new(0, 0),
+        format!(
+            "`{}` is beside it: GNU make first remakes the makefile itself with its built-in rules (`%: %.sh` copies `{name}.sh` over it, `%: %.c` compiles `{name}.c`, RCS and SCCS check it out) and then reads the new file, which scan has not read",
+            found.join("`, `")
+        ),
+    );
+}
+
 /// What reading a Makefile has learnt so far.
 struct Reader {
     file_len: usize,

@@ -305,7 +305,11 @@ pub fn scan_text(
         FileKind::ShellScript => shell::extract(text, path),
         FileKind::Dockerfile => dockerfile::extract(text),
         FileKind::Workflow => actions::extract(text),
-        FileKind::Makefile => makefile::extract(text),
+        FileKind::Makefile => {
+            let mut x = makefile::extract(text);
+            makefile::sources_beside(path, &mut x);
+            x
+        }
         FileKind::PackageJson => package_json::extract(text, path),
         FileKind::Command => Extracted {
             pieces: vec![Piece::verbatim("command", text, 0)],

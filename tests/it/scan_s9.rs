@@ -101,3 +101,82 @@ fn real_make_remakes_the_makefile_from_a_sh_file_beside_it() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The scan report of `text` as a shell script with no `#!` line (read as sh, as dash runs
+/// it), and whether dash and bash, run on it in a directory holding an executable `]]` and
+/// `x` that each create `ran`, created it.
+fn sh_script(text: &str) -> (FileReport, Option<(bool, bool)>) {
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let r = scan::scan_text("s.sh", text, FileKind::ShellScript, &analyze);
+    let run = |shell: &str| -> Option<bool> {
+        let dir = fresh_dir(&format!("sh-{shell}"));
+        for helper in ["]]", "x"] {
+            let p = dir.join(helper);
+            std::fs::write(&p, "touch ran\n").unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::write(dir.join("victim"), "kept\n").unwrap();
+        std::fs::write(dir.join("s.sh"), text).unwrap();
+        let status = Command::new(shell)
+            .arg("s.sh")
+            .current_dir(&dir)
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .ok()?;
+        let _ = status;
+        let ran = dir.join("ran").exists()
+            || std::fs::read_to_string(dir.join("victim")).unwrap_or_default() != "kept\n";
+        std::fs::remove_dir_all(&dir).unwrap();
+        Some(ran)
+    };
+    let both = run("dash").zip(run("bash"));
+    (r, both)
+}
+
+/// bash's `[[ … ]]` and `(( … ))` are keywords dash does not have: dash runs a command named
+/// `[[` (its `|`, `||`, `>` are then dash's own pipes, lists and redirections) or two nested
+/// subshells. Read as bash, each looked harmless, and sh scripts, Makefile recipes, npm
+/// scripts and Dockerfile `RUN` lines (all `sh -c`) with them were clean. Under sh each asks.
+#[test]
+fn bash_keywords_dash_lacks_ask_under_sh() {
+    let hidden = [
+        "[[ x =~ a|sh ]]",
+        "if [[ x =~ a|sh ]]; then :; fi",
+        "[[ a == a||sh ]]",
+        "[[ a > victim ]]",
+        "((./x))",
+        "i=0; ((i++))",
+    ];
+    for text in hidden {
+        let (r, ran) = sh_script(&format!("{text}\n"));
+        assert!(
+            r.verdict >= Verdict::Ask && codes(&r).contains(&"unsupported_shell"),
+            "{text}: {r:#?}"
+        );
+        // Where dash runs something here, bash does not: the two readings differ.
+        if let Some((dash, bash)) = ran
+            && text != "i=0; ((i++))"
+        {
+            assert_eq!((dash, bash), (true, false), "{text}");
+        }
+    }
+    // POSIX forms dash reads as bash does stay clean.
+    for text in ["[ a = b ] || echo $((1 + 2))\n", "(ls) && test -n x\n"] {
+        let (r, _) = sh_script(text);
+        assert_eq!((r.verdict, codes(&r)), (Verdict::Allow, vec![]), "{text}");
+    }
+    // Under bash (a `#!/bin/bash` line) the keywords are bash's own.
+    let (r, _) = sh_script("#!/bin/bash\n[[ x =~ a|sh ]] && ((1))\n");
+    assert_eq!((r.verdict, codes(&r)), (Verdict::Allow, vec![]));
+}
+
+/// A `$'…'` string under sh whose first 40 bytes end inside a character: quoting it in the
+/// message cut the text there and panicked (found in this audit).
+#[test]
+fn a_long_bash_only_string_with_wide_characters_does_not_panic() {
+    let (r, _) = sh_script("echo $'aéééééééééééééééééééééééééééé'\n");
+    assert_eq!(r.verdict, Verdict::Ask);
+    assert!(codes(&r).contains(&"unsupported_shell"));
+}

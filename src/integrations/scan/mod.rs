@@ -780,16 +780,18 @@ fn analyze_piece(
             if !a.findings.iter().any(|f| f.code == Code::LimitExceeded) {
                 statements = shell::statements(&piece.script);
                 if piece.shell == Shell::Sh {
-                    for span in shell::bash_only_quoting(&piece.script) {
+                    for (span, kind) in shell::bash_only(&piece.script) {
                         let code = ScanCode::UnsupportedShell;
+                        // At most 40 bytes of it, cut at a character boundary.
+                        let mut end = span.end.min(span.start + 40);
+                        while !piece.script.is_char_boundary(end) {
+                            end -= 1;
+                        }
                         reason(
                             span,
                             code.as_str(),
                             code.severity(),
-                            format!(
-                                "`{}` is bash quoting that sh (dash) does not have: dash reads `$` and then a plain quoted string, so text bash keeps inside the quotes may run as commands",
-                                one_line(&piece.script[span.start..span.end.min(span.start + 40)])
-                            ),
+                            kind.message(&one_line(&piece.script[span.start..end])),
                             None,
                         );
                     }

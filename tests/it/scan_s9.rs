@@ -180,3 +180,48 @@ fn a_long_bash_only_string_with_wide_characters_does_not_panic() {
     assert_eq!(r.verdict, Verdict::Ask);
     assert!(codes(&r).contains(&"unsupported_shell"));
 }
+
+/// The scan report of `text` as a GitHub Actions workflow.
+fn workflow(text: &str) -> FileReport {
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    scan::scan_text(
+        ".github/workflows/ci.yml",
+        text,
+        FileKind::Workflow,
+        &analyze,
+    )
+}
+
+/// Jobs merged into `jobs:` with a YAML merge key (`<<: *jobs`) were never read: the jobs map
+/// was walked by its own keys, so the merged job's `run:` went unjudged and the file was
+/// clean. Merged jobs and merged `env:` names are read as a reader that honours `<<` reads
+/// them; the map's own keys win over merged ones.
+#[test]
+fn jobs_and_env_merged_with_yaml_merge_keys_are_read() {
+    let merged_jobs = "on: push\nx: &jobs\n  evil:\n    runs-on: ubuntu-latest\n    steps:\n      - run: rm -rf v\njobs:\n  <<: *jobs\n";
+    let r = workflow(merged_jobs);
+    assert_eq!(r.verdict, Verdict::Deny, "{r:#?}");
+    assert_eq!(r.commands[0].context, "jobs.evil.steps[0].run");
+    // A list of merged maps, and a job of the map's own that overrides a merged one.
+    let listed = "on: push\na: &a\n  one:\n    runs-on: ubuntu-latest\n    steps:\n      - run: rm -rf v\nb: &b\n  two:\n    runs-on: ubuntu-latest\n    steps:\n      - run: ls\njobs:\n  <<: [*a, *b]\n  one:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pwd\n";
+    let r = workflow(listed);
+    let contexts: Vec<(&str, &str)> = r
+        .commands
+        .iter()
+        .map(|c| (c.context.as_str(), c.text.as_str()))
+        .collect();
+    assert_eq!(
+        contexts,
+        [
+            ("jobs.one.steps[0].run", "pwd"),
+            ("jobs.two.steps[0].run", "ls")
+        ]
+    );
+    assert_eq!(r.verdict, Verdict::Allow);
+    // A merged `env:` name is judged by its name.
+    let env = "on: push\nx: &e\n  PATH: /tmp\njobs:\n  a:\n    runs-on: ubuntu-latest\n    env:\n      <<: *e\n    steps:\n      - run: ls\n";
+    let r = workflow(env);
+    assert_eq!((r.verdict, codes(&r)), (Verdict::Ask, vec!["environment"]));
+    assert!(r.reasons[0].message.contains("`PATH`"), "{:?}", r.reasons);
+}

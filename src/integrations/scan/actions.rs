@@ -94,6 +94,47 @@ impl Doc {
         None
     }
 
+    /// The members of the map `n` with its merge keys (`<<: *jobs`) read as the reader that
+    /// honours them reads them: a key of the map's own first, then each merged map's keys
+    /// that are not there yet, in order. A merged job or `env:` name is still one the file
+    /// sets (red team s9: jobs merged in with `<<` were never read, and the file was clean).
+    fn members<'a>(&'a self, n: &'a Node) -> Vec<(&'a Node, &'a Node)> {
+        let mut out: Vec<(&'a Node, &'a Node)> = Vec::new();
+        self.members_into(n, 0, &mut out);
+        out
+    }
+
+    fn members_into<'a>(&'a self, n: &'a Node, depth: usize, out: &mut Vec<(&'a Node, &'a Node)>) {
+        let Some(Node::Map(members)) = self.resolve(n) else {
+            return;
+        };
+        let is_merge = |k: &Node| self.scalar(k).is_some_and(|s| s.value == "<<");
+        for (k, v) in members.iter().filter(|(k, _)| !is_merge(k)) {
+            let name = self.scalar(k).map(|s| s.value.as_str());
+            let known = name.is_some()
+                && out
+                    .iter()
+                    .any(|(o, _)| self.scalar(o).map(|s| s.value.as_str()) == name);
+            if !known {
+                out.push((k, v));
+            }
+        }
+        if depth > 8 {
+            return;
+        }
+        for (_, v) in members.iter().filter(|(k, _)| is_merge(k)) {
+            match self.resolve(v) {
+                Some(Node::Seq(items)) => {
+                    for item in items {
+                        self.members_into(item, depth + 1, out);
+                    }
+                }
+                Some(_) => self.members_into(v, depth + 1, out),
+                None => {}
+            }
+        }
+    }
+
     fn scalar<'a>(&'a self, n: &'a Node) -> Option<&'a Scalar> {
         match self.resolve(n)? {
             Node::Scalar(s) => Some(s),
@@ -121,8 +162,8 @@ pub(super) fn extract(text: &str) -> Extracted {
     let top_shell = doc
         .path(root, &["defaults", "run", "shell"])
         .map(|n| shell_value(&doc, text, n, "defaults.run.shell", &mut out));
-    if let Some(Node::Map(jobs)) = doc.get(root, "jobs").and_then(|j| doc.resolve(j)) {
-        for (id, job) in jobs {
+    if let Some(jobs) = doc.get(root, "jobs") {
+        for (id, job) in doc.members(jobs) {
             let id = doc.scalar(id).map_or("?", |s| s.value.as_str());
             env_keys(&doc, job, &format!("the `env:` of jobs.{id}"), &mut out);
             if let Some(container) = doc.get(job, "container") {
@@ -205,8 +246,8 @@ fn env_keys(doc: &Doc, parent: &Node, how: &str, out: &mut Extracted) {
         return;
     };
     match doc.resolve(env) {
-        Some(Node::Map(members)) => {
-            for (k, _) in members {
+        Some(Node::Map(_)) => {
+            for (k, _) in doc.members(env) {
                 let Some(key) = doc.scalar(k) else { continue };
                 out.env.push(EnvUse {
                     name: key.value.clone(),

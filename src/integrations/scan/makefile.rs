@@ -821,6 +821,17 @@ impl Reader {
             );
             return;
         }
+        if semi_at == rest.len()
+            && let Some(reference) = hidden_semicolon(l.text, &self.literals)
+        {
+            out.problem(
+                ScanCode::Unmodelled,
+                l.span(0, l.text.trim_end().len()),
+                format!(
+                    "`{reference}` in a rule line: make looks for the `;` that starts a recipe after expanding the line, and scan cannot tell that this text holds none (`S := ;` makes `all: $(S) rm -rf v` run `rm -rf v`)"
+                ),
+            );
+        }
         self.in_rule = true;
         let prerequisites: Vec<String> = rest[..semi_at]
             .split_whitespace()
@@ -913,6 +924,23 @@ impl Reader {
                     a.value
                 ),
             ),
+            // Each word of `.EXTRA_PREREQS` is a prerequisite of every target, and
+            // `.DEFAULT_GOAL` the target plain `make` builds: with no recipe in the file, a
+            // built-in rule may build them (red team s9), so they count as a rule's words.
+            ".EXTRA_PREREQS" | ".DEFAULT_GOAL" => {
+                if a.value.contains('$') {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        span,
+                        format!(
+                            "`{}` names targets make builds, computed from `{}`: scan cannot tell which, nor whether a built-in rule builds them",
+                            a.name, a.value
+                        ),
+                    );
+                }
+                let words = a.value.split_whitespace().map(str::to_string).collect();
+                self.rules.push((Vec::new(), words, span));
+            }
             name if PLAIN_MAKE_VARIABLES.contains(&name) => {}
             name if name.contains('$') => out.problem(
                 ScanCode::Unmodelled,
@@ -1139,6 +1167,53 @@ impl Reader {
             }
         }
     }
+}
+
+/// The first reference in the rule line `line` (which holds no literal `;`) whose value may
+/// hold a `;`: one [`evaluate`] cannot compute from the literals assigned so far (make expands
+/// a rule line as it reads it), or one whose value holds `;`. GNU make looks for the `;` that
+/// starts a recipe in the expanded line (red team s9: `S := ;` and `all: $(S) rm -rf v`).
+fn hidden_semicolon<'a>(
+    line: &'a str,
+    literals: &HashMap<String, Option<String>>,
+) -> Option<&'a str> {
+    let refs = references(line, Escapes::Yes);
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(b'$') => i += 2,
+            Some(b'(' | b'{') => {
+                let reference = refs
+                    .iter()
+                    .find(|(at, _)| *at == i)
+                    .map_or(&line[i..], |r| r.1);
+                let value = evaluate(reference, literals, 0);
+                if value.is_none_or(|v| v.contains(';')) {
+                    return Some(reference);
+                }
+                i += reference.len().max(1);
+            }
+            Some(_) => {
+                let end = line[i + 1..]
+                    .chars()
+                    .next()
+                    .map_or(line.len(), |c| i + 1 + c.len_utf8());
+                let reference = &line[i..end];
+                let value = evaluate(&format!("$({})", &line[i + 1..end]), literals, 0);
+                if value.is_none_or(|v| v.contains(';')) {
+                    return Some(reference);
+                }
+                i = end;
+            }
+            None => return Some(&line[i..]),
+        }
+    }
+    None
 }
 
 /// How a target-specific assignment is described; such a value is the target's only.

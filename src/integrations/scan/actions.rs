@@ -388,9 +388,13 @@ fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
             note: None,
         };
     }
-    const HOSTED: &[&str] = &["ubuntu-", "macos-"];
-    let hosted = |l: &&str| HOSTED.iter().any(|h| l.starts_with(h)) && !l.contains("${{");
-    let note = if labels.is_empty() {
+    let hosted = |l: &&str| hosted_label(l);
+    // `runs-on: {group: …, labels: …}` picks a runner group: self-hosted or larger runners
+    // whose names and systems their owner chooses (red team s9: `group: ubuntu-runners`).
+    let group = matches!(runs_on.and_then(|n| doc.resolve(n)), Some(Node::Map(_)));
+    let note = if group {
+        Some("the job runs on a runner group (`runs-on: {group: …}`): self-hosted or larger runners whose system and shell their owner chooses (a Windows one runs pwsh), so set `shell: bash`".to_string())
+    } else if labels.is_empty() {
         Some("the job names no runner scan knows, and a runner's default shell may be pwsh or another: set `shell: bash`".to_string())
     } else {
         labels.iter().find(|l| !hosted(l)).map(|l| {
@@ -401,6 +405,31 @@ fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
         shell: Shell::Bash,
         note,
     }
+}
+
+/// Whether `label` names one of GitHub's hosted Linux or macOS runner images — `ubuntu-latest`,
+/// `ubuntu-24.04`, `ubuntu-24.04-arm`, `ubuntu-slim`, `macos-latest`, `macos-15`,
+/// `macos-15-xlarge`, … — and nothing else: `ubuntu-build-box` is a self-hosted or larger
+/// runner's label, which may be Windows (red team s9).
+fn hosted_label(label: &str) -> bool {
+    let version = |v: &str, dots: bool| {
+        !v.is_empty()
+            && v.split('.').count() <= if dots { 2 } else { 1 }
+            && v.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if let Some(rest) = label.strip_prefix("ubuntu-") {
+        let rest = rest.strip_suffix("-arm").unwrap_or(rest);
+        return matches!(rest, "latest" | "slim") || version(rest, true);
+    }
+    if let Some(rest) = label.strip_prefix("macos-") {
+        let rest = ["-large", "-xlarge", "-intel"]
+            .iter()
+            .find_map(|s| rest.strip_suffix(s))
+            .unwrap_or(rest);
+        return rest == "latest" || version(rest, false);
+    }
+    false
 }
 
 fn steps(doc: &Doc, text: &str, parent: &Node, at: &str, shell: &Chosen, out: &mut Extracted) {
@@ -773,6 +802,34 @@ mod tests {
         let bad = extract("jobs: [\n");
         assert!(bad.pieces.is_empty());
         assert_eq!(bad.problems[0].code, ScanCode::MalformedFile);
+    }
+
+    #[test]
+    fn only_github_hosted_images_count_as_hosted_runners() {
+        for hosted in [
+            "ubuntu-latest",
+            "ubuntu-24.04",
+            "ubuntu-22.04-arm",
+            "ubuntu-slim",
+            "macos-latest",
+            "macos-15",
+            "macos-14-xlarge",
+            "macos-15-intel",
+        ] {
+            assert!(hosted_label(hosted), "{hosted}");
+        }
+        for other in [
+            "ubuntu-build-box",
+            "ubuntu-runners",
+            "ubuntu-",
+            "ubuntu-24.04.1",
+            "macos-15.1",
+            "macos-my-mini",
+            "windows-latest",
+            "self-hosted",
+        ] {
+            assert!(!hosted_label(other), "{other}");
+        }
     }
 
     #[test]

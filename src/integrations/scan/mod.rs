@@ -575,7 +575,7 @@ impl Shell {
 }
 
 /// Text one shell invocation runs, with the file offset each byte came from.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Piece {
     /// Where in the file's structure (see [`CommandReport::context`]).
     context: String,

@@ -575,7 +575,27 @@ fn align(text: &str, s: &Scalar) -> Vec<usize> {
             offset += h.len();
         }
     }
-    let mut indent = None;
+    // An explicit indentation indicator (`|2`, `>-1`) fixes the content's indentation at the
+    // key's column plus that many spaces, so the first line may be indented more (red team
+    // s9: the lines were mapped one place off).
+    let header_at = if header {
+        Some(start)
+    } else {
+        // The parser may start the scalar at its first content line: the header then ends the
+        // line before.
+        let prev_end = from.checked_sub(1);
+        prev_end.and_then(|e| {
+            let line_start = text[..e].rfind('\n').map_or(0, |n| n + 1);
+            text[line_start..e]
+                .rfind(['|', '>'])
+                .map(|n| line_start + n)
+        })
+    };
+    let mut indent = if block {
+        header_at.and_then(|h| explicit_indent(text, h))
+    } else {
+        None
+    };
     for (n, line) in lines.enumerate() {
         let body = line.trim_end_matches(['\n', '\r']);
         let lead = body.len() - body.trim_start_matches(' ').len();
@@ -625,6 +645,30 @@ fn align(text: &str, s: &Scalar) -> Vec<usize> {
         origin.extend(std::iter::repeat_n(at, c.len_utf8()));
     }
     origin
+}
+
+/// The content indentation a block scalar header at `header` (the `|` or `>`) gives
+/// explicitly: the column of the key on its line (after any `- ` of sequence entries) plus
+/// its digit; `None` without a digit.
+fn explicit_indent(text: &str, header: usize) -> Option<usize> {
+    let line_start = text[..header].rfind('\n').map_or(0, |n| n + 1);
+    let digit = text[header..]
+        .chars()
+        .skip(1)
+        .take(2)
+        .find_map(|c| c.to_digit(10))?;
+    let before = &text[line_start..header];
+    let mut column = before.len() - before.trim_start_matches(' ').len();
+    let mut rest = &before[column..];
+    while let Some(r) = rest.strip_prefix('-') {
+        let spaces = r.len() - r.trim_start_matches(' ').len();
+        if spaces == 0 {
+            break;
+        }
+        column += 1 + spaces;
+        rest = &r[spaces..];
+    }
+    Some(column + digit as usize)
 }
 
 /// Reads the first document into nodes; `Ok(None)` for an empty file.

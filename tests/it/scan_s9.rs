@@ -225,3 +225,74 @@ fn jobs_and_env_merged_with_yaml_merge_keys_are_read() {
     assert_eq!((r.verdict, codes(&r)), (Verdict::Ask, vec!["environment"]));
     assert!(r.reasons[0].message.contains("`PATH`"), "{:?}", r.reasons);
 }
+
+/// The files beside a package.json or Makefile are looked up by the path scan was given; a
+/// directory whose name is not UTF-8 was looked up under its lossy text (U+FFFD), another
+/// directory, so an `.npmrc` with `script-shell` beside the file went unseen (found in this
+/// session's review). Such a path asks.
+#[cfg(unix)]
+#[test]
+fn files_beside_a_path_that_is_not_utf8_cannot_be_checked_and_ask() {
+    use std::os::unix::ffi::OsStrExt;
+    let base = fresh_dir("non-utf8");
+    let dir = base.join(std::ffi::OsStr::from_bytes(b"d\xff"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("package.json"), r#"{"name":"x"}"#).unwrap();
+    std::fs::write(dir.join(".npmrc"), "script-shell=./evil.sh\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cmdguard"))
+        .current_dir(&base)
+        .env("HOME", base.join(".home"))
+        .env("XDG_CONFIG_HOME", base.join(".home/config"))
+        .env_remove("CMDGUARD_CONFIG")
+        .args(["scan", "--no-config", "--format", "json"])
+        .arg(std::ffi::OsStr::from_bytes(b"d\xff/package.json"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["verdict"], "ask", "{report:#}");
+    assert_eq!(report["files"][0]["reasons"][0]["code"], "unread_file");
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+/// Near misses of this session's fixes, which must stay clean: a rule line whose variables
+/// expand to known text with no `;`, a `.DEFAULT_GOAL` with a recipe, a cache mount under a
+/// home directory, a hosted runner label, a plain `config` value.
+#[test]
+fn near_misses_of_the_s9_fixes_stay_clean() {
+    let analyzer = Analyzer::default();
+    let analyze = |c: &str| analyzer.analyze(c);
+    let clean = |path: &str, text: &str, kind: FileKind| {
+        let r = scan::scan_text(path, text, kind, &analyze);
+        assert_eq!((r.verdict, codes(&r)), (Verdict::Allow, vec![]), "{text}");
+    };
+    clean(
+        "/nonexistent/cmdguard-s9/Makefile",
+        "OBJS := a b\n.PHONY: all $(OBJS)\nall: $(OBJS)\n\tls\n",
+        FileKind::Makefile,
+    );
+    clean(
+        "/nonexistent/cmdguard-s9/Makefile",
+        ".DEFAULT_GOAL := all\n.PHONY: all\nall:\n\tls\n",
+        FileKind::Makefile,
+    );
+    clean(
+        "/nonexistent/cmdguard-s9/Dockerfile",
+        "FROM debian\nRUN --mount=type=cache,target=/root/.cache/pip ls\n",
+        FileKind::Dockerfile,
+    );
+    clean(
+        "/nonexistent/cmdguard-s9/Dockerfile",
+        "FROM debian AS base\nWORKDIR /app\nONBUILD COPY . .\n",
+        FileKind::Dockerfile,
+    );
+    clean(
+        ".github/workflows/ci.yml",
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04-arm\n    steps:\n      - run: ls\n",
+        FileKind::Workflow,
+    );
+    clean(
+        "/nonexistent/cmdguard-s9/package.json",
+        r#"{"name":"x","config":{"port":8080}}"#,
+        FileKind::PackageJson,
+    );
+}

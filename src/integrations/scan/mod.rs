@@ -322,12 +322,21 @@ pub fn scan_text(
             ..Extracted::default()
         },
     };
+    let mut extracted = extracted;
+    // The files beside a Makefile or package.json that make and npm read are looked up by
+    // this path: one whose name was not UTF-8 (shown with U+FFFD) names another directory.
+    if matches!(kind, FileKind::Makefile | FileKind::PackageJson) && path.contains('\u{FFFD}') {
+        extracted.problem(
+            ScanCode::UnreadFile,
+            Span::new(0, 0),
+            "the path is not UTF-8 text, so scan cannot look for the files beside it that the tool reads too (`.npmrc`, `binding.gyp`, `Makefile.sh`)".to_string(),
+        );
+    }
     let index = LineIndex::new(text);
     let mut commands = Vec::new();
     for piece in &extracted.pieces {
         commands.extend(analyze_piece(piece, text, &index, analyze));
     }
-    let mut extracted = extracted;
     // A name is judged once, however often the file sets it.
     let mut judged: HashMap<(&str, EnvScope), bool> = HashMap::new();
     let mut n_judged = 0;

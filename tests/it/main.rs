@@ -11,6 +11,7 @@ mod assess;
 mod bounded;
 mod cli;
 mod config;
+mod deny_cloud_s9;
 mod deny_interpreters;
 mod deny_packs_s8;
 mod deny_s9;

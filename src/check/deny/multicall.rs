@@ -1,5 +1,6 @@
 //! check/deny/multicall: programs that run another program's code under their own name — the
-//! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`), `fd`'s
+//! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`, the
+//! kubectl in `k3s kubectl`, `microk8s kubectl` and `minikube kubectl --`), `fd`'s
 //! `-x`/`-X` (a `find -exec` of its own), the programs that run their operands as a command
 //! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`), the session programs (`su
 //! -c`, `runuser`, `script -c`, `tmux`, `screen`) — and `rsync --delete`, which empties what its
@@ -43,6 +44,24 @@ pub(super) fn applet(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
             };
             let mut inner = vec![static_word(applet, words[1].span)];
             inner.extend(words[2..].iter().cloned());
+            cx.command(i, span, &inner, Origin::Tail);
+        }
+        // The kubectl that k3s and microk8s bundle, and the one minikube runs with the words
+        // after `--`: the same kubectl under another name.
+        "k3s" | "microk8s" if first == "kubectl" => {
+            cx.command(i, span, &words[1..], Origin::Tail);
+        }
+        "microk8s.kubectl" => {
+            let mut inner = vec![static_word("kubectl", words[0].span)];
+            inner.extend(words[1..].iter().cloned());
+            cx.command(i, span, &inner, Origin::Tail);
+        }
+        "minikube" if first == "kubectl" => {
+            let Some(dd) = words.iter().position(|w| w.static_text() == Some("--")) else {
+                return;
+            };
+            let mut inner = vec![static_word("kubectl", words[1].span)];
+            inner.extend(words[dd + 1..].iter().cloned());
             cx.command(i, span, &inner, Origin::Tail);
         }
         _ => {}

@@ -175,6 +175,14 @@ fn rest_matches(rule: &DenyRule, rest: &[Word]) -> bool {
     if !rule.all_options.iter().all(|g| has(g)) {
         return false;
     }
+    // An abbreviation that also names an option the rule looks for is that option, not the
+    // sparing one: git reads `git reset --h` as `--hard` (its `--help` must be spelled out).
+    let wanted = |name: &str| {
+        rule.any_option
+            .iter()
+            .chain(rule.all_options.iter().flatten())
+            .any(|o| names(name, o))
+    };
     // `--dry-run=client`: an option that spares the command only with this value; `--dry-run=`
     // only when given no value (kubectl's bare `--dry-run`, not `--dry-run=none`).
     let spares = |o: &String| match o.split_once('=') {
@@ -184,7 +192,10 @@ fn rest_matches(rule: &DenyRule, rest: &[Word]) -> bool {
         Some((opt, val)) => parsed.iter().any(
             |a| matches!(a, Arg::Opt { name, value: Some(v), .. } if names(name, opt) && *v == val),
         ),
-        None => has(std::slice::from_ref(o)),
+        None => parsed.iter().any(|a| {
+            matches!(a, Arg::Opt { name, .. }
+                if names(name, o) && (*name == o.as_str() || !wanted(name)))
+        }),
     };
     if rule.no_option.iter().any(spares) {
         return false;

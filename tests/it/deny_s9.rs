@@ -710,3 +710,18 @@ fn red_s9_a_double_quoted_trap_action_is_read() {
         ("trap \"echo $HOME\" EXIT", None),
     ]);
 }
+
+/// Red team s9: an abbreviation that names the option a rule looks for is that option, even
+/// when it is also a prefix of `--help` (real git: `git reset --h` reset hard).
+#[test]
+fn red_s9_an_abbreviated_option_is_the_option_it_names() {
+    denies(&[
+        ("git reset --h", Some("core.git/git-reset-hard")),
+        ("git reset --h HEAD~1", Some("core.git/git-reset-hard")),
+        // Near misses: help spelled out, an abbreviation only of help, a dry run.
+        ("git reset --help", None),
+        ("git reset --he", None),
+        ("git clean -f --dry", None),
+        ("git push --force --help", None),
+    ]);
+}

@@ -725,3 +725,22 @@ fn red_s9_an_abbreviated_option_is_the_option_it_names() {
         ("git push --force --help", None),
     ]);
 }
+
+/// Red team s9: wrappers that run their operands as a command.
+#[test]
+fn red_s9_privilege_and_session_wrappers_run_their_command() {
+    denies(&[
+        ("pkexec rm -rf v", RM),
+        ("pkexec --user root rm -rf v", RM),
+        ("run0 rm -rf v", RM),
+        ("run0 -u root rm -rf v", RM),
+        ("fakeroot rm -rf v", RM),
+        ("fakeroot -- rm -rf v", RM),
+        ("dbus-run-session -- rm -rf v", RM),
+        ("caffeinate -i rm -rf v", RM),
+        // Near misses.
+        ("pkexec ls", None),
+        ("fakeroot dpkg-deb -b x", None),
+        ("caffeinate -t 60", None),
+    ]);
+}

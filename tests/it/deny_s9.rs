@@ -744,3 +744,13 @@ fn red_s9_privilege_and_session_wrappers_run_their_command() {
         ("caffeinate -t 60", None),
     ]);
 }
+
+/// Red team s9: parallel's short options take an attached value (`-j1`).
+#[test]
+fn red_s9_parallel_short_options_with_attached_values() {
+    denies(&[
+        ("parallel -j1 'rm -rf {}' ::: v", RM),
+        ("parallel -P4 rm -rf ::: v", RM),
+        ("parallel -j1 'ls {}' ::: v", None),
+    ]);
+}

@@ -662,7 +662,17 @@ pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         }
         quote_words |= matches!(t, "-q" | "--quote");
         let name = t.split_once('=').map_or(t, |(n, _)| n);
-        k += if matches!(t, "-q" | "--quote") || PARALLEL_FLAGS.contains(&name) || t.contains('=') {
+        // `-j1`, `-P4`: a short option with its value attached.
+        let attached = t.len() > 2
+            && !t.starts_with("--")
+            && PARALLEL_VALUES
+                .iter()
+                .any(|v| v.len() == 2 && t.starts_with(v));
+        k += if matches!(t, "-q" | "--quote")
+            || PARALLEL_FLAGS.contains(&name)
+            || t.contains('=')
+            || attached
+        {
             1
         } else if PARALLEL_VALUES.contains(&t) {
             2

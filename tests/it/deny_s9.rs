@@ -754,3 +754,22 @@ fn red_s9_parallel_short_options_with_attached_values() {
         ("parallel -j1 'ls {}' ::: v", None),
     ]);
 }
+
+/// Red team s9: a `git -c alias.X=…` alias runs with the invocation's arguments (real git:
+/// `git -c alias.x=reset x --hard` reset the work tree).
+#[test]
+fn red_s9_a_git_alias_runs_with_its_arguments() {
+    denies(&[
+        (
+            "git -c alias.x=reset x --hard",
+            Some("core.git/git-reset-hard"),
+        ),
+        (
+            "git -c alias.x='!git reset' x --hard",
+            Some("core.git/git-reset-hard"),
+        ),
+        // Near misses.
+        ("git -c alias.x=reset x --soft", None),
+        ("git -c alias.st=status st -s", None),
+    ]);
+}

@@ -773,3 +773,24 @@ fn red_s9_a_git_alias_runs_with_its_arguments() {
         ("git -c alias.st=status st -s", None),
     ]);
 }
+
+/// Red team s9: the kernel's power switches written by a redirection.
+#[test]
+fn red_s9_kernel_power_switches() {
+    denies(&[
+        (
+            "echo b > /proc/sysrq-trigger",
+            Some("system/write-kernel-power"),
+        ),
+        (
+            "printf c >/proc/sysrq-trigger",
+            Some("system/write-kernel-power"),
+        ),
+        (
+            "echo mem > /sys/power/state",
+            Some("system/write-kernel-power"),
+        ),
+        ("cat /proc/sys/kernel/sysrq", None),
+        ("echo 1 > /tmp/sysrq-trigger", None),
+    ]);
+}

@@ -175,6 +175,14 @@ fn rest_matches(rule: &DenyRule, rest: &[Word]) -> bool {
     if !rule.all_options.iter().all(|g| has(g)) {
         return false;
     }
+    // An abbreviation that also names an option the rule looks for is that option, not the
+    // sparing one: git reads `git reset --h` as `--hard` (its `--help` must be spelled out).
+    let wanted = |name: &str| {
+        rule.any_option
+            .iter()
+            .chain(rule.all_options.iter().flatten())
+            .any(|o| names(name, o))
+    };
     // `--dry-run=client`: an option that spares the command only with this value; `--dry-run=`
     // only when given no value (kubectl's bare `--dry-run`, not `--dry-run=none`).
     let spares = |o: &String| match o.split_once('=') {
@@ -184,7 +192,10 @@ fn rest_matches(rule: &DenyRule, rest: &[Word]) -> bool {
         Some((opt, val)) => parsed.iter().any(
             |a| matches!(a, Arg::Opt { name, value: Some(v), .. } if names(name, opt) && *v == val),
         ),
-        None => has(std::slice::from_ref(o)),
+        None => parsed.iter().any(|a| {
+            matches!(a, Arg::Opt { name, .. }
+                if names(name, o) && (*name == o.as_str() || !wanted(name)))
+        }),
     };
     if rule.no_option.iter().any(spares) {
         return false;
@@ -1199,13 +1210,6 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     };
     let js = matches!(client, "mongosh" | "mongo");
     let mysql = matches!(client, "mysql" | "mariadb");
-    if in_memory_database(words, &texts) {
-        return false;
-    }
-    let texts: Vec<String> = match js {
-        true => texts,
-        false => texts.iter().map(|t| run_time_values(t)).collect(),
-    };
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1215,83 +1219,6 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
-}
-
-/// `psql db <<EOF … WHERE id = $ID …`: in SQL an unquoted heredoc gives, a `$NAME` or
-/// `${NAME}` is a value bash fills in at run time. It is read as the string literal `'$'`, a
-/// value like any other (`id = $ID` compares a column with a value; `DROP TABLE $T` still drops),
-/// as `psql -c "… $ID"` — a run-time word — asks. PostgreSQL's dollar quotes (`$$`, `$tag$`) and
-/// parameters (`$1`) are kept.
-fn run_time_values(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut rest = sql;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let name_len = |t: &str| {
-            t.char_indices()
-                .find(|&(n, c)| {
-                    !(c == '_' || c.is_ascii_alphabetic() || (n > 0 && c.is_ascii_digit()))
-                })
-                .map_or(t.len(), |(n, _)| n)
-        };
-        let braced = after
-            .strip_prefix('{')
-            .and_then(|b| b.find('}').map(|end| (end + 2, &b[..end])))
-            .filter(|(_, name)| !name.is_empty() && name_len(name) == name.len());
-        let plain = Some(name_len(after))
-            .filter(|&n| n > 0 && !after[n..].starts_with('$'))
-            .map(|n| (n, &after[..n]));
-        match braced.or(plain) {
-            Some((len, _)) => {
-                out.push_str("'$'");
-                rest = &after[len..];
-            }
-            None => {
-                out.push('$');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `sqlite3 :memory: 'DROP TABLE t'`, `duckdb <<< …`: an sqlite3 or duckdb whose database
-/// is `:memory:`, empty or not given works on a database that is gone when it exits, so what
-/// its SQL destroys was never anyone's — unless the text opens or attaches a file (`.open`,
-/// `ATTACH`, `.restore`), which is read as usual.
-fn in_memory_database(words: &[Word], texts: &[String]) -> bool {
-    let Some(k) = client_at(words) else {
-        return false;
-    };
-    if !matches!(
-        &*program_name(&words[k].text),
-        "sqlite3" | "sqlite" | "duckdb"
-    ) {
-        return false;
-    }
-    let mut j = k + 1;
-    let mut database = None;
-    while let Some(w) = words.get(j) {
-        let Some(t) = w.static_text() else {
-            return false;
-        };
-        if SQLITE_VALUE_OPTIONS.contains(&t) {
-            j += 2;
-            continue;
-        }
-        if !t.starts_with('-') || t == "-" {
-            database = Some(t);
-            break;
-        }
-        j += 1;
-    }
-    let opens_a_file = texts.iter().any(|t| {
-        let lower = t.to_ascii_lowercase();
-        lower.contains("attach") || lower.contains(".open") || lower.contains(".restore")
-    });
-    matches!(database, None | Some(":memory:" | "")) && !opens_a_file
 }
 
 /// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and

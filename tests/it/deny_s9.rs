@@ -426,8 +426,8 @@ fn real_programs_do_what_the_s9_rows_say() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
-/// Red team s9 (redteam-s9-deny.jsonl), false denies of routine commands: help, an in-memory
-/// database, a filesystem image, dangling images.
+/// Red team s9 (redteam-s9-deny.jsonl), false denies of routine commands: help, a filesystem
+/// image, dangling images.
 #[test]
 fn red_s9_routine_commands_are_not_denied() {
     denies(&[
@@ -440,20 +440,6 @@ fn red_s9_routine_commands_are_not_denied() {
         ("az group delete -n x --help", None),
         ("az group delete -n x", Some("cloud/az-group-delete")),
         ("aws s3 rb s3://b --help", None),
-        ("sqlite3 :memory: 'drop table if exists t'", None),
-        ("sqlite3 <<< 'drop table t'", None),
-        (
-            "sqlite3 app.db 'drop table t'",
-            Some("databases/destructive-sql"),
-        ),
-        (
-            "sqlite3 :memory: \"attach 'app.db' as a; drop table a.t\"",
-            Some("databases/destructive-sql"),
-        ),
-        (
-            "sqlite3 -cmd '.open app.db' :memory: 'drop table t'",
-            Some("databases/destructive-sql"),
-        ),
         ("mkfs.ext4 -F ./disk.img", None),
         ("mkfs.vfat build/efi.img", None),
         ("mkfs.ext4 /dev/sdb1", Some("system/mkfs")),
@@ -595,7 +581,7 @@ fn red_s9_compose_binaries_delete_volumes() {
     denies(&[
         (
             "docker-compose -f a.yml down -v",
-            Some("containers/docker-compose-v1-options-down-volumes"),
+            Some("containers/docker-compose-v1-down-volumes"),
         ),
         (
             "docker-compose rm -fsv",
@@ -616,35 +602,14 @@ fn red_s9_compose_binaries_delete_volumes() {
     ]);
 }
 
-/// Red team s9 false denies: the backquote spelling of the `mktemp -d` proof, and a run-time
-/// value in an unquoted heredoc's `WHERE` (the `-c` spelling asks).
+/// Red team s9 false deny: the backquote spelling of the `mktemp -d` proof.
 #[test]
-fn red_s9_run_time_values_are_read_as_values() {
+fn red_s9_the_backquoted_mktemp_proof_holds() {
     denies(&[
         ("tmp=`mktemp -d`; rm -rf \"$tmp\"", None),
         ("tmp=\"`mktemp -d`\"; rm -rf \"$tmp\"", None),
         ("tmp=`mktemp -du`; rm -rf \"$tmp\"", RM),
         ("tmp=`echo /`; rm -rf \"$tmp\"", RM),
-        (
-            "psql db <<EOF\nDELETE FROM users WHERE id = $ID;\nEOF",
-            None,
-        ),
-        (
-            "psql db <<EOF\nDELETE FROM users WHERE id = ${ID};\nEOF",
-            None,
-        ),
-        (
-            "psql db <<EOF\nDELETE FROM users;\nEOF",
-            Some("databases/destructive-sql"),
-        ),
-        (
-            "psql db <<EOF\nDROP TABLE $T;\nEOF",
-            Some("databases/destructive-sql"),
-        ),
-        (
-            "psql -c 'DO $body$ BEGIN DROP TABLE v; END $body$'",
-            Some("databases/destructive-sql"),
-        ),
     ]);
 }
 
@@ -656,7 +621,7 @@ fn red_s9_sibling_clis_delete_what_their_kin_do() {
         ("oc adm drain n1", Some("kubernetes/oc-adm-drain")),
         (
             "k3s kubectl delete ns x",
-            Some("kubernetes/k3s-kubectl-delete-namespace"),
+            Some("kubernetes/kubectl-delete-namespace"),
         ),
         ("cdktf destroy --auto-approve", Some("cloud/cdktf-destroy")),
         ("rclone purge remote:bucket", Some("cloud/rclone-purge")),
@@ -743,5 +708,89 @@ fn red_s9_a_double_quoted_trap_action_is_read() {
         ("tmp=$(mktemp -d); trap \"rm -rf $tmp\" EXIT", None),
         ("tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT", None),
         ("trap \"echo $HOME\" EXIT", None),
+    ]);
+}
+
+/// Red team s9: an abbreviation that names the option a rule looks for is that option, even
+/// when it is also a prefix of `--help` (real git: `git reset --h` reset hard).
+#[test]
+fn red_s9_an_abbreviated_option_is_the_option_it_names() {
+    denies(&[
+        ("git reset --h", Some("core.git/git-reset-hard")),
+        ("git reset --h HEAD~1", Some("core.git/git-reset-hard")),
+        // Near misses: help spelled out, an abbreviation only of help, a dry run.
+        ("git reset --help", None),
+        ("git reset --he", None),
+        ("git clean -f --dry", None),
+        ("git push --force --help", None),
+    ]);
+}
+
+/// Red team s9: wrappers that run their operands as a command.
+#[test]
+fn red_s9_privilege_and_session_wrappers_run_their_command() {
+    denies(&[
+        ("pkexec rm -rf v", RM),
+        ("pkexec --user root rm -rf v", RM),
+        ("run0 rm -rf v", RM),
+        ("run0 -u root rm -rf v", RM),
+        ("fakeroot rm -rf v", RM),
+        ("fakeroot -- rm -rf v", RM),
+        ("dbus-run-session -- rm -rf v", RM),
+        ("caffeinate -i rm -rf v", RM),
+        // Near misses.
+        ("pkexec ls", None),
+        ("fakeroot dpkg-deb -b x", None),
+        ("caffeinate -t 60", None),
+    ]);
+}
+
+/// Red team s9: parallel's short options take an attached value (`-j1`).
+#[test]
+fn red_s9_parallel_short_options_with_attached_values() {
+    denies(&[
+        ("parallel -j1 'rm -rf {}' ::: v", RM),
+        ("parallel -P4 rm -rf ::: v", RM),
+        ("parallel -j1 'ls {}' ::: v", None),
+    ]);
+}
+
+/// Red team s9: a `git -c alias.X=…` alias runs with the invocation's arguments (real git:
+/// `git -c alias.x=reset x --hard` reset the work tree).
+#[test]
+fn red_s9_a_git_alias_runs_with_its_arguments() {
+    denies(&[
+        (
+            "git -c alias.x=reset x --hard",
+            Some("core.git/git-reset-hard"),
+        ),
+        (
+            "git -c alias.x='!git reset' x --hard",
+            Some("core.git/git-reset-hard"),
+        ),
+        // Near misses.
+        ("git -c alias.x=reset x --soft", None),
+        ("git -c alias.st=status st -s", None),
+    ]);
+}
+
+/// Red team s9: the kernel's power switches written by a redirection.
+#[test]
+fn red_s9_kernel_power_switches() {
+    denies(&[
+        (
+            "echo b > /proc/sysrq-trigger",
+            Some("system/write-kernel-power"),
+        ),
+        (
+            "printf c >/proc/sysrq-trigger",
+            Some("system/write-kernel-power"),
+        ),
+        (
+            "echo mem > /sys/power/state",
+            Some("system/write-kernel-power"),
+        ),
+        ("cat /proc/sys/kernel/sysrq", None),
+        ("echo 1 > /tmp/sysrq-trigger", None),
     ]);
 }

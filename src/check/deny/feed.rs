@@ -850,8 +850,7 @@ fn grouped_cron_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
         return None;
     }
     let mut texts = Vec::new();
-    for j in first..=last {
-        let member = &segments[j];
+    for (j, member) in segments.iter().enumerate().take(last + 1).skip(first) {
         let words: Vec<Option<&str>> = member.words.iter().map(Word::static_text).collect();
         let lists_table = matches!(words.as_slice(), [Some(c), Some("-l")] if program_name(c) == "crontab")
             && member

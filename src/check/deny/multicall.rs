@@ -130,6 +130,68 @@ struct ExecWrapper {
 /// Any other option stops the reading: then the first few words that name a denied program
 /// are tried as the command (see `past_unknown_option`).
 const EXEC_WRAPPERS: &[ExecWrapper] = &[
+    // polkit 123 `pkexec [--user U] [--keep-cwd] PROGRAM ARGS…`.
+    ExecWrapper {
+        program: "pkexec",
+        long_flags: &["--keep-cwd", "--disable-internal-agent"],
+        long_values: &["--user"],
+        short_flags: "",
+        short_optional: "",
+        short_values: "",
+        operands: 0,
+    },
+    // systemd 256 `run0 [OPTIONS] COMMAND ARGS…`.
+    ExecWrapper {
+        program: "run0",
+        long_flags: &["--no-ask-password", "--machine", "--background"],
+        long_values: &[
+            "--user",
+            "--group",
+            "--nice",
+            "--chdir",
+            "--setenv",
+            "--property",
+            "--unit",
+            "--description",
+            "--slice",
+            "--slice-inherit",
+            "--shell-prompt-prefix",
+        ],
+        short_flags: "",
+        short_optional: "",
+        short_values: "ugD",
+        operands: 0,
+    },
+    // `fakeroot [-l LIB] [--faked BIN] [-s FILE] [-i FILE] [-u] [-b FD] [--] COMMAND ARGS…`.
+    ExecWrapper {
+        program: "fakeroot",
+        long_flags: &["--unknown-is-real"],
+        long_values: &["--lib", "--faked"],
+        short_flags: "u",
+        short_optional: "",
+        short_values: "lsib",
+        operands: 0,
+    },
+    // `dbus-run-session [--config-file=F] [--dbus-daemon=B] [--] PROGRAM ARGS…`.
+    ExecWrapper {
+        program: "dbus-run-session",
+        long_flags: &[],
+        long_values: &["--config-file", "--dbus-daemon"],
+        short_flags: "",
+        short_optional: "",
+        short_values: "",
+        operands: 0,
+    },
+    // macOS `caffeinate [-disu] [-t SECONDS] [-w PID] UTILITY ARGS…`.
+    ExecWrapper {
+        program: "caffeinate",
+        long_flags: &[],
+        long_values: &[],
+        short_flags: "dimsu",
+        short_optional: "",
+        short_values: "tw",
+        operands: 0,
+    },
     ExecWrapper {
         program: "unshare",
         long_flags: &[
@@ -600,7 +662,17 @@ pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         }
         quote_words |= matches!(t, "-q" | "--quote");
         let name = t.split_once('=').map_or(t, |(n, _)| n);
-        k += if matches!(t, "-q" | "--quote") || PARALLEL_FLAGS.contains(&name) || t.contains('=') {
+        // `-j1`, `-P4`: a short option with its value attached.
+        let attached = t.len() > 2
+            && !t.starts_with("--")
+            && PARALLEL_VALUES
+                .iter()
+                .any(|v| v.len() == 2 && t.starts_with(v));
+        k += if matches!(t, "-q" | "--quote")
+            || PARALLEL_FLAGS.contains(&name)
+            || t.contains('=')
+            || attached
+        {
             1
         } else if PARALLEL_VALUES.contains(&t) {
             2

@@ -22,6 +22,7 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let takes_value = |t: &str| program.is_some_and(|p| p.value_options.iter().any(|v| v == t));
     let mut k = 1;
     let mut configs = 0;
+    let mut aliases: Vec<&str> = Vec::new();
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if !t.starts_with('-') {
             break;
@@ -36,6 +37,7 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             configs += 1;
             if configs <= MAX_CONFIG_COMMANDS {
                 config_command(cx, i, span, kv);
+                aliases.push(kv);
             }
         }
         k += if takes_value(t) && !t.contains('=') {
@@ -46,6 +48,32 @@ pub(super) fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     }
     let rest = words.get(k..).unwrap_or(&[]);
     subcommand_commands(cx, i, span, rest);
+    // `git -c alias.x=reset x --hard`: git runs the alias with the invocation's arguments
+    // after it (`git reset --hard`; for a `!` alias, the shell command with them appended).
+    if let Some(sub) = rest.first().and_then(|w| w.static_text())
+        && rest[1..].iter().all(Word::is_static)
+        && rest.len() > 1
+    {
+        let args: Vec<String> = rest[1..].iter().map(|w| quote(&w.text)).collect();
+        for kv in &aliases {
+            let Some((key, value)) = kv.split_once('=') else {
+                continue;
+            };
+            if !key.eq_ignore_ascii_case(&format!("alias.{sub}")) {
+                continue;
+            }
+            let text = match value.trim_start().strip_prefix('!') {
+                Some(cmd) => format!("{cmd} {}", args.join(" ")),
+                None => format!("git {value} {}", args.join(" ")),
+            };
+            cx.nested(
+                i,
+                span,
+                "the alias `git -c` defines, with its arguments",
+                &text,
+            );
+        }
+    }
     // What earlier `git config` writes of the line make this command run: a shell alias
     // named like this subcommand, a program-running key for any subcommand.
     if let Some(sub) = rest.first().and_then(|w| w.static_text()) {

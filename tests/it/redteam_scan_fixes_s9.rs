@@ -4,10 +4,6 @@
 //! binary and states what the file really runs (verified with the real tool where it is
 //! installed, else from the tool's reference or source, named in the test). A test fails while
 //! scan says less than `check` would say about what really runs.
-//!
-//! Copied from the red team's branch `redscan2` (`tests/it/redteam_scan_s9.rs`); its
-//! Dockerfile tests and `Dockerfile.sh` went to helper scandock
-//! (`tests/it/redteam_scan_fixes_s9_docker.rs`) and are left out here.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -135,6 +131,67 @@ fn package_json_beside_a_pnpmfile_runs_it_at_install() {
         "package.json",
         "the code of .pnpmfile.cjs at `pnpm install`",
     );
+}
+
+// ---------------------------------------------------------------- Dockerfile
+
+/// `FROM` expands the global `ARG`s declared before the first `FROM` (Dockerfile reference,
+/// "Understand how ARG and FROM interact"), and BuildKit matches the expanded name against the
+/// earlier stages (dockerfile2llb expands `BaseName` with the meta args before looking the
+/// stage up; `ARG TARGET=dev` + `FROM ${TARGET}` is a common pattern). So `FROM $B` with
+/// `ARG B=base` is built from stage `base` and keeps its `SHELL ["python3", "-c"]`. Scan only
+/// matches the literal text, resets the shell to sh and allows the body, which python3 runs
+/// (checked: `python3 -c` of this body creates the file, `sh -c` of it does not).
+#[test]
+fn dockerfile_stage_named_through_a_global_arg_keeps_its_shell() {
+    for from in ["FROM $B", "FROM ${B}", "FROM \"base\""] {
+        assert_not_allowed(
+            "df-from-arg-stage",
+            "Dockerfile",
+            &format!(
+                "ARG B=base\nFROM python:3-alpine AS base\nSHELL [\"python3\", \"-c\"]\n{from}\nRUN <<EOF\necho='\\''\n__import__(\"os\").system(\"touch /tmp/pwned\")\n#'\nEOF\n"
+            ),
+            "python3 running os.system(\"touch /tmp/pwned\")",
+        );
+    }
+}
+
+/// `ONBUILD COPY`/`ONBUILD ADD` run in every stage and image built `FROM` this one (here the
+/// next stage of the same file: BuildKit runs a base stage's `OnBuild` triggers when a stage
+/// is built from it). A plain `COPY evil /usr/bin/ls` asks (s8); under `ONBUILD` the same
+/// copy passes, and the next stage's `RUN ls` runs the copied file. (Not run: no docker.)
+#[test]
+fn dockerfile_onbuild_copy_over_a_program_changes_what_run_runs() {
+    for op in ["COPY", "ADD"] {
+        assert_not_allowed(
+            "df-onbuild-copy",
+            "Dockerfile",
+            &format!("FROM debian AS base\nONBUILD {op} evil /usr/bin/ls\nFROM base\nRUN ls\n"),
+            "the copied `evil` as `ls` in the stage built FROM base",
+        );
+    }
+}
+
+/// A `COPY` to a destination outside the program directories is inside scan's subset, but a
+/// configuration file an allowed program reads can name a command: git runs
+/// `core.fsmonitor` from `$HOME/.gitconfig` on `git status` in any repository (checked with
+/// git 2.47: `HOME=… git status` in a fresh repository ran the fsmonitor command), and
+/// `COPY . /src` brings the checkout's `.git`. `check` allows `git status`; scan allows the
+/// file. (Not run: no docker; the git part is verified locally.)
+#[test]
+fn dockerfile_copy_of_a_git_config_makes_git_status_run_a_command() {
+    for text in [
+        "FROM debian\nCOPY <<EOF /root/.gitconfig\n[core]\n\tfsmonitor = \"touch /tmp/pwned; false\"\nEOF\nCOPY . /src\nWORKDIR /src\nRUN git status\n",
+        // The same file bind-mounted for one RUN (`gitconfig` in the build context).
+        "FROM debian\nCOPY . /src\nWORKDIR /src\nRUN --mount=type=bind,source=gitconfig,target=/root/.gitconfig git status\n",
+    ] {
+        assert_not_allowed(
+            "df-gitconfig",
+            "Dockerfile",
+            text,
+            "touch /tmp/pwned (core.fsmonitor, run by git status)",
+        );
+    }
 }
 
 // ---------------------------------------------------------------- reports
@@ -345,7 +402,79 @@ fn package_json_config_ghooks_holds_git_hook_commands() {
     }
 }
 
+/// On a Windows base image Docker's default shell is `cmd /S /C`, not `/bin/sh -c`
+/// (Dockerfile reference, SHELL: "The default shell on Windows is `["cmd", "/S", "/C"]`").
+/// cmd has no `\` escape: `"\"` is a whole quoted string and the `&` after it separates
+/// commands, so the RUN below runs `del /s /q C:\x`; sh reads one quoted string for `echo`
+/// (checked: `sh -c` of it prints the text). Scan reads every stage as sh and allows it.
+/// (Not run: no Windows docker.)
+#[test]
+fn dockerfile_windows_base_image_runs_run_under_cmd() {
+    for from in [
+        "FROM mcr.microsoft.com/windows/servercore:ltsc2022",
+        "FROM --platform=windows/amd64 mcr.microsoft.com/windows/nanoserver:ltsc2022",
+    ] {
+        assert_not_allowed(
+            "df-windows-cmd",
+            "Dockerfile",
+            &format!("{from}\nRUN echo \"\\\" & del /s /q C:\\x & echo \\\"\"\n"),
+            "cmd running del /s /q C:\\x",
+        );
+    }
+}
+
 // ---------------------------------------------------------------- kinds
+
+/// `FileKind::detect` takes any `Dockerfile.*` for a Dockerfile before it looks at a `.sh`
+/// suffix, so a helper script named `Dockerfile.sh` (run as `sh Dockerfile.sh`, which the
+/// `*.sh` pattern of the documented pre-commit hook also selects) is read as Dockerfile
+/// instructions: `cmd ;rm -rf …` is a `CMD` (not analysed: it runs in a container), while sh
+/// runs `cmd` (not found) and then the `rm -rf`. Verified: `sh Dockerfile.sh` deleted the
+/// directory and scan exited 0; the same text as `x.sh` is denied.
+#[test]
+fn script_named_like_a_dockerfile_is_read_as_instructions() {
+    for name in ["Dockerfile.sh", "dockerfile.bash"] {
+        assert_not_allowed(
+            "kind-dockerfile-sh",
+            name,
+            "# build the image\ncmd ;rm -rf /tmp/pwned\n",
+            "rm -rf /tmp/pwned when the script runs",
+        );
+    }
+}
+
+/// `ONBUILD RUN` runs in the stage (or image) built `FROM` this one, under the shell of this
+/// stage's *final* image config — a `SHELL` written after the `ONBUILD` line included (it
+/// sets `Config.Shell` of the image whose `OnBuild` triggers the child runs). Scan analyses
+/// the trigger with the shell in effect where the `ONBUILD` line stands (sh: one assignment,
+/// allowed) and the later `SHELL ["python3", "-c"]` governs no RUN of its own stage, so
+/// nothing asks. Checked: `python3 -c` of the trigger text creates the file, `sh -c` does
+/// not. (Not run: no docker.)
+#[test]
+fn dockerfile_onbuild_run_uses_the_stages_final_shell() {
+    assert_not_allowed(
+        "df-onbuild-final-shell",
+        "Dockerfile",
+        "FROM python:3-alpine AS base\nONBUILD RUN echo='\\'' ; __import__(\"os\").system(\"touch /tmp/pwned\") #'\nSHELL [\"python3\", \"-c\"]\nFROM base\n",
+        "python3 running os.system(\"touch /tmp/pwned\") as the ONBUILD trigger in the stage FROM base",
+    );
+}
+
+/// Heredocs came with the Dockerfile frontend 1.3-labs/1.4; `# syntax=docker/dockerfile:1.2`
+/// (Docker's own frontend, which scan accepts) does not know them, and neither does the legacy
+/// builder. There `RUN cat <<CMD` is a shell heredoc with no body, the next line is an
+/// instruction of its own (`RUN touch /tmp/pwned` runs), and the terminator `CMD` is a valid
+/// empty `CMD` (BuildKit's `parseCmd` takes no argument count). Scan reads the lines as the
+/// body of `cat` and allows the file. (Not run: no docker; from BuildKit's parser source.)
+#[test]
+fn dockerfile_heredoc_under_a_frontend_without_heredocs_is_instructions() {
+    assert_not_allowed(
+        "df-old-frontend-heredoc",
+        "Dockerfile",
+        "# syntax=docker/dockerfile:1.2\nFROM alpine\nRUN cat <<CMD\nRUN touch /tmp/pwned\nCMD\n",
+        "RUN touch /tmp/pwned as an instruction of its own",
+    );
+}
 
 /// npm runs `node-gyp rebuild` at install when a `binding.gyp` is beside the file and the
 /// scripts have no *truthy* `install`/`preinstall` (@npmcli/run-script tests
@@ -410,5 +539,19 @@ fn text_report_escapes_control_characters_in_file_names() {
     assert!(
         !out.contains('\u{1b}') && !out.contains('\r'),
         "raw control characters from the file name reach the terminal:\n{out:?}"
+    );
+}
+
+/// An `ONBUILD WORKDIR` trigger changes the working directory of the stage built `FROM` this
+/// one before any of its own instructions. Scan gives the child the base stage's plain
+/// `WORKDIR /tmp`, so its relative `COPY evil ls` lands, to scan, in `/tmp`; after the
+/// trigger it lands in `/usr/bin` and `RUN ls` runs it. (Not run: no docker.)
+#[test]
+fn dockerfile_onbuild_workdir_moves_a_relative_copy_into_a_program_directory() {
+    assert_not_allowed(
+        "df-onbuild-workdir",
+        "Dockerfile",
+        "FROM debian AS base\nWORKDIR /tmp\nONBUILD WORKDIR /usr/bin\nFROM base\nCOPY evil ls\nRUN ls\n",
+        "the copied `evil` as /usr/bin/ls",
     );
 }

@@ -255,8 +255,8 @@ fn files_beside_a_path_that_is_not_utf8_cannot_be_checked_and_ask() {
 }
 
 /// Near misses of this session's fixes, which must stay clean: a rule line whose variables
-/// expand to known text with no `;`, a `.DEFAULT_GOAL` with a recipe, a hosted runner label,
-/// a plain `config` value.
+/// expand to known text with no `;`, a `.DEFAULT_GOAL` with a recipe, a cache mount under a
+/// home directory, a hosted runner label, a plain `config` value.
 #[test]
 fn near_misses_of_the_s9_fixes_stay_clean() {
     let analyzer = Analyzer::default();
@@ -274,6 +274,16 @@ fn near_misses_of_the_s9_fixes_stay_clean() {
         "/nonexistent/cmdguard-s9/Makefile",
         ".DEFAULT_GOAL := all\n.PHONY: all\nall:\n\tls\n",
         FileKind::Makefile,
+    );
+    clean(
+        "/nonexistent/cmdguard-s9/Dockerfile",
+        "FROM debian\nRUN --mount=type=cache,target=/root/.cache/pip ls\n",
+        FileKind::Dockerfile,
+    );
+    clean(
+        "/nonexistent/cmdguard-s9/Dockerfile",
+        "FROM debian AS base\nWORKDIR /app\nONBUILD COPY . .\n",
+        FileKind::Dockerfile,
     );
     clean(
         ".github/workflows/ci.yml",

@@ -68,6 +68,7 @@ impl FileKind {
     /// assert_eq!(kind("tools/release", "#!/usr/bin/env bash\nls\n"), Some(FileKind::ShellScript));
     /// assert_eq!(kind(".github/workflows/ci.yml", ""), Some(FileKind::Workflow));
     /// assert_eq!(kind("app/Dockerfile", ""), Some(FileKind::Dockerfile));
+    /// assert_eq!(kind("app/Dockerfile.sh", ""), Some(FileKind::ShellScript));
     /// assert_eq!(kind("notes.txt", "hello"), None);
     /// ```
     pub fn detect(path: &Path, text: &str) -> Option<FileKind> {
@@ -79,6 +80,11 @@ impl FileKind {
         let yaml = lower.ends_with(".yml") || lower.ends_with(".yaml");
         if (in_workflows && yaml) || lower == "action.yml" || lower == "action.yaml" {
             return Some(FileKind::Workflow);
+        }
+        // A `.sh` or `.bash` name is a script whatever it starts with: `Dockerfile.sh` is run
+        // by sh, not built by Docker (red team s9: it was read as Dockerfile instructions).
+        if lower.ends_with(".sh") || lower.ends_with(".bash") {
+            return Some(FileKind::ShellScript);
         }
         if lower == "dockerfile"
             || lower == "containerfile"
@@ -93,7 +99,7 @@ impl FileKind {
         if lower == "package.json" {
             return Some(FileKind::PackageJson);
         }
-        if lower.ends_with(".sh") || lower.ends_with(".bash") || shell::shebang(text).is_some() {
+        if shell::shebang(text).is_some() {
             return Some(FileKind::ShellScript);
         }
         None
@@ -578,7 +584,7 @@ impl Shell {
 }
 
 /// Text one shell invocation runs, with the file offset each byte came from.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Piece {
     /// Where in the file's structure (see [`CommandReport::context`]).
     context: String,

@@ -1050,28 +1050,168 @@ fn set_before(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
     let nesting: &[crate::segment::Nest] = i
         .and_then(|i| cx.script.segments.get(i))
         .map_or(&[], |s| s.nesting.as_slice());
-    let segments = cx.script.segments.iter();
-    let assigned = segments.filter(|s| s.span.end <= at).any(|s| {
-        let (start, end) = (s.span.start, s.span.end);
-        let before = src.get(..start).unwrap_or("").trim_end_matches([' ', '\t']);
-        let after = src.get(end..).unwrap_or("").trim_start_matches([' ', '\t']);
-        // `((n++))` between them is arithmetic, not the end of a subshell.
-        let between = src.get(end..at).unwrap_or(")").replace("))", "");
-        let conditional = before.ends_with("&&")
-            || before.ends_with('|')
-            || before.ends_with('!')
-            || after.starts_with('|')
-            || (after.starts_with('&') && !after.starts_with("&&"));
-        let left = between.contains(";;")
-            || between.contains(";&")
-            || between
-                .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
-                .any(|t| {
-                    t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}")
-                });
-        nesting.starts_with(&s.nesting) && !conditional && !left && assigns(s, name)
-    });
+    let assigned = cx
+        .script
+        .segments
+        .iter()
+        .any(|s| runs_before(src, nesting, s, at) && assigns(s, name));
     assigned || loop_body_holds(cx, name, at)
+}
+
+/// Whether segment `s` surely runs before byte `at` of `src`, a use nested in `nesting`: it
+/// ends before `at`, sits in the same or an outer construct, runs whenever the text after it
+/// runs (not after `&&`, `||`, `|`, `!`, not before `|` or `&`), and is not left before the
+/// use (no `fi`, `done`, `esac`, `else`, `}` or `)` between them).
+fn runs_before(src: &str, nesting: &[crate::segment::Nest], s: &Segment, at: usize) -> bool {
+    let (start, end) = (s.span.start, s.span.end);
+    if end > at {
+        return false;
+    }
+    let before = src.get(..start).unwrap_or("").trim_end_matches([' ', '\t']);
+    let after = src.get(end..).unwrap_or("").trim_start_matches([' ', '\t']);
+    // `((n++))` between them is arithmetic, not the end of a subshell.
+    let between = src.get(end..at).unwrap_or(")").replace("))", "");
+    let conditional = before.ends_with("&&")
+        || before.ends_with('|')
+        || before.ends_with('!')
+        || after.starts_with('|')
+        || (after.starts_with('&') && !after.starts_with("&&"));
+    let left = between.contains(";;")
+        || between.contains(";&")
+        || between
+            .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+            .any(|t| {
+                t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}")
+            });
+    nesting.starts_with(&s.nesting) && !conditional && !left
+}
+
+/// Builtins that can give a variable a value under a name built at run time (`read "$n"`,
+/// `declare "$n=…"`, `printf -v "$n"`), or run text as commands (`eval`, `source`, `trap`).
+const NAMES_AT_RUN_TIME: &[&str] = &[
+    "eval",
+    "source",
+    ".",
+    "trap",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "unset",
+    "let",
+    "wait",
+    "printf",
+];
+
+/// Whether the command may assign a variable whose name is only known at run time, so no
+/// variable's value can be taken from the text: a builtin of [`NAMES_AT_RUN_TIME`] with a
+/// run-time word (`eval`, `source` and `trap` with any word), an indirect `${!x…}` (which
+/// `${!x:=v}` assigns through), arithmetic over an expansion (`(( ${x} = 1 ))`), or an `IFS`
+/// that would split the value.
+fn names_at_run_time(cx: &Ctx<'_>) -> bool {
+    let src = cx.src;
+    if src.contains("${!") || src.contains("IFS") {
+        return true;
+    }
+    // The builtin is the segment's program, after any `command`, `builtin` or `time` (and
+    // their options); a program named at run time (`$cmd x`) may be any of them.
+    let builtin = cx.script.segments.iter().any(|s| {
+        let dynamic = s.words.iter().any(|w| !w.is_static());
+        let program = s.words.iter().find(|w| {
+            !matches!(w.text.as_str(), "command" | "builtin" | "time") && !w.text.starts_with('-')
+        });
+        program.is_some_and(|w| match w.text.as_str() {
+            "eval" | "source" | "." | "trap" => true,
+            t => !w.is_static() || (NAMES_AT_RUN_TIME.contains(&t) && dynamic),
+        })
+    });
+    builtin
+        || cx.script.events.iter().any(|(ev, sp)| {
+            matches!(ev, crate::segment::Event::Arithmetic)
+                && src
+                    .get(sp.start..sp.end)
+                    .is_none_or(|t| t.contains(['$', '`']))
+        })
+}
+
+/// The value of `$name`, read at byte `at` in segment `i`, when the command gives it a
+/// literal exactly once before (`d=src; cat "$d/x"`): one plain assignment `name=VALUE` in a
+/// segment of its own that surely runs before the use ([`runs_before`]), whose value is a
+/// static run of plain path characters, and no other mention of the name anywhere in the
+/// command but `$name` and `${name…}` reads (a second assignment, `read name`, `export name`,
+/// `${name:=…}`, a loop over it, `name+=…` all refuse). Nothing may assign a variable by a
+/// name built at run time ([`names_at_run_time`]).
+fn assigned_literal(cx: &Ctx<'_>, i: usize, name: &str, at: usize) -> Option<Word> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(ident) || name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    if names_at_run_time(cx) {
+        return None;
+    }
+    let src = cx.src;
+    let mut assignment: Option<usize> = None;
+    let mut from = 0;
+    while let Some(k) = src[from..].find(name) {
+        let s = from + k;
+        let e = s + name.len();
+        from = e;
+        let before = &src[..s];
+        if before.ends_with(ident) || src[e..].starts_with(ident) {
+            continue;
+        }
+        if before.ends_with('$') || before.ends_with("${") || before.ends_with("${#") {
+            // `${name=x}` and `${name:=x}` assign.
+            let after = &src[e..];
+            let assigns =
+                before.ends_with("${") && (after.starts_with('=') || after.starts_with(":="));
+            if assigns {
+                return None;
+            }
+            continue;
+        }
+        let word_start =
+            before.is_empty() || before.ends_with([' ', '\t', '\n', ';', '&', '|', '(', '{']);
+        let plain = word_start && src[e..].starts_with('=') && !src[e..].starts_with("==");
+        if !plain || assignment.is_some() {
+            return None;
+        }
+        assignment = Some(s);
+    }
+    let at_name = assignment?;
+    let nesting = cx
+        .script
+        .segments
+        .get(i)
+        .map_or(&[][..], |s| s.nesting.as_slice());
+    let seg = cx.script.segments.iter().find(|s| {
+        s.kind == SegmentKind::Assignments && s.span.start <= at_name && at_name < s.span.end
+    })?;
+    if !runs_before(src, nesting, seg, at) {
+        return None;
+    }
+    let a = seg.assignments.iter().find(|a| a.span.start == at_name)?;
+    let value = a.value.static_text()?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._-/+,@%*?".contains(c);
+    let tilde = value.strip_prefix('~').unwrap_or(value);
+    if a.subscript || value.is_empty() || !tilde.chars().all(plain) {
+        return None;
+    }
+    Some(Word {
+        text: value.to_string(),
+        span: a.value.span,
+        expansions: crate::segment::Expansions {
+            glob: value.contains(['*', '?']),
+            ..Default::default()
+        },
+        quoted: a.value.quoted,
+    })
 }
 
 /// Whether byte `at` lies in the body of a `for NAME in …`, `select NAME in …` or
@@ -1530,7 +1670,31 @@ fn known_prefix(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
         let end = t.find(|c: char| !ident(c)).unwrap_or(t.len());
         t.split_at(end)
     };
-    if name.is_empty() || !name.chars().all(ident) || !rest.starts_with('/') {
+    if name.is_empty() || !name.chars().all(ident) {
+        return None;
+    }
+    // `d=src; cat "$d/x"`, `f=notes; cat $f.txt`: a literal the command assigned once is read
+    // as written there. The word's text must start with the expansion in the source too (not
+    // a single-quoted `'$d'`, which is literal).
+    let source = cx.src.get(w.span.start..w.span.end).unwrap_or("");
+    let source = source.strip_prefix('"').unwrap_or(source);
+    let expanded =
+        source.starts_with(&format!("${name}")) || source.starts_with(&format!("${{{name}}}"));
+    if let Some(v) = expanded
+        .then(|| assigned_literal(cx, i, name, w.span.start))
+        .flatten()
+    {
+        let mut out = word(format!("{}{rest}", v.text));
+        if !rest.contains(['$', '`']) {
+            out.expansions = crate::segment::Expansions {
+                glob: w.expansions.glob,
+                ..Default::default()
+            };
+        }
+        out.expansions.glob |= v.expansions.glob;
+        return Some(vec![out]);
+    }
+    if !rest.starts_with('/') {
         return None;
     }
     let var = Word {
@@ -1545,6 +1709,14 @@ fn known_prefix(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
             .into_iter()
             .map(|v| {
                 let mut out = word(format!("{}{rest}", v.text));
+                // With no other run-time part, the word is the loop word's text: a glob in it
+                // is expanded as bash expanded the loop's list (`for d in src/*`).
+                if !rest.contains(['$', '`']) {
+                    out.expansions = crate::segment::Expansions {
+                        glob: w.expansions.glob,
+                        ..Default::default()
+                    };
+                }
                 out.expansions.glob |= v.expansions.glob;
                 out
             })
@@ -1726,6 +1898,159 @@ fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
             })
             .collect(),
     )
+}
+
+/// A glob with a wildcard in a directory part, expanded level by level as bash expands it:
+/// every directory a wildcard component matches is listed in turn (a name that is not a
+/// directory leads nowhere, a symlink to one is followed), and the paths it names in the end
+/// are the candidates, or the pattern as written when none matches. `None` when the start is
+/// not an absolute or home path, or past [`MAX_LISTED`] names in all.
+fn expand_levels(place: &super::Place, toks: &[Tok], base: &Base) -> Option<Vec<Candidate>> {
+    let mut comps: Vec<&[Tok]> = toks.split(|t| *t == Tok::Lit('/')).collect();
+    let start = match comps.first() {
+        Some(first) if first.is_empty() => "/".to_string(),
+        Some(first) if *first == [Tok::Lit('~')] => absolute("~", base)?,
+        _ => return None,
+    };
+    comps.remove(0);
+    let mut frontier = vec![PathBuf::from(start)];
+    let mut listed = 0usize;
+    let last = comps.len().checked_sub(1)?;
+    for (k, comp) in comps.iter().enumerate() {
+        if comp.is_empty() {
+            continue;
+        }
+        if !comp.iter().any(wild) {
+            let name: String = comp
+                .iter()
+                .map(|t| match t {
+                    Tok::Lit(c) => Some(*c),
+                    _ => None,
+                })
+                .collect::<Option<String>>()?;
+            for p in &mut frontier {
+                p.push(&name);
+            }
+            continue;
+        }
+        let pattern = Glob {
+            toks: comp.to_vec(),
+            dot_rule: true,
+        };
+        let mut next = Vec::new();
+        for dir in &frontier {
+            // A name that is not a directory (or cannot be listed) has no names below it.
+            let Some(names) = place.list(dir, MAX_LISTED) else {
+                continue;
+            };
+            listed += names.len();
+            if listed > MAX_LISTED {
+                return None;
+            }
+            next.extend(
+                names
+                    .iter()
+                    .filter(|n| intersects(&pattern, &Glob::literal(n)))
+                    .map(|n| dir.join(n)),
+            );
+        }
+        frontier = next;
+        if frontier.is_empty() && k < last {
+            break;
+        }
+    }
+    let mut out: Vec<Candidate> = frontier
+        .iter()
+        .map(|p| literal_candidate(&p.to_string_lossy(), base))
+        .collect();
+    if out.is_empty() {
+        let written = show(&Glob {
+            toks: toks.to_vec(),
+            dot_rule: false,
+        });
+        out.push(Candidate {
+            glob: Glob::literal(&written),
+            literal: Some(written),
+            anywhere: false,
+        });
+    }
+    Some(out)
+}
+
+/// `link/../x` where `link` is a symlink: the kernel applies `..` to the directory the link
+/// leads to, not to the text, so `keys/../notes.txt` with `keys -> ~/.ssh` reads
+/// `~/notes.txt`. With a working directory known, a word whose `..` follows a name is walked
+/// component by component, each `..` applied to the physical directory, and the path reached
+/// is a candidate too (its own symlinks resolved as any path's). A `..` after a wildcard or a
+/// run-time part may lead anywhere: a candidate under any directory. `None` for a word with
+/// no such `..`, or with no working directory (the lexical reading stands; README limits).
+fn climbed(cx: &Ctx<'_>, w: &Word, base: &Base) -> Option<Vec<Candidate>> {
+    let place = cx.place.as_deref()?;
+    let parts: Vec<&str> = w.text.split('/').collect();
+    let last_up = parts.iter().enumerate().rposition(|(k, p)| {
+        *p == ".." && parts[..k].iter().any(|q| !matches!(*q, "" | "." | ".."))
+    })?;
+    let rest = parts[last_up + 1..].join("/");
+    let prefix = &parts[..=last_up];
+    let anywhere = || {
+        let mut toks = vec![Tok::Any, Tok::Lit('/')];
+        toks.extend(rest.chars().map(Tok::Lit));
+        vec![Candidate {
+            glob: Glob {
+                toks,
+                dot_rule: true,
+            },
+            literal: None,
+            anywhere: true,
+        }]
+    };
+    let dynamic = prefix
+        .iter()
+        .any(|p| p.contains(['$', '`']) || (w.expansions.glob && p.contains(['*', '?', '['])));
+    if dynamic {
+        return Some(anywhere());
+    }
+    let starts: Vec<PathBuf> = match prefix.first() {
+        Some(&"") => vec![PathBuf::from("/")],
+        Some(&"~") => match absolute("~", base) {
+            Some(h) => vec![PathBuf::from(h)],
+            None => return Some(anywhere()),
+        },
+        Some(p) if p.starts_with('~') => return Some(anywhere()),
+        _ => match &base.dirs {
+            Some(dirs) => dirs.clone(),
+            None => return Some(anywhere()),
+        },
+    };
+    let mut out = Vec::new();
+    for start in starts {
+        let mut cur = start;
+        for p in prefix {
+            match *p {
+                "" | "." | "~" => {}
+                ".." => {
+                    if let Some(real) = place.physical(&cur) {
+                        cur = real;
+                    }
+                    cur.pop();
+                }
+                name => cur.push(name),
+            }
+        }
+        let text = if rest.is_empty() {
+            cur.to_string_lossy().into_owned()
+        } else {
+            format!("{}/{rest}", cur.to_string_lossy().trim_end_matches('/'))
+        };
+        let walked = Word {
+            text,
+            span: w.span,
+            expansions: w.expansions,
+            quoted: w.quoted,
+        };
+        out.extend(candidates(cx, &walked, base));
+    }
+    Some(out)
 }
 
 /// `/dev/fd/../environ` is `/proc/self/environ`: under `/dev` and `/proc` many entries are
@@ -2997,6 +3322,15 @@ fn inside(cx: &Ctx<'_>, c: &Candidate, base: &Base, up: bool) -> bool {
 /// The places a word can name: lexically normalised, relative paths joined to each known
 /// working directory, `~` and `$HOME` as the home, and the file a symlink leads to.
 fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
+    let mut out = lexical_candidates(cx, w, base);
+    if !out.is_empty() {
+        out.extend(climbed(cx, w, base).unwrap_or_default());
+    }
+    out
+}
+
+/// [`candidates`] with `..` applied to the text (see [`climbed`] for where that is wrong).
+fn lexical_candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
     let Some(toks) = word_toks(w) else {
         return Vec::new();
     };
@@ -3134,9 +3468,14 @@ fn expand(place: &super::Place, c: Candidate, base: &Base) -> Vec<Candidate> {
         })
         .collect();
     let Some(dir) = dir.map(|d| if d.is_empty() { "/".to_string() } else { d }) else {
-        // A wildcard in a directory part (`*/*`, `a*/credentials`) can pass through any
-        // directory, a symlink into `~/.aws` included: judge it as a path under any
-        // directory, ending in its last component.
+        // A wildcard in a directory part (`src/*/x`, `for d in src/*; do cat "$d/x"`): each
+        // level is listed as bash lists it, so a symlink it passes through is resolved below.
+        if let Some(out) = expand_levels(place, toks, base) {
+            return out;
+        }
+        // Too many names, or a start no listing reaches: a wildcard in a directory part can
+        // pass through any directory, a symlink into `~/.aws` included: judge it as a path
+        // under any directory, ending in its last component.
         let mut anywhere = vec![Tok::Any, Tok::Lit('/')];
         anywhere.extend_from_slice(&toks[slash + 1..]);
         let under = Candidate {

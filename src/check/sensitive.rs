@@ -235,6 +235,34 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     let verbose = parsed
         .iter()
         .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "-v") || names(o, "--verbose")));
+    if name.starts_with("git ") {
+        git_elsewhere(cx, i, name);
+    }
+    if matches!(name, "declare" | "typeset" | "local") {
+        array_reparse(cx, i, rest);
+    }
+    // `wc --files0-from=F`, `du --files0-from=-`, `sha256sum -c SUMS`: the program reads the
+    // files a list names (a file, or stdin), names nobody saw, as `xargs -a FILE` does.
+    let given = |o: &str| {
+        parsed
+            .iter()
+            .any(|a| matches!(a, Arg::Opt { name: n, .. } if names(n, o)))
+    };
+    let checks = name.ends_with("sum") && (given("-c") || given("--check"));
+    // `--files0-from` exactly: `names` would take `--files` (rg) as its abbreviation.
+    let files0 = parsed
+        .iter()
+        .any(|a| matches!(a, Arg::Opt { name: n, .. } if n.starts_with("--files0-from")));
+    if files0 || checks {
+        let span = rest.first().map_or(Span::default(), |w| w.span);
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{name}` reads the files a list names (its input or a file), names cmdguard does not see, which may be secrets"),
+            name,
+        );
+    }
     if name == "git remote get-url" || (name == "git remote" && verbose) {
         remote_urls(cx, i, rest, name);
     }
@@ -429,8 +457,14 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             | "git reflog"
             | "git reflog show"
             | "git stash show"
+            | "git stash list"
     ) {
         git_history(cx, i, name, rest, parsed);
+    }
+    // `git status -v` prints the staged patch (`-vv` the unstaged one too).
+    if name == "git status" && verbose {
+        let span = rest.first().map_or(Span::default(), |w| w.span);
+        worktree_diff(cx, i, span, &[], name);
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
         git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
@@ -598,6 +632,76 @@ fn git_chdir(cx: &Ctx<'_>, i: usize) -> Option<String> {
     Some(dir)
 }
 
+/// `r=(x); declare r='($(cmd))'`: when `r` is already an array, `declare`, `typeset` and
+/// `local` read a quoted value in parentheses as a compound assignment and expand it again
+/// (bash 5.2 ran `cmd`; `export` and `readonly` do not). Whether the name is an array is not
+/// tracked, so such a value asks, and its text is analysed as the array assignment it may be
+/// (a denied command inside denies). An unquoted `name=(…)` is an ordinary array assignment,
+/// segmented where it is written.
+fn array_reparse(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for w in rest {
+        let Some((_, value)) = w.text.split_once('=') else {
+            continue;
+        };
+        if !value.starts_with('(') {
+            continue;
+        }
+        let source = cx.src.get(w.span.start..w.span.end).unwrap_or("");
+        let head = source.trim_start_matches(ident);
+        if head.starts_with("=(") || head.starts_with("+=(") {
+            continue;
+        }
+        cx.push(
+            Code::EvaluatedExpansion,
+            w.span,
+            Some(i),
+            format!(
+                "`{}`: a quoted value in parentheses is expanded again as an array assignment when the name is already an array",
+                w.text
+            ),
+        );
+        if w.is_static() {
+            let script = w.text.clone();
+            cx.nested(
+                i,
+                w.span,
+                "the array assignment `declare` may re-parse",
+                &script,
+            );
+        }
+    }
+}
+
+/// `git -C DIR …` runs in `DIR`: what it prints there (a file's history, a diff, a grep hit,
+/// `HEAD:config.yml`) is read there. A `DIR` outside the project and every public place asks as
+/// a read there does, as `cd DIR && git …` does.
+fn git_elsewhere(cx: &mut Ctx<'_>, i: usize, name: &str) {
+    let Some(chdir) = git_chdir(cx, i).filter(|d| !d.is_empty()) else {
+        return;
+    };
+    let Some(seg) = cx.script.segments.get(i) else {
+        return;
+    };
+    let span = seg
+        .words
+        .iter()
+        .find(|w| w.text == "-C")
+        .map_or(seg.span, |w| w.span);
+    let w = Word {
+        text: format!("{}/", chdir.trim_end_matches('/')),
+        span,
+        expansions: Default::default(),
+        quoted: false,
+    };
+    let base = base(cx);
+    let cands = candidates(cx, &w, &base);
+    let program = format!("{name} (under `-C {chdir}`)");
+    if let Some(message) = outside(cx, &w, &cands, &base, &program) {
+        cx.push_rule(Code::SensitiveRead, span, Some(i), message, name);
+    }
+}
+
 /// A `<` redirect from a static path: `true` when it was judged here (a sensitive path asks, an
 /// ordinary file inside the working directory is read like an operand); `false` leaves it to
 /// the redirect check (a path outside the working directory).
@@ -678,7 +782,87 @@ const SECRET_PRINTERS: &[(&str, &[&str], Option<Also>)] = &[
     ("heroku", &["auth:token"], None),
     ("doctl", &["auth", "token"], None),
     ("git", &["credential", "fill"], None),
+    // red team s9: more documented ways to print a credential
+    ("aws", &["sts", "assume-role-with-web-identity"], None),
+    ("aws", &["sts", "assume-role-with-saml"], None),
+    ("aws", &["sts", "get-federation-token"], None),
+    ("aws", &["iam", "create-access-key"], None),
+    ("aws", &["eks", "get-token"], None),
+    ("aws", &["rds", "generate-db-auth-token"], None),
+    ("aws", &["sso", "get-role-credentials"], None),
+    ("aws", &["ecr-public", "get-login-password"], None),
+    ("aws", &["ecr-public", "get-authorization-token"], None),
+    (
+        "aws",
+        &["ssm", "get-parameters-by-path"],
+        Some(Also::Option(&["--with-decryption"])),
+    ),
+    ("aws", &["lambda", "get-function-configuration"], None),
+    ("aws", &["lambda", "get-function"], None),
+    ("az", &["storage", "account", "keys", "list"], None),
+    (
+        "az",
+        &["storage", "account", "show-connection-string"],
+        None,
+    ),
+    (
+        "az",
+        &["acr", "login"],
+        Some(Also::Option(&["--expose-token"])),
+    ),
+    ("az", &["ad", "sp", "create-for-rbac"], None),
+    ("docker", &["compose", "config"], None),
+    ("docker-compose", &["config"], None),
+    ("docker", &["inspect"], None),
+    ("podman", &["inspect"], None),
+    ("kubectl", &["exec"], None),
+    ("git", &["credential-store", "get"], None),
+    ("git", &["credential-cache", "get"], None),
+    ("pip", &["config", "list"], None),
+    ("pip", &["config", "get"], None),
+    ("pip3", &["config", "list"], None),
+    ("pip3", &["config", "get"], None),
+    ("heroku", &["config"], None),
+    ("heroku", &["config:get"], None),
+    ("vault", &["token", "create"], None),
+    ("terraform", &["output"], None),
+    ("terraform", &["state", "pull"], None),
+    ("terraform", &["show"], None),
+    ("tofu", &["output"], None),
+    ("tofu", &["state", "pull"], None),
+    ("tofu", &["show"], None),
+    ("helm", &["get", "values"], None),
+    ("helm", &["get", "all"], None),
+    (
+        "glab",
+        &["auth", "status"],
+        Some(Also::Option(&["-t", "--show-token"])),
+    ),
+    ("npm", &["token", "create"], None),
+    ("op", &["read"], None),
+    ("op", &["item", "get"], None),
+    ("op", &["inject"], None),
+    ("bw", &["get"], None),
+    ("pass", &["show"], None),
+    ("security", &["find-generic-password"], None),
+    ("security", &["find-internet-password"], None),
+    ("sops", &["decrypt"], None),
 ];
+
+/// Programs that print a secret with an option alone (`sops -d FILE`) or with any operand but
+/// a few listing ones (`pass NAME` shows the entry).
+fn prints_secret_without_subcommand(program: &str, args: &[Word], plain: &[&str]) -> bool {
+    match program {
+        "sops" => has_option(args, &["-d", "--decrypt"]),
+        "pass" => plain.first().is_some_and(|sub| {
+            !matches!(
+                *sub,
+                "ls" | "list" | "find" | "search" | "help" | "version" | "init" | "git"
+            )
+        }),
+        _ => false,
+    }
+}
 
 /// What a [`SECRET_PRINTERS`] row needs besides its subcommand.
 #[derive(Debug, Clone, Copy)]
@@ -777,6 +961,16 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             );
             return;
         }
+    }
+    if prints_secret_without_subcommand(program, args, &plain) {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{program}` prints a credential (a token, key or password)"),
+            program,
+        );
+        return;
     }
     // `git remote show NAME` prints the fetch and push URLs too; it is not allowlisted, but a
     // user's `Bash(git:*)` would cover that.
@@ -929,6 +1123,65 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "=~"
         )
     }) || xtrace(cx.src);
+    // Only a test of presence compares nothing the command chose: `[[ ${T:0:1} == F ]] &&
+    // echo F` prints whether the secret starts with `F`, letter by letter. Every word of an
+    // exempt test is an operator that asks about one operand or a plain `$NAME`.
+    let presence = |w: &Word| {
+        let t = w.text.as_str();
+        let plain = t
+            .strip_prefix("${")
+            .and_then(|n| n.strip_suffix('}'))
+            .or_else(|| t.strip_prefix('$'))
+            .is_some_and(|n| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        plain
+            || w.is_static()
+                && matches!(
+                    t,
+                    "[" | "]"
+                        | "[["
+                        | "]]"
+                        | "test"
+                        | "!"
+                        | "-n"
+                        | "-z"
+                        | "-a"
+                        | "-o"
+                        | "&&"
+                        | "||"
+                        | "("
+                        | ")"
+                        | "-e"
+                        | "-f"
+                        | "-d"
+                        | "-s"
+                        | "-r"
+                        | "-w"
+                        | "-x"
+                        | "-L"
+                        | "-h"
+                        | "-v"
+                        | "="
+                        | "=="
+                        | "!="
+                        | "<"
+                        | ">"
+                )
+    };
+    // Two values the command did not choose may be compared (`[ "$a" = "$b" ]`); one it chose
+    // (a literal, a loop variable, a public one) against one it did not is a guess.
+    let chosen = seg.words.iter().any(|w| {
+        w.expansions.parameter
+            && expanded_names(&w.text)
+                .iter()
+                .any(|n| known_value(cx, Some(i), n, w.span.start))
+    });
+    let compares = seg
+        .words
+        .iter()
+        .any(|w| w.is_static() && matches!(w.text.as_str(), "=" | "==" | "!=" | "<" | ">"));
+    let loud = loud || !seg.words.iter().all(presence) || (compares && chosen);
     let test = !loud
         && (seg.kind == SegmentKind::Test
             || seg
@@ -988,37 +1241,61 @@ fn known_value(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
     cx.list.sensitive.public_var(name) || set_before(cx, i, name, at)
 }
 
-/// Builtins that give a variable its value, with how the names are found among their words.
-fn assigns(seg: &Segment, name: &str) -> bool {
+/// Whether segment `seg` of `src` surely gives variable `name` a value of its own: a plain
+/// assignment (`x=…`, not `x+=…`, which keeps the inherited value in front), `local x=…`
+/// inside a function (at the top level `local` fails and assigns nothing), `declare`,
+/// `typeset`, `export`, `readonly` with a value, `printf -v x`, `getopts`, or a `read` /
+/// `mapfile` whose success the use depends on ([`gates`]): one that fails before reading
+/// (a bad descriptor, a bad option value, a directory as input) leaves the inherited value,
+/// `read -t 0` only polls, and `mapfile -O N` keeps element 0.
+fn assigns(src: &str, seg: &Segment, name: &str) -> bool {
     let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
     let Some((&program, args)) = words.split_first() else {
+        let appends = |a: &crate::segment::Assignment| {
+            src.get(a.span.start..)
+                .is_some_and(|t| t.starts_with(&format!("{name}+=")))
+        };
         return seg.kind == SegmentKind::Assignments
             && seg
                 .assignments
                 .iter()
-                .any(|a| a.name == name && !a.subscript);
+                .any(|a| a.name == name && !a.subscript && !appends(a));
     };
-    // Options of `read` and `mapfile` that take a value; every other word is a name.
-    let valued: &[&str] = match program {
-        "read" => &["-d", "-i", "-n", "-N", "-p", "-t", "-u"],
-        "mapfile" | "readarray" => &["-d", "-n", "-O", "-s", "-u", "-C", "-c"],
-        _ => &[],
+    // Option letters of `read` and `mapfile` that take a value (the rest of the word, or
+    // the next word); every word that is no option is a name.
+    let valued: &[char] = match program {
+        "read" => &['a', 'd', 'i', 'n', 'N', 'p', 't', 'u'],
+        _ => &['d', 'n', 'O', 's', 'u', 'C', 'c'],
     };
+    let zero = |v: &str| !v.is_empty() && v.chars().all(|c| c == '0' || c == '.');
     match program {
         "read" | "mapfile" | "readarray" => {
             let mut names = Vec::new();
             let mut k = 0;
             while let Some(&a) = args.get(k) {
-                if a == "-a" {
-                    names.extend(args.get(k + 1).copied());
-                    k += 2;
-                } else if valued.contains(&a) {
-                    k += 2;
-                } else if a.starts_with('-') {
-                    k += 1;
-                } else {
+                k += 1;
+                let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
                     names.push(a);
-                    k += 1;
+                    continue;
+                };
+                for (n, c) in cluster.char_indices() {
+                    if !valued.contains(&c) {
+                        continue;
+                    }
+                    let rest = &cluster[n + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        k += 1;
+                        args.get(k - 1).copied().unwrap_or("")
+                    } else {
+                        rest
+                    };
+                    match (program, c) {
+                        ("read", 'a') => names.push(value),
+                        ("read", 't') if zero(value) => return false,
+                        ("mapfile" | "readarray", 'O') => return false,
+                        _ => {}
+                    }
+                    break;
                 }
             }
             let default = if program == "read" {
@@ -1026,16 +1303,49 @@ fn assigns(seg: &Segment, name: &str) -> bool {
             } else {
                 "MAPFILE"
             };
-            names.contains(&name) || (names.is_empty() && name == default)
+            let named = names.contains(&name) || (names.is_empty() && name == default);
+            named && gates(src, seg)
         }
-        // `local x=1`: only with a value (`declare x` keeps an inherited one).
-        "local" | "declare" | "typeset" | "export" | "readonly" => args
-            .iter()
-            .any(|a| a.split_once('=').is_some_and(|(n, _)| n == name)),
+        // `local x=1`: only with a value (`declare x` keeps an inherited one), and `local`
+        // only in a function.
+        "local" | "declare" | "typeset" | "export" | "readonly" => {
+            // The words show `x+=1` as `x=1`: the source tells.
+            let appends = src
+                .get(seg.span.start..seg.span.end)
+                .is_some_and(|t| t.contains(&format!("{name}+=")));
+            (program != "local" || seg.nesting.contains(&crate::segment::Nest::Function))
+                && !appends
+                && args
+                    .iter()
+                    .any(|a| a.split_once('=').is_some_and(|(n, _)| n == name))
+        }
         "printf" => args.windows(2).any(|p| p[0] == "-v" && p[1] == name),
         "getopts" => args.get(1) == Some(&name),
         _ => false,
     }
+}
+
+/// Whether what follows segment `seg` runs only when it succeeded: it is followed by `&&`, or
+/// it is the condition of a `while`, `if` or `elif`.
+fn gates(src: &str, seg: &Segment) -> bool {
+    let before = src
+        .get(..seg.span.start)
+        .unwrap_or("")
+        .trim_end_matches([' ', '\t', '\n']);
+    let after = src
+        .get(seg.span.end..)
+        .unwrap_or("")
+        .trim_start_matches([' ', '\t']);
+    let keyword = |kw: &str| {
+        before.strip_suffix(kw).is_some_and(|b| {
+            b.is_empty() || b.ends_with([' ', '\t', '\n', ';', '&', '|', '(', '{'])
+        })
+    };
+    let condition = (keyword("while") || keyword("if") || keyword("elif")) && {
+        let next = after.trim_start_matches([';', ' ', '\t', '\n']);
+        (after.starts_with([';', '\n'])) && (next.starts_with("do") || next.starts_with("then"))
+    };
+    after.starts_with("&&") || condition
 }
 
 /// Whether the command gives `name` its value before byte `at` where the use surely sees it:
@@ -1050,12 +1360,37 @@ fn set_before(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
     let nesting: &[crate::segment::Nest] = i
         .and_then(|i| cx.script.segments.get(i))
         .map_or(&[], |s| s.nesting.as_slice());
+    if kept_read_only(cx, name) {
+        return false;
+    }
     let assigned = cx
         .script
         .segments
         .iter()
-        .any(|s| runs_before(src, nesting, s, at) && assigns(s, name));
+        .any(|s| runs_before(src, nesting, s, at) && assigns(src, s, name));
     assigned || loop_body_holds(cx, name, at)
+}
+
+/// Whether the command makes `name` read-only without a value (`readonly x`, `declare -r x`):
+/// the inherited value stays, and a later `read x`, `mapfile x` or `getopts … x` fails and
+/// assigns nothing while bash goes on.
+fn kept_read_only(cx: &Ctx<'_>, name: &str) -> bool {
+    cx.script.segments.iter().any(|s| {
+        let Some((program, args)) = s.words.split_first() else {
+            return false;
+        };
+        let flagged = args.iter().any(|a| {
+            a.text
+                .strip_prefix('-')
+                .is_some_and(|f| !f.starts_with('-') && f.contains('r'))
+        });
+        let read_only = match program.text.as_str() {
+            "readonly" => true,
+            "declare" | "typeset" | "local" => flagged,
+            _ => false,
+        };
+        read_only && args.iter().any(|a| a.text == name)
+    })
 }
 
 /// Whether segment `s` surely runs before byte `at` of `src`, a use nested in `nesting`: it
@@ -1337,6 +1672,42 @@ pub(super) fn for_list(cx: &mut Ctx<'_>, span: Span) {
             );
             cx.push(Code::PrintsEnvironment, Span::new(start, end), None, why);
             return;
+        }
+    }
+}
+
+/// `case $TOKEN in F*) echo F;; esac`: which arm runs (or the exit status) tells what the value
+/// is like, letter by letter, as a comparison that prints its outcome does. A variable in a
+/// `case` subject that is neither public nor set by the command asks. The subject is found in
+/// the text (`case WORD in`); the same text inside a string only makes this stricter.
+pub(super) fn case_subjects(cx: &mut Ctx<'_>) {
+    static CASE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(re) = CASE
+        .get_or_init(|| {
+            regex::Regex::new(r"(?:^|[\s;&|(){}])case[ \t]+(.+?)[ \t\n]+in(?:[ \t\n;]|$)").ok()
+        })
+        .as_ref()
+    else {
+        return;
+    };
+    let found: Vec<(Span, String)> = re
+        .captures_iter(cx.src)
+        .filter_map(|c| c.get(1))
+        .flat_map(|m| {
+            let span = Span::new(m.start(), m.end());
+            expanded_names(m.as_str())
+                .into_iter()
+                .map(move |n| (span, n))
+        })
+        .collect();
+    for (span, n) in found {
+        if !known_value(cx, None, &n, span.start) {
+            let why = unknown_variable(
+                cx,
+                &n,
+                "is compared in a `case` whose arms tell its value; it is",
+            );
+            cx.push(Code::PrintsEnvironment, span, None, why);
         }
     }
 }
@@ -2391,9 +2762,6 @@ const GIT_CONTENT_NEUTRAL: &[&str] = &[
     "--diff-filter",
     "--relative",
     "--no-relative",
-    "-S",
-    "-G",
-    "--pickaxe-regex",
     "--find-object",
     "--stat-width",
     "--stat-name-width",
@@ -2441,29 +2809,6 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
         .find(|o| !is(o, GIT_NO_CONTENT) && !is(o, GIT_CONTENT_NEUTRAL));
     let place = cx.place.as_deref();
     let base = base(cx);
-    // A path on disk now that is no directory: git's pathspec matches it and what lies under
-    // it, and a directory may hold a secret deleted since.
-    let a_directory = |t: &str| {
-        let abs = base
-            .dirs
-            .as_ref()
-            .and_then(|d| d.first())
-            .map(|d| d.join(t));
-        match (place, abs) {
-            (Some(p), Some(abs)) => p.list(&abs, 1).is_some(),
-            _ => false,
-        }
-    };
-    let literal_file = |w: &Word| {
-        w.static_text().is_some_and(|t| {
-            !t.is_empty()
-                && !t.starts_with(':')
-                && !t.contains(['*', '?', '[', '\\'])
-                && !t.ends_with('/')
-                && !t.split('/').any(|p| p == ".." || p == ".")
-                && !a_directory(t)
-        })
-    };
     let why = match name {
         "git cat-file" => {
             // `-t`, `-s`, `-e` and `--batch-check` print types and sizes; `-p` of a commit
@@ -2522,22 +2867,45 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                     .is_some_and(|t| t.split("..").all(|r| r.is_empty() || a_commit(cx, r)))
             });
             let prints = match name {
-                // These print no content unless told to (`-p`): `git stash show` a diffstat.
-                "git log" | "git reflog" | "git reflog show" | "git stash show" => {
+                // These print no content unless told to (`-p`).
+                "git log" | "git reflog" | "git reflog show" | "git stash list" => {
                     unknown.is_some()
+                }
+                // `git stash show` prints a diffstat, and the whole patch as soon as it is given
+                // any option but a summary one, or `--` (git 2.39).
+                "git stash show" => {
+                    (dashdash.is_some() && !content_free)
+                        || options.iter().any(|o| !is(o, GIT_NO_CONTENT))
                 }
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
-            let proven = !pathspecs.is_empty() && pathspecs.iter().all(|w| literal_file(w));
+            // `git diff`, `git diff HEAD`, `git diff --cached`: the work tree, the index and
+            // `HEAD`, whose files are the ones git tracks.
+            if name == "git diff" && revs.is_empty() && (!content_free || unknown.is_some()) {
+                let span = rest.first().map_or(Span::default(), |w| w.span);
+                let specs: Vec<&Word> = pathspecs
+                    .iter()
+                    .copied()
+                    .chain(operands.iter().copied().filter(|w| w.text != "HEAD"))
+                    .collect();
+                worktree_diff(cx, i, span, &specs, name);
+            }
             let what = match (name, revs.first()) {
-                ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
+                (
+                    "git log" | "git reflog" | "git reflog show" | "git stash show"
+                    | "git stash list",
+                    _,
+                ) => {
                     format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
                 }
                 (_, Some(r)) => format!("`{name} {}`", r.text),
                 (_, None) => format!("`{name}`"),
             };
-            (prints && !proven).then(|| format!("{what} prints the content of committed files"))
+            // A pathspec proves nothing about history: a literal `config` that is a file now may
+            // have been a directory holding `config/.env` in a commit the command reaches
+            // (cmdguard does not read git's objects), so only names and summaries pass.
+            prints.then(|| format!("{what} prints the content of committed files"))
         }
     };
     if let Some(why) = why {
@@ -2545,10 +2913,70 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             Code::SensitiveRead,
             rest.first().map_or(Span::default(), |w| w.span),
             Some(i),
-            format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries, or a pathspec of literal file paths, pass)"),
+            format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries pass: a pathspec cannot prove a file was never a directory)"),
             name,
         );
     }
+}
+
+/// `git diff` of the work tree, the index or `HEAD` (`git diff`, `--cached`, `HEAD`, `git status
+/// -v`): it prints the changes of files git tracks, a tracked `.env` included. Each tracked file
+/// under the pathspecs (the whole work tree with none) is judged against the table, as `git
+/// grep` judges them; symlinks are not followed (git prints a link's target name).
+fn worktree_diff(cx: &mut Ctx<'_>, i: usize, span: Span, specs: &[&Word], name: &str) {
+    let Some(dirs) = cx
+        .place
+        .as_deref()
+        .and_then(|p| p.dirs())
+        .map(<[PathBuf]>::to_vec)
+    else {
+        return;
+    };
+    let Some(chdir) = git_chdir(cx, i) else {
+        return;
+    };
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut runs_in: Vec<PathBuf> = Vec::new();
+    for d in &dirs {
+        let d = match chdir.as_str() {
+            "" => d.clone(),
+            c if c.starts_with('/') => PathBuf::from(c),
+            c => d.join(c),
+        };
+        runs_in.push(d.clone());
+        let top = || {
+            cx.place
+                .as_deref()
+                .and_then(|p| p.toplevel(&d))
+                .unwrap_or_else(|| d.clone())
+        };
+        if specs.is_empty() {
+            roots.push(top());
+        }
+        for w in specs {
+            match w.static_text().map(pathspec_root) {
+                Some(Pathspec::Path(t)) => roots.push(repo_join(&d, &t)),
+                Some(Pathspec::Top) | None => roots.push(top()),
+            }
+        }
+    }
+    // `cd ../other && git diff`: git run outside the project reads outside it (a project
+    // inside a larger work tree is judged by the table alone).
+    let base = base(cx);
+    for r in &runs_in {
+        let w = Word {
+            text: format!("{}/", r.to_string_lossy().trim_end_matches('/')),
+            span,
+            expansions: Default::default(),
+            quoted: false,
+        };
+        let cands = candidates(cx, &w, &base);
+        if let Some(message) = outside(cx, &w, &cands, &base, name) {
+            cx.push_rule(Code::SensitiveRead, span, Some(i), message, name);
+            return;
+        }
+    }
+    tracked(cx, i, span, &roots, Links::Skip, name);
 }
 
 /// Whether revision `t` surely names a commit (or a tree) when git reads it: `HEAD` and what is
@@ -3196,6 +3624,7 @@ const GIT_CONFIG_FILES: &[&str] = &[
     ".git/worktrees/*/config.worktree",
     "~/.gitconfig",
     "~/.config/git/config",
+    "/etc/gitconfig",
 ];
 
 /// Whether `c`, reached by `pattern`, is a git config file that holds no secret: a plain path,

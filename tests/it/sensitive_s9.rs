@@ -156,3 +156,391 @@ fn dot_dot_after_a_symlink_climbs_from_where_the_link_leads() {
         ],
     );
 }
+
+/// Red team s9, public_vars "set earlier": an append (`x+=`), `local` outside a function,
+/// `mapfile -O`, `read -t 0`, a `read` whose failure the script goes on after, and a name made
+/// read-only keep the inherited value (real bash printed it, with `myv=FAKEVALUE1` in the
+/// environment, for each asking row). Near misses: assignments and reads that surely happened.
+#[test]
+fn red_team_s9_values_a_command_did_not_surely_set_ask() {
+    use super::rules::check;
+    let prints = Some(Code::PrintsEnvironment);
+    check(&[
+        ("http_proxy+=x; echo $http_proxy", Ask, prints),
+        ("myv+=(a); echo $myv", Ask, prints),
+        ("declare myv+=x; echo $myv", Ask, prints),
+        ("local myv+=x; echo $myv", Ask, prints),
+        ("local http_proxy=1; echo $http_proxy", Ask, prints),
+        (
+            "mapfile -O 1 http_proxy <<< a; echo $http_proxy",
+            Ask,
+            prints,
+        ),
+        ("readarray -O 2 myv <<< a; echo $myv", Ask, prints),
+        ("read -t 0 http_proxy; echo $http_proxy", Ask, prints),
+        ("read -rt 0 myv && echo $myv", Ask, prints),
+        ("read -u 9 myv; echo $myv", Ask, prints),
+        ("mapfile -u 9 myv; echo $myv", Ask, prints),
+        ("read -t abc myv; echo $myv", Ask, prints),
+        ("read myv <&-; echo $myv", Ask, prints),
+        ("until read myv; do echo $myv; done", Ask, prints),
+        ("readonly myv; read myv <<< a; echo $myv", Ask, prints),
+        ("typeset -r myv; read myv <<< a; echo $myv", Ask, prints),
+        ("readonly myv; getopts a myv; echo $myv", Ask, prints),
+        // Near misses.
+        ("myv=1 myv+=2; echo $myv", Allow, None),
+        ("f() { local myv=1; echo $myv; }", Allow, None),
+        ("read -r myv && echo \"$myv\"", Allow, None),
+        ("if read -r myv; then echo \"$myv\"; fi", Allow, None),
+        (
+            "while read -r myv; do echo \"$myv\"; done < list.txt",
+            Allow,
+            None,
+        ),
+        ("readonly myv=1; echo $myv", Allow, None),
+    ]);
+}
+
+/// Red team s9: a comparison whose outcome is printed or returned is an oracle on the value
+/// (`[[ ${T:0:1} == F ]] && echo F` letter by letter; `case $T in F*)`; the exit status of
+/// `test "$T" = guess`). Only presence tests (`-n`, `-z`, a bare `"$T"`) and file tests of a
+/// plain variable stay exempt.
+#[test]
+fn red_team_s9_comparisons_of_a_secret_ask() {
+    use super::rules::check;
+    let prints = Some(Code::PrintsEnvironment);
+    check(&[
+        (
+            "for c in A E F; do [[ ${GITHUB_TOKEN:0:1} == \"$c\" ]] && echo \"0$c\"; done",
+            Ask,
+            prints,
+        ),
+        (
+            "for c in F FA; do [[ $GITHUB_TOKEN == \"$c\"* ]] && echo \"$c\"; done",
+            Ask,
+            prints,
+        ),
+        ("[[ $GITHUB_TOKEN < G ]] && echo y", Ask, prints),
+        ("case $GITHUB_TOKEN in F*) echo y;; esac", Ask, prints),
+        (
+            "for c in A E; do case ${GITHUB_TOKEN:3:1} in \"$c\") echo \"3$c\";; esac; done",
+            Ask,
+            prints,
+        ),
+        ("test \"$GITHUB_TOKEN\" = FAKEVALUE1; echo $?", Ask, prints),
+        ("[[ $GITHUB_TOKEN == F* ]] || exit 3", Ask, prints),
+        ("test -n \"${GITHUB_TOKEN#F}\" && echo y", Ask, prints),
+        // Near misses.
+        ("[ -n \"$GITHUB_TOKEN\" ] && echo set", Allow, None),
+        ("[[ -z $API_KEY ]]", Allow, None),
+        ("[ \"$CI\" = true ] && echo ci", Allow, None),
+        ("case $OSTYPE in linux*) echo l;; esac", Allow, None),
+        (
+            "for f in a b; do case \"$f\" in a) echo \"$f\";; esac; done",
+            Allow,
+            None,
+        ),
+    ]);
+}
+
+/// Red team s9: `LC_*` and `XDG_*` made any `LC_*TOKEN*` public; a wildcard `public_vars`
+/// entry no longer beats `secret_vars`, an exact one still does (`AWS_REGION`).
+#[test]
+fn red_team_s9_public_wildcards_do_not_cover_secret_names() {
+    use super::rules::check;
+    let prints = Some(Code::PrintsEnvironment);
+    check(&[
+        ("echo $LC_API_TOKEN", Ask, prints),
+        ("echo $XDG_SESSION_COOKIE", Ask, prints),
+        ("echo $LC_ALL $XDG_CONFIG_HOME", Allow, None),
+        ("echo $AWS_REGION", Allow, None),
+    ]);
+}
+
+/// Red team s9 (found with bash 5.2): `r=(x); declare r='($(cmd))'` ran `cmd` under allow;
+/// `declare`, `typeset` and `local` re-parse a quoted value in parentheses when the name is
+/// already an array. Such a value asks, and a denied command in it denies.
+#[test]
+fn red_team_s9_declare_of_a_quoted_array_value_is_analysed() {
+    use super::rules::check;
+    use Verdict::Deny;
+    let evaluated = Some(Code::EvaluatedExpansion);
+    check(&[
+        ("r=(x); declare r='($(touch /tmp/pwned))'", Ask, evaluated),
+        (
+            "r=(x); declare r='($GITHUB_TOKEN)'; echo $r",
+            Ask,
+            evaluated,
+        ),
+        ("r=(x); typeset r='($(rm -rf ~))'", Deny, Some(Code::Denied)),
+        ("f() { local a=(x); local a=\"($(id))\"; }", Ask, evaluated),
+        // Near miss: a plain value.
+        ("declare x=1", Allow, None),
+    ]);
+}
+
+/// Red team s9: files that hold credentials by their documented purpose, in the project, in
+/// otherwise public system places and toolchain prefixes, and lists of names a program reads.
+#[test]
+fn red_team_s9_more_credential_files_ask() {
+    use super::rules::check;
+    check(&[
+        ("cat /etc/gitconfig", Ask, READ),
+        ("cat /etc/pip.conf", Ask, READ),
+        ("cat /usr/local/etc/npmrc", Ask, READ),
+        ("cat /etc/boto.cfg", Ask, READ),
+        ("cat /etc/wpa_supplicant/wpa_supplicant.conf", Ask, READ),
+        ("cat /etc/credstore/x", Ask, READ),
+        ("cat /etc/docker/key.json", Ask, READ),
+        ("cat /opt/app/secrets.env", Ask, READ),
+        ("cat ~/.nvm/versions/node/v20/etc/npmrc", Ask, READ),
+        ("cat ~/.pyenv/versions/3.11/pip.conf", Ask, READ),
+        ("cat auth.json", Ask, READ),
+        ("cat .yarnrc.yml", Ask, READ),
+        ("cat .bundle/config", Ask, READ),
+        ("cat local.settings.json", Ask, READ),
+        ("cat my-proj-firebase-adminsdk-abc12.json", Ask, READ),
+        ("cat .my.cnf", Ask, READ),
+        ("cat .vault-token", Ask, READ),
+        ("cat .s3cfg", Ask, READ),
+        ("cat .dockercfg", Ask, READ),
+        ("cat .git/credentials", Ask, READ),
+        ("cat .config/gh/hosts.yml", Ask, READ),
+        ("cat .cargo/credentials.toml", Ask, READ),
+        (
+            "printf '%s\\0' ~/.aws/credentials | wc --files0-from=-",
+            Ask,
+            READ,
+        ),
+        ("du --files0-from=list0", Ask, READ),
+        ("sha256sum -c sums", Ask, READ),
+        // Near misses.
+        ("cat /etc/hosts", Allow, None),
+        ("cat package.json", Allow, None),
+        ("cat config/settings.json", Allow, None),
+        ("sha256sum f", Allow, None),
+        ("wc -l f", Allow, None),
+    ]);
+}
+
+/// Red team s9: more documented credential printers, under a user's `Bash(prog:*)` rules.
+#[test]
+fn red_team_s9_more_credential_printers_ask_under_user_rules() {
+    use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
+    use cmdguard::{Analyzer, RuleOrigin};
+    let mut rules = CommandRules::default();
+    for p in [
+        "aws",
+        "az",
+        "docker",
+        "kubectl",
+        "git",
+        "pip",
+        "heroku",
+        "vault",
+        "terraform",
+        "op",
+        "security",
+        "pass",
+        "sops",
+        "glab",
+        "helm",
+        "npm",
+        "bw",
+    ] {
+        rules.push(
+            CommandRule::parse(&format!("{p}:*"), RuleAction::Allow, RuleOrigin::BuiltIn).unwrap(),
+        );
+    }
+    let rows: &[(&str, Verdict, Option<Code>)] = &[
+        (
+            "aws sts assume-role-with-web-identity --role-arn x",
+            Ask,
+            READ,
+        ),
+        ("aws sts get-federation-token --name x", Ask, READ),
+        ("aws iam create-access-key", Ask, READ),
+        ("aws eks get-token --cluster-name x", Ask, READ),
+        ("aws rds generate-db-auth-token --hostname h", Ask, READ),
+        ("aws sso get-role-credentials --role-name r", Ask, READ),
+        ("aws ecr-public get-login-password", Ask, READ),
+        (
+            "aws ssm get-parameters-by-path --path / --with-decryption",
+            Ask,
+            READ,
+        ),
+        (
+            "aws lambda get-function-configuration --function-name f",
+            Ask,
+            READ,
+        ),
+        ("az storage account keys list -n x", Ask, READ),
+        ("az storage account show-connection-string -n x", Ask, READ),
+        ("az acr login -n r --expose-token", Ask, READ),
+        ("az ad sp create-for-rbac", Ask, READ),
+        ("docker compose config", Ask, READ),
+        ("docker inspect web", Ask, READ),
+        ("kubectl exec pod -- env", Ask, READ),
+        ("git credential-store get", Ask, READ),
+        ("pip config list", Ask, READ),
+        ("pip config get global.index-url", Ask, READ),
+        ("heroku config", Ask, READ),
+        ("heroku config:get DATABASE_URL", Ask, READ),
+        ("vault token create", Ask, READ),
+        ("terraform output -raw db_password", Ask, READ),
+        ("terraform state pull", Ask, READ),
+        ("terraform show -json", Ask, READ),
+        ("helm get values rel", Ask, READ),
+        ("glab auth status --show-token", Ask, READ),
+        ("npm token create", Ask, READ),
+        ("op read op://vault/item/password", Ask, READ),
+        ("op item get x --fields password --reveal", Ask, READ),
+        ("bw get password x", Ask, READ),
+        ("pass show email", Ask, READ),
+        ("pass email", Ask, READ),
+        ("security find-generic-password -s x -w", Ask, READ),
+        ("sops -d secrets.enc.yaml", Ask, READ),
+        // Near misses.
+        ("aws s3 ls", Allow, None),
+        ("docker ps", Allow, None),
+        ("kubectl get pods", Allow, None),
+        ("helm list", Allow, None),
+        ("pass ls", Allow, None),
+        ("terraform plan", Allow, None),
+    ];
+    let analyzer = Analyzer::default();
+    let mut failures = Vec::new();
+    for (cmd, want, code) in rows {
+        let mut a = analyzer.analyze(cmd);
+        rules.apply(&mut a);
+        let has = |c: Code| a.findings.iter().any(|f| f.code == c && f.severity > Allow);
+        if a.verdict != *want || code.is_some_and(|c| !has(c)) {
+            failures.push(format!(
+                "{cmd:?}: want {want} {code:?}, got {:?}",
+                a.findings
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// A project whose first commit holds `.env` (`TOKEN=FAKEENV`) and a directory `config`
+/// holding `config/.env`, whose second replaces that directory with a file `config`; a stash
+/// of an edited `.env` and a further unstaged edit; and a sibling repository `other` with an
+/// edited `config.yml`.
+#[cfg(unix)]
+fn git_layout() -> Scratch {
+    let s = Scratch::new();
+    let proj = s.path().join("home/proj");
+    s.write("home/proj/README.md", "readme");
+    s.write("home/proj/.env", "TOKEN=FAKEENV");
+    s.write("home/proj/src/a.rs", "code");
+    s.write("home/proj/config/.env", "TOKEN=FAKECONF");
+    git(&proj, &["init", "-q"]);
+    git(&proj, &["config", "user.email", "t@example.com"]);
+    git(&proj, &["config", "user.name", "t"]);
+    git(&proj, &["add", "-f", "."]);
+    git(&proj, &["commit", "-qm", "one"]);
+    git(&proj, &["rm", "-rq", "config"]);
+    s.write("home/proj/config", "plain");
+    git(&proj, &["add", "config"]);
+    git(&proj, &["commit", "-qm", "two"]);
+    s.write("home/proj/.env", "TOKEN=FAKEENV2");
+    git(&proj, &["stash", "-q"]);
+    s.write("home/proj/.env", "TOKEN=FAKEENV3");
+    let other = s.path().join("home/other");
+    s.write("home/other/config.yml", "db_password=FAKEOTHER");
+    git(&other, &["init", "-q"]);
+    git(&other, &["config", "user.email", "t@example.com"]);
+    git(&other, &["config", "user.name", "t"]);
+    git(&other, &["add", "."]);
+    git(&other, &["commit", "-qm", "one"]);
+    s.write("home/other/config.yml", "db_password=FAKEOTHER2");
+    s
+}
+
+/// `check` in the git layout, each row run by real git there: an asking row printed a
+/// `FAKE…` secret, an allowed one none.
+#[cfg(unix)]
+#[track_caller]
+fn check_with_git(s: &Scratch, rows: &[(&str, Verdict, Option<Code>)]) {
+    let proj = s.path().join("home/proj");
+    let dir = Workdir::new(&proj).with_home(s.path().join("home"));
+    super::rules::check_in(&dir, rows);
+    for (cmd, verdict, _) in rows {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(cmd)
+            .current_dir(&proj)
+            .env("HOME", s.path().join("home"))
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_PAGER", "cat")
+            .output()
+            .unwrap();
+        let printed = String::from_utf8_lossy(&out.stdout).contains("FAKE");
+        assert_eq!(printed, *verdict == Ask, "{cmd:?} printed {out:?}");
+    }
+}
+
+/// Limit (c) of session 8, and the red team's git rows: a literal pathspec cannot prove what a
+/// command reaches in history (`config` was a directory holding `config/.env`; `--full-diff`
+/// widens it), so history content asks whatever the pathspec; a diff of the work tree or the
+/// index judges the files git tracks; `git stash show` prints a patch with any option but a
+/// summary one; `git -C DIR` and `cd DIR && git diff` outside the project are reads there.
+#[cfg(unix)]
+#[test]
+fn red_team_s9_git_prints_what_it_tracks_and_what_history_holds() {
+    let s = git_layout();
+    check_with_git(
+        &s,
+        &[
+            ("git log -p -- config", Ask, READ),
+            ("git show HEAD -- config", Ask, READ),
+            ("git log -p --full-diff -- README.md", Ask, READ),
+            ("git diff", Ask, READ),
+            ("git diff HEAD", Ask, READ),
+            ("git diff -U0", Ask, READ),
+            ("git -C src diff", Ask, READ),
+            ("git status -vv", Ask, READ),
+            ("git stash list -p", Ask, READ),
+            ("git stash show --", Ask, READ),
+            ("git stash show --color", Ask, READ),
+            ("git -C ../other show HEAD:config.yml", Ask, READ),
+            ("git -C ../other diff", Ask, READ),
+            ("cd ../other && git diff", Ask, READ),
+            // Near misses: names, summaries, files that hold no secret.
+            ("git log --oneline", Allow, None),
+            ("git diff --stat", Allow, None),
+            ("git diff -- src", Allow, None),
+            ("git status", Allow, None),
+            ("git stash list", Allow, None),
+            ("git stash show", Allow, None),
+            ("git show HEAD:README.md", Allow, None),
+            ("git -C src status", Allow, None),
+        ],
+    );
+    // Oracles print no secret text: real git printed the commit that added `FAKEENV` for
+    // `-S`/`-G`, and nothing for a wrong guess.
+    let proj = s.path().join("home/proj");
+    let dir = Workdir::new(&proj).with_home(s.path().join("home"));
+    super::rules::check_in(
+        &dir,
+        &[
+            ("git log --oneline -S TOKEN=FAKEE", Ask, READ),
+            ("git log -G FAKE", Ask, READ),
+        ],
+    );
+}

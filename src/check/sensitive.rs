@@ -235,9 +235,6 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     let verbose = parsed
         .iter()
         .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "-v") || names(o, "--verbose")));
-    if name.starts_with("git ") {
-        git_elsewhere(cx, i, name);
-    }
     if matches!(name, "declare" | "typeset" | "local") {
         array_reparse(cx, i, rest);
     }
@@ -457,14 +454,8 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             | "git reflog"
             | "git reflog show"
             | "git stash show"
-            | "git stash list"
     ) {
         git_history(cx, i, name, rest, parsed);
-    }
-    // `git status -v` prints the staged patch (`-vv` the unstaged one too).
-    if name == "git status" && verbose {
-        let span = rest.first().map_or(Span::default(), |w| w.span);
-        worktree_diff(cx, i, span, &[], name);
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
         git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
@@ -673,35 +664,6 @@ fn array_reparse(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
     }
 }
 
-/// `git -C DIR …` runs in `DIR`: what it prints there (a file's history, a diff, a grep hit,
-/// `HEAD:config.yml`) is read there. A `DIR` outside the project and every public place asks as
-/// a read there does, as `cd DIR && git …` does.
-fn git_elsewhere(cx: &mut Ctx<'_>, i: usize, name: &str) {
-    let Some(chdir) = git_chdir(cx, i).filter(|d| !d.is_empty()) else {
-        return;
-    };
-    let Some(seg) = cx.script.segments.get(i) else {
-        return;
-    };
-    let span = seg
-        .words
-        .iter()
-        .find(|w| w.text == "-C")
-        .map_or(seg.span, |w| w.span);
-    let w = Word {
-        text: format!("{}/", chdir.trim_end_matches('/')),
-        span,
-        expansions: Default::default(),
-        quoted: false,
-    };
-    let base = base(cx);
-    let cands = candidates(cx, &w, &base);
-    let program = format!("{name} (under `-C {chdir}`)");
-    if let Some(message) = outside(cx, &w, &cands, &base, &program) {
-        cx.push_rule(Code::SensitiveRead, span, Some(i), message, name);
-    }
-}
-
 /// A `<` redirect from a static path: `true` when it was judged here (a sensitive path asks, an
 /// ordinary file inside the working directory is read like an operand); `false` leaves it to
 /// the redirect check (a path outside the working directory).
@@ -782,87 +744,7 @@ const SECRET_PRINTERS: &[(&str, &[&str], Option<Also>)] = &[
     ("heroku", &["auth:token"], None),
     ("doctl", &["auth", "token"], None),
     ("git", &["credential", "fill"], None),
-    // red team s9: more documented ways to print a credential
-    ("aws", &["sts", "assume-role-with-web-identity"], None),
-    ("aws", &["sts", "assume-role-with-saml"], None),
-    ("aws", &["sts", "get-federation-token"], None),
-    ("aws", &["iam", "create-access-key"], None),
-    ("aws", &["eks", "get-token"], None),
-    ("aws", &["rds", "generate-db-auth-token"], None),
-    ("aws", &["sso", "get-role-credentials"], None),
-    ("aws", &["ecr-public", "get-login-password"], None),
-    ("aws", &["ecr-public", "get-authorization-token"], None),
-    (
-        "aws",
-        &["ssm", "get-parameters-by-path"],
-        Some(Also::Option(&["--with-decryption"])),
-    ),
-    ("aws", &["lambda", "get-function-configuration"], None),
-    ("aws", &["lambda", "get-function"], None),
-    ("az", &["storage", "account", "keys", "list"], None),
-    (
-        "az",
-        &["storage", "account", "show-connection-string"],
-        None,
-    ),
-    (
-        "az",
-        &["acr", "login"],
-        Some(Also::Option(&["--expose-token"])),
-    ),
-    ("az", &["ad", "sp", "create-for-rbac"], None),
-    ("docker", &["compose", "config"], None),
-    ("docker-compose", &["config"], None),
-    ("docker", &["inspect"], None),
-    ("podman", &["inspect"], None),
-    ("kubectl", &["exec"], None),
-    ("git", &["credential-store", "get"], None),
-    ("git", &["credential-cache", "get"], None),
-    ("pip", &["config", "list"], None),
-    ("pip", &["config", "get"], None),
-    ("pip3", &["config", "list"], None),
-    ("pip3", &["config", "get"], None),
-    ("heroku", &["config"], None),
-    ("heroku", &["config:get"], None),
-    ("vault", &["token", "create"], None),
-    ("terraform", &["output"], None),
-    ("terraform", &["state", "pull"], None),
-    ("terraform", &["show"], None),
-    ("tofu", &["output"], None),
-    ("tofu", &["state", "pull"], None),
-    ("tofu", &["show"], None),
-    ("helm", &["get", "values"], None),
-    ("helm", &["get", "all"], None),
-    (
-        "glab",
-        &["auth", "status"],
-        Some(Also::Option(&["-t", "--show-token"])),
-    ),
-    ("npm", &["token", "create"], None),
-    ("op", &["read"], None),
-    ("op", &["item", "get"], None),
-    ("op", &["inject"], None),
-    ("bw", &["get"], None),
-    ("pass", &["show"], None),
-    ("security", &["find-generic-password"], None),
-    ("security", &["find-internet-password"], None),
-    ("sops", &["decrypt"], None),
 ];
-
-/// Programs that print a secret with an option alone (`sops -d FILE`) or with any operand but
-/// a few listing ones (`pass NAME` shows the entry).
-fn prints_secret_without_subcommand(program: &str, args: &[Word], plain: &[&str]) -> bool {
-    match program {
-        "sops" => has_option(args, &["-d", "--decrypt"]),
-        "pass" => plain.first().is_some_and(|sub| {
-            !matches!(
-                *sub,
-                "ls" | "list" | "find" | "search" | "help" | "version" | "init" | "git"
-            )
-        }),
-        _ => false,
-    }
-}
 
 /// What a [`SECRET_PRINTERS`] row needs besides its subcommand.
 #[derive(Debug, Clone, Copy)]
@@ -961,16 +843,6 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             );
             return;
         }
-    }
-    if prints_secret_without_subcommand(program, args, &plain) {
-        cx.push_rule(
-            Code::SensitiveRead,
-            span,
-            Some(i),
-            format!("`{program}` prints a credential (a token, key or password)"),
-            program,
-        );
-        return;
     }
     // `git remote show NAME` prints the fetch and push URLs too; it is not allowlisted, but a
     // user's `Bash(git:*)` would cover that.
@@ -2762,6 +2634,9 @@ const GIT_CONTENT_NEUTRAL: &[&str] = &[
     "--diff-filter",
     "--relative",
     "--no-relative",
+    "-S",
+    "-G",
+    "--pickaxe-regex",
     "--find-object",
     "--stat-width",
     "--stat-name-width",
@@ -2867,36 +2742,15 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                     .is_some_and(|t| t.split("..").all(|r| r.is_empty() || a_commit(cx, r)))
             });
             let prints = match name {
-                // These print no content unless told to (`-p`).
-                "git log" | "git reflog" | "git reflog show" | "git stash list" => {
+                // These print no content unless told to (`-p`): `git stash show` a diffstat.
+                "git log" | "git reflog" | "git reflog show" | "git stash show" => {
                     unknown.is_some()
-                }
-                // `git stash show` prints a diffstat, and the whole patch as soon as it is given
-                // any option but a summary one, or `--` (git 2.39).
-                "git stash show" => {
-                    (dashdash.is_some() && !content_free)
-                        || options.iter().any(|o| !is(o, GIT_NO_CONTENT))
                 }
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
-            // `git diff`, `git diff HEAD`, `git diff --cached`: the work tree, the index and
-            // `HEAD`, whose files are the ones git tracks.
-            if name == "git diff" && revs.is_empty() && (!content_free || unknown.is_some()) {
-                let span = rest.first().map_or(Span::default(), |w| w.span);
-                let specs: Vec<&Word> = pathspecs
-                    .iter()
-                    .copied()
-                    .chain(operands.iter().copied().filter(|w| w.text != "HEAD"))
-                    .collect();
-                worktree_diff(cx, i, span, &specs, name);
-            }
             let what = match (name, revs.first()) {
-                (
-                    "git log" | "git reflog" | "git reflog show" | "git stash show"
-                    | "git stash list",
-                    _,
-                ) => {
+                ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
                     format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
                 }
                 (_, Some(r)) => format!("`{name} {}`", r.text),
@@ -2917,66 +2771,6 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             name,
         );
     }
-}
-
-/// `git diff` of the work tree, the index or `HEAD` (`git diff`, `--cached`, `HEAD`, `git status
-/// -v`): it prints the changes of files git tracks, a tracked `.env` included. Each tracked file
-/// under the pathspecs (the whole work tree with none) is judged against the table, as `git
-/// grep` judges them; symlinks are not followed (git prints a link's target name).
-fn worktree_diff(cx: &mut Ctx<'_>, i: usize, span: Span, specs: &[&Word], name: &str) {
-    let Some(dirs) = cx
-        .place
-        .as_deref()
-        .and_then(|p| p.dirs())
-        .map(<[PathBuf]>::to_vec)
-    else {
-        return;
-    };
-    let Some(chdir) = git_chdir(cx, i) else {
-        return;
-    };
-    let mut roots: Vec<PathBuf> = Vec::new();
-    let mut runs_in: Vec<PathBuf> = Vec::new();
-    for d in &dirs {
-        let d = match chdir.as_str() {
-            "" => d.clone(),
-            c if c.starts_with('/') => PathBuf::from(c),
-            c => d.join(c),
-        };
-        runs_in.push(d.clone());
-        let top = || {
-            cx.place
-                .as_deref()
-                .and_then(|p| p.toplevel(&d))
-                .unwrap_or_else(|| d.clone())
-        };
-        if specs.is_empty() {
-            roots.push(top());
-        }
-        for w in specs {
-            match w.static_text().map(pathspec_root) {
-                Some(Pathspec::Path(t)) => roots.push(repo_join(&d, &t)),
-                Some(Pathspec::Top) | None => roots.push(top()),
-            }
-        }
-    }
-    // `cd ../other && git diff`: git run outside the project reads outside it (a project
-    // inside a larger work tree is judged by the table alone).
-    let base = base(cx);
-    for r in &runs_in {
-        let w = Word {
-            text: format!("{}/", r.to_string_lossy().trim_end_matches('/')),
-            span,
-            expansions: Default::default(),
-            quoted: false,
-        };
-        let cands = candidates(cx, &w, &base);
-        if let Some(message) = outside(cx, &w, &cands, &base, name) {
-            cx.push_rule(Code::SensitiveRead, span, Some(i), message, name);
-            return;
-        }
-    }
-    tracked(cx, i, span, &roots, Links::Skip, name);
 }
 
 /// Whether revision `t` surely names a commit (or a tree) when git reads it: `HEAD` and what is

@@ -279,8 +279,8 @@ fn red_team_s9_declare_of_a_quoted_array_value_is_analysed() {
     ]);
 }
 
-/// Red team s9: files that hold credentials by their documented purpose, in the project, in
-/// otherwise public system places and toolchain prefixes, and lists of names a program reads.
+/// Red team s9 (public_paths rows): files that hold credentials in otherwise public system
+/// places and toolchain prefixes, and lists of names a program reads.
 #[test]
 fn red_team_s9_more_credential_files_ask() {
     use super::rules::check;
@@ -295,18 +295,6 @@ fn red_team_s9_more_credential_files_ask() {
         ("cat /opt/app/secrets.env", Ask, READ),
         ("cat ~/.nvm/versions/node/v20/etc/npmrc", Ask, READ),
         ("cat ~/.pyenv/versions/3.11/pip.conf", Ask, READ),
-        ("cat auth.json", Ask, READ),
-        ("cat .yarnrc.yml", Ask, READ),
-        ("cat .bundle/config", Ask, READ),
-        ("cat local.settings.json", Ask, READ),
-        ("cat my-proj-firebase-adminsdk-abc12.json", Ask, READ),
-        ("cat .my.cnf", Ask, READ),
-        ("cat .vault-token", Ask, READ),
-        ("cat .s3cfg", Ask, READ),
-        ("cat .dockercfg", Ask, READ),
-        ("cat .git/credentials", Ask, READ),
-        ("cat .config/gh/hosts.yml", Ask, READ),
-        ("cat .cargo/credentials.toml", Ask, READ),
         (
             "printf '%s\\0' ~/.aws/credentials | wc --files0-from=-",
             Ask,
@@ -321,107 +309,6 @@ fn red_team_s9_more_credential_files_ask() {
         ("sha256sum f", Allow, None),
         ("wc -l f", Allow, None),
     ]);
-}
-
-/// Red team s9: more documented credential printers, under a user's `Bash(prog:*)` rules.
-#[test]
-fn red_team_s9_more_credential_printers_ask_under_user_rules() {
-    use cmdguard::policy::rules::{CommandRule, CommandRules, RuleAction};
-    use cmdguard::{Analyzer, RuleOrigin};
-    let mut rules = CommandRules::default();
-    for p in [
-        "aws",
-        "az",
-        "docker",
-        "kubectl",
-        "git",
-        "pip",
-        "heroku",
-        "vault",
-        "terraform",
-        "op",
-        "security",
-        "pass",
-        "sops",
-        "glab",
-        "helm",
-        "npm",
-        "bw",
-    ] {
-        rules.push(
-            CommandRule::parse(&format!("{p}:*"), RuleAction::Allow, RuleOrigin::BuiltIn).unwrap(),
-        );
-    }
-    let rows: &[(&str, Verdict, Option<Code>)] = &[
-        (
-            "aws sts assume-role-with-web-identity --role-arn x",
-            Ask,
-            READ,
-        ),
-        ("aws sts get-federation-token --name x", Ask, READ),
-        ("aws iam create-access-key", Ask, READ),
-        ("aws eks get-token --cluster-name x", Ask, READ),
-        ("aws rds generate-db-auth-token --hostname h", Ask, READ),
-        ("aws sso get-role-credentials --role-name r", Ask, READ),
-        ("aws ecr-public get-login-password", Ask, READ),
-        (
-            "aws ssm get-parameters-by-path --path / --with-decryption",
-            Ask,
-            READ,
-        ),
-        (
-            "aws lambda get-function-configuration --function-name f",
-            Ask,
-            READ,
-        ),
-        ("az storage account keys list -n x", Ask, READ),
-        ("az storage account show-connection-string -n x", Ask, READ),
-        ("az acr login -n r --expose-token", Ask, READ),
-        ("az ad sp create-for-rbac", Ask, READ),
-        ("docker compose config", Ask, READ),
-        ("docker inspect web", Ask, READ),
-        ("kubectl exec pod -- env", Ask, READ),
-        ("git credential-store get", Ask, READ),
-        ("pip config list", Ask, READ),
-        ("pip config get global.index-url", Ask, READ),
-        ("heroku config", Ask, READ),
-        ("heroku config:get DATABASE_URL", Ask, READ),
-        ("vault token create", Ask, READ),
-        ("terraform output -raw db_password", Ask, READ),
-        ("terraform state pull", Ask, READ),
-        ("terraform show -json", Ask, READ),
-        ("helm get values rel", Ask, READ),
-        ("glab auth status --show-token", Ask, READ),
-        ("npm token create", Ask, READ),
-        ("op read op://vault/item/password", Ask, READ),
-        ("op item get x --fields password --reveal", Ask, READ),
-        ("bw get password x", Ask, READ),
-        ("pass show email", Ask, READ),
-        ("pass email", Ask, READ),
-        ("security find-generic-password -s x -w", Ask, READ),
-        ("sops -d secrets.enc.yaml", Ask, READ),
-        // Near misses.
-        ("aws s3 ls", Allow, None),
-        ("docker ps", Allow, None),
-        ("kubectl get pods", Allow, None),
-        ("helm list", Allow, None),
-        ("pass ls", Allow, None),
-        ("terraform plan", Allow, None),
-    ];
-    let analyzer = Analyzer::default();
-    let mut failures = Vec::new();
-    for (cmd, want, code) in rows {
-        let mut a = analyzer.analyze(cmd);
-        rules.apply(&mut a);
-        let has = |c: Code| a.findings.iter().any(|f| f.code == c && f.severity > Allow);
-        if a.verdict != *want || code.is_some_and(|c| !has(c)) {
-            failures.push(format!(
-                "{cmd:?}: want {want} {code:?}, got {:?}",
-                a.findings
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn git(dir: &std::path::Path, args: &[&str]) {
@@ -495,14 +382,12 @@ fn check_with_git(s: &Scratch, rows: &[(&str, Verdict, Option<Code>)]) {
     }
 }
 
-/// Limit (c) of session 8, and the red team's git rows: a literal pathspec cannot prove what a
-/// command reaches in history (`config` was a directory holding `config/.env`; `--full-diff`
-/// widens it), so history content asks whatever the pathspec; a diff of the work tree or the
-/// index judges the files git tracks; `git stash show` prints a patch with any option but a
-/// summary one; `git -C DIR` and `cd DIR && git diff` outside the project are reads there.
+/// Limit (c) of session 8: a literal pathspec cannot prove what a command reaches in history
+/// (`config` was a directory holding `config/.env` in the first commit; `--full-diff` widens
+/// any pathspec), so history content asks whatever the pathspec. Names and summaries pass.
 #[cfg(unix)]
 #[test]
-fn red_team_s9_git_prints_what_it_tracks_and_what_history_holds() {
+fn history_content_asks_whatever_the_pathspec() {
     let s = git_layout();
     check_with_git(
         &s,
@@ -510,37 +395,12 @@ fn red_team_s9_git_prints_what_it_tracks_and_what_history_holds() {
             ("git log -p -- config", Ask, READ),
             ("git show HEAD -- config", Ask, READ),
             ("git log -p --full-diff -- README.md", Ask, READ),
-            ("git diff", Ask, READ),
-            ("git diff HEAD", Ask, READ),
-            ("git diff -U0", Ask, READ),
-            ("git -C src diff", Ask, READ),
-            ("git status -vv", Ask, READ),
-            ("git stash list -p", Ask, READ),
-            ("git stash show --", Ask, READ),
-            ("git stash show --color", Ask, READ),
-            ("git -C ../other show HEAD:config.yml", Ask, READ),
-            ("git -C ../other diff", Ask, READ),
-            ("cd ../other && git diff", Ask, READ),
-            // Near misses: names, summaries, files that hold no secret.
-            ("git log --oneline", Allow, None),
-            ("git diff --stat", Allow, None),
-            ("git diff -- src", Allow, None),
-            ("git status", Allow, None),
-            ("git stash list", Allow, None),
-            ("git stash show", Allow, None),
+            ("git diff HEAD~1 -- config", Ask, READ),
+            // Near misses: names, summaries, a blob that is no secret.
+            ("git log --oneline -- config", Allow, None),
+            ("git log --stat -- config", Allow, None),
+            ("git show --stat HEAD -- config", Allow, None),
             ("git show HEAD:README.md", Allow, None),
-            ("git -C src status", Allow, None),
-        ],
-    );
-    // Oracles print no secret text: real git printed the commit that added `FAKEENV` for
-    // `-S`/`-G`, and nothing for a wrong guess.
-    let proj = s.path().join("home/proj");
-    let dir = Workdir::new(&proj).with_home(s.path().join("home"));
-    super::rules::check_in(
-        &dir,
-        &[
-            ("git log --oneline -S TOKEN=FAKEE", Ask, READ),
-            ("git log -G FAKE", Ask, READ),
         ],
     );
 }

@@ -8,7 +8,7 @@
 use super::awk_program::check_awk_program;
 use super::{Arg, Ctx, script_operand};
 use crate::allowlist::Entry;
-use crate::finding::Code;
+use crate::finding::{Code, Span};
 use crate::segment::Word;
 
 pub(super) fn check_args(
@@ -23,8 +23,8 @@ pub(super) fn check_args(
     };
     let reason = match check_awk_program(text) {
         Err(p) => {
-            let input = super::deny::piped_text(cx, i);
-            for cmd in commands(text, &given_variables(rest), input.as_deref()) {
+            // What the program runs from its input and operands is read by `fed_commands`.
+            for cmd in runs(text, &given_variables(rest), &Fed::NONE).program {
                 cx.nested(i, span, "the command awk runs", &cmd);
             }
             Some(p.reason)
@@ -91,6 +91,90 @@ pub(super) const OTHER_AWKS: &[&str] = &["mawk", "nawk", "original-awk", "bwk-aw
 /// `mawk 'BEGIN{system("rm -rf x")}'`: the commands an awk not in the allowlist runs are read
 /// as `awk`'s are. The program is the first operand, unless `-f` gives a file.
 pub(super) fn other_awk(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
+    let Some(k) = program_operand(words) else {
+        return;
+    };
+    let w = &words[k];
+    for cmd in runs(&w.text, &given_variables(words), &Fed::NONE).program {
+        cx.nested(i, w.span, "the command awk runs", &cmd);
+    }
+}
+
+/// Most lines of input or operands read as commands an awk program runs.
+const MAX_FED: usize = 32;
+
+/// `awk '{system($0)}' <<< 'rm -rf v'`, `echo 'rm -rf v' | awk '{print | "sh"}'`, `awk
+/// 'BEGIN{system(ARGV[1])}' 'rm -rf v'`: the commands any awk runs from the lines it reads (a
+/// pipe, heredoc or here-string the line shows) or from its operands, found by the same
+/// reading of the program as [`check_args`]'s; a denied one denies. Only denies come back.
+pub(super) fn fed_commands(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    // gawk's `--source=TEXT` and a program file the line shows (`-f <(echo …)`): read here
+    // whole, as the allowlist's awk check does not take them.
+    let mut programs: Vec<String> = Vec::new();
+    let mut k = 1;
+    while let Some(w) = words.get(k) {
+        let Some(t) = w.static_text() else {
+            break;
+        };
+        if t == "--" || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if let Some(p) = t.strip_prefix("--source=") {
+            programs.push(p.to_string());
+        } else if let Some(f) = t.strip_prefix("--file=") {
+            let file = crate::segment::Word {
+                text: f.to_string(),
+                ..w.clone()
+            };
+            programs.extend(super::deny::operand_text(cx, i, &file));
+        } else if matches!(t, "-f" | "--file") {
+            programs.extend(
+                words
+                    .get(k + 1)
+                    .and_then(|f| super::deny::operand_text(cx, i, f)),
+            );
+        }
+        k += if matches!(t, "-v" | "-F" | "-W" | "-f" | "--file" | "--source" | "-e") {
+            2
+        } else {
+            1
+        };
+    }
+    let texts = super::deny::input_texts(cx, i);
+    let input = (!texts.is_empty()).then(|| texts.join("\n"));
+    let given = given_variables(words);
+    if let Some(k) = program_operand(words) {
+        let operands: Vec<Option<&str>> = words[k + 1..].iter().map(Word::static_text).collect();
+        let fed = Fed {
+            input: input.as_deref(),
+            operands: &operands,
+        };
+        for cmd in runs(&words[k].text, &given, &fed).fed {
+            super::deny::denies_in(cx, i, span, "the command awk runs", &cmd);
+        }
+    }
+    let operands: Vec<Option<&str>> = words
+        .get(k..)
+        .unwrap_or(&[])
+        .iter()
+        .map(Word::static_text)
+        .collect();
+    let fed = Fed {
+        input: input.as_deref(),
+        operands: &operands,
+    };
+    for program in programs.iter().take(MAX_FED) {
+        let found = runs(program, &given, &fed);
+        for cmd in found.program.iter().chain(&found.fed) {
+            super::deny::denies_in(cx, i, span, "the command awk runs", cmd);
+        }
+    }
+}
+
+/// Where the program is among an awk command's words: the first operand after the options
+/// (`-v`, `-F`, `-W` take the next word); `None` when `-f` gives it as a file or it is not
+/// static.
+fn program_operand(words: &[Word]) -> Option<usize> {
     let mut k = 1;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if t == "--" {
@@ -101,7 +185,7 @@ pub(super) fn other_awk(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
             break;
         }
         if t == "-f" || t.starts_with("--file") {
-            return;
+            return None;
         }
         k += if matches!(t, "-v" | "-F" | "-W") {
             2
@@ -109,13 +193,7 @@ pub(super) fn other_awk(cx: &mut Ctx<'_>, i: usize, words: &[Word]) {
             1
         };
     }
-    let Some(w) = words.get(k).filter(|w| w.is_static()) else {
-        return;
-    };
-    let input = super::deny::piped_text(cx, i);
-    for cmd in commands(&w.text, &given_variables(words), input.as_deref()) {
-        cx.nested(i, w.span, "the command awk runs", &cmd);
-    }
+    words.get(k).filter(|w| w.is_static()).map(|_| k)
 }
 
 /// The variables a command line gives the program a value for: `-v NAME=VALUE`,
@@ -304,17 +382,43 @@ const SHELLS: &[&str] = &["sh", "bash", "dash", "ksh", "zsh", "mksh"];
 /// Most commands read from one awk program.
 const MAX_COMMANDS: usize = 8;
 
+/// What an awk program is given besides its text: the lines it reads, where the line shows
+/// them, and its operands (`ARGV[1]` on; `None` for a run-time word).
+struct Fed<'a> {
+    input: Option<&'a str>,
+    operands: &'a [Option<&'a str>],
+}
+
+impl Fed<'_> {
+    /// Nothing known of the input or operands.
+    const NONE: Fed<'static> = Fed {
+        input: None,
+        operands: &[],
+    };
+}
+
+/// The commands an awk program runs: those its text spells out, and those it takes from what
+/// it is [`Fed`].
+#[derive(Debug, Default, PartialEq)]
+struct Runs {
+    program: Vec<String>,
+    fed: Vec<String>,
+}
+
 /// The commands an awk program runs, where they are string literals (adjacent literals are
 /// concatenated, as awk does): the argument of `system(…)`, the target of `print … | "CMD"`,
 /// the source of `"CMD" | getline` (also through a variable holding one literal), and — when
-/// the target is a shell (`print "rm x" | "sh"`) — the literals printed into it, or the input
-/// lines `input` shows when it prints what it reads (`print | "sh"`, `print $0 | "sh"`).
+/// the target is a shell (`print "rm x" | "sh"`) — the literals printed into it. From what it
+/// is fed: the input lines, when it prints what it reads into a shell (`print | "sh"`, `print
+/// $0 | "sh"`) or gives each to `system($0)`, and operand N given to `system(ARGV[N])`.
 ///
 /// Fail closed: where the program runs a command it builds at run time (`system(x)` in a
 /// function, `cmd | getline` from a computed value, gawk's indirect call `@f(…)`), every run of
 /// literals in the program is read as a command, so a denied one denies (the program asks
 /// anyway).
-fn commands(program: &str, given: &[(String, String)], input: Option<&str>) -> Vec<String> {
+fn runs(program: &str, given: &[(String, String)], fed: &Fed<'_>) -> Runs {
+    let input = fed.input;
+    let mut lines: Vec<String> = Vec::new();
     let toks = tokens(program);
     let variables = literal_variables(&toks, given);
     let value = |k: usize| match toks.get(k)? {
@@ -353,6 +457,30 @@ fn commands(program: &str, given: &[(String, String)], input: Option<&str>) -> V
             Tok::Name(n) if n == "system" && toks.get(k + 1) == Some(&Tok::Punct('(')) => {
                 dynamic |= !whole(k + 2);
                 out.extend(literal(k + 2).map(|(cmd, _)| cmd));
+                let arg = toks.get(k + 2..).unwrap_or(&[]);
+                match arg {
+                    // `system($0)`: each line read runs.
+                    [Tok::Punct('$'), Tok::Name(zero), Tok::Punct(')'), ..] if zero == "0" => {
+                        lines.extend(input.iter().flat_map(|t| t.lines()).map(str::to_string));
+                    }
+                    // `system(ARGV[N])`: the N-th word after the program.
+                    [
+                        Tok::Name(argv),
+                        Tok::Punct('['),
+                        Tok::Name(n),
+                        Tok::Punct(']'),
+                        Tok::Punct(')'),
+                        ..,
+                    ] if argv == "ARGV" => {
+                        let operand = n
+                            .parse::<usize>()
+                            .ok()
+                            .and_then(|n| n.checked_sub(1))
+                            .and_then(|n| fed.operands.get(n).copied().flatten());
+                        lines.extend(operand.map(str::to_string));
+                    }
+                    _ => {}
+                }
             }
             // gawk's indirect call: `@name(…)` calls the function whose name `name` holds.
             Tok::Punct('@') if matches!(toks.get(k + 1), Some(Tok::Name(_))) => dynamic = true,
@@ -390,7 +518,7 @@ fn commands(program: &str, given: &[(String, String)], input: Option<&str>) -> V
                                 || matches!(&toks[j], Tok::Name(n) if n != "print" && n != "printf")
                         }) || printed.is_empty();
                         if reads_input && let Some(text) = input {
-                            out.extend(text.lines().map(str::to_string));
+                            lines.extend(text.lines().map(str::to_string));
                         }
                         out.extend(printed);
                     }
@@ -420,12 +548,16 @@ fn commands(program: &str, given: &[(String, String)], input: Option<&str>) -> V
         }
     }
     out.truncate(MAX_COMMANDS);
-    out
+    lines.truncate(MAX_FED);
+    Runs {
+        program: out,
+        fed: lines,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{commands, network_files};
+    use super::{Fed, network_files, runs};
 
     #[test]
     fn commands_given_to_system_and_pipes_are_read() {
@@ -480,22 +612,33 @@ mod tests {
             ("BEGIN{\"date\" | getline; print \"rm -rf v\"}", &["date"]),
         ];
         for (program, want) in rows {
-            assert_eq!(commands(program, &[], None), *want, "{program}");
+            assert_eq!(runs(program, &[], &Fed::NONE).program, *want, "{program}");
         }
-        // What a shell is given to print: the input lines, when the program prints what it
-        // reads.
-        let piped: &[(&str, &[&str])] = &[
-            ("{print | \"sh\"}", &["rm -rf v", "sh"]),
-            ("{print $0 | \"sh\"}", &["rm -rf v", "sh"]),
-            ("{print \"ls\" | \"sh\"}", &["ls", "sh"]),
-            ("{print | \"sort\"}", &["sort"]),
+        // What the program runs from what it reads and its operands: the input lines, when
+        // it prints what it reads into a shell or gives each to `system($0)`; `ARGV[N]`.
+        let operands = [Some("rm -rf w"), None];
+        let fed = Fed {
+            input: Some("rm -rf v\n"),
+            operands: &operands,
+        };
+        let piped: &[(&str, &[&str], &[&str])] = &[
+            ("{print | \"sh\"}", &["sh"], &["rm -rf v"]),
+            ("{print $0 | \"sh\"}", &["sh"], &["rm -rf v"]),
+            ("{print \"ls\" | \"sh\"}", &["ls", "sh"], &[]),
+            ("{print | \"sort\"}", &["sort"], &[]),
+            ("{system($0)}", &[], &["rm -rf v"]),
+            ("{ system ( $0 ) }", &[], &["rm -rf v"]),
+            ("BEGIN{system(ARGV[1])}", &[], &["rm -rf w"]),
+            ("BEGIN{system(ARGV[2])}", &[], &[]),
+            ("BEGIN{system(ARGV[3])}", &[], &[]),
+            // Mentions: text that only spells the call.
+            ("BEGIN{print \"system($0)\"}", &[], &[]),
+            ("{print $0}", &[], &[]),
         ];
-        for (program, want) in piped {
-            assert_eq!(
-                commands(program, &[], Some("rm -rf v\n")),
-                *want,
-                "{program}"
-            );
+        for (program, want_program, want_fed) in piped {
+            let got = runs(program, &[], &fed);
+            assert_eq!(got.program, *want_program, "{program}");
+            assert_eq!(got.fed, *want_fed, "{program}");
         }
     }
 

@@ -16,8 +16,14 @@ mod feed;
 mod multicall;
 mod nested;
 mod sql;
+mod typed;
 
-pub(crate) use self::feed::{operand_text, piped_text};
+pub(crate) use self::feed::{input_texts, operand_text, piped_text};
+
+/// See [`assigned::word_text`]: a run-time word as the text a later run reads.
+pub(crate) fn word_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    assigned::word_text(cx, i, w)
+}
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -73,7 +79,9 @@ fn skip_globals<'w>(list: &Allowlist, program: &str, words: &'w [Word]) -> &'w [
     let mut i = 0;
     while let Some(t) = words.get(i).and_then(|w| w.static_text()) {
         let name = t.split_once('=').map(|(n, _)| n).unwrap_or(t);
-        if p.flags.iter().any(|f| f == t) || p.harmless.iter().any(|f| f == t) {
+        // A flag given a value in its own word (`--user-output-enabled=false`) is one word.
+        let flag = |f: &String| f == t || (t.contains('=') && f == name);
+        if p.flags.iter().any(flag) || p.harmless.iter().any(flag) {
             i += 1;
         } else if p.value_options.iter().any(|v| v == name) {
             i += if t.contains('=') { 1 } else { 2 };
@@ -98,16 +106,63 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     if !cmd.first().is_some_and(|p| word_matches(p, &name)) {
         return false;
     }
-    let mut rest = &words[1..];
-    if cmd.len() > 1 {
-        rest = skip_globals(list, &name, rest);
-        for want in &cmd[1..] {
-            match rest.first().and_then(|w| w.static_text()) {
-                Some(t) if word_matches(want, t) => rest = &rest[1..],
-                _ => return false,
-            }
+    let rest = &words[1..];
+    if cmd.len() == 1 {
+        return rest_matches(rule, rest);
+    }
+    let mut found = false;
+    subcommand_rests(
+        list,
+        &name,
+        rest,
+        &cmd[1..],
+        MAX_UNKNOWN_OPTIONS,
+        &mut |r| {
+            found = found || rest_matches(rule, r);
+        },
+    );
+    found
+}
+
+/// Most options a program does not declare that one reading of a command's subcommand words
+/// steps over (each is read both as a flag and as an option with a value).
+const MAX_UNKNOWN_OPTIONS: usize = 4;
+
+/// Each reading of `words` (a command's words after the program) that spells the subcommand
+/// words `want`, called with what follows them. The CLIs of the cloud packs take their global
+/// options before and between subcommand words (`gcloud compute --project=p instances delete`,
+/// `aws s3 --profile p rb`); the program's declared options are stepped over as declared, and
+/// an option it does not declare both as a flag and as an option with a value (its next word),
+/// since either may be how the program reads it: a deny rule that matches in any reading
+/// denies.
+fn subcommand_rests<'w>(
+    list: &Allowlist,
+    program: &str,
+    words: &'w [Word],
+    want: &[String],
+    unknown: usize,
+    found: &mut dyn FnMut(&'w [Word]),
+) {
+    let words = skip_globals(list, program, words);
+    let Some((first, more)) = want.split_first() else {
+        found(words);
+        return;
+    };
+    let Some(t) = words.first().and_then(|w| w.static_text()) else {
+        return;
+    };
+    if word_matches(first, t) {
+        subcommand_rests(list, program, &words[1..], more, unknown, found);
+    } else if unknown > 0 && t.starts_with('-') && t != "-" && t != "--" {
+        subcommand_rests(list, program, &words[1..], want, unknown - 1, found);
+        if !t.contains('=') && words.len() > 2 {
+            subcommand_rests(list, program, &words[2..], want, unknown - 1, found);
         }
     }
+}
+
+/// The rule's options and operands against the words after its command words.
+fn rest_matches(rule: &DenyRule, rest: &[Word]) -> bool {
     let parsed = parse_args(rest, &rule.spec);
     let has = |opts: &[String]| {
         parsed
@@ -120,8 +175,12 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     if !rule.all_options.iter().all(|g| has(g)) {
         return false;
     }
-    // `--dry-run=client`: an option that spares the command only with this value.
+    // `--dry-run=client`: an option that spares the command only with this value; `--dry-run=`
+    // only when given no value (kubectl's bare `--dry-run`, not `--dry-run=none`).
     let spares = |o: &String| match o.split_once('=') {
+        Some((opt, "")) => parsed
+            .iter()
+            .any(|a| matches!(a, Arg::Opt { name, value: None, .. } if name == opt)),
         Some((opt, val)) => parsed.iter().any(
             |a| matches!(a, Arg::Opt { name, value: Some(v), .. } if names(name, opt) && *v == val),
         ),
@@ -201,11 +260,13 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     if !rule.any_operand.is_empty() {
         let hit = parsed.iter().any(|a| match a {
             Arg::Operand { text, .. } => rule.any_operand.iter().any(|r| r.is_match(text)),
-            // A run-time word is matched on its source text (`$HOME`).
-            Arg::Dynamic { word } => rule
-                .any_operand
-                .iter()
-                .any(|r| r.is_match(&rest[*word].text)),
+            // A run-time word is matched on its source text (`$HOME`), unless `no_operand`
+            // spares that word itself (`$(docker images -q -f dangling=true)`).
+            Arg::Dynamic { word } => {
+                let text = &rest[*word].text;
+                rule.any_operand.iter().any(|r| r.is_match(text))
+                    && !rule.no_operand.iter().any(|r| r.is_match(text))
+            }
             Arg::Opt { .. } | Arg::Refused { .. } => false,
         });
         if !hit {
@@ -250,8 +311,13 @@ impl DenyIndex {
                 index.builtin.push(k);
             }
             match rule.command.as_ref().and_then(|c| c.first()) {
-                Some(p) if p.ends_with('*') => index.by_prefix.push(k),
-                Some(p) => index.by_name.entry(p.as_str().into()).or_default().push(k),
+                Some(p) if p.split('|').any(|alt| alt.ends_with('*')) => index.by_prefix.push(k),
+                // `serverless|sls remove`: the rule under each name.
+                Some(p) => {
+                    for alt in p.split('|') {
+                        index.by_name.entry(alt.into()).or_default().push(k);
+                    }
+                }
                 None => {}
             }
         }
@@ -388,7 +454,15 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
                 }
             }
         }
-        Some(p @ ("busybox" | "toybox" | "coreutils")) => {
+        Some(p @ ("terraform" | "tofu")) => {
+            if let Some(seg) = origin.segment() {
+                terraform_cli_args(cx, i, span, p, &seg.assignments, words);
+            }
+        }
+        Some(
+            p @ ("busybox" | "toybox" | "coreutils" | "k3s" | "microk8s" | "microk8s.kubectl"
+            | "minikube"),
+        ) => {
             multicall::applet(cx, i, span, p, words);
         }
         Some("fd" | "fdfind") => multicall::fd_exec(cx, i, span, words),
@@ -396,10 +470,13 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         Some("rsync") => multicall::rsync(cx, i, span, words),
         Some("tar" | "gtar") => nested::tar(cx, i, span, words),
         Some(p) if matches!(p, "awk" | "gawk") || super::awk::OTHER_AWKS.contains(&p) => {
-            feed::awk_runs_input(cx, i, span, words);
+            super::awk::fed_commands(cx, i, span, words);
             if super::awk::OTHER_AWKS.contains(&p) {
                 super::awk::other_awk(cx, i, words);
             }
+        }
+        Some(p) if super::interp::language(p) == Some(super::interp::Lang::Perl) => {
+            feed::perl_runs_input(cx, i, span, words);
         }
         Some("at" | "batch") => feed::at_job(cx, i, span, words),
         Some("crontab") => feed::crontab(cx, i, span, words),
@@ -407,6 +484,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             multicall::session(cx, i, span, p, words);
         }
         Some("parallel") => multicall::parallel(cx, i, span, words),
+        Some(p) if multicall::OTHER_SHELLS.contains(&p) => {
+            multicall::other_shell(cx, i, span, words);
+        }
         Some(p) if multicall::exec_wrapper(cx, i, span, p, words) => {}
         Some(p) => nested::runner(cx, i, span, p, words),
         None => {}
@@ -702,7 +782,7 @@ fn quote(s: &str) -> String {
 
 /// Analyses `text` as a nested script and keeps only its deny findings, moved to `span`: for
 /// a command read with values cmdguard worked out, which asks already as written.
-fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
+pub(super) fn denies_in(cx: &mut Ctx<'_>, i: usize, span: Span, what: &str, text: &str) {
     if cx.depth + 1 > cx.list.limits.max_script_depth {
         fallback(cx, i, span, text);
         return;
@@ -730,6 +810,43 @@ fn static_word(text: &str, span: Span) -> Word {
         expansions: Expansions::NONE,
         quoted: false,
     }
+}
+
+/// `TF_CLI_ARGS=-destroy terraform apply -auto-approve`: terraform (and OpenTofu) reads more
+/// arguments from `TF_CLI_ARGS` and `TF_CLI_ARGS_<subcommand>` and puts them right after the
+/// subcommand. The command is read again with them there, and a deny found there denies.
+fn terraform_cli_args(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    span: Span,
+    program: &str,
+    assignments: &[crate::segment::Assignment],
+    words: &[Word],
+) {
+    let rest = skip_globals(cx.list, program, &words[1..]);
+    let Some(sub) = rest.first().and_then(|w| w.static_text()) else {
+        return;
+    };
+    let own = format!("TF_CLI_ARGS_{sub}");
+    let extra: Vec<&str> = assignments
+        .iter()
+        .filter(|a| a.name == "TF_CLI_ARGS" || a.name == own)
+        .filter_map(|a| a.value.static_text())
+        .flat_map(str::split_whitespace)
+        .collect();
+    if extra.is_empty() {
+        return;
+    }
+    let globals = &words[..words.len() - rest.len()];
+    let line: Vec<String> = globals
+        .iter()
+        .chain(std::iter::once(&rest[0]))
+        .map(|w| w.text.clone())
+        .chain(extra.iter().map(|t| quote(t)))
+        .chain(rest[1..].iter().map(|w| w.text.clone()))
+        .collect();
+    let what = "the command with the arguments `TF_CLI_ARGS` adds";
+    denies_in(cx, i, span, what, &line.join(" "));
 }
 
 /// `find . ${X:--delete}`, `rm -${F:-r}f`: a word with one default expansion (`${X:-w}`,
@@ -1082,6 +1199,13 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     };
     let js = matches!(client, "mongosh" | "mongo");
     let mysql = matches!(client, "mysql" | "mariadb");
+    if in_memory_database(words, &texts) {
+        return false;
+    }
+    let texts: Vec<String> = match js {
+        true => texts,
+        false => texts.iter().map(|t| run_time_values(t)).collect(),
+    };
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1091,6 +1215,83 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
+}
+
+/// `psql db <<EOF … WHERE id = $ID …`: in SQL an unquoted heredoc gives, a `$NAME` or
+/// `${NAME}` is a value bash fills in at run time. It is read as the string literal `'$'`, a
+/// value like any other (`id = $ID` compares a column with a value; `DROP TABLE $T` still drops),
+/// as `psql -c "… $ID"` — a run-time word — asks. PostgreSQL's dollar quotes (`$$`, `$tag$`) and
+/// parameters (`$1`) are kept.
+fn run_time_values(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let name_len = |t: &str| {
+            t.char_indices()
+                .find(|&(n, c)| {
+                    !(c == '_' || c.is_ascii_alphabetic() || (n > 0 && c.is_ascii_digit()))
+                })
+                .map_or(t.len(), |(n, _)| n)
+        };
+        let braced = after
+            .strip_prefix('{')
+            .and_then(|b| b.find('}').map(|end| (end + 2, &b[..end])))
+            .filter(|(_, name)| !name.is_empty() && name_len(name) == name.len());
+        let plain = Some(name_len(after))
+            .filter(|&n| n > 0 && !after[n..].starts_with('$'))
+            .map(|n| (n, &after[..n]));
+        match braced.or(plain) {
+            Some((len, _)) => {
+                out.push_str("'$'");
+                rest = &after[len..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `sqlite3 :memory: 'DROP TABLE t'`, `duckdb <<< …`: an sqlite3 or duckdb whose database
+/// is `:memory:`, empty or not given works on a database that is gone when it exits, so what
+/// its SQL destroys was never anyone's — unless the text opens or attaches a file (`.open`,
+/// `ATTACH`, `.restore`), which is read as usual.
+fn in_memory_database(words: &[Word], texts: &[String]) -> bool {
+    let Some(k) = client_at(words) else {
+        return false;
+    };
+    if !matches!(
+        &*program_name(&words[k].text),
+        "sqlite3" | "sqlite" | "duckdb"
+    ) {
+        return false;
+    }
+    let mut j = k + 1;
+    let mut database = None;
+    while let Some(w) = words.get(j) {
+        let Some(t) = w.static_text() else {
+            return false;
+        };
+        if SQLITE_VALUE_OPTIONS.contains(&t) {
+            j += 2;
+            continue;
+        }
+        if !t.starts_with('-') || t == "-" {
+            database = Some(t);
+            break;
+        }
+        j += 1;
+    }
+    let opens_a_file = texts.iter().any(|t| {
+        let lower = t.to_ascii_lowercase();
+        lower.contains("attach") || lower.contains(".open") || lower.contains(".restore")
+    });
+    matches!(database, None | Some(":memory:" | "")) && !opens_a_file
 }
 
 /// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and
@@ -1612,15 +1813,23 @@ mod tests {
             let Some(first) = rule.command.as_ref().and_then(|c| c.first()) else {
                 continue;
             };
-            let name = first
+            // `serverless|sls`: the rule is found under each alternative.
+            for alt in first.split('|') {
+                let name = alt
+                    .strip_suffix('*')
+                    .map_or(alt.to_string(), |p| format!("{p}zz"));
+                let found = rules_for(&list, &[name.as_str()], false);
+                assert!(
+                    found.iter().any(|r| std::ptr::eq(*r, &list.deny[k])),
+                    "rule {} is not found under `{name}`",
+                    rule.id
+                );
+            }
+            let name = first.split('|').next().unwrap_or_default();
+            let name = name
                 .strip_suffix('*')
-                .map_or(first.clone(), |p| format!("{p}zz"));
+                .map_or(name.to_string(), |p| format!("{p}zz"));
             let found = rules_for(&list, &[name.as_str()], false);
-            assert!(
-                found.iter().any(|r| std::ptr::eq(*r, &list.deny[k])),
-                "rule {} is not found under `{name}`",
-                rule.id
-            );
             // In the allowlist's order, so findings come in the same order.
             let at: Vec<usize> = found
                 .iter()

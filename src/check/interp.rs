@@ -326,6 +326,50 @@ fn mongosh_sources(program: &str, words: &[Word]) -> Vec<Source> {
 /// (`<(echo CODE)`, `/dev/stdin`) too. Each source carries the operands the code sees as its
 /// arguments. Only static words count: a run-time value leaves the command to its `ask`.
 fn sources(cx: &Ctx<'_>, i: usize, lang: Lang, words: &[Word]) -> Vec<Source> {
+    let mut out = code_sources(cx, i, lang, words);
+    if lang == Lang::Perl {
+        let prelude = perl_ipc_modules(words);
+        if !prelude.is_empty() {
+            for source in &mut out {
+                source.code.insert_str(0, &prelude);
+            }
+        }
+    }
+    out
+}
+
+/// `perl -MIPC::Run=run -e 'run [...]'`: perl reads `-MMODULE` as `use MODULE;` before the
+/// code. The IPC modules (whose calls the pack reads only where the code loads them) are put
+/// in front of the code as that `use`, so the scanner sees them loaded.
+fn perl_ipc_modules(words: &[Word]) -> String {
+    let mut prelude = String::new();
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(Word::static_text) {
+        if !t.starts_with('-') || t == "--" || t == "-" {
+            break;
+        }
+        let module = match t.strip_prefix("-M").or_else(|| t.strip_prefix("-m")) {
+            Some("") => {
+                k += 1;
+                words.get(k).and_then(Word::static_text)
+            }
+            Some(m) => Some(m),
+            None => None,
+        };
+        if let Some(m) = module.map(|m| m.split_once('=').map_or(m, |(n, _)| n))
+            && m.starts_with("IPC::")
+            && m.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b':' || b == b'_')
+        {
+            prelude.push_str(&format!("use {m};\n"));
+        }
+        k += 1;
+    }
+    prelude
+}
+
+/// [`sources`] before the Perl module prelude.
+fn code_sources(cx: &Ctx<'_>, i: usize, lang: Lang, words: &[Word]) -> Vec<Source> {
     let segment = cx.script.segments.get(i);
     let src = cx.src;
     let program = words.first().map(|w| w.text.as_str()).unwrap_or("");

@@ -263,6 +263,18 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     if name == "git remote get-url" || (name == "git remote" && verbose) {
         remote_urls(cx, i, rest, name);
     }
+    if name.starts_with("git ")
+        && !GIT_NAMES_ONLY.contains(&name)
+        && let Some(why) = git_elsewhere(cx, i)
+    {
+        cx.push_rule(
+            Code::SensitiveRead,
+            rest.first().map_or(Span::default(), |w| w.span),
+            Some(i),
+            why,
+            name,
+        );
+    }
     if PRINTING_BUILTINS.contains(&name)
         && rest
             .iter()
@@ -594,6 +606,53 @@ fn walk_rules(name: &str, parsed: &[Arg<'_>]) -> Option<WalkRules> {
         }
         _ => None,
     }
+}
+
+/// Git subcommands that print names, counts and messages but no file's content: run with `-C`
+/// in a repository outside the project they pass as they do inside it. Every other
+/// subcommand reads the files there (`git show HEAD:notes.txt`, `git grep`, `git blame`), and
+/// `git log` and `git reflog` are judged by the history rule, which proves no pathspec
+/// elsewhere.
+const GIT_NAMES_ONLY: &[&str] = &[
+    "git status",
+    "git rev-parse",
+    "git ls-files",
+    "git ls-tree",
+    "git branch",
+    "git describe",
+    "git shortlog",
+    "git show-ref",
+    "git merge-base",
+    "git name-rev",
+    "git count-objects",
+    "git stash list",
+    "git worktree list",
+    "git log",
+    "git reflog",
+    "git reflog show",
+];
+
+/// Why a git command runs in a repository outside the project: `-C` names a directory outside
+/// it and every public place, or one known only at run time. Its paths (`REV:path`,
+/// pathspecs, `blame FILE`) are then files there, not the project's.
+fn git_elsewhere(cx: &Ctx<'_>, i: usize) -> Option<String> {
+    let Some(dir) = git_chdir(cx, i) else {
+        return Some("`git -C` names a directory known only at run time, which may be a repository outside the project".into());
+    };
+    if dir.is_empty() {
+        return None;
+    }
+    let w = Word {
+        text: dir.clone(),
+        span: Span::default(),
+        expansions: Default::default(),
+        quoted: false,
+    };
+    let base = base(cx);
+    let cands = candidates(cx, &w, &base);
+    outside(cx, &w, &cands, &base, "git").map(|_| {
+        format!("`git -C {dir}` reads files of a repository outside the project (the working directory) and outside the places `[sensitive] public_paths` lists")
+    })
 }
 
 /// The directory `git -C A -C B grep` runs in, relative to where it starts (`""` for there);

@@ -308,6 +308,24 @@ pub(super) fn builtin(cx: &mut Ctx<'_>, i: usize, name: &str, words: &[Word]) {
                 );
                 return;
             }
+            // `r=(x); declare r='($(cmd))'`: of an array, bash 5.2 reads a quoted value in
+            // parentheses as a compound assignment and runs the expansions inside it.
+            if name != "readonly" {
+                for w in &words[1..] {
+                    let parens = w
+                        .static_text()
+                        .and_then(|t| t.split_once('='))
+                        .is_some_and(|(_, v)| v.starts_with('('));
+                    if parens {
+                        cx.push(
+                            Code::Assignment,
+                            w.span,
+                            Some(i),
+                            format!("`{name}` reads a value in parentheses (`{}`) as an array assignment when the variable is an array, and runs what is inside it", w.text),
+                        );
+                    }
+                }
+            }
             names_after_options(cx, i, &construct, words, DECLARE_OPTS, scope, Take::All)
         }
         "export" => {

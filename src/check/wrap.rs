@@ -780,14 +780,17 @@ pub(super) fn builtin(
             match name {
                 "trap" => {
                     let k = 1 + usize::from(words.get(1).and_then(Word::static_text) == Some("--"));
-                    if let Some(action) = words
-                        .get(k)
-                        .filter(|w| w.is_static() && !w.text.starts_with('-'))
+                    // `trap "rm -rf $HOME" EXIT`: a double-quoted action is expanded when the
+                    // trap is set; its variables are read as the line gives them (one it never
+                    // assigns stays `$NAME`, which expands the same at exit).
+                    let action = words.get(k).filter(|w| !w.text.starts_with('-'));
+                    if let Some((action, text)) =
+                        action.and_then(|w| super::deny::word_text(cx, i, w).map(|t| (w, t)))
                     {
                         // `tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT`: the action is read
                         // knowing the temp dirs the line proved it made.
-                        let prelude = super::deny::temp_dir_prelude(cx, i, &action.text);
-                        let text = format!("{prelude}{}", action.text);
+                        let prelude = super::deny::temp_dir_prelude(cx, i, &text);
+                        let text = format!("{prelude}{text}");
                         cx.nested(i, action.span, "the command `trap` runs", &text);
                     }
                 }

@@ -99,7 +99,10 @@ pub fn run(args: ScanArgs) -> i32 {
     let written = match args.format {
         Format::Text => text(&report, &mut out),
         Format::Json => json_out(&serde_json::to_value(&report), &mut out),
-        Format::Sarif => json_out(&Ok(sarif::log(&report)), &mut out),
+        Format::Sarif => {
+            let raw: Vec<&[u8]> = args.files.iter().map(|p| path_bytes(p)).collect();
+            json_out(&Ok(sarif::log_with_paths(&report, &raw)), &mut out)
+        }
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => report.verdict.exit_code(),
@@ -175,11 +178,38 @@ pub fn json_out(
     writeln!(out)
 }
 
+/// The raw bytes of a path (on Unix any bytes but NUL; elsewhere its text).
+fn path_bytes(path: &std::path::Path) -> &[u8] {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes()
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_str().map_or(&[][..], str::as_bytes)
+    }
+}
+
+/// `path` with its control characters escaped (`\u{1b}`), so a file name cannot move the
+/// cursor, erase a line or hide the findings after it on a terminal (red team s9).
+fn shown(path: &str) -> String {
+    path.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Each command that is not allowed, its reasons under it, then a count.
 fn text(report: &ScanReport, out: &mut impl Write) -> io::Result<()> {
     let mut counts = [0usize; 3];
     for file in &report.files {
-        let path = &file.path;
+        let path = &shown(&file.path);
         for r in &file.reasons {
             reason_line(out, "", path, r)?;
         }

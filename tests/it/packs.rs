@@ -960,10 +960,9 @@ fn help_and_dry_run_options_spare_the_command_and_nothing_else() {
             "kubectl delete ns x --dry-run=none",
             Some("kubernetes/kubectl-delete-namespace"),
         ),
-        (
-            "kubectl delete ns x --dry-run client",
-            Some("kubernetes/kubectl-delete-namespace"),
-        ),
+        // A bare `--dry-run` is kubectl's client dry run (kubectl 1.32 warns "--dry-run is
+        // deprecated and can be replaced with --dry-run=client"); `client` is one more name.
+        ("kubectl delete ns x --dry-run client", None),
         ("shutdown -h now", Some("system/shutdown")),
         ("dd if=x of=/dev/sda", Some("system/dd-to-device")),
         ("dd if=x of=/dev/nullb0", Some("system/dd-to-device")),

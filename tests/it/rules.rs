@@ -350,6 +350,26 @@ fn every_assignment_is_checked_against_an_allowlist_of_names() {
         ("declare -i n=1", Ask, Some(Code::ForbiddenArgument)),
         ("declare -n r=PATH", Ask, Some(Code::ForbiddenArgument)),
         ("declare 'a[$(touch pwned)]=1'", Ask, Some(Code::Arithmetic)),
+        // Of an array, bash 5.2 reads a quoted `(…)` value as a compound assignment and runs
+        // the substitutions in it (red team s9: `$(touch …)` made its file).
+        (
+            "r=(x); declare r='($(touch pwned))'",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        (
+            "r=(x); typeset r+='(`touch pwned`)'",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        (
+            "f() { r=(x); local r=\"(\\$(touch pwned))\"; }; f",
+            Ask,
+            Some(Code::Assignment),
+        ),
+        ("declare msg='(a b)'", Ask, Some(Code::Assignment)),
+        ("declare msg='a (b)'", Allow, None),
+        ("readonly msg='(a b)'", Allow, None),
         ("f() { local IFS=:; }", Ask, Some(Code::Assignment)),
         ("readonly PATH", Ask, Some(Code::Assignment)),
         // `for NAME in`, `${NAME:=…}`, `{NAME}>`.

@@ -584,7 +584,7 @@ fn construct_fixtures_give_valid_sarif() {
 
 /// Whether `make` can be run here; `false` (with a note) when it cannot — except in CI or with
 /// `CMDGUARD_MAKE_REQUIRE`, where that fails.
-fn make_available() -> bool {
+pub(crate) fn make_available() -> bool {
     let ok = Command::new("make")
         .arg("--version")
         .output()

@@ -8,7 +8,12 @@ use cmdguard::{Analyzer, Verdict};
 
 /// A file's scan report, read as `kind` from `path` in a fresh directory holding `beside`
 /// (files a package.json is judged with).
-fn report(path: &str, text: &str, kind: FileKind, beside: &[(&str, &str)]) -> FileReport {
+pub(crate) fn report(
+    path: &str,
+    text: &str,
+    kind: FileKind,
+    beside: &[(&str, &str)],
+) -> FileReport {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("cmdguard-scan-subset-{}-{n}", std::process::id()));
@@ -26,7 +31,7 @@ fn report(path: &str, text: &str, kind: FileKind, beside: &[(&str, &str)]) -> Fi
 }
 
 /// Every scan or finding code the report holds, file-level and per command.
-fn codes(r: &FileReport) -> Vec<&'static str> {
+pub(crate) fn codes(r: &FileReport) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = r
         .reasons
         .iter()

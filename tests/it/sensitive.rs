@@ -1578,3 +1578,52 @@ fn git_history_content_asks() {
         ],
     );
 }
+
+/// `git -C DIR` runs git in DIR: with DIR a repository outside the project, `REV:path`,
+/// pathspecs, `blame FILE` and `grep` read files there (real git 2.47 printed the other
+/// repository's committed `notes.txt` for each row that asks). Subcommands that print only
+/// names and messages pass, as they do in the project.
+#[test]
+fn git_dash_c_into_a_repository_outside_the_project_asks() {
+    let s = Scratch::new();
+    s.write("home/other/notes.txt", "TOKEN");
+    s.write("home/proj/src/main.rs", "fn main() {}");
+    let other = s.path().join("home/other");
+    let proj = s.path().join("home/proj");
+    for dir in [&other, &proj] {
+        git(dir, &["init", "-q"]);
+        git(dir, &["add", "."]);
+        git(
+            dir,
+            &[
+                "-c",
+                "user.name=a",
+                "-c",
+                "user.email=a@b",
+                "commit",
+                "-qm",
+                "x",
+            ],
+        );
+    }
+    check_in(
+        &s,
+        &[
+            ("git -C ../other show HEAD:notes.txt", Ask, READ),
+            ("git -C ../other cat-file -p HEAD:notes.txt", Ask, READ),
+            ("git -C ../other blame notes.txt", Ask, READ),
+            ("git -C ../other grep TOKEN", Ask, READ),
+            ("git -C ../other log -p -- notes.txt", Ask, READ),
+            ("git -C ../other diff HEAD~0 -- notes.txt", Ask, READ),
+            ("git -C ~/other show HEAD:notes.txt", Ask, READ),
+            ("git -C \"$D\" show HEAD:notes.txt", Ask, READ),
+            // Near misses: names and messages, and the project itself.
+            ("git -C ../other status", Allow, None),
+            ("git -C ../other log --oneline", Allow, None),
+            ("git -C ../other ls-files", Allow, None),
+            ("git -C . show HEAD:src/main.rs", Allow, None),
+            ("git -C src show HEAD:src/main.rs", Allow, None),
+            ("git show HEAD:src/main.rs", Allow, None),
+        ],
+    );
+}

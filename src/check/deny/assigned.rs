@@ -470,6 +470,9 @@ fn resolve(cx: &Ctx<'_>, i: usize, p: &Param<'_>, chain: usize, refs: Refs) -> O
     match p.op {
         "" => match value {
             Some(v) => one(v),
+            // Bash sets IFS to blank, tab, newline at start (it never takes IFS from the
+            // environment): unassigned on the line, `rm${IFS}-rf${IFS}v` splits there.
+            None if p.name == "IFS" && !assigned(cx, "IFS") => one(" \t\n".to_string()),
             None if refs == Refs::Keep && !assigned(cx, p.name) => one(format!("${}", p.name)),
             None => None,
         },
@@ -655,6 +658,27 @@ fn assignment_value(cx: &Ctx<'_>, j: usize, a: &Assignment, chain: usize) -> Opt
     Some(vec![pieces.into_iter().map(|p| p.text).collect()])
 }
 
+/// The one argument a run-time word becomes, as text run again later (`trap "rm -rf $HOME"
+/// EXIT`): the values the line gives its variables filled in, a name it never assigns kept as
+/// `$NAME` for the later run to expand the same way, no field splitting. `None` for anything
+/// [`pieces`] does not read.
+pub(super) fn word_text(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<String> {
+    if let Some(t) = w.static_text() {
+        return Some(t.to_string());
+    }
+    let e = w.expansions;
+    if e.process || e.arithmetic || e.glob {
+        return None;
+    }
+    let raw = cx.src.get(w.span.start..w.span.end)?;
+    let at = w.span.start;
+    let pieces = pieces(raw, &mut |p| match p {
+        Ref::Param(p) => resolve(cx, i, p, MAX_CHAIN, Refs::Keep),
+        Ref::Substitution(from, to) => substituted(cx, i, at + from, at + to).map(|v| vec![v]),
+    })?;
+    Some(pieces.into_iter().map(|p| p.text).collect())
+}
+
 /// Whether the line assigns `name` anywhere (also by a declaration builtin or `${NAME:=…}`).
 fn assigned(cx: &Ctx<'_>, name: &str) -> bool {
     assigned_outside(cx, name, usize::MAX)
@@ -680,7 +704,12 @@ fn assigned_outside(cx: &Ctx<'_>, name: &str, here: usize) -> bool {
 
 /// The value of `name` in the environment of the command of segment `i`: its own assignment
 /// (`c=… bash -c …`), or a literal an earlier `export` / `declare -x` made exported.
-fn environment(cx: &Ctx<'_>, i: usize, name: &str, own: &[Assignment]) -> Option<String> {
+pub(super) fn environment(
+    cx: &Ctx<'_>,
+    i: usize,
+    name: &str,
+    own: &[Assignment],
+) -> Option<String> {
     let mut mine = own.iter().filter(|a| a.name == name);
     if let Some(a) = mine.next() {
         return match (mine.next(), a.subscript) {
@@ -705,6 +734,29 @@ fn environment(cx: &Ctx<'_>, i: usize, name: &str, own: &[Assignment]) -> Option
     // An array is not exported.
     let mut items = literal(cx, i, name, MAX_CHAIN)?;
     (items.len() == 1).then(|| items.remove(0))
+}
+
+/// The names earlier `export` / `declare -x` words of the line (`export NAME=…`, `export NAME`)
+/// put in the environment of the command of segment `i`; their values come from
+/// [`environment`].
+pub(super) fn exported_names(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let segments = &cx.script.segments;
+    let mut names: Vec<String> = Vec::new();
+    for (j, s) in segments.iter().enumerate().take(i) {
+        let Some((words, true)) = declaration(s) else {
+            continue;
+        };
+        if !visible(segments, j, i) {
+            continue;
+        }
+        for w in words {
+            let name = w.text.split_once('=').map_or(w.text.as_str(), |(n, _)| n);
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
 }
 
 /// Most parameters of one script replaced.
@@ -964,7 +1016,10 @@ fn makes_temp_dir(cx: &Ctx<'_>, j: usize, a: &Assignment) -> bool {
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw);
-    if !(raw.starts_with("$(") && raw.ends_with(')')) {
+    // `$(mktemp -d)`, or the old backquote spelling `` `mktemp -d` `` of the same substitution.
+    let substitution = (raw.starts_with("$(") && raw.ends_with(')'))
+        || (raw.len() > 1 && raw.starts_with('`') && raw.ends_with('`'));
+    if !substitution {
         return false;
     }
     let level = cx.script.segments[j].nesting.len();

@@ -2,8 +2,8 @@
 //! an `echo` or `printf` piped into it (its format and escapes worked out; also through `cat`,
 //! `head`, `tail`, `tee`, a plain `grep` or `sed s///`), a heredoc, a here-string, a process
 //! substitution, `/dev/stdin` or a file an earlier command of the line wrote, given as its
-//! file — and the commands that run it: a shell fed a script (`echo 'rm -rf x' | bash`), awk
-//! running the lines it reads, an `at` job, a crontab line, `redis-cli` fed commands, a database
+//! file — and the commands that run it: a shell fed a script (`echo 'rm -rf x' | bash`), perl's
+//! `-n` loop running the lines it reads (awk's is read in check/awk.rs), an `at` job, a crontab line, `redis-cli` fed commands, a database
 //! client's shell escapes (`psql -c '\! …'`), and `xargs` fed by a command whose output is known
 //! (`docker ps -aq | xargs docker rm -f`). It only adds denies (and the findings of the nested
 //! scripts it hands to the analyser); it never allows anything.
@@ -564,49 +564,110 @@ fn redirected_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
     texts
 }
 
-/// Shells a program's output may be piped into inside awk (`print | "sh"`).
-const AWK_SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "/bin/sh", "/bin/bash"];
+/// Statements a Perl `-n`/`-p` loop may hold besides the one that runs the line: dropping the
+/// newline changes nothing a shell runs.
+const PERL_CHOMPS: &[&str] = &["chomp", "chomp($_)", "chomp$_"];
 
-/// `awk '{system($0)}' <<< 'rm -rf v'`, `awk '{print | "sh"}' <<< …`,
-/// `awk 'BEGIN{system(ARGV[1])}' 'rm -rf v'`: an awk program that runs each line it reads (from
-/// a heredoc, a here-string or a pipe the line shows) or an operand as a command. Only these
-/// plain shapes are read here (check/awk.rs reads the program itself); a denied command denies.
-pub(super) fn awk_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+/// The Perl statements (blanks removed) that run the line a `-n`/`-p` loop read as a shell
+/// command; `exec` replaces perl with the first line's command.
+const PERL_LINE_RUNNERS: &[&str] = &[
+    "system($_)",
+    "system$_",
+    "`$_`",
+    "qx($_)",
+    "qx{$_}",
+    "qx/$_/",
+    "print`$_`",
+    "readpipe($_)",
+];
+const PERL_LINE_EXECS: &[&str] = &["exec($_)", "exec$_"];
+
+/// `echo 'rm -rf v' | perl -ne 'system($_)'`, `perl -ne 'system $_' <<< …`, `perl -ne
+/// 'system($_)' FILE` of a file the line wrote: perl's `-n` (or `-p`) loop runs each line it
+/// reads as a command when the whole program is that one statement (a `chomp` aside); a
+/// condition or anything else leaves it to the ask perl gets. A denied line denies.
+pub(super) fn perl_runs_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut looped = false;
+    let mut code: Vec<&str> = Vec::new();
     let mut k = 1;
     while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
         if !t.starts_with('-') || t == "-" {
             break;
         }
+        k += 1;
         if t == "--" {
-            k += 1;
             break;
         }
-        k += if matches!(t, "-v" | "-F") { 2 } else { 1 };
-    }
-    let Some(program) = words.get(k).and_then(|w| w.static_text()) else {
-        return;
-    };
-    let compact: String = program.chars().filter(|c| !c.is_whitespace()).collect();
-    let pipes_lines = AWK_SHELLS.iter().any(|sh| {
-        compact.contains(&format!("{{print|\"{sh}\"}}"))
-            || compact.contains(&format!("{{print$0|\"{sh}\"}}"))
-    });
-    let mut commands: Vec<String> = Vec::new();
-    if compact.contains("system($0)") || pipes_lines {
-        let texts = input_texts(cx, i);
-        commands.extend(texts.iter().flat_map(|t| t.lines()).map(str::to_string));
-    }
-    // `ARGV[N]`: the N-th word after the program (awk's ARGV[0] is its own name).
-    let operands = words.get(k + 1..).unwrap_or(&[]);
-    for (n, w) in operands.iter().enumerate().take(MAX_JOB_LINES) {
-        if compact.contains(&format!("system(ARGV[{}])", n + 1))
-            && let Some(t) = w.static_text()
-        {
-            commands.push(t.to_string());
+        for (n, c) in t.char_indices().skip(1) {
+            let rest = &t[n + c.len_utf8()..];
+            match c {
+                'n' | 'p' => looped = true,
+                'e' | 'E' | 'I' | 'M' | 'm' => {
+                    let value = match rest {
+                        "" => {
+                            k += 1;
+                            words.get(k - 1).and_then(|w| w.static_text())
+                        }
+                        r => Some(r),
+                    };
+                    if matches!(c, 'e' | 'E') {
+                        match value {
+                            Some(v) => code.push(v),
+                            None => return,
+                        }
+                    }
+                    break;
+                }
+                // Options whose value is attached (`-i.bak`) or digits (`-l0`, `-0777`).
+                'i' | 'x' | 'C' | 'D' | 'F' => break,
+                _ => {}
+            }
         }
     }
-    for cmd in commands.iter().take(MAX_JOB_LINES) {
-        super::denies_in(cx, i, span, "the command awk runs", cmd);
+    if !looped || code.is_empty() {
+        return;
+    }
+    let program: String = code
+        .join(";")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut statements = program
+        .split(';')
+        .filter(|s| !s.is_empty() && !PERL_CHOMPS.contains(s));
+    let (Some(statement), None) = (statements.next(), statements.next()) else {
+        return;
+    };
+    let runs_each = PERL_LINE_RUNNERS.contains(&statement);
+    if !runs_each && !PERL_LINE_EXECS.contains(&statement) {
+        return;
+    }
+    let operands = words.get(k..).unwrap_or(&[]);
+    let texts: Vec<String> = if operands.is_empty() {
+        input_texts(cx, i)
+    } else {
+        let Some(texts) = operands
+            .iter()
+            .map(|w| operand_text(cx, i, w))
+            .collect::<Option<Vec<String>>>()
+        else {
+            return;
+        };
+        texts
+    };
+    let mut lines = texts.iter().flat_map(|t| t.lines());
+    let commands: Vec<&str> = match runs_each {
+        true => lines.take(MAX_JOB_LINES).collect(),
+        false => lines.next().into_iter().collect(),
+    };
+    for cmd in commands {
+        super::denies_in(
+            cx,
+            i,
+            span,
+            "the command perl runs for a line it reads",
+            cmd,
+        );
     }
 }
 
@@ -666,9 +727,24 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             }
         }
     }
+    if installs_empty_table(cx, i, operand) {
+        // What `crontab -r` does: every job of the user's table is gone.
+        super::denies_in(
+            cx,
+            i,
+            span,
+            "an empty crontab installed, which is",
+            "crontab -r",
+        );
+        return;
+    }
     let texts = match operand {
         Some(w) if w.static_text() != Some("-") => operand_text(cx, i, w).into_iter().collect(),
-        _ => input_texts(cx, i),
+        _ => {
+            let mut texts = input_texts(cx, i);
+            texts.extend(grouped_cron_text(cx, i));
+            texts
+        }
     };
     let commands = texts
         .iter()
@@ -678,6 +754,116 @@ pub(super) fn crontab(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     for cmd in commands {
         super::denies_in(cx, i, span, "the command the crontab runs", cmd);
     }
+}
+
+/// `crontab /dev/null`, `crontab < /dev/null`, `echo | crontab -`, `: | crontab -`: the table
+/// segment `i` installs (from `operand`, or its input) is known and blank, so every job the
+/// user had is removed.
+fn installs_empty_table(cx: &Ctx<'_>, i: usize, operand: Option<&Word>) -> bool {
+    // Blank text only: a table of comments is also empty, but one may read it as a mention.
+    let no_job = |t: &str| t.trim().is_empty();
+    match operand.map(|w| w.static_text()) {
+        Some(Some("/dev/null")) => return true,
+        Some(Some("-")) | None => {}
+        Some(_) => {
+            return operand
+                .and_then(|w| operand_text(cx, i, w))
+                .is_some_and(|t| no_job(&t));
+        }
+    }
+    let Some(seg) = cx.script.segments.get(i) else {
+        return false;
+    };
+    let mut null_input = false;
+    for r in &seg.redirects {
+        if !matches!(r.fd, None | Some(0)) {
+            continue;
+        }
+        match (r.op, r.target.as_ref().and_then(|t| t.static_text())) {
+            (RedirectOp::Read, Some("/dev/null")) => null_input = true,
+            (RedirectOp::Read | RedirectOp::Heredoc | RedirectOp::Herestring, _) => {
+                let texts = redirected_input(cx, i);
+                return texts.len() == 1 && no_job(&texts[0]);
+            }
+            _ => {}
+        }
+    }
+    if null_input {
+        return true;
+    }
+    let Some(p) = feeder(cx, i) else {
+        return false;
+    };
+    let silent = p.redirects.is_empty()
+        && p.words.len() == 1
+        && matches!(p.words[0].static_text(), Some(":" | "true"));
+    silent || piped_text(cx, i).is_some_and(|t| no_job(&t))
+}
+
+/// `(crontab -l; echo '* * * * * CMD') | crontab -`, `{ crontab -l; echo …; } | crontab -`: what
+/// a group piped into segment `i` writes, where each of its commands is an `echo` or `printf`
+/// the line shows or `crontab -l` (the installed table, unknown but ending in a newline, as
+/// crontab installs no other). Its commands follow one another with `;`, a newline or `&&`;
+/// anything else in the group (another command, `||`, a nested block, a comment) leaves the
+/// text unknown.
+fn grouped_cron_text(cx: &Ctx<'_>, i: usize) -> Option<String> {
+    let segments = &cx.script.segments;
+    let seg = segments.get(i)?;
+    let last = i.checked_sub(1)?;
+    let prev = segments.get(last)?;
+    if prev.joiner != Some(Joiner::Pipe)
+        || prev.nesting.len() != seg.nesting.len() + 1
+        || !prev.nesting.starts_with(&seg.nesting)
+        || !matches!(prev.nesting.last(), Some(Nest::Subshell | Nest::Group))
+    {
+        return None;
+    }
+    let gap = |from: usize, to: usize| cx.src.get(from..to).unwrap_or("");
+    // The group's closing `)` or `}` alone stands between it and the pipe.
+    let closing = gap(prev.span.end, seg.span.start);
+    let closing = closing.trim_start_matches([' ', '\t', ';']);
+    if !(closing.starts_with(')') || closing.starts_with('}')) {
+        return None;
+    }
+    let mut first = last;
+    while first > 0 {
+        let before = &segments[first - 1];
+        let between = gap(before.span.end, segments[first].span.start);
+        if before.nesting != prev.nesting || between.contains(['(', ')', '{', '}', '#']) {
+            break;
+        }
+        if !matches!(
+            before.joiner,
+            Some(Joiner::Semicolon | Joiner::Newline | Joiner::And)
+        ) {
+            return None;
+        }
+        first -= 1;
+    }
+    // The group opens right before its first command.
+    let start = match first {
+        0 => 0,
+        f => segments[f - 1].span.end,
+    };
+    let opening = gap(start, segments[first].span.start).trim_end();
+    if !(opening.ends_with('(') || opening.ends_with('{')) {
+        return None;
+    }
+    let mut texts = Vec::new();
+    for j in first..=last {
+        let member = &segments[j];
+        let words: Vec<Option<&str>> = member.words.iter().map(Word::static_text).collect();
+        let lists_table = matches!(words.as_slice(), [Some(c), Some("-l")] if program_name(c) == "crontab")
+            && member
+                .redirects
+                .iter()
+                .all(|r| r.fd == Some(2) && r.op == RedirectOp::Write);
+        if lists_table {
+            continue;
+        }
+        texts.push(printed(cx, j)?);
+    }
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 /// The command of one crontab line: `None` for a blank line, a comment or `NAME=VALUE`.

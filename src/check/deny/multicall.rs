@@ -1,5 +1,6 @@
 //! check/deny/multicall: programs that run another program's code under their own name — the
-//! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`), `fd`'s
+//! multi-call binaries (`busybox rm -rf x`, `toybox`, `coreutils --coreutils-prog=rm`, the
+//! kubectl in `k3s kubectl`, `microk8s kubectl` and `minikube kubectl --`), `fd`'s
 //! `-x`/`-X` (a `find -exec` of its own), the programs that run their operands as a command
 //! (`unshare`, `chroot`, `nsenter`, `systemd-run`, GNU `parallel`), the session programs (`su
 //! -c`, `runuser`, `script -c`, `tmux`, `screen`) — and `rsync --delete`, which empties what its
@@ -43,6 +44,24 @@ pub(super) fn applet(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, word
             };
             let mut inner = vec![static_word(applet, words[1].span)];
             inner.extend(words[2..].iter().cloned());
+            cx.command(i, span, &inner, Origin::Tail);
+        }
+        // The kubectl that k3s and microk8s bundle, and the one minikube runs with the words
+        // after `--`: the same kubectl under another name.
+        "k3s" | "microk8s" if first == "kubectl" => {
+            cx.command(i, span, &words[1..], Origin::Tail);
+        }
+        "microk8s.kubectl" => {
+            let mut inner = vec![static_word("kubectl", words[0].span)];
+            inner.extend(words[1..].iter().cloned());
+            cx.command(i, span, &inner, Origin::Tail);
+        }
+        "minikube" if first == "kubectl" => {
+            let Some(dd) = words.iter().position(|w| w.static_text() == Some("--")) else {
+                return;
+            };
+            let mut inner = vec![static_word("kubectl", words[1].span)];
+            inner.extend(words[dd + 1..].iter().cloned());
             cx.command(i, span, &inner, Origin::Tail);
         }
         _ => {}
@@ -324,24 +343,12 @@ const SU_VALUES: &[&str] = &[
 /// `script`'s short options that take a value (the rest of the word or the next word).
 const SCRIPT_SHORT_VALUES: &str = "TIOBEm";
 
-/// `tmux` subcommands that run a shell command, with their options that take a value.
-const TMUX_RUNNERS: &[(&[&str], &str)] = &[
-    (&["new-session", "new"], "cefFnstxy"),
-    (&["new-window", "neww"], "ceFnt"),
-    (&["split-window", "splitw"], "celtF"),
-    (
-        &["respawn-pane", "respawnp", "respawn-window", "respawnw"],
-        "cet",
-    ),
-    (&["run-shell", "run"], "cdt"),
-];
-
 /// `screen`'s options that take the next word as their value.
-const SCREEN_VALUES: &str = "SceEhpsTt";
+pub(super) const SCREEN_VALUES: &str = "SceEhpsTt";
 
 /// Programs that start a session running a command: `su -c CMD` and `runuser -c CMD` (the
-/// user's shell runs CMD), `script -c CMD` (`/bin/sh -c`), `tmux new-session CMD` and its
-/// kin (`sh -c`), `tmux -c CMD`, `screen [options] CMD ARGS…` (run as words). A denied CMD
+/// user's shell runs CMD), `script -c CMD` (`/bin/sh -c`), `screen [options] CMD ARGS…` (run as words); `tmux`
+/// and `screen -X` are read in check/deny/typed. A denied CMD
 /// denies; each program asks by itself.
 pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, words: &[Word]) {
     let t = |k: usize| words.get(k).and_then(|w| w.static_text());
@@ -399,57 +406,28 @@ pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, wor
                 k += 1;
             }
         }
-        "tmux" => {
-            let mut k = 1;
-            // Global options: `-c CMD` runs CMD as a shell would; `-L`, `-S`, `-f`, `-T`
-            // take a value.
-            while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
-                match w {
-                    "-c" => {
-                        scripts.extend(t(k + 1).map(str::to_string));
-                        k += 2;
-                    }
-                    "-L" | "-S" | "-f" | "-T" => k += 2,
-                    _ => k += 1,
-                }
-            }
-            let Some((_, values)) =
-                t(k).and_then(|sub| TMUX_RUNNERS.iter().find(|(names, _)| names.contains(&sub)))
-            else {
-                return finish(cx, i, span, &scripts);
-            };
-            k += 1;
-            while let Some(w) = t(k).filter(|w| w.starts_with('-') && w.len() > 1) {
-                k += 1;
-                if w == "--" {
-                    break;
-                }
-                let last = w.chars().last().unwrap_or('-');
-                if values.contains(last) && w.len() == 2 {
-                    k += 1;
-                }
-            }
-            let rest = words.get(k..).unwrap_or(&[]);
-            if !rest.is_empty() && rest.iter().all(Word::is_static) {
-                let text: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
-                scripts.push(text.join(" "));
-            }
-        }
+        "tmux" => return super::typed::tmux(cx, i, span, words),
         "screen" => {
             let mut k = 1;
+            let mut remote = false;
             while let Some(w) = t(k).filter(|w| w.starts_with('-')) {
-                // `-X CMD` sends a command to screen itself; `-ls`, `-wipe`, `-r` start nothing.
+                // `-Q` asks the session; `-ls`, `-wipe`, `-r` start nothing.
                 if matches!(
                     w,
-                    "-X" | "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help"
+                    "-Q" | "-ls" | "-list" | "-wipe" | "-v" | "--version" | "--help"
                 ) {
                     return;
                 }
+                // `-X CMD…` sends a command to a running session (`stuff`, `screen`, `exec`).
+                remote |= w == "-X";
                 k += 1;
                 let last = w.chars().last().unwrap_or('-');
                 if SCREEN_VALUES.contains(last) && !w.starts_with("--") {
                     k += 1;
                 }
+            }
+            if remote {
+                return super::typed::screen_command(cx, i, span, words.get(k..).unwrap_or(&[]));
             }
             if let Some(cmd) = words.get(k..).filter(|c| !c.is_empty()) {
                 cx.command(i, span, cmd, Origin::Tail);
@@ -458,6 +436,40 @@ pub(super) fn session(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, wor
         _ => {}
     }
     finish(cx, i, span, &scripts);
+}
+
+/// Shells outside the `[[shell]]` list that run a `-c` string: for the plain commands a deny
+/// rule names (`rm -rf v`) their syntax is bash's.
+pub(super) const OTHER_SHELLS: &[&str] = &[
+    "fish", "mksh", "yash", "tcsh", "csh", "nu", "xonsh", "elvish", "posh", "oksh", "loksh",
+];
+
+/// `fish -c 'rm -rf v'`, `tcsh -fc …`, `nu --commands …`: the string a shell not in the
+/// `[[shell]]` list runs, read for denies (the shell asks by itself).
+pub(super) fn other_shell(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
+    let mut k = 1;
+    while let Some(t) = words.get(k).and_then(|w| w.static_text()) {
+        if !t.starts_with('-') || t == "-" || t == "--" {
+            return;
+        }
+        let script = if let Some(v) = t
+            .strip_prefix("--command=")
+            .or_else(|| t.strip_prefix("--commands="))
+        {
+            Some(v)
+        } else if matches!(t, "--command" | "--commands")
+            || (!t.starts_with("--") && t.ends_with('c'))
+        {
+            words.get(k + 1).and_then(|w| w.static_text())
+        } else {
+            None
+        };
+        if let Some(script) = script {
+            super::denies_in(cx, i, span, "the script the shell runs", script);
+            return;
+        }
+        k += 1;
+    }
 }
 
 /// The scripts a session program runs, read for denies.
@@ -638,6 +650,17 @@ pub(super) fn parallel(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let line = text.join(" ");
     let what = "the command line `parallel` runs for each input";
     super::denies_in(cx, i, span, what, &line);
+    // `find . | parallel rm`: with no argument source of its own, parallel reads its input
+    // lines as arguments exactly as xargs does, so the xargs rules read it as `xargs CMD`.
+    let own_source = words[..k].iter().any(|w| {
+        w.static_text()
+            .is_some_and(|t| matches!(t, "-a" | "--arg-file") || t.starts_with("--arg-file="))
+    });
+    if end == rest.len() && !own_source {
+        let mut as_xargs = vec![super::static_word("xargs", words[0].span)];
+        as_xargs.extend(command.iter().cloned());
+        cx.command(i, span, &as_xargs, Origin::Tail);
+    }
     // `parallel sh -c ::: 'rm -rf v'`: each argument of one `:::` list, quoted as parallel
     // quotes it, where `{}` stands (or at the end).
     let single_source = rest[end..]

@@ -291,8 +291,10 @@ const GIT_COMMAND_VARIABLES: &[&str] = &[
     "VISUAL",
 ];
 
-/// The prefix assignments of a git command that make git run a command: the variables above,
-/// and `GIT_CONFIG_KEY_N` / `GIT_CONFIG_VALUE_N` pairs read like `git -c KEY=VALUE`.
+/// The variables of a git command's environment that make git run a command — its prefix
+/// assignments and what earlier `export`s of the line set (`export GIT_CONFIG_COUNT=1 …; git
+/// clean -dx`): the variables above, and `GIT_CONFIG_KEY_N` / `GIT_CONFIG_VALUE_N` pairs read
+/// like `git -c KEY=VALUE`.
 pub(super) fn git_environment(
     cx: &mut Ctx<'_>,
     i: usize,
@@ -300,21 +302,26 @@ pub(super) fn git_environment(
     assignments: &[Assignment],
     words: &[Word],
 ) {
-    let value = |name: &str| {
-        assignments
-            .iter()
-            .find(|a| a.name == name)
-            .and_then(|a| a.value.static_text())
-    };
+    let mut names: Vec<String> = assignments.iter().map(|a| a.name.clone()).collect();
+    for name in super::assigned::exported_names(cx, i) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let env: Vec<(String, String)> = names
+        .into_iter()
+        .filter_map(|n| {
+            let v = super::assigned::environment(cx, i, &n, assignments)?;
+            Some((n, v))
+        })
+        .collect();
+    let value = |name: &str| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
     let mut configs = 0;
-    for a in assignments {
-        let Some(v) = a.value.static_text() else {
-            continue;
-        };
-        if GIT_COMMAND_VARIABLES.contains(&a.name.as_str()) && !v.trim().is_empty() {
-            let what = format!("the command `{}` names for git", a.name);
+    for (name, v) in &env {
+        if GIT_COMMAND_VARIABLES.contains(&name.as_str()) && !v.trim().is_empty() {
+            let what = format!("the command `{name}` names for git");
             cx.nested(i, span, &what, v);
-        } else if let Some(n) = a.name.strip_prefix("GIT_CONFIG_KEY_")
+        } else if let Some(n) = name.strip_prefix("GIT_CONFIG_KEY_")
             && let Some(val) = value(&format!("GIT_CONFIG_VALUE_{n}"))
         {
             configs += 1;

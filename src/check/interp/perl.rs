@@ -54,6 +54,12 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
             // `open(F, "$c|")`: a mode only run time knows may pipe.
             dynamic |= name == "open" && open_is_computed(&toks[k + 1..]);
         }
+        if let Some((call, from)) = ipc_call(&toks, k, &scalars) {
+            // The handles before the command are rarely literals; only the command counts.
+            dynamic |= call.args.get(from).is_none_or(Option::is_none);
+            calls.push(call);
+            continue;
+        }
         match t {
             Tok::Command(c) => {
                 dynamic |= c.is_none();
@@ -180,6 +186,103 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
         calls.extend(literal_commands(&toks));
     }
     Scan::Calls(calls)
+}
+
+/// The spawning calls of the IPC modules, as written and as the pack names them, with the
+/// module the code must load for the short name to be defined, and the argument the command
+/// starts at. IPC::Open3's and IPC::Open2's
+/// calls are exported by default; IPC::Run's and IPC::Run3's only on request, which the code
+/// loading the module stands for.
+const IPC_CALLS: &[(&str, &str, &str, usize)] = &[
+    ("open3", "IPC::Open3::open3", "IPC::Open3", 3),
+    ("open2", "IPC::Open2::open2", "IPC::Open2", 2),
+    ("run", "IPC::Run::run", "IPC::Run", 0),
+    ("start", "IPC::Run::start", "IPC::Run", 0),
+    ("harness", "IPC::Run::harness", "IPC::Run", 0),
+    ("run3", "IPC::Run3::run3", "IPC::Run3", 0),
+];
+
+/// `open3($in, $out, $err, "rm -rf v")`, `open2(my $o, my $i, "rm", "-rf", "v")`, IPC::Run's
+/// `run ["rm", "-rf", "v"]` / `run [qw(rm -rf v)]`, IPC::Run3's `run3 "rm -rf v"`: a call at
+/// `k` of an IPC module the code loads (or named in full), with every argument read — a
+/// literal, a `[…]` list of literals, a scalar assigned one literal — and `None` for any
+/// other, so the pack finds the command at its position.
+fn ipc_call(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<(Call, usize)> {
+    let Tok::Ident(name) = toks.get(k)? else {
+        return None;
+    };
+    if k > 0 && matches!(toks[k - 1], Tok::Punct('$' | '@' | '%' | '&' | '>')) {
+        return None;
+    }
+    let loaded = |module: &str| {
+        toks.iter()
+            .any(|t| matches!(t, Tok::Ident(m) if m == module))
+    };
+    let &(_, full, _, from) = IPC_CALLS
+        .iter()
+        .find(|(short, full, module, _)| name == full || (name == short && loaded(module)))?;
+    let mut p = k + 1;
+    let parens = toks.get(p) == Some(&Tok::Punct('('));
+    if parens {
+        p += 1;
+    }
+    let mut args: Vec<Option<Value>> = Vec::new();
+    loop {
+        // One argument: up to a `,`/`=>` at depth 0, or the call's end.
+        let start = p;
+        let mut depth = 0usize;
+        while let Some(t) = toks.get(p) {
+            match t {
+                Tok::Punct('(' | '[' | '{') => depth += 1,
+                Tok::Punct(')' | ']' | '}') if depth == 0 => break,
+                Tok::Punct(')' | ']' | '}') => depth -= 1,
+                Tok::Punct(',') | Tok::Arrow if depth == 0 => break,
+                Tok::Punct(';') if depth == 0 => break,
+                _ => {}
+            }
+            p += 1;
+        }
+        let arg = &toks[start..p];
+        if !arg.is_empty() {
+            args.push(ipc_value(arg, scalars));
+        }
+        match toks.get(p) {
+            Some(Tok::Punct(',') | Tok::Arrow) => p += 1,
+            _ => break,
+        }
+    }
+    let call = Call {
+        names: vec![full.to_string()],
+        args,
+        keywords: Vec::new(),
+        receiver: Vec::new(),
+    };
+    (!call.args.is_empty()).then_some((call, from))
+}
+
+/// The value of one IPC call argument: a literal, a scalar assigned one literal, or a `[…]`
+/// of literals (the words of one command).
+fn ipc_value(arg: &[Tok], scalars: &[(String, String)]) -> Option<Value> {
+    match arg {
+        [Tok::Str(s)] => s.clone().map(Value::Text),
+        [Tok::Words(ws)] => Some(Value::Words(ws.clone())),
+        [Tok::Punct('$'), Tok::Ident(_)] => {
+            scalar(arg, scalars).map(|v| Value::Text(v.to_string()))
+        }
+        [Tok::Punct('['), inner @ .., Tok::Punct(']')] => {
+            let mut words = Vec::new();
+            for (n, t) in inner.iter().enumerate() {
+                match (n % 2, t) {
+                    (0, Tok::Str(Some(w))) => words.push(w.clone()),
+                    (0, Tok::Words(ws)) => words.extend(ws.iter().cloned()),
+                    (1, Tok::Punct(',') | Tok::Arrow) => {}
+                    _ => return None,
+                }
+            }
+            (!words.is_empty()).then_some(Value::Words(words))
+        }
+        _ => None,
+    }
 }
 
 /// The builtins that run a command.

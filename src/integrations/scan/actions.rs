@@ -94,6 +94,47 @@ impl Doc {
         None
     }
 
+    /// The members of the map `n` with its merge keys (`<<: *jobs`) read as the reader that
+    /// honours them reads them: a key of the map's own first, then each merged map's keys
+    /// that are not there yet, in order. A merged job or `env:` name is still one the file
+    /// sets (red team s9: jobs merged in with `<<` were never read, and the file was clean).
+    fn members<'a>(&'a self, n: &'a Node) -> Vec<(&'a Node, &'a Node)> {
+        let mut out: Vec<(&'a Node, &'a Node)> = Vec::new();
+        self.members_into(n, 0, &mut out);
+        out
+    }
+
+    fn members_into<'a>(&'a self, n: &'a Node, depth: usize, out: &mut Vec<(&'a Node, &'a Node)>) {
+        let Some(Node::Map(members)) = self.resolve(n) else {
+            return;
+        };
+        let is_merge = |k: &Node| self.scalar(k).is_some_and(|s| s.value == "<<");
+        for (k, v) in members.iter().filter(|(k, _)| !is_merge(k)) {
+            let name = self.scalar(k).map(|s| s.value.as_str());
+            let known = name.is_some()
+                && out
+                    .iter()
+                    .any(|(o, _)| self.scalar(o).map(|s| s.value.as_str()) == name);
+            if !known {
+                out.push((k, v));
+            }
+        }
+        if depth > 8 {
+            return;
+        }
+        for (_, v) in members.iter().filter(|(k, _)| is_merge(k)) {
+            match self.resolve(v) {
+                Some(Node::Seq(items)) => {
+                    for item in items {
+                        self.members_into(item, depth + 1, out);
+                    }
+                }
+                Some(_) => self.members_into(v, depth + 1, out),
+                None => {}
+            }
+        }
+    }
+
     fn scalar<'a>(&'a self, n: &'a Node) -> Option<&'a Scalar> {
         match self.resolve(n)? {
             Node::Scalar(s) => Some(s),
@@ -121,8 +162,8 @@ pub(super) fn extract(text: &str) -> Extracted {
     let top_shell = doc
         .path(root, &["defaults", "run", "shell"])
         .map(|n| shell_value(&doc, text, n, "defaults.run.shell", &mut out));
-    if let Some(Node::Map(jobs)) = doc.get(root, "jobs").and_then(|j| doc.resolve(j)) {
-        for (id, job) in jobs {
+    if let Some(jobs) = doc.get(root, "jobs") {
+        for (id, job) in doc.members(jobs) {
             let id = doc.scalar(id).map_or("?", |s| s.value.as_str());
             env_keys(&doc, job, &format!("the `env:` of jobs.{id}"), &mut out);
             if let Some(container) = doc.get(job, "container") {
@@ -205,8 +246,8 @@ fn env_keys(doc: &Doc, parent: &Node, how: &str, out: &mut Extracted) {
         return;
     };
     match doc.resolve(env) {
-        Some(Node::Map(members)) => {
-            for (k, _) in members {
+        Some(Node::Map(_)) => {
+            for (k, _) in doc.members(env) {
                 let Some(key) = doc.scalar(k) else { continue };
                 out.env.push(EnvUse {
                     name: key.value.clone(),
@@ -347,9 +388,13 @@ fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
             note: None,
         };
     }
-    const HOSTED: &[&str] = &["ubuntu-", "macos-"];
-    let hosted = |l: &&str| HOSTED.iter().any(|h| l.starts_with(h)) && !l.contains("${{");
-    let note = if labels.is_empty() {
+    let hosted = |l: &&str| hosted_label(l);
+    // `runs-on: {group: …, labels: …}` picks a runner group: self-hosted or larger runners
+    // whose names and systems their owner chooses (red team s9: `group: ubuntu-runners`).
+    let group = matches!(runs_on.and_then(|n| doc.resolve(n)), Some(Node::Map(_)));
+    let note = if group {
+        Some("the job runs on a runner group (`runs-on: {group: …}`): self-hosted or larger runners whose system and shell their owner chooses (a Windows one runs pwsh), so set `shell: bash`".to_string())
+    } else if labels.is_empty() {
         Some("the job names no runner scan knows, and a runner's default shell may be pwsh or another: set `shell: bash`".to_string())
     } else {
         labels.iter().find(|l| !hosted(l)).map(|l| {
@@ -360,6 +405,31 @@ fn runner_default(doc: &Doc, runs_on: Option<&Node>) -> Chosen {
         shell: Shell::Bash,
         note,
     }
+}
+
+/// Whether `label` names one of GitHub's hosted Linux or macOS runner images — `ubuntu-latest`,
+/// `ubuntu-24.04`, `ubuntu-24.04-arm`, `ubuntu-slim`, `macos-latest`, `macos-15`,
+/// `macos-15-xlarge`, … — and nothing else: `ubuntu-build-box` is a self-hosted or larger
+/// runner's label, which may be Windows (red team s9).
+fn hosted_label(label: &str) -> bool {
+    let version = |v: &str, dots: bool| {
+        !v.is_empty()
+            && v.split('.').count() <= if dots { 2 } else { 1 }
+            && v.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if let Some(rest) = label.strip_prefix("ubuntu-") {
+        let rest = rest.strip_suffix("-arm").unwrap_or(rest);
+        return matches!(rest, "latest" | "slim") || version(rest, true);
+    }
+    if let Some(rest) = label.strip_prefix("macos-") {
+        let rest = ["-large", "-xlarge", "-intel"]
+            .iter()
+            .find_map(|s| rest.strip_suffix(s))
+            .unwrap_or(rest);
+        return rest == "latest" || version(rest, false);
+    }
+    false
 }
 
 fn steps(doc: &Doc, text: &str, parent: &Node, at: &str, shell: &Chosen, out: &mut Extracted) {
@@ -505,7 +575,27 @@ fn align(text: &str, s: &Scalar) -> Vec<usize> {
             offset += h.len();
         }
     }
-    let mut indent = None;
+    // An explicit indentation indicator (`|2`, `>-1`) fixes the content's indentation at the
+    // key's column plus that many spaces, so the first line may be indented more (red team
+    // s9: the lines were mapped one place off).
+    let header_at = if header {
+        Some(start)
+    } else {
+        // The parser may start the scalar at its first content line: the header then ends the
+        // line before.
+        let prev_end = from.checked_sub(1);
+        prev_end.and_then(|e| {
+            let line_start = text[..e].rfind('\n').map_or(0, |n| n + 1);
+            text[line_start..e]
+                .rfind(['|', '>'])
+                .map(|n| line_start + n)
+        })
+    };
+    let mut indent = if block {
+        header_at.and_then(|h| explicit_indent(text, h))
+    } else {
+        None
+    };
     for (n, line) in lines.enumerate() {
         let body = line.trim_end_matches(['\n', '\r']);
         let lead = body.len() - body.trim_start_matches(' ').len();
@@ -555,6 +645,30 @@ fn align(text: &str, s: &Scalar) -> Vec<usize> {
         origin.extend(std::iter::repeat_n(at, c.len_utf8()));
     }
     origin
+}
+
+/// The content indentation a block scalar header at `header` (the `|` or `>`) gives
+/// explicitly: the column of the key on its line (after any `- ` of sequence entries) plus
+/// its digit; `None` without a digit.
+fn explicit_indent(text: &str, header: usize) -> Option<usize> {
+    let line_start = text[..header].rfind('\n').map_or(0, |n| n + 1);
+    let digit = text[header..]
+        .chars()
+        .skip(1)
+        .take(2)
+        .find_map(|c| c.to_digit(10))?;
+    let before = &text[line_start..header];
+    let mut column = before.len() - before.trim_start_matches(' ').len();
+    let mut rest = &before[column..];
+    while let Some(r) = rest.strip_prefix('-') {
+        let spaces = r.len() - r.trim_start_matches(' ').len();
+        if spaces == 0 {
+            break;
+        }
+        column += 1 + spaces;
+        rest = &r[spaces..];
+    }
+    Some(column + digit as usize)
 }
 
 /// Reads the first document into nodes; `Ok(None)` for an empty file.
@@ -640,36 +754,14 @@ fn parse(text: &str) -> Result<Option<Doc>, Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A piece as a test sees it: context, script, and the (line, column) of each script
-    /// line's first byte.
-    type Seen = (String, String, Vec<(usize, usize)>);
-
-    fn pieces(text: &str) -> Vec<Seen> {
-        let index = super::super::LineIndex::new(text);
-        extract(text)
-            .pieces
-            .iter()
-            .map(|p| {
-                let mut starts = vec![0];
-                starts.extend(p.script.match_indices('\n').map(|(i, _)| i + 1));
-                starts.retain(|&s| s < p.script.len());
-                let pos = starts
-                    .iter()
-                    .map(|&s| {
-                        let at = index.pos(p.origin[s]);
-                        (at.line, at.column)
-                    })
-                    .collect();
-                (p.context.clone(), p.script.clone(), pos)
-            })
-            .collect()
-    }
+    use crate::integrations::scan::test_support::{
+        count, env_names, pair, pieces_by_line, scripts, shells,
+    };
 
     #[test]
     fn run_steps_map_back_to_their_lines() {
         let text = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: make test\n      - name: many\n        run: |\n          ls\n            echo  hi\n\n          pwd\n      - run: >-\n          echo a\n          b\n";
-        let got = pieces(text);
+        let got = pieces_by_line(&extract(text), text);
         assert_eq!(
             got,
             [
@@ -696,13 +788,7 @@ mod tests {
     /// reported allow; only a composite action's steps are in the file.
     #[test]
     fn only_composite_actions_hold_their_commands() {
-        let unmodelled = |text: &str| {
-            extract(text)
-                .problems
-                .iter()
-                .filter(|p| p.code == ScanCode::Unmodelled)
-                .count()
-        };
+        let unmodelled = |text: &str| count(&extract(text), ScanCode::Unmodelled);
         assert_eq!(
             unmodelled(
                 "runs:\n  using: docker\n  image: docker://alpine\n  entrypoint: sh\n  args: ['-c', 'rm -rf v']\n"
@@ -732,9 +818,7 @@ mod tests {
 
     #[test]
     fn shells_come_from_the_step_the_job_the_workflow_or_the_runner() {
-        let shells = |text: &str| -> Vec<Shell> {
-            extract(text).pieces.into_iter().map(|p| p.shell).collect()
-        };
+        let shells = |text: &str| shells(&extract(text));
         let text = "defaults:\n  run:\n    shell: bash\njobs:\n  a:\n    runs-on: windows-latest\n    steps:\n      - run: ls\n      - run: dir\n        shell: pwsh\n  b:\n    runs-on: windows-latest\n    defaults:\n      run:\n        shell: python\n    steps:\n      - run: print(1)\n";
         assert_eq!(
             shells(text),
@@ -762,6 +846,34 @@ mod tests {
         let bad = extract("jobs: [\n");
         assert!(bad.pieces.is_empty());
         assert_eq!(bad.problems[0].code, ScanCode::MalformedFile);
+    }
+
+    #[test]
+    fn only_github_hosted_images_count_as_hosted_runners() {
+        for hosted in [
+            "ubuntu-latest",
+            "ubuntu-24.04",
+            "ubuntu-22.04-arm",
+            "ubuntu-slim",
+            "macos-latest",
+            "macos-15",
+            "macos-14-xlarge",
+            "macos-15-intel",
+        ] {
+            assert!(hosted_label(hosted), "{hosted}");
+        }
+        for other in [
+            "ubuntu-build-box",
+            "ubuntu-runners",
+            "ubuntu-",
+            "ubuntu-24.04.1",
+            "macos-15.1",
+            "macos-my-mini",
+            "windows-latest",
+            "self-hosted",
+        ] {
+            assert!(!hosted_label(other), "{other}");
+        }
     }
 
     #[test]
@@ -796,21 +908,15 @@ mod tests {
     fn env_maps_at_every_level_and_docker_steps_are_recorded() {
         let text = "env:\n  A: 1\njobs:\n  j:\n    runs-on: ubuntu-latest\n    env:\n      B: 2\n    container:\n      image: x\n      env:\n        C: 3\n    steps:\n      - uses: actions/checkout@v4\n        env:\n          IGNORED: 1\n      - run: ls\n        env:\n          D: 4\n      - uses: docker://alpine\n        env:\n          E: 5\n        with:\n          entrypoint: ls\n          args: -la\n";
         let x = extract(text);
-        let names: Vec<&str> = x.env.iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["A", "B", "C", "D", "E"]);
+        assert_eq!(env_names(&x), ["A", "B", "C", "D", "E"]);
         let codes: Vec<&str> = x.problems.iter().map(|p| p.code.as_str()).collect();
         // The job's container (its image's shell reads every step) and the docker step.
         assert_eq!(codes, ["unmodelled_construct", "unmodelled_construct"]);
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("jobs.j.steps[1].run", "ls"),
-                ("jobs.j.steps[2].with.entrypoint", "ls -la")
+                pair("jobs.j.steps[1].run", "ls"),
+                pair("jobs.j.steps[2].with.entrypoint", "ls -la")
             ]
         );
     }

@@ -39,7 +39,7 @@ struct Line<'a> {
 pub(super) fn extract(text: &str) -> Extracted {
     let lines: Vec<Line> = physical_lines(text);
     let mut out = Extracted::default();
-    let escape = directives(&lines, &mut out);
+    let (escape, heredocs) = directives(&lines, &mut out);
     odd_white_space(text, &mut out);
     // Docker's default shell is `/bin/sh -c`; a stage built FROM an earlier stage starts with
     // that stage's SHELL (it is part of the image config it inherits).
@@ -54,6 +54,12 @@ pub(super) fn extract(text: &str) -> Extracted {
     let mut in_stage = false;
     // Global `ARG NAME=default` before the first FROM: a bare `ARG NAME` in a stage takes it.
     let mut global_defaults: HashSet<String> = HashSet::new();
+    let mut global_values: HashMap<String, String> = HashMap::new();
+    // `ONBUILD RUN` pieces of the current stage: they run in a child built FROM it, under the
+    // stage's final `SHELL`, not the one at their line (red team s9).
+    let mut onbuild_runs: Vec<usize> = Vec::new();
+    // `ONBUILD COPY`/`ADD` of the current stage, with where their arguments start.
+    let mut onbuild_copies: Vec<(Piece, usize, String)> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let trimmed = lines[i].text.trim_start();
@@ -99,10 +105,18 @@ pub(super) fn extract(text: &str) -> Extracted {
             instruction.origin[skip_ws(&instruction.script, 0).min(rest)],
             instruction.origin[rest],
         );
+        if !heredocs && instruction.script.contains("<<") {
+            out.problem(
+                ScanCode::Unmodelled,
+                keyword_span,
+                "a `<<` under a `# syntax=` frontend older than 1.4 (or one scan cannot date): that frontend has no heredocs, so the lines after it are instructions of their own, which scan reads as the heredoc's body".to_string(),
+            );
+        }
         if keyword == "ONBUILD" {
             let (inner, inner_rest) = split_word(&instruction.script, rest);
             let inner = inner.to_ascii_uppercase();
             if inner == "RUN" {
+                onbuild_runs.push(out.pieces.len());
                 let piece = run(
                     &instruction,
                     inner_rest,
@@ -116,6 +130,12 @@ pub(super) fn extract(text: &str) -> Extracted {
                     &mut out,
                 );
                 out.pieces.push(piece);
+            } else if matches!(inner.as_str(), "COPY" | "ADD")
+                && !instruction.script[inner_rest..].contains("<<")
+            {
+                // It runs in the child, from the working directory the child starts with: this
+                // stage's last one, so it is judged when the stage ends (red team s9).
+                onbuild_copies.push((instruction.clone(), inner_rest, format!("ONBUILD {inner}")));
             } else if !ONBUILD_PLAIN.contains(&inner.as_str())
                 || instruction.script[inner_rest..].contains("<<")
             {
@@ -131,15 +151,30 @@ pub(super) fn extract(text: &str) -> Extracted {
         }
         match keyword.as_str() {
             "FROM" => {
-                let (image, name) = from_words(&instruction.script[rest..]);
-                shell = stage_shells
-                    .get(&image.to_ascii_lowercase())
-                    .cloned()
-                    .unwrap_or(Shell::Sh);
-                workdir = stage_workdirs
-                    .get(&image.to_ascii_lowercase())
-                    .cloned()
-                    .flatten();
+                for n in onbuild_runs.drain(..) {
+                    out.pieces[n].shell = shell.clone();
+                }
+                for (copy, at, keyword) in onbuild_copies.drain(..) {
+                    copy_destination(&copy, at, &keyword, workdir.as_deref(), &mut out);
+                }
+                let from = &instruction.script[rest..];
+                let (image, name) = from_words(from);
+                let image = from_image(image, &global_values);
+                shell = match &image {
+                    Some(image) if windows_image(from, image) => {
+                        Shell::Unsupported("cmd (the default shell of a Windows image)".into())
+                    }
+                    Some(image) => stage_shells.get(image).cloned().unwrap_or(Shell::Sh),
+                    // A name scan cannot read may be any earlier stage: one whose shell is not
+                    // the default leaves the shell unknown.
+                    None if stage_shells.values().any(|s| *s != Shell::Sh) => Shell::Unsupported(
+                        "the shell of a stage named through a variable scan cannot read".into(),
+                    ),
+                    None => Shell::Sh,
+                };
+                workdir = image
+                    .as_ref()
+                    .and_then(|image| stage_workdirs.get(image).cloned().flatten());
                 stage = name.map(|n| n.to_ascii_lowercase());
                 if let Some(n) = &stage {
                     stage_shells.insert(n.clone(), shell.clone());
@@ -217,8 +252,9 @@ pub(super) fn extract(text: &str) -> Extracted {
             }
             "ARG" => {
                 for (_, word) in shell_words(&instruction.script[rest..], escape) {
-                    if let Some((name, _)) = word.split_once('=') {
+                    if let Some((name, value)) = word.split_once('=') {
                         global_defaults.insert(name.to_string());
+                        global_values.insert(name.to_string(), value.to_string());
                     }
                 }
             }
@@ -230,7 +266,61 @@ pub(super) fn extract(text: &str) -> Extracted {
             ),
         }
     }
+    for n in onbuild_runs {
+        out.pieces[n].shell = shell.clone();
+    }
+    for (copy, at, keyword) in onbuild_copies {
+        copy_destination(&copy, at, &keyword, workdir.as_deref(), &mut out);
+    }
     out
+}
+
+/// The image or stage name a `FROM` word names, lower-cased, as BuildKit reads it: quotes
+/// removed and `$NAME`/`${NAME}` replaced by the default of a global `ARG` (red team s9:
+/// `FROM $B` and `FROM "base"` named an earlier stage, whose `SHELL` scan did not carry
+/// over). `None` when a variable has no plain default or another form is used.
+fn from_image(word: &str, globals: &HashMap<String, String>) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {}
+            '\\' => return None,
+            '$' => {
+                let braced = chars.next_if_eq(&'{').is_some();
+                let mut name = String::new();
+                while let Some(&n) = chars.peek() {
+                    if n.is_ascii_alphanumeric() || n == '_' {
+                        name.push(n);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if braced && chars.next() != Some('}') {
+                    return None;
+                }
+                out.push_str(globals.get(&name)?);
+            }
+            c => out.push(c),
+        }
+    }
+    (!out.contains('$')).then(|| out.to_ascii_lowercase())
+}
+
+/// Whether a `FROM` line builds on a Windows image, whose default shell is `cmd /S /C` (no
+/// backslash escapes: `echo "\" & del …` runs the `del`): a `--platform=windows/…` flag or an
+/// image Microsoft publishes for Windows (`…/windows/…`, `servercore`, `nanoserver`). Any
+/// other image is taken for Linux; its system is not in the file (red team s9).
+fn windows_image(from: &str, image: &str) -> bool {
+    let platform = from
+        .split([' ', '\t'])
+        .filter_map(|w| w.strip_prefix("--platform="))
+        .any(|p| p.to_ascii_lowercase().starts_with("windows"));
+    platform
+        || ["windows", "servercore", "nanoserver"]
+            .iter()
+            .any(|w| image.contains(w))
 }
 
 /// The image (or earlier stage) a `FROM` line builds on, and the stage name after `AS`.
@@ -262,9 +352,10 @@ fn continued(line: &str, escape: char) -> Option<&str> {
 /// other image reads the file its own way) and `escape`; any other directive, and a `#!` first
 /// line (BuildKit skips it when it looks for `# syntax=`, the parser does not), asks. Returns
 /// the escape character.
-fn directives(lines: &[Line], out: &mut Extracted) -> char {
+fn directives(lines: &[Line], out: &mut Extracted) -> (char, bool) {
     const OFFICIAL: &[&str] = &["docker/dockerfile", "docker.io/docker/dockerfile"];
     let mut escape = '\\';
+    let mut heredocs = true;
     for (n, line) in lines.iter().enumerate() {
         let span = Span::new(line.start, line.start + line.text.len());
         if n == 0 && line.text.starts_with("#!") {
@@ -291,6 +382,7 @@ fn directives(lines: &[Line], out: &mut Extracted) -> char {
                 let image = image
                     .strip_prefix("docker.io/")
                     .map_or(image, |i| if i.starts_with("docker/") { i } else { image });
+                heredocs = frontend_has_heredocs(value);
                 if !OFFICIAL.contains(&image) {
                     let at = line.start + line.text.rfind(value).unwrap_or(0);
                     out.problem(
@@ -317,7 +409,34 @@ fn directives(lines: &[Line], out: &mut Extracted) -> char {
             }
         }
     }
-    escape
+    (escape, heredocs)
+}
+
+/// Whether the `docker/dockerfile` frontend a `# syntax=` value names reads heredocs
+/// (`1.4` and later, `1.3-labs`, the moving tags `1`, `latest`, `labs`). An older one reads
+/// `RUN cat <<X` as a shell heredoc with an empty body and the lines after it as
+/// instructions (red team s9); a version scan cannot read counts as older.
+fn frontend_has_heredocs(value: &str) -> bool {
+    let tag = value
+        .split('@')
+        .next()
+        .and_then(|image| image.rsplit_once(':'))
+        .map_or("latest", |(_, tag)| tag);
+    let (version, labs) = match tag.strip_suffix("-labs") {
+        Some(v) => (v, true),
+        None => (tag, false),
+    };
+    if matches!(version, "latest" | "labs" | "1") {
+        return true;
+    }
+    let mut parts = version.split('.');
+    let major = parts.next().and_then(|p| p.parse::<u32>().ok());
+    let minor = parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (major, minor) {
+        (Some(1), Some(m)) => m >= 4 || (m == 3 && labs),
+        (Some(major), _) => major > 1,
+        (None, _) => false,
+    }
 }
 
 /// A parser directive line, `#` key `=` value with ASCII blanks around them (Docker's
@@ -392,7 +511,9 @@ const PROGRAM_DIRS: &[&str] = &[
 ];
 
 /// Whether the absolute, plain path `target` is a directory of [`PROGRAM_DIRS`], inside one,
-/// or above one (`/usr`, `/`). A path with `..`, a variable or not absolute counts too.
+/// or above one (`/usr`, `/`), a home directory (`/root`, `/home/NAME`) or a dotfile or
+/// dot-directory anywhere (`.gitconfig`, `.config/`). A path with `..`, a variable or not
+/// absolute counts too.
 fn covers_programs(target: &str) -> bool {
     if !target.starts_with('/') || target.contains(['$', '\\', '"', '\'']) {
         return true;
@@ -402,6 +523,13 @@ fn covers_programs(target: &str) -> bool {
         .filter(|p| !p.is_empty() && *p != ".")
         .collect();
     if parts.contains(&"..") {
+        return true;
+    }
+    // A home directory and the dotfiles in any directory are configuration the allowed
+    // programs read (`git status` runs `core.fsmonitor` from `/root/.gitconfig`; red team s9).
+    let home = matches!(parts.as_slice(), ["root"] | ["home"] | ["home", _]);
+    // `.cache` holds caches (pip's, cargo's), which no program reads as configuration.
+    if home || parts.iter().any(|p| p.starts_with('.') && *p != ".cache") {
         return true;
     }
     let path = format!("/{}", parts.join("/"));
@@ -477,7 +605,7 @@ fn run_flag_problem(flag: &str) -> Option<String> {
     };
     covers_programs(target).then(|| {
         format!(
-            "`{flag}` mounts files at `{target}`, where programs, the shell or the libraries they load are found: the command may run what the mount holds"
+            "`{flag}` mounts files at `{target}`, where programs, the shell, the libraries they load or the configuration they read are found: the command may run what the mount holds"
         )
     })
 }
@@ -520,7 +648,7 @@ fn copy_destination(
             "`{keyword}` to `{dest}`, a path relative to a working directory this file does not set plainly (the image's own, or one with a variable): it may be a directory programs are found in"
         )),
         Some(path) if covers_programs(path) => Some(format!(
-            "`{keyword}` puts files at `{path}`, where programs, the shell or the libraries they load are found: a later RUN may run them"
+            "`{keyword}` puts files at `{path}`, where programs, the shell, the libraries they load or the configuration they read are found: a later RUN may run them"
         )),
         Some(_) => None,
     };
@@ -549,9 +677,21 @@ const PLAIN_INSTRUCTIONS: &[&str] = &[
     "MAINTAINER",
 ];
 
-/// What `ONBUILD` may hold without a problem: the plain instructions (`ONBUILD RUN` is
-/// analysed like a `RUN`).
-const ONBUILD_PLAIN: &[&str] = PLAIN_INSTRUCTIONS;
+/// What `ONBUILD` may hold without a problem: the plain instructions that change nothing a
+/// later instruction of the child reads (`ONBUILD RUN` is analysed like a `RUN`, `ONBUILD
+/// COPY`/`ADD` judged by their destination; `ONBUILD WORKDIR` moves the child's relative
+/// `COPY` where scan cannot follow, so it asks: red team s9).
+const ONBUILD_PLAIN: &[&str] = &[
+    "LABEL",
+    "EXPOSE",
+    "CMD",
+    "ENTRYPOINT",
+    "USER",
+    "VOLUME",
+    "STOPSIGNAL",
+    "HEALTHCHECK",
+    "MAINTAINER",
+];
 
 /// `SHELL [...]`: the shell every later `RUN` of the stage runs under. bash or sh named plainly
 /// with plain options and a final `-c` is the shell; anything more is analysed as the command
@@ -1023,16 +1163,15 @@ fn split_word(s: &str, at: usize) -> (&str, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrations::scan::test_support::{
+        env_names, pair, pieces_at, problem_lines, scripts, shells,
+    };
 
     /// Each piece's script and the file text at its first byte.
     fn pieces(text: &str) -> Vec<(String, String)> {
-        extract(text)
-            .pieces
-            .iter()
-            .map(|p| {
-                let at = p.origin.first().copied().unwrap_or(0);
-                (p.script.clone(), text[at..].chars().take(6).collect())
-            })
+        pieces_at(&extract(text), text, 6)
+            .into_iter()
+            .map(|(_, script, at)| (script, at))
             .collect()
     }
 
@@ -1076,9 +1215,7 @@ mod tests {
 
     #[test]
     fn shells_other_than_bash_or_sh_are_unsupported() {
-        let shells = |text: &str| -> Vec<Shell> {
-            extract(text).pieces.into_iter().map(|p| p.shell).collect()
-        };
+        let shells = |text: &str| shells(&extract(text));
         assert_eq!(
             shells("SHELL [\"/bin/bash\", \"-c\"]\nRUN ls\n"),
             [Shell::Bash]
@@ -1092,19 +1229,6 @@ mod tests {
             shells("RUN <<EOF\n#!/usr/bin/env python3\nprint(1)\nEOF\n"),
             [Shell::Unsupported("#!/usr/bin/env python3".into())]
         );
-    }
-
-    /// The problems (code, line) and environment names of a Dockerfile.
-    fn file_level(text: &str) -> (Vec<(&'static str, usize)>, Vec<String>) {
-        let x = extract(text);
-        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
-        (
-            x.problems
-                .iter()
-                .map(|p| (p.code.as_str(), line(p.span.start)))
-                .collect(),
-            x.env.iter().map(|e| e.name.clone()).collect(),
-        )
     }
 
     #[test]
@@ -1158,9 +1282,9 @@ mod tests {
             ),
         ];
         for (text, problems, env) in table {
-            let (got_problems, got_env) = file_level(text);
-            assert_eq!(&got_problems, problems, "{text:?}");
-            assert_eq!(&got_env, env, "{text:?}");
+            let x = extract(text);
+            assert_eq!(&problem_lines(&x, text), problems, "{text:?}");
+            assert_eq!(&env_names(&x), env, "{text:?}");
         }
     }
 
@@ -1168,16 +1292,11 @@ mod tests {
     fn a_shell_with_more_than_plain_options_is_a_command_too() {
         let x =
             extract("FROM x\nSHELL [\"sh\", \"-c\", \"rm -rf /v; sh -c \\\"$0\\\"\"]\nRUN ls\n");
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("SHELL", "'sh' '-c' 'rm -rf /v; sh -c \"$0\"'"),
-                ("RUN", "ls")
+                pair("SHELL", "'sh' '-c' 'rm -rf /v; sh -c \"$0\"'"),
+                pair("RUN", "ls")
             ]
         );
         // ONBUILD SHELL does not change this image's shell.

@@ -167,6 +167,54 @@ pub(super) fn extract(text: &str) -> Extracted {
     out
 }
 
+/// The suffixes of files GNU make's built-in rules make a file `NAME` from, directly
+/// (`%: %.sh` copies `NAME.sh` over `NAME`; `%: %.c` compiles `NAME.c`) or through one more
+/// rule (`%.c: %.y`, `%.f: %.F`, `%.p: %.web`, …), as `make -p -f /dev/null` lists them.
+const REMAKE_SUFFIXES: &[&str] = &[
+    "", ".o", ".c", ".cc", ".C", ".cpp", ".p", ".f", ".F", ".m", ".r", ".s", ".S", ".mod", ".sh",
+    ".y", ".l", ".ym", ".w", ".ch", ".web",
+];
+
+/// GNU make first tries to remake every makefile it reads, with its built-in rules too: a
+/// newer `Makefile.sh` beside a `Makefile` is copied over it (`%: %.sh`), a `Makefile.c` is
+/// compiled into it, an RCS or SCCS file is checked out over it, and make then reads the new
+/// file, whose recipes scan never saw. Such a file beside the one scanned asks (red team s9:
+/// a clean Makefile with a `Makefile.sh` beside it ran the `.sh` file's recipes).
+pub(super) fn sources_beside(path: &str, out: &mut Extracted) {
+    let path = std::path::Path::new(path);
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let dir = path.parent().unwrap_or(std::path::Path::new(""));
+    // `symlink_metadata`: a link (even a dangling one) is a file make may follow.
+    let present = |p: &std::path::Path| std::fs::symlink_metadata(p).is_ok();
+    let mut found: Vec<String> = Vec::new();
+    for version_control in ["RCS", "SCCS"] {
+        if present(&dir.join(version_control)) {
+            found.push(format!("{version_control}/"));
+        }
+    }
+    for suffix in REMAKE_SUFFIXES {
+        let source = format!("{name}{suffix}");
+        let mut candidates = vec![format!("{source},v"), format!("s.{source}")];
+        if !suffix.is_empty() {
+            candidates.push(source);
+        }
+        found.extend(candidates.into_iter().filter(|c| present(&dir.join(c))));
+    }
+    if found.is_empty() {
+        return;
+    }
+    out.problem(
+        ScanCode::UnreadFile,
+        Span::new(0, 0),
+        format!(
+            "`{}` is beside it: GNU make first remakes the makefile itself with its built-in rules (`%: %.sh` copies `{name}.sh` over it, `%: %.c` compiles `{name}.c`, RCS and SCCS check it out) and then reads the new file, which scan has not read",
+            found.join("`, `")
+        ),
+    );
+}
+
 /// What reading a Makefile has learnt so far.
 struct Reader {
     file_len: usize,
@@ -773,6 +821,17 @@ impl Reader {
             );
             return;
         }
+        if semi_at == rest.len()
+            && let Some(reference) = hidden_semicolon(l.text, &self.literals)
+        {
+            out.problem(
+                ScanCode::Unmodelled,
+                l.span(0, l.text.trim_end().len()),
+                format!(
+                    "`{reference}` in a rule line: make looks for the `;` that starts a recipe after expanding the line, and scan cannot tell that this text holds none (`S := ;` makes `all: $(S) rm -rf v` run `rm -rf v`)"
+                ),
+            );
+        }
         self.in_rule = true;
         let prerequisites: Vec<String> = rest[..semi_at]
             .split_whitespace()
@@ -865,6 +924,23 @@ impl Reader {
                     a.value
                 ),
             ),
+            // Each word of `.EXTRA_PREREQS` is a prerequisite of every target, and
+            // `.DEFAULT_GOAL` the target plain `make` builds: with no recipe in the file, a
+            // built-in rule may build them (red team s9), so they count as a rule's words.
+            ".EXTRA_PREREQS" | ".DEFAULT_GOAL" => {
+                if a.value.contains('$') {
+                    out.problem(
+                        ScanCode::Unmodelled,
+                        span,
+                        format!(
+                            "`{}` names targets make builds, computed from `{}`: scan cannot tell which, nor whether a built-in rule builds them",
+                            a.name, a.value
+                        ),
+                    );
+                }
+                let words = a.value.split_whitespace().map(str::to_string).collect();
+                self.rules.push((Vec::new(), words, span));
+            }
             name if PLAIN_MAKE_VARIABLES.contains(&name) => {}
             name if name.contains('$') => out.problem(
                 ScanCode::Unmodelled,
@@ -1091,6 +1167,53 @@ impl Reader {
             }
         }
     }
+}
+
+/// The first reference in the rule line `line` (which holds no literal `;`) whose value may
+/// hold a `;`: one [`evaluate`] cannot compute from the literals assigned so far (make expands
+/// a rule line as it reads it), or one whose value holds `;`. GNU make looks for the `;` that
+/// starts a recipe in the expanded line (red team s9: `S := ;` and `all: $(S) rm -rf v`).
+fn hidden_semicolon<'a>(
+    line: &'a str,
+    literals: &HashMap<String, Option<String>>,
+) -> Option<&'a str> {
+    let refs = references(line, Escapes::Yes);
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(b'$') => i += 2,
+            Some(b'(' | b'{') => {
+                let reference = refs
+                    .iter()
+                    .find(|(at, _)| *at == i)
+                    .map_or(&line[i..], |r| r.1);
+                let value = evaluate(reference, literals, 0);
+                if value.is_none_or(|v| v.contains(';')) {
+                    return Some(reference);
+                }
+                i += reference.len().max(1);
+            }
+            Some(_) => {
+                let end = line[i + 1..]
+                    .chars()
+                    .next()
+                    .map_or(line.len(), |c| i + 1 + c.len_utf8());
+                let reference = &line[i..end];
+                let value = evaluate(&format!("$({})", &line[i + 1..end]), literals, 0);
+                if value.is_none_or(|v| v.contains(';')) {
+                    return Some(reference);
+                }
+                i = end;
+            }
+            None => return Some(&line[i..]),
+        }
+    }
+    None
 }
 
 /// How a target-specific assignment is described; such a value is the target's only.
@@ -1623,23 +1746,13 @@ fn physical_lines(text: &str) -> Vec<Line<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrations::scan::test_support::{env, pair, pieces_at, problem_lines, scripts};
 
     /// A piece as a test sees it: context, script, and the file's text where it starts.
     type Seen = (String, String, String);
 
     fn pieces(text: &str) -> Vec<Seen> {
-        extract(text)
-            .pieces
-            .iter()
-            .map(|p| {
-                let at = p.origin.first().copied().unwrap_or(0);
-                (
-                    p.context.clone(),
-                    p.script.clone(),
-                    text[at..].chars().take(4).collect(),
-                )
-            })
-            .collect()
+        pieces_at(&extract(text), text, 4)
     }
 
     #[test]
@@ -1684,17 +1797,12 @@ mod tests {
     #[test]
     fn commands_make_runs_while_reading_are_pieces() {
         let x = extract("X != rm -rf /tmp/x\nY := $(shell git rev-parse HEAD)\nall:\n\tls\n");
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("make-time shell", "rm -rf /tmp/x"),
-                ("make-time shell", "git rev-parse HEAD"),
-                ("recipe of all", "ls")
+                pair("make-time shell", "rm -rf /tmp/x"),
+                pair("make-time shell", "git rev-parse HEAD"),
+                pair("recipe of all", "ls")
             ]
         );
     }
@@ -1724,14 +1832,7 @@ mod tests {
     /// The problems and environment uses of a Makefile.
     fn file_level(text: &str) -> FileLevel {
         let x = extract(text);
-        let line = |offset: usize| text[..offset].matches('\n').count() + 1;
-        let problems = x
-            .problems
-            .iter()
-            .map(|p| (p.code.as_str(), line(p.span.start)))
-            .collect();
-        let env = x.env.iter().map(|e| (e.name.clone(), e.scope)).collect();
-        (problems, env)
+        (problem_lines(&x, text), env(&x))
     }
 
     #[test]
@@ -1879,14 +1980,8 @@ mod tests {
 
     #[test]
     fn eval_and_variable_lines_are_read_as_makefile_text() {
-        let scripts = |text: &str| -> Vec<(String, String)> {
-            extract(text)
-                .pieces
-                .iter()
-                .map(|p| (p.context.clone(), p.script.clone()))
-                .collect()
-        };
-        let s = |c: &str, t: &str| (c.to_string(), t.to_string());
+        let scripts = |text: &str| scripts(&extract(text));
+        let s = pair;
         assert_eq!(
             scripts("define R\nall:\n\trm -rf v\nendef\n$(eval $(R))\n"),
             [s("recipe of all", "rm -rf v")]
@@ -1979,16 +2074,11 @@ mod tests {
     #[test]
     fn oneshell_recipes_stay_one_piece_around_their_shell_calls() {
         let x = extract(".ONESHELL:\nall:\n\tf() { rm -rf v; }\n\techo $(shell id)\n\tf\n");
-        let scripts: Vec<(&str, &str)> = x
-            .pieces
-            .iter()
-            .map(|p| (p.context.as_str(), p.script.as_str()))
-            .collect();
         assert_eq!(
-            scripts,
+            scripts(&x),
             [
-                ("recipe of all", "f() { rm -rf v; }\necho ${________}\nf"),
-                ("$(shell …) in recipe of all", "id"),
+                pair("recipe of all", "f() { rm -rf v; }\necho ${________}\nf"),
+                pair("$(shell …) in recipe of all", "id"),
             ]
         );
     }

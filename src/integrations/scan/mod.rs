@@ -16,6 +16,8 @@ mod makefile;
 mod package_json;
 pub mod sarif;
 mod shell;
+#[cfg(test)]
+mod test_support;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -66,6 +68,7 @@ impl FileKind {
     /// assert_eq!(kind("tools/release", "#!/usr/bin/env bash\nls\n"), Some(FileKind::ShellScript));
     /// assert_eq!(kind(".github/workflows/ci.yml", ""), Some(FileKind::Workflow));
     /// assert_eq!(kind("app/Dockerfile", ""), Some(FileKind::Dockerfile));
+    /// assert_eq!(kind("app/Dockerfile.sh", ""), Some(FileKind::ShellScript));
     /// assert_eq!(kind("notes.txt", "hello"), None);
     /// ```
     pub fn detect(path: &Path, text: &str) -> Option<FileKind> {
@@ -77,6 +80,11 @@ impl FileKind {
         let yaml = lower.ends_with(".yml") || lower.ends_with(".yaml");
         if (in_workflows && yaml) || lower == "action.yml" || lower == "action.yaml" {
             return Some(FileKind::Workflow);
+        }
+        // A `.sh` or `.bash` name is a script whatever it starts with: `Dockerfile.sh` is run
+        // by sh, not built by Docker (red team s9: it was read as Dockerfile instructions).
+        if lower.ends_with(".sh") || lower.ends_with(".bash") {
+            return Some(FileKind::ShellScript);
         }
         if lower == "dockerfile"
             || lower == "containerfile"
@@ -91,7 +99,7 @@ impl FileKind {
         if lower == "package.json" {
             return Some(FileKind::PackageJson);
         }
-        if lower.ends_with(".sh") || lower.ends_with(".bash") || shell::shebang(text).is_some() {
+        if shell::shebang(text).is_some() {
             return Some(FileKind::ShellScript);
         }
         None
@@ -303,19 +311,32 @@ pub fn scan_text(
         FileKind::ShellScript => shell::extract(text, path),
         FileKind::Dockerfile => dockerfile::extract(text),
         FileKind::Workflow => actions::extract(text),
-        FileKind::Makefile => makefile::extract(text),
+        FileKind::Makefile => {
+            let mut x = makefile::extract(text);
+            makefile::sources_beside(path, &mut x);
+            x
+        }
         FileKind::PackageJson => package_json::extract(text, path),
         FileKind::Command => Extracted {
             pieces: vec![Piece::verbatim("command", text, 0)],
             ..Extracted::default()
         },
     };
+    let mut extracted = extracted;
+    // The files beside a Makefile or package.json that make and npm read are looked up by
+    // this path: one whose name was not UTF-8 (shown with U+FFFD) names another directory.
+    if matches!(kind, FileKind::Makefile | FileKind::PackageJson) && path.contains('\u{FFFD}') {
+        extracted.problem(
+            ScanCode::UnreadFile,
+            Span::new(0, 0),
+            "the path is not UTF-8 text, so scan cannot look for the files beside it that the tool reads too (`.npmrc`, `binding.gyp`, `Makefile.sh`)".to_string(),
+        );
+    }
     let index = LineIndex::new(text);
     let mut commands = Vec::new();
     for piece in &extracted.pieces {
         commands.extend(analyze_piece(piece, text, &index, analyze));
     }
-    let mut extracted = extracted;
     // A name is judged once, however often the file sets it.
     let mut judged: HashMap<(&str, EnvScope), bool> = HashMap::new();
     let mut n_judged = 0;
@@ -563,7 +584,7 @@ impl Shell {
 }
 
 /// Text one shell invocation runs, with the file offset each byte came from.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Piece {
     /// Where in the file's structure (see [`CommandReport::context`]).
     context: String,
@@ -774,16 +795,18 @@ fn analyze_piece(
             if !a.findings.iter().any(|f| f.code == Code::LimitExceeded) {
                 statements = shell::statements(&piece.script);
                 if piece.shell == Shell::Sh {
-                    for span in shell::bash_only_quoting(&piece.script) {
+                    for (span, kind) in shell::bash_only(&piece.script) {
                         let code = ScanCode::UnsupportedShell;
+                        // At most 40 bytes of it, cut at a character boundary.
+                        let mut end = span.end.min(span.start + 40);
+                        while !piece.script.is_char_boundary(end) {
+                            end -= 1;
+                        }
                         reason(
                             span,
                             code.as_str(),
                             code.severity(),
-                            format!(
-                                "`{}` is bash quoting that sh (dash) does not have: dash reads `$` and then a plain quoted string, so text bash keeps inside the quotes may run as commands",
-                                one_line(&piece.script[span.start..span.end.min(span.start + 40)])
-                            ),
+                            kind.message(&one_line(&piece.script[span.start..end])),
                             None,
                         );
                     }

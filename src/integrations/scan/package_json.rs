@@ -72,7 +72,8 @@ pub(super) const INERT_KEYS: &[&str] = &[
     "bin",
     "man",
     "directories",
-    // Values scripts see as `npm_package_config_*` variables: names that change no program.
+    // Values scripts see as `npm_package_config_*` variables: names that change no program
+    // (a value that is an object or a list asks: tools read those, see `extract`).
     "config",
     // Dependency sets and version pins: what npm, yarn and pnpm install (their install
     // scripts are the dependencies' own, not this file's).
@@ -143,6 +144,31 @@ const NPMRC_INERT: &[&str] = &[
     "update-notifier",
     "ignore-scripts",
     "use-node-version",
+];
+
+/// Files beside a package.json that make the other package managers run code of the
+/// project's own whenever they run (red team s9); scan does not read them, so each asks.
+const RUNNER_FILES: &[(&str, &str)] = &[
+    (
+        ".yarnrc.yml",
+        "Yarn 2+ reads it for every command, and its `yarnPath` and `plugins` are JavaScript files Yarn runs in place of, or inside, itself",
+    ),
+    (
+        ".yarnrc",
+        "Yarn 1 reads it for every command, and its `yarn-path` is a JavaScript file Yarn runs in place of itself",
+    ),
+    (
+        ".pnpmfile.cjs",
+        "pnpm loads it on every install and runs its hooks: JavaScript of the project's own",
+    ),
+    (
+        ".pnpmfile.mjs",
+        "pnpm loads it on every install and runs its hooks: JavaScript of the project's own",
+    ),
+    (
+        "bunfig.toml",
+        "Bun reads it for `bun run` and `bun install`, and its `preload` scripts run first",
+    ),
 ];
 
 /// Size past which an `.npmrc` is not read (it asks instead).
@@ -246,13 +272,32 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
                 };
                 duplicate_keys(scripts, "scripts.", &mut out);
                 for (name, script) in scripts {
+                    // npm counts a script only when its value is truthy (`@npmcli/run-script`:
+                    // `!scripts.install && !scripts.preinstall`): `false`, `null` and `""`
+                    // leave npm's default in place (red team s9: `"start": false` still ran
+                    // `node server.js`).
+                    let Value::Str(s) = script else {
+                        if !matches!(script, Value::Scalar) || !scalar_is_falsy(text, name) {
+                            unmodelled(
+                                &mut out,
+                                name,
+                                format!(
+                                    "`scripts.{}` is not a string: scan does not read what npm makes of it",
+                                    name.value
+                                ),
+                            );
+                        }
+                        continue;
+                    };
+                    if s.value.is_empty() {
+                        continue;
+                    }
                     if matches!(name.value.as_str(), "install" | "preinstall") {
                         install_script = true;
                     }
                     if name.value == "start" {
                         start_script = true;
                     }
-                    let Value::Str(s) = script else { continue };
                     command(&mut out, &format!("scripts.{}", name.value), s, NPM_PATH);
                 }
             }
@@ -261,6 +306,25 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
             "simple-git-hooks" => simple_git_hooks(&mut out, key, value),
             "nodemonConfig" => nodemon(&mut out, key, value),
             "gypfile" => gypfile = Some((key, scalar_is(text, key, "false"))),
+            // `config` values reach scripts as `npm_package_config_*` variables; a value that
+            // is an object or a list is read by tools instead — git hook runners take commands
+            // from `config.ghooks` and `config.pre-git`, commitizen a module path (red team s9).
+            "config" => {
+                if let Value::Object(members) = value {
+                    for (k, v) in members {
+                        if matches!(v, Value::Object(_) | Value::Array(_)) {
+                            unmodelled(
+                                &mut out,
+                                k,
+                                format!(
+                                    "`config.{}` is not a plain value: tools read such config blocks (ghooks and pre-git take git hook commands from them) and scan does not",
+                                    k.value
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
             "packageManager" if is_package_manager(value) => {}
             k if INERT_KEYS.contains(&k) => {}
             k => unmodelled(
@@ -273,6 +337,17 @@ pub(super) fn extract(text: &str, path: &str) -> Extracted {
         }
     }
     npmrc_beside(path, start, &mut out);
+    for (name, why) in RUNNER_FILES {
+        let beside = Path::new(path).with_file_name(name);
+        // `symlink_metadata`: a link, even a dangling one, is a file the tool may follow.
+        if std::fs::symlink_metadata(&beside).is_ok() {
+            out.problems.push(Problem {
+                code: ScanCode::Unmodelled,
+                message: format!("`{}` is beside it: {why}", beside.display()),
+                span: Span::new(start, start),
+            });
+        }
+    }
     let server = Path::new(path).with_file_name("server.js");
     if !start_script && server.exists() {
         out.problems.push(Problem {
@@ -344,6 +419,12 @@ fn command(out: &mut Extracted, context: &str, s: &Str, note: &str) {
 }
 
 /// A construct scan does not read, at its key.
+/// Whether the scalar value after the member `key` is `false` or `null` (JavaScript's falsy
+/// scalars a package.json can hold besides `0`).
+fn scalar_is_falsy(text: &str, key: &Str) -> bool {
+    scalar_is(text, key, "false") || scalar_is(text, key, "null")
+}
+
 fn unmodelled(out: &mut Extracted, key: &Str, message: String) {
     out.problems.push(Problem {
         code: ScanCode::Unmodelled,
@@ -486,21 +567,17 @@ fn is_package_manager(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrations::scan::test_support::{problem_texts, scripts};
+
+    /// Where the tests' package.json is: a directory with no `.npmrc` or `binding.gyp`.
+    const NOWHERE: &str = "/nonexistent/cmdguard/package.json";
 
     fn codes(text: &str) -> Vec<(String, ScanCode)> {
-        let x = extract(text, "/nonexistent/cmdguard/package.json");
-        x.problems
-            .iter()
-            .map(|p| (text[p.span.start..p.span.end].to_string(), p.code))
-            .collect()
+        problem_texts(&extract(text, NOWHERE), text)
     }
 
     fn contexts(text: &str) -> Vec<(String, String)> {
-        extract(text, "/nonexistent/cmdguard/package.json")
-            .pieces
-            .iter()
-            .map(|p| (p.context.clone(), p.script.clone()))
-            .collect()
+        scripts(&extract(text, NOWHERE))
     }
 
     #[test]

@@ -32,22 +32,37 @@ pub const STDIN_URI: &str = "cmdguard:stdin";
 /// assert_eq!(result["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
 /// ```
 pub fn log(report: &ScanReport) -> Value {
+    log_with_paths(report, &[])
+}
+
+/// [`log`], with the raw bytes of each file's path (in the order of `report.files`) where the
+/// caller has them: a path that is not UTF-8 is located at its own bytes, percent-encoded
+/// (`n%FF.sh`), not at the text `FileReport::path` shows (red team s9: two such files got one
+/// URI, naming a file that does not exist). A file with no bytes given uses its `path`.
+pub fn log_with_paths(report: &ScanReport, raw_paths: &[&[u8]]) -> Value {
+    let uris: Vec<String> = report
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match (f.kind, raw_paths.get(i)) {
+            (FileKind::Command, _) | (_, None) => artifact_uri(f),
+            (_, Some(bytes)) => uri_of_bytes(bytes),
+        })
+        .collect();
     let mut results = Vec::new();
-    for file in &report.files {
-        let uri = artifact_uri(file);
+    for (file, uri) in report.files.iter().zip(&uris) {
         for r in &file.reasons {
-            results.push(result(r, &uri, None));
+            results.push(result(r, uri, None));
         }
         for c in &file.commands {
             for r in &c.reasons {
-                results.push(result(r, &uri, Some((&c.context, &c.text, c.verdict))));
+                results.push(result(r, uri, Some((&c.context, &c.text, c.verdict))));
             }
         }
     }
-    let artifacts: Vec<Value> = report
-        .files
+    let artifacts: Vec<Value> = uris
         .iter()
-        .map(|f| json!({"location": {"uri": artifact_uri(f)}}))
+        .map(|uri| json!({"location": {"uri": uri}}))
         .collect();
     json!({
         "$schema": SCHEMA_URI,
@@ -156,8 +171,13 @@ fn artifact_uri(file: &FileReport) -> String {
 /// A path as a relative URI reference: `/` kept, anything but unreserved characters
 /// percent-encoded.
 fn uri_of(path: &str) -> String {
+    uri_of_bytes(path.as_bytes())
+}
+
+/// [`uri_of`] for a path's raw bytes.
+fn uri_of_bytes(path: &[u8]) -> String {
     let mut out = String::new();
-    for b in path.bytes() {
+    for &b in path {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             out.push(b as char);
         } else {

@@ -4,8 +4,9 @@
 //!
 //! The modelled subset: a script whose `#!` line is one of the plain forms
 //! [`super::shebang_shell`] lists, or that has none (read as sh, or as bash for `*.bash`); any
-//! other `#!` line asks as an unsupported shell. Under sh (dash) the quoting bash has and dash
-//! lacks (`$'…'`) asks where it occurs ([`bash_only_quoting`]).
+//! other `#!` line asks as an unsupported shell. Under sh (dash) what bash has and dash lacks
+//! asks where it occurs ([`bash_only`]): the quoting `$'…'`, and the keywords `[[` and `((`,
+//! whose insides dash reads as commands and operators.
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -62,25 +63,81 @@ pub(super) fn statements(script: &str) -> Vec<Span> {
     out
 }
 
-/// The spans of `script` bash reads as `$'…'` (ANSI-C) or `$"…"` (translated) strings, which
-/// dash does not have: it reads a `$` and then a plain quoted string, so `$'\'' ; cmd ; #'`
-/// runs `cmd` under dash and nothing under bash. When the script does not parse in time the
-/// whole script counts as one such span if it holds `$'` or `$"` at all.
-pub(super) fn bash_only_quoting(script: &str) -> Vec<Span> {
-    const KINDS: &[&str] = &["ansi_c_string", "translated_string"];
-    let Some(tree) = parse(script) else {
-        if script.contains("$'") || script.contains("$\"") {
-            return vec![Span::new(0, script.len())];
+/// A construct bash reads one way and dash (a POSIX sh) another, so that dash may run what
+/// bash reads as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BashOnly {
+    /// `$'…'` (ANSI-C) or `$"…"` (translated) strings: dash reads a `$` and then a plain
+    /// quoted string, so `$'\'' ; cmd ; #'` runs `cmd` under dash and nothing under bash.
+    Quoting,
+    /// A `[[ … ]]` test: dash has no such keyword and runs a command named `[[`, so the
+    /// operators inside are its own — `[[ x =~ a|sh ]]` runs `sh ]]` (a file named `]]`),
+    /// `[[ a > b ]]` truncates `b`.
+    Test,
+    /// A `(( … ))` arithmetic command: dash reads two nested subshells, so `((./x))` runs
+    /// `./x`.
+    Arithmetic,
+}
+
+impl BashOnly {
+    /// The reason a person reads, quoting the construct (`text`, shortened).
+    pub(super) fn message(self, text: &str) -> String {
+        match self {
+            BashOnly::Quoting => format!(
+                "`{text}` is bash quoting that sh (dash) does not have: dash reads `$` and then a plain quoted string, so text bash keeps inside the quotes may run as commands"
+            ),
+            BashOnly::Test => format!(
+                "`{text}` is bash's `[[` test, which sh (dash) does not have: dash runs a command named `[[` and reads the `|`, `&&`, `<`, `>` inside as its own pipes, lists and redirections"
+            ),
+            BashOnly::Arithmetic => format!(
+                "`{text}` is bash's `((` arithmetic, which sh (dash) does not have: dash reads two nested subshells and runs what is inside as a command"
+            ),
         }
-        return Vec::new();
+    }
+}
+
+/// The spans of `script` that bash and dash read differently ([`BashOnly`]). When the script
+/// does not parse in time, or parses with errors (bash's reading is then not the tree's), the
+/// whole script counts as one such span for each kind whose mark (`$'`, `$"`, `[[`, `((`) it
+/// holds and the tree did not show.
+pub(super) fn bash_only(script: &str) -> Vec<(Span, BashOnly)> {
+    let marks = [
+        ("$'", BashOnly::Quoting),
+        ("$\"", BashOnly::Quoting),
+        ("[[", BashOnly::Test),
+        ("((", BashOnly::Arithmetic),
+    ];
+    let whole = |found: &[(Span, BashOnly)]| -> Vec<(Span, BashOnly)> {
+        let mut kinds: Vec<BashOnly> = marks
+            .iter()
+            .filter(|(m, k)| script.contains(m) && !found.iter().any(|(_, f)| f == k))
+            .map(|&(_, k)| k)
+            .collect();
+        kinds.dedup();
+        kinds
+            .into_iter()
+            .map(|k| (Span::new(0, script.len()), k))
+            .collect()
+    };
+    let Some(tree) = parse(script) else {
+        return whole(&[]);
     };
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        if KINDS.contains(&node.kind()) {
-            out.push(Span::new(node.start_byte(), node.end_byte()));
-        } else if cursor.goto_first_child() {
+        let first = node.child(0).map(|c| c.kind());
+        let kind = match node.kind() {
+            "ansi_c_string" | "translated_string" => Some(BashOnly::Quoting),
+            "test_command" if first == Some("[[") => Some(BashOnly::Test),
+            "compound_statement" if first == Some("((") => Some(BashOnly::Arithmetic),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            out.push((Span::new(node.start_byte(), node.end_byte()), kind));
+        }
+        // The insides of a `[[` or `((` are listed too: a `$'…'` there is one more reason.
+        if cursor.goto_first_child() {
             continue;
         }
         while !cursor.goto_next_sibling() {
@@ -88,6 +145,10 @@ pub(super) fn bash_only_quoting(script: &str) -> Vec<Span> {
                 break 'walk;
             }
         }
+    }
+    if tree.root_node().has_error() {
+        let more = whole(&out);
+        out.extend(more);
     }
     out
 }
@@ -154,22 +215,31 @@ mod tests {
     }
 
     #[test]
-    fn bash_only_quoting_is_found_where_dash_reads_it_differently() {
-        let table: &[(&str, &[&str])] = &[
+    fn bash_only_constructs_are_found_where_dash_reads_them_differently() {
+        use BashOnly::{Arithmetic, Quoting, Test};
+        let table: &[(&str, &[(&str, BashOnly)])] = &[
             (
                 "echo $'\\' ; touch /tmp/x ; #'",
-                &["$'\\' ; touch /tmp/x ; #'"],
+                &[("$'\\' ; touch /tmp/x ; #'", Quoting)],
             ),
-            ("echo \"$(printf $'a')\"", &["$'a'"]),
+            ("echo \"$(printf $'a')\"", &[("$'a'", Quoting)]),
+            ("[[ x =~ a|sh ]] && ls", &[("[[ x =~ a|sh ]]", Test)]),
+            (
+                "if [[ $'a' > b ]]; then :; fi",
+                &[("[[ $'a' > b ]]", Test), ("$'a'", Quoting)],
+            ),
+            ("i=0; ((i++))", &[("((i++))", Arithmetic)]),
+            // `[`, `$((…))` and subshells are POSIX: dash reads them as bash does.
+            ("[ a = b ] && echo $((1 + 2)) && (ls)", &[]),
             // Inside other quotes `$'` is text to bash and to dash alike.
             ("echo '$' \"$'\" x", &[]),
             ("printf '%s$' a", &[]),
             ("echo $HOME", &[]),
         ];
         for (script, want) in table {
-            let got: Vec<&str> = bash_only_quoting(script)
+            let got: Vec<(&str, BashOnly)> = bash_only(script)
                 .iter()
-                .map(|s| &script[s.start..s.end])
+                .map(|(s, k)| (&script[s.start..s.end], *k))
                 .collect();
             assert_eq!(&got, want, "{script}");
         }

@@ -2210,8 +2210,8 @@ fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
 fn expand_levels(place: &super::Place, toks: &[Tok], base: &Base) -> Option<Vec<Candidate>> {
     let mut comps: Vec<&[Tok]> = toks.split(|t| *t == Tok::Lit('/')).collect();
     let start = match comps.first() {
-        Some(first) if first.is_empty() => "/".to_string(),
-        Some(first) if *first == [Tok::Lit('~')] => absolute("~", base)?,
+        Some([]) => "/".to_string(),
+        Some([Tok::Lit('~')]) => absolute("~", base)?,
         _ => return None,
     };
     comps.remove(0);

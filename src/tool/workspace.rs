@@ -1406,10 +1406,10 @@ fn make_temp_dir() -> io::Result<PathBuf> {
 fn canonical_home(home: &Path) -> Option<PathBuf> {
     static LAST: Mutex<Option<(PathBuf, Option<PathBuf>)>> = Mutex::new(None);
     let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((key, canonical)) = last.as_ref() {
-        if key == home {
-            return canonical.clone();
-        }
+    if let Some((key, canonical)) = last.as_ref()
+        && key == home
+    {
+        return canonical.clone();
     }
     let canonical = fs::canonicalize(home).ok();
     *last = Some((home.to_path_buf(), canonical.clone()));

@@ -126,6 +126,11 @@ fn a_wildcard_in_a_directory_part_is_followed_through_symlinks() {
             ("for d in src/*; do cat \"$d/x\"; done", Ask, READ),
             ("for d in src/*; do cat \"$d\"/x; done", Ask, READ),
             ("cat */id_rsa", Ask, READ),
+            // Red team s9: the same through a loop, `xargs` and a lister.
+            ("for f in src/*/x; do cat \"$f\"; done", Ask, READ),
+            ("for d in src/*; do head -c 99 \"$d/x\"; done", Ask, READ),
+            ("echo src/*/x | xargs cat", Ask, READ),
+            ("ls -d src/*/x | xargs cat", Ask, READ),
             // Near misses: the wildcard matches only directories inside.
             ("cat src/r*/x", Allow, None),
             ("cat src/[lr]*/x", Allow, None),

@@ -139,6 +139,7 @@ pub(crate) fn check(
         cx.event(event, *span);
     }
     git::prepare(&mut cx);
+    sensitive::case_subjects(&mut cx);
     for (i, seg) in script.segments.iter().enumerate() {
         // A spent budget is reported by the analyser; deny rules already matched still deny.
         if !cx.budget.ok() {

@@ -465,15 +465,29 @@ impl Sensitive {
 
     /// True when a variable named `name` looks like it holds a secret (and is not public).
     pub(crate) fn secret_var(&self, name: &str) -> bool {
+        self.secret_named(name) && !self.public_var(name)
+    }
+
+    /// True when a `secret_vars` pattern matches `name` (compared in upper case).
+    fn secret_named(&self, name: &str) -> bool {
         let upper = Glob::literal(&name.to_ascii_uppercase());
-        self.secret_vars.iter().any(|g| contained(&upper, g)) && !self.public_var(name)
+        self.secret_vars.iter().any(|g| contained(&upper, g))
     }
 
     /// True when `public_vars` lists `name`. Names compare as written: the patterns are upper
     /// case, so a lower-case name (`http_proxy`, which may carry a password) is never public.
+    /// A name listed exactly is public even when it looks like a secret (`AWS_REGION`); one
+    /// only a wildcard covers is not when it does (`LC_API_TOKEN`, `XDG_SESSION_COOKIE`: `LC_*`
+    /// is what sshd forwards by default, a way tokens travel).
     pub(crate) fn public_var(&self, name: &str) -> bool {
-        let name = Glob::literal(name);
-        self.public_vars.iter().any(|g| contained(&name, g))
+        let glob = Glob::literal(name);
+        let exact = |g: &Glob| g.toks.iter().all(|t| matches!(t, Tok::Lit(_)));
+        let matching: Vec<&Glob> = self
+            .public_vars
+            .iter()
+            .filter(|g| contained(&glob, g))
+            .collect();
+        matching.iter().any(|g| exact(g)) || (!matching.is_empty() && !self.secret_named(name))
     }
 
     /// True when every path `path` reaches lies in a public place (`public_paths`) or is one

@@ -235,6 +235,31 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     let verbose = parsed
         .iter()
         .any(|a| matches!(a, Arg::Opt { name: o, .. } if names(o, "-v") || names(o, "--verbose")));
+    if matches!(name, "declare" | "typeset" | "local") {
+        array_reparse(cx, i, rest);
+    }
+    // `wc --files0-from=F`, `du --files0-from=-`, `sha256sum -c SUMS`: the program reads the
+    // files a list names (a file, or stdin), names nobody saw, as `xargs -a FILE` does.
+    let given = |o: &str| {
+        parsed
+            .iter()
+            .any(|a| matches!(a, Arg::Opt { name: n, .. } if names(n, o)))
+    };
+    let checks = name.ends_with("sum") && (given("-c") || given("--check"));
+    // `--files0-from` exactly: `names` would take `--files` (rg) as its abbreviation.
+    let files0 = parsed
+        .iter()
+        .any(|a| matches!(a, Arg::Opt { name: n, .. } if n.starts_with("--files0-from")));
+    if files0 || checks {
+        let span = rest.first().map_or(Span::default(), |w| w.span);
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{name}` reads the files a list names (its input or a file), names cmdguard does not see, which may be secrets"),
+            name,
+        );
+    }
     if name == "git remote get-url" || (name == "git remote" && verbose) {
         remote_urls(cx, i, rest, name);
     }
@@ -657,6 +682,47 @@ fn git_chdir(cx: &Ctx<'_>, i: usize) -> Option<String> {
     Some(dir)
 }
 
+/// `r=(x); declare r='($(cmd))'`: when `r` is already an array, `declare`, `typeset` and
+/// `local` read a quoted value in parentheses as a compound assignment and expand it again
+/// (bash 5.2 ran `cmd`; `export` and `readonly` do not). Whether the name is an array is not
+/// tracked, so such a value asks, and its text is analysed as the array assignment it may be
+/// (a denied command inside denies). An unquoted `name=(…)` is an ordinary array assignment,
+/// segmented where it is written.
+fn array_reparse(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for w in rest {
+        let Some((_, value)) = w.text.split_once('=') else {
+            continue;
+        };
+        if !value.starts_with('(') {
+            continue;
+        }
+        let source = cx.src.get(w.span.start..w.span.end).unwrap_or("");
+        let head = source.trim_start_matches(ident);
+        if head.starts_with("=(") || head.starts_with("+=(") {
+            continue;
+        }
+        cx.push(
+            Code::EvaluatedExpansion,
+            w.span,
+            Some(i),
+            format!(
+                "`{}`: a quoted value in parentheses is expanded again as an array assignment when the name is already an array",
+                w.text
+            ),
+        );
+        if w.is_static() {
+            let script = w.text.clone();
+            cx.nested(
+                i,
+                w.span,
+                "the array assignment `declare` may re-parse",
+                &script,
+            );
+        }
+    }
+}
+
 /// A `<` redirect from a static path: `true` when it was judged here (a sensitive path asks, an
 /// ordinary file inside the working directory is read like an operand); `false` leaves it to
 /// the redirect check (a path outside the working directory).
@@ -988,6 +1054,65 @@ pub(super) fn secret_variables(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "=~"
         )
     }) || xtrace(cx.src);
+    // Only a test of presence compares nothing the command chose: `[[ ${T:0:1} == F ]] &&
+    // echo F` prints whether the secret starts with `F`, letter by letter. Every word of an
+    // exempt test is an operator that asks about one operand or a plain `$NAME`.
+    let presence = |w: &Word| {
+        let t = w.text.as_str();
+        let plain = t
+            .strip_prefix("${")
+            .and_then(|n| n.strip_suffix('}'))
+            .or_else(|| t.strip_prefix('$'))
+            .is_some_and(|n| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        plain
+            || w.is_static()
+                && matches!(
+                    t,
+                    "[" | "]"
+                        | "[["
+                        | "]]"
+                        | "test"
+                        | "!"
+                        | "-n"
+                        | "-z"
+                        | "-a"
+                        | "-o"
+                        | "&&"
+                        | "||"
+                        | "("
+                        | ")"
+                        | "-e"
+                        | "-f"
+                        | "-d"
+                        | "-s"
+                        | "-r"
+                        | "-w"
+                        | "-x"
+                        | "-L"
+                        | "-h"
+                        | "-v"
+                        | "="
+                        | "=="
+                        | "!="
+                        | "<"
+                        | ">"
+                )
+    };
+    // Two values the command did not choose may be compared (`[ "$a" = "$b" ]`); one it chose
+    // (a literal, a loop variable, a public one) against one it did not is a guess.
+    let chosen = seg.words.iter().any(|w| {
+        w.expansions.parameter
+            && expanded_names(&w.text)
+                .iter()
+                .any(|n| known_value(cx, Some(i), n, w.span.start))
+    });
+    let compares = seg
+        .words
+        .iter()
+        .any(|w| w.is_static() && matches!(w.text.as_str(), "=" | "==" | "!=" | "<" | ">"));
+    let loud = loud || !seg.words.iter().all(presence) || (compares && chosen);
     let test = !loud
         && (seg.kind == SegmentKind::Test
             || seg
@@ -1047,37 +1172,61 @@ fn known_value(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
     cx.list.sensitive.public_var(name) || set_before(cx, i, name, at)
 }
 
-/// Builtins that give a variable its value, with how the names are found among their words.
-fn assigns(seg: &Segment, name: &str) -> bool {
+/// Whether segment `seg` of `src` surely gives variable `name` a value of its own: a plain
+/// assignment (`x=…`, not `x+=…`, which keeps the inherited value in front), `local x=…`
+/// inside a function (at the top level `local` fails and assigns nothing), `declare`,
+/// `typeset`, `export`, `readonly` with a value, `printf -v x`, `getopts`, or a `read` /
+/// `mapfile` whose success the use depends on ([`gates`]): one that fails before reading
+/// (a bad descriptor, a bad option value, a directory as input) leaves the inherited value,
+/// `read -t 0` only polls, and `mapfile -O N` keeps element 0.
+fn assigns(src: &str, seg: &Segment, name: &str) -> bool {
     let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
     let Some((&program, args)) = words.split_first() else {
+        let appends = |a: &crate::segment::Assignment| {
+            src.get(a.span.start..)
+                .is_some_and(|t| t.starts_with(&format!("{name}+=")))
+        };
         return seg.kind == SegmentKind::Assignments
             && seg
                 .assignments
                 .iter()
-                .any(|a| a.name == name && !a.subscript);
+                .any(|a| a.name == name && !a.subscript && !appends(a));
     };
-    // Options of `read` and `mapfile` that take a value; every other word is a name.
-    let valued: &[&str] = match program {
-        "read" => &["-d", "-i", "-n", "-N", "-p", "-t", "-u"],
-        "mapfile" | "readarray" => &["-d", "-n", "-O", "-s", "-u", "-C", "-c"],
-        _ => &[],
+    // Option letters of `read` and `mapfile` that take a value (the rest of the word, or
+    // the next word); every word that is no option is a name.
+    let valued: &[char] = match program {
+        "read" => &['a', 'd', 'i', 'n', 'N', 'p', 't', 'u'],
+        _ => &['d', 'n', 'O', 's', 'u', 'C', 'c'],
     };
+    let zero = |v: &str| !v.is_empty() && v.chars().all(|c| c == '0' || c == '.');
     match program {
         "read" | "mapfile" | "readarray" => {
             let mut names = Vec::new();
             let mut k = 0;
             while let Some(&a) = args.get(k) {
-                if a == "-a" {
-                    names.extend(args.get(k + 1).copied());
-                    k += 2;
-                } else if valued.contains(&a) {
-                    k += 2;
-                } else if a.starts_with('-') {
-                    k += 1;
-                } else {
+                k += 1;
+                let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
                     names.push(a);
-                    k += 1;
+                    continue;
+                };
+                for (n, c) in cluster.char_indices() {
+                    if !valued.contains(&c) {
+                        continue;
+                    }
+                    let rest = &cluster[n + c.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        k += 1;
+                        args.get(k - 1).copied().unwrap_or("")
+                    } else {
+                        rest
+                    };
+                    match (program, c) {
+                        ("read", 'a') => names.push(value),
+                        ("read", 't') if zero(value) => return false,
+                        ("mapfile" | "readarray", 'O') => return false,
+                        _ => {}
+                    }
+                    break;
                 }
             }
             let default = if program == "read" {
@@ -1085,16 +1234,49 @@ fn assigns(seg: &Segment, name: &str) -> bool {
             } else {
                 "MAPFILE"
             };
-            names.contains(&name) || (names.is_empty() && name == default)
+            let named = names.contains(&name) || (names.is_empty() && name == default);
+            named && gates(src, seg)
         }
-        // `local x=1`: only with a value (`declare x` keeps an inherited one).
-        "local" | "declare" | "typeset" | "export" | "readonly" => args
-            .iter()
-            .any(|a| a.split_once('=').is_some_and(|(n, _)| n == name)),
+        // `local x=1`: only with a value (`declare x` keeps an inherited one), and `local`
+        // only in a function.
+        "local" | "declare" | "typeset" | "export" | "readonly" => {
+            // The words show `x+=1` as `x=1`: the source tells.
+            let appends = src
+                .get(seg.span.start..seg.span.end)
+                .is_some_and(|t| t.contains(&format!("{name}+=")));
+            (program != "local" || seg.nesting.contains(&crate::segment::Nest::Function))
+                && !appends
+                && args
+                    .iter()
+                    .any(|a| a.split_once('=').is_some_and(|(n, _)| n == name))
+        }
         "printf" => args.windows(2).any(|p| p[0] == "-v" && p[1] == name),
         "getopts" => args.get(1) == Some(&name),
         _ => false,
     }
+}
+
+/// Whether what follows segment `seg` runs only when it succeeded: it is followed by `&&`, or
+/// it is the condition of a `while`, `if` or `elif`.
+fn gates(src: &str, seg: &Segment) -> bool {
+    let before = src
+        .get(..seg.span.start)
+        .unwrap_or("")
+        .trim_end_matches([' ', '\t', '\n']);
+    let after = src
+        .get(seg.span.end..)
+        .unwrap_or("")
+        .trim_start_matches([' ', '\t']);
+    let keyword = |kw: &str| {
+        before.strip_suffix(kw).is_some_and(|b| {
+            b.is_empty() || b.ends_with([' ', '\t', '\n', ';', '&', '|', '(', '{'])
+        })
+    };
+    let condition = (keyword("while") || keyword("if") || keyword("elif")) && {
+        let next = after.trim_start_matches([';', ' ', '\t', '\n']);
+        (after.starts_with([';', '\n'])) && (next.starts_with("do") || next.starts_with("then"))
+    };
+    after.starts_with("&&") || condition
 }
 
 /// Whether the command gives `name` its value before byte `at` where the use surely sees it:
@@ -1109,28 +1291,193 @@ fn set_before(cx: &Ctx<'_>, i: Option<usize>, name: &str, at: usize) -> bool {
     let nesting: &[crate::segment::Nest] = i
         .and_then(|i| cx.script.segments.get(i))
         .map_or(&[], |s| s.nesting.as_slice());
-    let segments = cx.script.segments.iter();
-    let assigned = segments.filter(|s| s.span.end <= at).any(|s| {
-        let (start, end) = (s.span.start, s.span.end);
-        let before = src.get(..start).unwrap_or("").trim_end_matches([' ', '\t']);
-        let after = src.get(end..).unwrap_or("").trim_start_matches([' ', '\t']);
-        // `((n++))` between them is arithmetic, not the end of a subshell.
-        let between = src.get(end..at).unwrap_or(")").replace("))", "");
-        let conditional = before.ends_with("&&")
-            || before.ends_with('|')
-            || before.ends_with('!')
-            || after.starts_with('|')
-            || (after.starts_with('&') && !after.starts_with("&&"));
-        let left = between.contains(";;")
-            || between.contains(";&")
-            || between
-                .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
-                .any(|t| {
-                    t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}")
-                });
-        nesting.starts_with(&s.nesting) && !conditional && !left && assigns(s, name)
-    });
+    if kept_read_only(cx, name) {
+        return false;
+    }
+    let assigned = cx
+        .script
+        .segments
+        .iter()
+        .any(|s| runs_before(src, nesting, s, at) && assigns(src, s, name));
     assigned || loop_body_holds(cx, name, at)
+}
+
+/// Whether the command makes `name` read-only without a value (`readonly x`, `declare -r x`):
+/// the inherited value stays, and a later `read x`, `mapfile x` or `getopts … x` fails and
+/// assigns nothing while bash goes on.
+fn kept_read_only(cx: &Ctx<'_>, name: &str) -> bool {
+    cx.script.segments.iter().any(|s| {
+        let Some((program, args)) = s.words.split_first() else {
+            return false;
+        };
+        let flagged = args.iter().any(|a| {
+            a.text
+                .strip_prefix('-')
+                .is_some_and(|f| !f.starts_with('-') && f.contains('r'))
+        });
+        let read_only = match program.text.as_str() {
+            "readonly" => true,
+            "declare" | "typeset" | "local" => flagged,
+            _ => false,
+        };
+        read_only && args.iter().any(|a| a.text == name)
+    })
+}
+
+/// Whether segment `s` surely runs before byte `at` of `src`, a use nested in `nesting`: it
+/// ends before `at`, sits in the same or an outer construct, runs whenever the text after it
+/// runs (not after `&&`, `||`, `|`, `!`, not before `|` or `&`), and is not left before the
+/// use (no `fi`, `done`, `esac`, `else`, `}` or `)` between them).
+fn runs_before(src: &str, nesting: &[crate::segment::Nest], s: &Segment, at: usize) -> bool {
+    let (start, end) = (s.span.start, s.span.end);
+    if end > at {
+        return false;
+    }
+    let before = src.get(..start).unwrap_or("").trim_end_matches([' ', '\t']);
+    let after = src.get(end..).unwrap_or("").trim_start_matches([' ', '\t']);
+    // `((n++))` between them is arithmetic, not the end of a subshell.
+    let between = src.get(end..at).unwrap_or(")").replace("))", "");
+    let conditional = before.ends_with("&&")
+        || before.ends_with('|')
+        || before.ends_with('!')
+        || after.starts_with('|')
+        || (after.starts_with('&') && !after.starts_with("&&"));
+    let left = between.contains(";;")
+        || between.contains(";&")
+        || between
+            .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+            .any(|t| {
+                t.contains(')') || matches!(t, "fi" | "done" | "esac" | "else" | "elif" | "}")
+            });
+    nesting.starts_with(&s.nesting) && !conditional && !left
+}
+
+/// Builtins that can give a variable a value under a name built at run time (`read "$n"`,
+/// `declare "$n=…"`, `printf -v "$n"`), or run text as commands (`eval`, `source`, `trap`).
+const NAMES_AT_RUN_TIME: &[&str] = &[
+    "eval",
+    "source",
+    ".",
+    "trap",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "unset",
+    "let",
+    "wait",
+    "printf",
+];
+
+/// Whether the command may assign a variable whose name is only known at run time, so no
+/// variable's value can be taken from the text: a builtin of [`NAMES_AT_RUN_TIME`] with a
+/// run-time word (`eval`, `source` and `trap` with any word), an indirect `${!x…}` (which
+/// `${!x:=v}` assigns through), arithmetic over an expansion (`(( ${x} = 1 ))`), or an `IFS`
+/// that would split the value.
+fn names_at_run_time(cx: &Ctx<'_>) -> bool {
+    let src = cx.src;
+    if src.contains("${!") || src.contains("IFS") {
+        return true;
+    }
+    // The builtin is the segment's program, after any `command`, `builtin` or `time` (and
+    // their options); a program named at run time (`$cmd x`) may be any of them.
+    let builtin = cx.script.segments.iter().any(|s| {
+        let dynamic = s.words.iter().any(|w| !w.is_static());
+        let program = s.words.iter().find(|w| {
+            !matches!(w.text.as_str(), "command" | "builtin" | "time") && !w.text.starts_with('-')
+        });
+        program.is_some_and(|w| match w.text.as_str() {
+            "eval" | "source" | "." | "trap" => true,
+            t => !w.is_static() || (NAMES_AT_RUN_TIME.contains(&t) && dynamic),
+        })
+    });
+    builtin
+        || cx.script.events.iter().any(|(ev, sp)| {
+            matches!(ev, crate::segment::Event::Arithmetic)
+                && src
+                    .get(sp.start..sp.end)
+                    .is_none_or(|t| t.contains(['$', '`']))
+        })
+}
+
+/// The value of `$name`, read at byte `at` in segment `i`, when the command gives it a
+/// literal exactly once before (`d=src; cat "$d/x"`): one plain assignment `name=VALUE` in a
+/// segment of its own that surely runs before the use ([`runs_before`]), whose value is a
+/// static run of plain path characters, and no other mention of the name anywhere in the
+/// command but `$name` and `${name…}` reads (a second assignment, `read name`, `export name`,
+/// `${name:=…}`, a loop over it, `name+=…` all refuse). Nothing may assign a variable by a
+/// name built at run time ([`names_at_run_time`]).
+fn assigned_literal(cx: &Ctx<'_>, i: usize, name: &str, at: usize) -> Option<Word> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(ident) || name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return None;
+    }
+    if names_at_run_time(cx) {
+        return None;
+    }
+    let src = cx.src;
+    let mut assignment: Option<usize> = None;
+    let mut from = 0;
+    while let Some(k) = src[from..].find(name) {
+        let s = from + k;
+        let e = s + name.len();
+        from = e;
+        let before = &src[..s];
+        if before.ends_with(ident) || src[e..].starts_with(ident) {
+            continue;
+        }
+        if before.ends_with('$') || before.ends_with("${") || before.ends_with("${#") {
+            // `${name=x}` and `${name:=x}` assign.
+            let after = &src[e..];
+            let assigns =
+                before.ends_with("${") && (after.starts_with('=') || after.starts_with(":="));
+            if assigns {
+                return None;
+            }
+            continue;
+        }
+        let word_start =
+            before.is_empty() || before.ends_with([' ', '\t', '\n', ';', '&', '|', '(', '{']);
+        let plain = word_start && src[e..].starts_with('=') && !src[e..].starts_with("==");
+        if !plain || assignment.is_some() {
+            return None;
+        }
+        assignment = Some(s);
+    }
+    let at_name = assignment?;
+    let nesting = cx
+        .script
+        .segments
+        .get(i)
+        .map_or(&[][..], |s| s.nesting.as_slice());
+    let seg = cx.script.segments.iter().find(|s| {
+        s.kind == SegmentKind::Assignments && s.span.start <= at_name && at_name < s.span.end
+    })?;
+    if !runs_before(src, nesting, seg, at) {
+        return None;
+    }
+    let a = seg.assignments.iter().find(|a| a.span.start == at_name)?;
+    let value = a.value.static_text()?;
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._-/+,@%*?".contains(c);
+    let tilde = value.strip_prefix('~').unwrap_or(value);
+    if a.subscript || value.is_empty() || !tilde.chars().all(plain) {
+        return None;
+    }
+    Some(Word {
+        text: value.to_string(),
+        span: a.value.span,
+        expansions: crate::segment::Expansions {
+            glob: value.contains(['*', '?']),
+            ..Default::default()
+        },
+        quoted: a.value.quoted,
+    })
 }
 
 /// Whether byte `at` lies in the body of a `for NAME in …`, `select NAME in …` or
@@ -1256,6 +1603,42 @@ pub(super) fn for_list(cx: &mut Ctx<'_>, span: Span) {
             );
             cx.push(Code::PrintsEnvironment, Span::new(start, end), None, why);
             return;
+        }
+    }
+}
+
+/// `case $TOKEN in F*) echo F;; esac`: which arm runs (or the exit status) tells what the value
+/// is like, letter by letter, as a comparison that prints its outcome does. A variable in a
+/// `case` subject that is neither public nor set by the command asks. The subject is found in
+/// the text (`case WORD in`); the same text inside a string only makes this stricter.
+pub(super) fn case_subjects(cx: &mut Ctx<'_>) {
+    static CASE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(re) = CASE
+        .get_or_init(|| {
+            regex::Regex::new(r"(?:^|[\s;&|(){}])case[ \t]+(.+?)[ \t\n]+in(?:[ \t\n;]|$)").ok()
+        })
+        .as_ref()
+    else {
+        return;
+    };
+    let found: Vec<(Span, String)> = re
+        .captures_iter(cx.src)
+        .filter_map(|c| c.get(1))
+        .flat_map(|m| {
+            let span = Span::new(m.start(), m.end());
+            expanded_names(m.as_str())
+                .into_iter()
+                .map(move |n| (span, n))
+        })
+        .collect();
+    for (span, n) in found {
+        if !known_value(cx, None, &n, span.start) {
+            let why = unknown_variable(
+                cx,
+                &n,
+                "is compared in a `case` whose arms tell its value; it is",
+            );
+            cx.push(Code::PrintsEnvironment, span, None, why);
         }
     }
 }
@@ -1589,7 +1972,31 @@ fn known_prefix(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
         let end = t.find(|c: char| !ident(c)).unwrap_or(t.len());
         t.split_at(end)
     };
-    if name.is_empty() || !name.chars().all(ident) || !rest.starts_with('/') {
+    if name.is_empty() || !name.chars().all(ident) {
+        return None;
+    }
+    // `d=src; cat "$d/x"`, `f=notes; cat $f.txt`: a literal the command assigned once is read
+    // as written there. The word's text must start with the expansion in the source too (not
+    // a single-quoted `'$d'`, which is literal).
+    let source = cx.src.get(w.span.start..w.span.end).unwrap_or("");
+    let source = source.strip_prefix('"').unwrap_or(source);
+    let expanded =
+        source.starts_with(&format!("${name}")) || source.starts_with(&format!("${{{name}}}"));
+    if let Some(v) = expanded
+        .then(|| assigned_literal(cx, i, name, w.span.start))
+        .flatten()
+    {
+        let mut out = word(format!("{}{rest}", v.text));
+        if !rest.contains(['$', '`']) {
+            out.expansions = crate::segment::Expansions {
+                glob: w.expansions.glob,
+                ..Default::default()
+            };
+        }
+        out.expansions.glob |= v.expansions.glob;
+        return Some(vec![out]);
+    }
+    if !rest.starts_with('/') {
         return None;
     }
     let var = Word {
@@ -1604,6 +2011,14 @@ fn known_prefix(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
             .into_iter()
             .map(|v| {
                 let mut out = word(format!("{}{rest}", v.text));
+                // With no other run-time part, the word is the loop word's text: a glob in it
+                // is expanded as bash expanded the loop's list (`for d in src/*`).
+                if !rest.contains(['$', '`']) {
+                    out.expansions = crate::segment::Expansions {
+                        glob: w.expansions.glob,
+                        ..Default::default()
+                    };
+                }
                 out.expansions.glob |= v.expansions.glob;
                 out
             })
@@ -1785,6 +2200,159 @@ fn loop_values(cx: &Ctx<'_>, i: usize, w: &Word) -> Option<Vec<Word>> {
             })
             .collect(),
     )
+}
+
+/// A glob with a wildcard in a directory part, expanded level by level as bash expands it:
+/// every directory a wildcard component matches is listed in turn (a name that is not a
+/// directory leads nowhere, a symlink to one is followed), and the paths it names in the end
+/// are the candidates, or the pattern as written when none matches. `None` when the start is
+/// not an absolute or home path, or past [`MAX_LISTED`] names in all.
+fn expand_levels(place: &super::Place, toks: &[Tok], base: &Base) -> Option<Vec<Candidate>> {
+    let mut comps: Vec<&[Tok]> = toks.split(|t| *t == Tok::Lit('/')).collect();
+    let start = match comps.first() {
+        Some([]) => "/".to_string(),
+        Some([Tok::Lit('~')]) => absolute("~", base)?,
+        _ => return None,
+    };
+    comps.remove(0);
+    let mut frontier = vec![PathBuf::from(start)];
+    let mut listed = 0usize;
+    let last = comps.len().checked_sub(1)?;
+    for (k, comp) in comps.iter().enumerate() {
+        if comp.is_empty() {
+            continue;
+        }
+        if !comp.iter().any(wild) {
+            let name: String = comp
+                .iter()
+                .map(|t| match t {
+                    Tok::Lit(c) => Some(*c),
+                    _ => None,
+                })
+                .collect::<Option<String>>()?;
+            for p in &mut frontier {
+                p.push(&name);
+            }
+            continue;
+        }
+        let pattern = Glob {
+            toks: comp.to_vec(),
+            dot_rule: true,
+        };
+        let mut next = Vec::new();
+        for dir in &frontier {
+            // A name that is not a directory (or cannot be listed) has no names below it.
+            let Some(names) = place.list(dir, MAX_LISTED) else {
+                continue;
+            };
+            listed += names.len();
+            if listed > MAX_LISTED {
+                return None;
+            }
+            next.extend(
+                names
+                    .iter()
+                    .filter(|n| intersects(&pattern, &Glob::literal(n)))
+                    .map(|n| dir.join(n)),
+            );
+        }
+        frontier = next;
+        if frontier.is_empty() && k < last {
+            break;
+        }
+    }
+    let mut out: Vec<Candidate> = frontier
+        .iter()
+        .map(|p| literal_candidate(&p.to_string_lossy(), base))
+        .collect();
+    if out.is_empty() {
+        let written = show(&Glob {
+            toks: toks.to_vec(),
+            dot_rule: false,
+        });
+        out.push(Candidate {
+            glob: Glob::literal(&written),
+            literal: Some(written),
+            anywhere: false,
+        });
+    }
+    Some(out)
+}
+
+/// `link/../x` where `link` is a symlink: the kernel applies `..` to the directory the link
+/// leads to, not to the text, so `keys/../notes.txt` with `keys -> ~/.ssh` reads
+/// `~/notes.txt`. With a working directory known, a word whose `..` follows a name is walked
+/// component by component, each `..` applied to the physical directory, and the path reached
+/// is a candidate too (its own symlinks resolved as any path's). A `..` after a wildcard or a
+/// run-time part may lead anywhere: a candidate under any directory. `None` for a word with
+/// no such `..`, or with no working directory (the lexical reading stands; README limits).
+fn climbed(cx: &Ctx<'_>, w: &Word, base: &Base) -> Option<Vec<Candidate>> {
+    let place = cx.place.as_deref()?;
+    let parts: Vec<&str> = w.text.split('/').collect();
+    let last_up = parts.iter().enumerate().rposition(|(k, p)| {
+        *p == ".." && parts[..k].iter().any(|q| !matches!(*q, "" | "." | ".."))
+    })?;
+    let rest = parts[last_up + 1..].join("/");
+    let prefix = &parts[..=last_up];
+    let anywhere = || {
+        let mut toks = vec![Tok::Any, Tok::Lit('/')];
+        toks.extend(rest.chars().map(Tok::Lit));
+        vec![Candidate {
+            glob: Glob {
+                toks,
+                dot_rule: true,
+            },
+            literal: None,
+            anywhere: true,
+        }]
+    };
+    let dynamic = prefix
+        .iter()
+        .any(|p| p.contains(['$', '`']) || (w.expansions.glob && p.contains(['*', '?', '['])));
+    if dynamic {
+        return Some(anywhere());
+    }
+    let starts: Vec<PathBuf> = match prefix.first() {
+        Some(&"") => vec![PathBuf::from("/")],
+        Some(&"~") => match absolute("~", base) {
+            Some(h) => vec![PathBuf::from(h)],
+            None => return Some(anywhere()),
+        },
+        Some(p) if p.starts_with('~') => return Some(anywhere()),
+        _ => match &base.dirs {
+            Some(dirs) => dirs.clone(),
+            None => return Some(anywhere()),
+        },
+    };
+    let mut out = Vec::new();
+    for start in starts {
+        let mut cur = start;
+        for p in prefix {
+            match *p {
+                "" | "." | "~" => {}
+                ".." => {
+                    if let Some(real) = place.physical(&cur) {
+                        cur = real;
+                    }
+                    cur.pop();
+                }
+                name => cur.push(name),
+            }
+        }
+        let text = if rest.is_empty() {
+            cur.to_string_lossy().into_owned()
+        } else {
+            format!("{}/{rest}", cur.to_string_lossy().trim_end_matches('/'))
+        };
+        let walked = Word {
+            text,
+            span: w.span,
+            expansions: w.expansions,
+            quoted: w.quoted,
+        };
+        out.extend(candidates(cx, &walked, base));
+    }
+    Some(out)
 }
 
 /// `/dev/fd/../environ` is `/proc/self/environ`: under `/dev` and `/proc` many entries are
@@ -2175,29 +2743,6 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
         .find(|o| !is(o, GIT_NO_CONTENT) && !is(o, GIT_CONTENT_NEUTRAL));
     let place = cx.place.as_deref();
     let base = base(cx);
-    // A path on disk now that is no directory: git's pathspec matches it and what lies under
-    // it, and a directory may hold a secret deleted since.
-    let a_directory = |t: &str| {
-        let abs = base
-            .dirs
-            .as_ref()
-            .and_then(|d| d.first())
-            .map(|d| d.join(t));
-        match (place, abs) {
-            (Some(p), Some(abs)) => p.list(&abs, 1).is_some(),
-            _ => false,
-        }
-    };
-    let literal_file = |w: &Word| {
-        w.static_text().is_some_and(|t| {
-            !t.is_empty()
-                && !t.starts_with(':')
-                && !t.contains(['*', '?', '[', '\\'])
-                && !t.ends_with('/')
-                && !t.split('/').any(|p| p == ".." || p == ".")
-                && !a_directory(t)
-        })
-    };
     let why = match name {
         "git cat-file" => {
             // `-t`, `-s`, `-e` and `--batch-check` print types and sizes; `-p` of a commit
@@ -2263,10 +2808,6 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
-            // A pathspec under `git -C DIR` names a file in DIR, which may be elsewhere.
-            let proven = !pathspecs.is_empty()
-                && pathspecs.iter().all(|w| literal_file(w))
-                && git_elsewhere(cx, i).is_none();
             let what = match (name, revs.first()) {
                 ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
                     format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
@@ -2274,7 +2815,10 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                 (_, Some(r)) => format!("`{name} {}`", r.text),
                 (_, None) => format!("`{name}`"),
             };
-            (prints && !proven).then(|| format!("{what} prints the content of committed files"))
+            // A pathspec proves nothing about history: a literal `config` that is a file now may
+            // have been a directory holding `config/.env` in a commit the command reaches
+            // (cmdguard does not read git's objects), so only names and summaries pass.
+            prints.then(|| format!("{what} prints the content of committed files"))
         }
     };
     if let Some(why) = why {
@@ -2282,7 +2826,7 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             Code::SensitiveRead,
             rest.first().map_or(Span::default(), |w| w.span),
             Some(i),
-            format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries, or a pathspec of literal file paths, pass)"),
+            format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries pass: a pathspec cannot prove a file was never a directory)"),
             name,
         );
     }
@@ -2933,6 +3477,7 @@ const GIT_CONFIG_FILES: &[&str] = &[
     ".git/worktrees/*/config.worktree",
     "~/.gitconfig",
     "~/.config/git/config",
+    "/etc/gitconfig",
 ];
 
 /// Whether `c`, reached by `pattern`, is a git config file that holds no secret: a plain path,
@@ -3059,6 +3604,15 @@ fn inside(cx: &Ctx<'_>, c: &Candidate, base: &Base, up: bool) -> bool {
 /// The places a word can name: lexically normalised, relative paths joined to each known
 /// working directory, `~` and `$HOME` as the home, and the file a symlink leads to.
 fn candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
+    let mut out = lexical_candidates(cx, w, base);
+    if !out.is_empty() {
+        out.extend(climbed(cx, w, base).unwrap_or_default());
+    }
+    out
+}
+
+/// [`candidates`] with `..` applied to the text (see [`climbed`] for where that is wrong).
+fn lexical_candidates(cx: &Ctx<'_>, w: &Word, base: &Base) -> Vec<Candidate> {
     let Some(toks) = word_toks(w) else {
         return Vec::new();
     };
@@ -3196,9 +3750,14 @@ fn expand(place: &super::Place, c: Candidate, base: &Base) -> Vec<Candidate> {
         })
         .collect();
     let Some(dir) = dir.map(|d| if d.is_empty() { "/".to_string() } else { d }) else {
-        // A wildcard in a directory part (`*/*`, `a*/credentials`) can pass through any
-        // directory, a symlink into `~/.aws` included: judge it as a path under any
-        // directory, ending in its last component.
+        // A wildcard in a directory part (`src/*/x`, `for d in src/*; do cat "$d/x"`): each
+        // level is listed as bash lists it, so a symlink it passes through is resolved below.
+        if let Some(out) = expand_levels(place, toks, base) {
+            return out;
+        }
+        // Too many names, or a start no listing reaches: a wildcard in a directory part can
+        // pass through any directory, a symlink into `~/.aws` included: judge it as a path
+        // under any directory, ending in its last component.
         let mut anywhere = vec![Tok::Any, Tok::Lit('/')];
         anywhere.extend_from_slice(&toks[slash + 1..]);
         let under = Candidate {

@@ -879,7 +879,7 @@ impl Workspace {
     pub fn sensitive(&self, path: &Path) -> Option<String> {
         let list = self.analyzer().allowlist();
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let canonical = home.as_deref().and_then(|h| fs::canonicalize(h).ok());
+        let canonical = home.as_deref().and_then(canonical_home);
         let mut homes = vec![home.as_deref()];
         if canonical.as_deref() != home.as_deref() {
             homes.push(canonical.as_deref());
@@ -1397,4 +1397,21 @@ fn make_temp_dir() -> io::Result<PathBuf> {
         }
     }
     Err(io::Error::other("no free name for a temporary directory"))
+}
+
+/// `home` with its links resolved, remembered for the last `$HOME` value asked about:
+/// [`Workspace::sensitive`] runs for every path a tool reads, and resolving the home each
+/// time costs a system call per component. Keyed on the value, so a changed `$HOME` is
+/// resolved afresh.
+fn canonical_home(home: &Path) -> Option<PathBuf> {
+    static LAST: Mutex<Option<(PathBuf, Option<PathBuf>)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((key, canonical)) = last.as_ref()
+        && key == home
+    {
+        return canonical.clone();
+    }
+    let canonical = fs::canonicalize(home).ok();
+    *last = Some((home.to_path_buf(), canonical.clone()));
+    canonical
 }

@@ -52,6 +52,7 @@ mod scan_subset;
 mod scratch;
 mod seed;
 mod sensitive;
+mod sensitive_s9;
 mod shell_init;
 mod snapshots;
 mod tool_box;

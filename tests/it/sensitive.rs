@@ -1509,7 +1509,7 @@ fn reads_outside_the_project_ask_unless_public() {
 }
 
 /// Git history (issue 12, sens4, the lead's decision): forms that print committed file
-/// content ask unless their pathspecs are literal file paths; names, counts and summaries
+/// content ask (since session 9 whatever their pathspecs); names, counts and summaries
 /// pass. Verified with git 2.47 in a repository where `.env` was committed in HEAD~1 and
 /// removed in HEAD: each asking form printed `TOKEN=1`.
 #[cfg(unix)]
@@ -1553,14 +1553,16 @@ fn git_history_content_asks() {
             ("git show --stat blobtag", Ask, READ),
             ("git show --stat 'blobtag^{}'", Ask, READ),
             ("git cat-file -p blobtag", Ask, READ),
+            // Session 9: a literal pathspec proves nothing about history (it may have been a
+            // directory holding a secret; see sensitive_s9.rs).
+            ("git log -p -n 2 -- README.md", Ask, READ),
+            ("git diff HEAD~2 HEAD -- README.md", Ask, READ),
             // Near misses: no content, or literal file paths.
             ("git log --oneline -5", Allow, None),
             ("git log --stat", Allow, None),
             ("git show --stat HEAD~1", Allow, None),
             ("git show -s --format=%H HEAD~1", Allow, None),
             ("git show --name-only HEAD~1", Allow, None),
-            ("git log -p -n 2 -- README.md", Allow, None),
-            ("git diff HEAD~2 HEAD -- README.md", Allow, None),
             ("git diff --stat HEAD~2 HEAD", Allow, None),
             ("git diff", Allow, None),
             ("git diff HEAD", Allow, None),

@@ -23,6 +23,11 @@
 //!   ([`EXTENSIONLESS_TOOL_NAMES`]: `Makefile`, `Dockerfile`, `Justfile`, `Tiltfile`, any
 //!   `*file`, `BUILD`, `PKGBUILD`), since fixtures and non-executable scripts have none.
 //!
+//! Every name is judged as a Windows file system creates it, without trailing spaces and dots
+//! (`Makefile ` is `Makefile` there); a listed module a tool imports by name counts in its
+//! package form too (`tasks/__init__.py`), and a listed script in its directory form
+//! (`gulpfile.js/index.js`).
+//!
 //! At the top of a project (the workspace root, a repository's top level, a directory holding
 //! a manifest) tools look up far more names than any list holds (`gulpfile.js`,
 //! `gatsby-node.js`, `knip.ts`, `renovate.json`…), so there only documents, text, images and
@@ -274,7 +279,16 @@ pub const EXTENSIONLESS_TOOL_NAMES: &[&str] = &[
     "kconfig",
     "gradlew",
     "mvnw",
+    // Debian packaging: `debian/rules` is the build, and debhelper installs the maintainer
+    // scripts (`postinst`, `preinst`, `prerm`, `postrm`) into the package, run as root at
+    // its install. (debconf's `config` is left free: `config` is too common a name.)
     "rules",
+    "postinst",
+    "preinst",
+    "prerm",
+    "postrm",
+    // dune runs the rules of every directory's `dune` file at `dune build`.
+    "dune",
 ];
 
 /// Extensions (lower case, after the last `.`) of files known to be source, text or data: a
@@ -388,14 +402,14 @@ pub fn why_by_name(below: &Path) -> Option<String> {
         })
         .collect();
     let (name, dirs) = parts.split_last()?;
-    let name = name.to_string_lossy().to_lowercase();
+    let name = as_created(&name.to_string_lossy().to_lowercase()).to_owned();
     if name.starts_with('.') {
         return Some(format!(
             "{name} is a dotfile, where programs look for their configuration"
         ));
     }
     for dir in dirs {
-        let dir = dir.to_string_lossy().to_lowercase();
+        let dir = as_created(&dir.to_string_lossy().to_lowercase()).to_owned();
         if dir.starts_with('.') {
             return Some(format!(
                 "inside {dir}, a dot-directory, where programs look for their configuration"
@@ -430,12 +444,47 @@ pub fn why_by_name(below: &Path) -> Option<String> {
             "{name} is read by a tool as configuration or code it runs"
         ));
     }
+    if let Some(dir) = configuration_by_directory(&name, dirs.last()) {
+        return Some(format!(
+            "{name} in a directory {dir} is loaded as {dir} is, as configuration or code a \
+             tool runs"
+        ));
+    }
     if !free_kind(&name) {
         return Some(format!(
             "{name} is not a kind of file known to be inert (source, text or data)"
         ));
     }
     None
+}
+
+/// `name` as a Windows file system creates it: without trailing spaces and dots
+/// (`Makefile ` is `Makefile` there). A name of nothing but those is kept as it is.
+pub fn as_created(name: &str) -> &str {
+    match name.trim_end_matches([' ', '.']) {
+        "" => name,
+        trimmed => trimmed,
+    }
+}
+
+/// Python modules of [`CONFIG_NAMES`] that their tools import by module name, so that a
+/// package of that name (`tasks/__init__.py`) is loaded as the listed file would be: Python
+/// imports `sitecustomize` and `usercustomize` from the path at every start, Invoke imports
+/// `tasks`, Fabric `fabfile`. (pytest, pip, Sphinx, nox and doit load their files by path.)
+const IMPORTED_BY_NAME: &[&str] = &["sitecustomize", "usercustomize", "tasks", "fabfile"];
+
+/// The directory (lower case) through which `name` is loaded as a listed configuration or
+/// script: the package form of a module its tool imports by name ([`IMPORTED_BY_NAME`]), or
+/// the `index.*` of a directory named as a configuration file with an extension (gulp and
+/// Node load a directory `gulpfile.js` through its `index.js`). Other files in such a
+/// directory run only when its entry point imports them.
+fn configuration_by_directory(name: &str, dir: Option<&&OsStr>) -> Option<String> {
+    let dir = as_created(&dir?.to_string_lossy().to_lowercase()).to_owned();
+    let entry = match name {
+        "__init__.py" => IMPORTED_BY_NAME.contains(&dir.as_str()),
+        _ => split_name(name).0 == "index" && split_name(&dir).1.is_some() && is_config_name(&dir),
+    };
+    entry.then_some(dir)
 }
 
 /// True for an installed Python distribution's metadata directory (`x.dist-info`,
@@ -618,6 +667,29 @@ mod tests {
             ("tests/snapshots/x.snap", false),
             ("docs/LICENSE", false),
             ("docs/diagram.svg", false),
+            // Windows drops trailing spaces and dots: judged as it names the file.
+            ("ci/Jenkinsfile ", true),
+            ("pkg/BUILD. ", true),
+            ("node_modules /x.js", true),
+            ("src/lib.rs ", false),
+            // Packaging scripts and build files without an extension.
+            ("debian/postinst", true),
+            ("debian/prerm", true),
+            // debconf's script is left free: `config` is too common a name (a limit).
+            ("debian/config", false),
+            ("src/dune", true),
+            ("tests/fixtures/dunes", false),
+            // A listed module or script in its directory form.
+            ("tasks/__init__.py", true),
+            ("src/sitecustomize/__init__.py", true),
+            ("gulpfile.js/index.js", true),
+            ("tasks/deploy.py", false),
+            ("roles/web/tasks/main.yml", false),
+            ("src/tasksx/__init__.py", false),
+            ("conf/__init__.py", false),
+            ("web/index.js", false),
+            ("pkgs/a/src/index.js", false),
+            ("sub/config", false),
         ];
         let wrong: Vec<String> = rows
             .iter()

@@ -668,6 +668,13 @@ impl Workspace {
         if let Some(why) = new_file::why_by_name(below) {
             return Some(why);
         }
+        if let Some(vendor) = self.go_vendor(path) {
+            return Some(format!(
+                "inside {}, Go's vendored dependencies (it holds modules.txt): go builds every \
+                 file of a package there into what imports it",
+                vendor.display()
+            ));
+        }
         let name = path.file_name()?.to_string_lossy().to_lowercase();
         let name = new_file::as_created(&name);
         if new_file::inert_at_root(name) {
@@ -688,6 +695,20 @@ impl Workspace {
                  can list; only documents, text, images and tables are created there freely"
             )
         })
+    }
+
+    /// The `vendor` directory above `path` (in the working directory) that Go builds
+    /// dependencies from: one holding `modules.txt` (go 1.14 and later vendor by it). Other
+    /// `vendor` directories (Composer's, Bundler's) load files by explicit maps only.
+    fn go_vendor<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        path.ancestors()
+            .skip(1)
+            .take_while(|a| a.starts_with(self.workdir()))
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("vendor"))
+                    && a.join("modules.txt").is_file()
+            })
     }
 
     /// What makes `dir` (where a new file goes; its entries are `beside`'s) the top of a
@@ -1412,6 +1433,8 @@ pub const HOOK_MANAGER_NAMES: &[&str] = &[
     // simple-git-hooks' configuration.
     ".simple-git-hooks*",
     "simple-git-hooks.*",
+    // Rush copies every file of `common/git-hooks` into `.git/hooks` at `rush install`.
+    "git-hooks",
 ];
 
 /// True when `dir/name` exists (as anything, a link included).

@@ -434,7 +434,7 @@ fn move_path(
         )
         .map_err(|e| e.to_string())?;
         if replaces {
-            ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
+            permit_replace(&ws, &src_meta, &dst)?;
         } else {
             permit_new_tree(&ws, &entries, &src, &dst, named.as_deref())?;
         }
@@ -449,7 +449,7 @@ fn move_path(
             } else {
                 Create::New
             };
-            copy_tree(&from, from_name, &to, to_name, how)
+            copy_tree(&from, from_name, &to, to_name, how, &judged(&entries))
                 .map_err(|e| io_error("copy", &src, &e))?;
             from.remove_file(from_name)
                 .map_err(|e| io_error("remove", &src, &e))?;
@@ -489,7 +489,7 @@ fn copy(
     let how = match fs::symlink_metadata(&dst) {
         Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
         Ok(_) => {
-            ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
+            permit_replace(&ws, &meta, &dst)?;
             Create::Replace
         }
         Err(_) => {
@@ -499,14 +499,53 @@ fn copy(
     };
     let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("copy", &src, &e))?;
     let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("copy", &dst, &e))?;
-    let n =
-        copy_tree(&from, from_name, &to, to_name, how).map_err(|e| io_error("copy", &src, &e))?;
+    let n = copy_tree(&from, from_name, &to, to_name, how, &judged(&entries))
+        .map_err(|e| io_error("copy", &src, &e))?;
     Ok(format!(
         "copied {} to {} ({n} file{})",
         src.display(),
         dst.display(),
         if n == 1 { "" } else { "s" }
     ))
+}
+
+/// Asks before a copy or move of `src` (its metadata `src_meta`) replaces the existing file
+/// `dst`: as an overwrite ([`Workspace::permit_overwrite`]), and, when an executable replaces
+/// a file that is not one, as a new executable is asked about (every time, default no).
+fn permit_replace(ws: &Workspace, src_meta: &fs::Metadata, dst: &Path) -> Outcome<()> {
+    ws.permit_overwrite(dst).map_err(|e| e.to_string())?;
+    let was_executable = fs::symlink_metadata(dst).is_ok_and(|m| executable(&m));
+    if src_meta.is_file() && executable(src_meta) && !was_executable {
+        let why = ws
+            .runs_beyond_checks(dst, true)
+            .unwrap_or_else(|| "an executable file".to_owned());
+        ws.ask_every_time(
+            &format!(
+                "overwrite {} with an executable file ({why})",
+                dst.display()
+            ),
+            dst,
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// What the check of a tree judged, per entry: whether it was a directory and whether an
+/// executable file. [`copy_tree`] copies those entries only, as they were.
+type Judged = std::collections::HashMap<PathBuf, (bool, bool)>;
+
+/// The [`Judged`] form of a tree's entries (from [`tree`]).
+fn judged(entries: &[(PathBuf, fs::Metadata)]) -> Judged {
+    entries
+        .iter()
+        .map(|(path, meta)| {
+            (
+                path.clone(),
+                (meta.is_dir(), meta.is_file() && executable(meta)),
+            )
+        })
+        .collect()
 }
 
 /// Resolves the destination `given` of a copy or move, with the name as given when a link on
@@ -730,15 +769,31 @@ fn tree_reasons(
 
 /// Copies `from/src` to `to/dst` without following symbolic links (they are copied as links,
 /// checked first by [`check_links`]); returns how many files it copied. Only `dst` itself may
-/// exist, with `how` [`Create::Replace`].
+/// exist, with `how` [`Create::Replace`]. Only the entries the check saw (`judged`) are
+/// copied: one that appeared since (another call writing in the temporary directory) is
+/// left out, and one that became a directory, or an executable, fails the copy.
 fn copy_tree(
     from: &Dir,
     src: &std::ffi::OsStr,
     to: &Dir,
     dst: &std::ffi::OsStr,
     how: Create,
+    judged: &Judged,
 ) -> io::Result<usize> {
-    let meta = fs::symlink_metadata(from.path().join(src))?;
+    let path = from.path().join(src);
+    let Some(&(was_dir, was_executable)) = judged.get(&path) else {
+        return Ok(0);
+    };
+    let changed = || {
+        io::Error::other(format!(
+            "{} changed while it was copied; copy it again",
+            path.display()
+        ))
+    };
+    let meta = fs::symlink_metadata(&path)?;
+    if meta.is_dir() != was_dir {
+        return Err(changed());
+    }
     if meta.file_type().is_symlink() {
         copy_link(from, src, to, dst, how)?;
         Ok(1)
@@ -749,12 +804,16 @@ fn copy_tree(
         let mut n = 0;
         for entry in fs::read_dir(source.path())? {
             let name = entry?.file_name();
-            n += copy_tree(&source, &name, &target, &name, Create::New)?;
+            n += copy_tree(&source, &name, &target, &name, Create::New, judged)?;
         }
         Ok(n)
     } else if meta.is_file() {
         let mut reader = from.open(src)?;
-        let permissions = reader.metadata()?.permissions();
+        let opened = reader.metadata()?;
+        if executable(&opened) && !was_executable {
+            return Err(changed());
+        }
+        let permissions = opened.permissions();
         let mut writer = to.create(dst, how, 0o600)?;
         io::copy(&mut reader, &mut writer)?;
         writer.set_permissions(permissions)?;
@@ -1040,12 +1099,17 @@ fn grep(
             continue;
         }
         let shown = relative.to_string_lossy().into_owned();
-        let named = if entry.path() == root {
-            named_root.clone()
-        } else {
-            named_root.join(&relative)
-        };
-        if ws.credential(entry.path()).is_some() || ws.sensitive(&named).is_some() {
+        // Under the name given only when a link on the way makes it another.
+        let named = (named_root != root).then(|| {
+            if entry.path() == root {
+                named_root.clone()
+            } else {
+                named_root.join(&relative)
+            }
+        });
+        if ws.credential(entry.path()).is_some()
+            || named.is_some_and(|named| ws.sensitive(&named).is_some())
+        {
             skipped.push(shown);
             continue;
         }

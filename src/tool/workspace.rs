@@ -66,6 +66,7 @@
 //! test` of its package; Maven, .NET and SwiftPM compile all sources below theirs); a new
 //! Python file can still shadow a third-party module by name (`requests.py`).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::io;
@@ -144,6 +145,10 @@ struct Inner {
     temp: OnceLock<PathBuf>,
     /// The `cmd` group's background jobs, killed when the workspace goes away.
     jobs: Mutex<Jobs>,
+    /// Files that a link with a credential file's name leads to, as the tools came across
+    /// such links (resolved path to the `[sensitive]` pattern and the link): they are
+    /// credential files under their own name too.
+    behind_links: Mutex<HashMap<PathBuf, String>>,
 }
 
 impl Inner {
@@ -161,6 +166,7 @@ impl Inner {
             default_analyzer: OnceLock::new(),
             temp: OnceLock::new(),
             jobs: Mutex::new(Jobs::default()),
+            behind_links: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -536,6 +542,52 @@ impl Workspace {
         }
     }
 
+    /// [`Workspace::permit_create`] for `path` (resolved), which the model named `given`:
+    /// when the name leads elsewhere through a link (the repository ships `.vscode` ->
+    /// `editor`, or `.envrc` dangling to an ignored file), programs read the new file under
+    /// the name, so it is judged too, and asked every time, the temporary directory included
+    /// (a link from the workspace makes a file there read).
+    pub fn permit_create_named(
+        &self,
+        given: &str,
+        path: &Path,
+        executable: bool,
+    ) -> Result<(), WorkspaceError> {
+        let entry = NewEntry::File { executable };
+        match self
+            .named_elsewhere(given, path)
+            .and_then(|named| Some((self.why_ask_by_name(&named, entry)?, named)))
+        {
+            Some((why, named)) => self.ask_always(&format!(
+                "create {} (as {}: {why})",
+                path.display(),
+                named.display()
+            )),
+            None => self.permit_create(path, executable),
+        }
+    }
+
+    /// Why a new entry at `named`, a name the model gave that a link leads elsewhere, needs a
+    /// question by that name: where git runs hooks or reads its configuration, a dotfile or
+    /// dot-directory, a tool's configuration or build name, a kind not known to be inert
+    /// ([`new_file::why_by_name`]). The top-of-project rule is applied where the entry lands.
+    pub(crate) fn why_ask_by_name(&self, named: &Path, entry: NewEntry) -> Option<String> {
+        match entry {
+            NewEntry::Dir => self.hook_place_by_name(named),
+            NewEntry::File { .. } => self.runs_beyond_checks(named, false).or_else(|| {
+                new_file::why_by_name(named.strip_prefix(self.workdir()).unwrap_or(named))
+            }),
+        }
+    }
+
+    /// The path the model gave (`given`, absolute, `.` and `..` read textually, links not
+    /// followed) when it lies in the working directory and differs from where it resolved
+    /// (`resolved`): a link on the way.
+    pub(crate) fn named_elsewhere(&self, given: &str, resolved: &Path) -> Option<PathBuf> {
+        let named = self.lexical(given);
+        (named != resolved && named.starts_with(self.workdir())).then_some(named)
+    }
+
     /// Asks, as [`Workspace::permit_create`] does, before a tool creates the directory `path`
     /// and its missing parents: each new one that would make or lie inside a git directory
     /// asks (see the module docs); other new directories are free.
@@ -616,8 +668,16 @@ impl Workspace {
         if let Some(why) = new_file::why_by_name(below) {
             return Some(why);
         }
+        if let Some(vendor) = self.go_vendor(path) {
+            return Some(format!(
+                "inside {}, Go's vendored dependencies (it holds modules.txt): go builds every \
+                 file of a package there into what imports it",
+                vendor.display()
+            ));
+        }
         let name = path.file_name()?.to_string_lossy().to_lowercase();
-        if new_file::inert_at_root(&name) {
+        let name = new_file::as_created(&name);
+        if new_file::inert_at_root(name) {
             return None;
         }
         let at = path.parent().unwrap_or(path);
@@ -635,6 +695,20 @@ impl Workspace {
                  can list; only documents, text, images and tables are created there freely"
             )
         })
+    }
+
+    /// The `vendor` directory above `path` (in the working directory) that Go builds
+    /// dependencies from: one holding `modules.txt` (go 1.14 and later vendor by it). Other
+    /// `vendor` directories (Composer's, Bundler's) load files by explicit maps only.
+    fn go_vendor<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        path.ancestors()
+            .skip(1)
+            .take_while(|a| a.starts_with(self.workdir()))
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("vendor"))
+                    && a.join("modules.txt").is_file()
+            })
     }
 
     /// What makes `dir` (where a new file goes; its entries are `beside`'s) the top of a
@@ -670,6 +744,7 @@ impl Workspace {
     /// `beside`'s; its existing ancestors in the workspace are looked at as they are.
     fn git_dir_place(&self, path: &Path, beside: &Path) -> Option<String> {
         let name = path.file_name()?.to_string_lossy().to_lowercase();
+        let name = new_file::as_created(&name);
         if name == "head" {
             return Some(
                 "a HEAD makes its directory a git repository once objects/ and refs/ sit beside \
@@ -677,7 +752,7 @@ impl Workspace {
                     .to_owned(),
             );
         }
-        if GIT_DIR_PARTS.contains(&name.as_str()) && has(beside, "HEAD") {
+        if GIT_DIR_PARTS.contains(&name) && has(beside, "HEAD") {
             return Some(format!(
                 "{name} beside a HEAD makes (or belongs to) a git repository, and git runs what \
                  its config names at the next git command there"
@@ -835,7 +910,7 @@ impl Workspace {
 
     /// [`Workspace::ask_every_time`] without the temporary directory's exemption: for reads
     /// of a credential file, which stays one wherever it was copied.
-    fn ask_always(&self, action: &str) -> Result<(), WorkspaceError> {
+    pub(crate) fn ask_always(&self, action: &str) -> Result<(), WorkspaceError> {
         let refused = |reason: &str| WorkspaceError::Refused {
             action: action.to_owned(),
             reason: reason.to_owned(),
@@ -894,9 +969,56 @@ impl Workspace {
     /// to `resolved`: the name as given counts as much as where it leads, as for `cat .env`
     /// when `.env` is a link to `env/production`. The name is taken against the working
     /// directory with `.` and `..` read textually, links not followed.
+    /// When the name is a credential file's and leads elsewhere, the file it leads to is
+    /// remembered as one too ([`Workspace::credential`]): the model must not get it under its
+    /// own, plain name with no question.
     pub fn sensitive_named(&self, given: &str, resolved: &Path) -> Option<String> {
-        self.sensitive(&self.lexical(given))
-            .or_else(|| self.sensitive(resolved))
+        let named = self.lexical(given);
+        match self.sensitive(&named) {
+            Some(pattern) => {
+                if named != resolved {
+                    self.guard_behind_link(resolved, &pattern, &named);
+                }
+                Some(pattern)
+            }
+            None => self.credential(resolved),
+        }
+    }
+
+    /// [`Workspace::sensitive`] for `path` (resolved), or why it is a credential file under
+    /// another name: a link with a credential file's name that a tool came across leads to
+    /// it (`.env` -> `env/production`; see [`Workspace::sensitive_named`] and
+    /// [`Workspace::note_link`]). A link no tool saw is not known (a limit).
+    pub fn credential(&self, path: &Path) -> Option<String> {
+        let behind = self
+            .inner
+            .behind_links
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(path)
+            .cloned();
+        behind.or_else(|| self.sensitive(path))
+    }
+
+    /// Notes a symbolic link `link` (in the workspace, not resolved) that a tool came across
+    /// while listing or walking: when its name is a credential file's, the file it leads to
+    /// is guarded as one ([`Workspace::credential`]).
+    pub(crate) fn note_link(&self, link: &Path) {
+        let Some(pattern) = self.sensitive(link) else {
+            return;
+        };
+        if let Ok(target) = resolve_existing_prefix(link) {
+            self.guard_behind_link(&target, &pattern, link);
+        }
+    }
+
+    fn guard_behind_link(&self, target: &Path, pattern: &str, link: &Path) {
+        self.inner
+            .behind_links
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(target.to_path_buf())
+            .or_insert_with(|| format!("{pattern}, through the link {}", link.display()));
     }
 
     /// `given` as it stands when absolute, else joined to the working directory.
@@ -910,7 +1032,7 @@ impl Workspace {
     }
 
     /// `given` made absolute against the working directory, `.` and `..` read textually.
-    fn lexical(&self, given: &str) -> PathBuf {
+    pub(crate) fn lexical(&self, given: &str) -> PathBuf {
         let mut out = PathBuf::new();
         for c in self.joined(given).components() {
             match c {
@@ -930,7 +1052,13 @@ impl Workspace {
     /// temporary directory too (a copy of a credential file is one). Other files of the
     /// workspace are read without a question.
     pub fn permit_read(&self, path: &Path) -> Result<(), WorkspaceError> {
-        self.ask_before_reading(self.sensitive(path), path)
+        self.ask_before_reading(self.credential(path), path)
+    }
+
+    /// [`Workspace::permit_read`] for `resolved`, which the model named `given`: asks when
+    /// either is a credential file's ([`Workspace::sensitive_named`]).
+    pub fn permit_read_named(&self, given: &str, resolved: &Path) -> Result<(), WorkspaceError> {
+        self.ask_before_reading(self.sensitive_named(given, resolved), resolved)
     }
 
     /// [`Workspace::resolve`] for reading: resolves `given`, then asks as
@@ -961,18 +1089,32 @@ impl Workspace {
     /// after [`Workspace::permit_create`]; through the held directory, never through a link
     /// (`O_NOFOLLOW`), never onto a FIFO or device (`O_NONBLOCK`, regular files only), never
     /// into a file with more than one hard link. `Err` is a message for the model.
-    pub(crate) fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+    /// `given` is the name the model gave for `path`: a new file is judged under it too
+    /// ([`Workspace::permit_create_named`]), and so is a rewrite where git runs hooks.
+    pub(crate) fn write_file(&self, given: &str, path: &Path, bytes: &[u8]) -> Result<(), String> {
         let failed = |e: &io::Error| format!("cannot write {}: {e}", path.display());
         let how = match fs::symlink_metadata(path) {
             Ok(meta) if meta.is_dir() => {
                 return Err(format!("{} is a directory", path.display()));
             }
             Ok(_) => {
-                self.permit_overwrite(path).map_err(|e| e.to_string())?;
+                match self
+                    .named_elsewhere(given, path)
+                    .and_then(|named| Some((self.runs_beyond_checks(&named, false)?, named)))
+                {
+                    Some((why, named)) => self.ask_always(&format!(
+                        "overwrite {} (as {}: {why})",
+                        path.display(),
+                        named.display()
+                    )),
+                    None => self.permit_overwrite(path),
+                }
+                .map_err(|e| e.to_string())?;
                 Create::Replace
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.permit_create(path, false).map_err(|e| e.to_string())?;
+                self.permit_create_named(given, path, false)
+                    .map_err(|e| e.to_string())?;
                 // New, as it was when nobody was asked: a file (or link) that appears
                 // meanwhile makes the write fail.
                 Create::New
@@ -1291,6 +1433,8 @@ pub const HOOK_MANAGER_NAMES: &[&str] = &[
     // simple-git-hooks' configuration.
     ".simple-git-hooks*",
     "simple-git-hooks.*",
+    // Rush copies every file of `common/git-hooks` into `.git/hooks` at `rush install`.
+    "git-hooks",
 ];
 
 /// True when `dir/name` exists (as anything, a link included).

@@ -1534,7 +1534,7 @@ fn browser_screenshot(
             let ws = ctx.agent().workspace().ok_or_else(|| {
                 "save_to needs a workspace (AgentHandle::with_workspace)".to_owned()
             })?;
-            Some((ws.clone(), ws.resolve(p).map_err(|e| e.to_string())?))
+            Some((ws.clone(), p, ws.resolve(p).map_err(|e| e.to_string())?))
         }
         None => None,
     };
@@ -1587,9 +1587,9 @@ fn browser_screenshot(
             .ok_or_else(|| "the browser sent no readable image".to_owned())
     })?;
     let mut saved = String::new();
-    if let Some((ws, path)) = save {
+    if let Some((ws, given, path)) = save {
         // As write_file writes: through the held directory, no link, FIFO or hard link.
-        ws.write_file(&path, &png)?;
+        ws.write_file(given, &path, &png)?;
         saved = format!("; saved to {}", path.display());
     }
     let (image, fitted) = fit_image(png, None).map_err(|e| e.to_string())?;

@@ -136,11 +136,14 @@ fn list_dir(
     details: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<Listing> {
-    let (_, dir) = resolve(ctx, path)?;
+    let (ws, dir) = resolve(ctx, path)?;
     let read = fs::read_dir(&dir).map_err(|e| io_error("list", &dir, &e))?;
     let mut entries = Vec::new();
     for entry in read {
         let entry = entry.map_err(|e| io_error("list", &dir, &e))?;
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            ws.note_link(&entry.path());
+        }
         let meta = entry.metadata().ok();
         let mut name = entry.file_name().to_string_lossy().into_owned();
         if meta.as_ref().is_some_and(fs::Metadata::is_dir) {
@@ -216,8 +219,14 @@ fn file_info(
     } else {
         (None, false)
     };
+    // A credential file is named as it was given: the name a link (`.env`) leads to is one
+    // the model could read without the question the link's name asks.
+    let shown = match sensitive {
+        Some(_) => ws.lexical(given),
+        None => path,
+    };
     Ok(FileInfo {
-        path: path.display().to_string(),
+        path: shown.display().to_string(),
         kind: kind_of(&meta),
         size: meta.len(),
         lines,
@@ -341,8 +350,9 @@ fn write_file(
     content: &str,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome {
-    let (ws, path) = resolve(ctx, path)?;
-    ws.write_file(&path, content.as_bytes())?;
+    let given = path;
+    let (ws, path) = resolve(ctx, given)?;
+    ws.write_file(given, &path, content.as_bytes())?;
     Ok(format!(
         "wrote {} bytes to {}",
         content.len(),
@@ -380,9 +390,10 @@ fn move_path(
 ) -> Outcome {
     let given = src;
     let (ws, src) = resolve(ctx, given)?;
-    let (_, dst) = resolve(ctx, dst)?;
+    let (named, dst) = resolve_dst(ctx, dst)?;
     permit_named(&ws, given, &src)?;
     let src_meta = fs::symlink_metadata(&src).map_err(|e| io_error("move", &src, &e))?;
+    let named = named.map(|n| landing_named(&n, &dst, &src));
     let dst = into_dir(&dst, &src)?;
     if src == ws.workdir() {
         return Err("the working directory itself cannot be moved".to_owned());
@@ -423,9 +434,9 @@ fn move_path(
         )
         .map_err(|e| e.to_string())?;
         if replaces {
-            ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
+            permit_replace(&ws, &src_meta, &dst)?;
         } else {
-            permit_new_tree(&ws, &entries, &src, &dst)?;
+            permit_new_tree(&ws, &entries, &src, &dst, named.as_deref())?;
         }
     }
     let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("move", &src, &e))?;
@@ -438,7 +449,7 @@ fn move_path(
             } else {
                 Create::New
             };
-            copy_tree(&from, from_name, &to, to_name, how)
+            copy_tree(&from, from_name, &to, to_name, how, &judged(&entries))
                 .map_err(|e| io_error("copy", &src, &e))?;
             from.remove_file(from_name)
                 .map_err(|e| io_error("remove", &src, &e))?;
@@ -461,9 +472,10 @@ fn copy(
 ) -> Outcome {
     let given = src;
     let (ws, src) = resolve(ctx, given)?;
-    let (_, dst) = resolve(ctx, dst)?;
+    let (named, dst) = resolve_dst(ctx, dst)?;
     permit_named(&ws, given, &src)?;
     let meta = fs::symlink_metadata(&src).map_err(|e| io_error("copy", &src, &e))?;
+    let named = named.map(|n| landing_named(&n, &dst, &src));
     let dst = into_dir(&dst, &src)?;
     if meta.is_dir() && dst.starts_with(&src) {
         return Err(format!("cannot copy {} into itself", src.display()));
@@ -477,24 +489,79 @@ fn copy(
     let how = match fs::symlink_metadata(&dst) {
         Ok(m) if m.is_dir() => return Err(format!("{} already exists", dst.display())),
         Ok(_) => {
-            ws.permit_overwrite(&dst).map_err(|e| e.to_string())?;
+            permit_replace(&ws, &meta, &dst)?;
             Create::Replace
         }
         Err(_) => {
-            permit_new_tree(&ws, &entries, &src, &dst)?;
+            permit_new_tree(&ws, &entries, &src, &dst, named.as_deref())?;
             Create::New
         }
     };
     let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("copy", &src, &e))?;
     let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("copy", &dst, &e))?;
-    let n =
-        copy_tree(&from, from_name, &to, to_name, how).map_err(|e| io_error("copy", &src, &e))?;
+    let n = copy_tree(&from, from_name, &to, to_name, how, &judged(&entries))
+        .map_err(|e| io_error("copy", &src, &e))?;
     Ok(format!(
         "copied {} to {} ({n} file{})",
         src.display(),
         dst.display(),
         if n == 1 { "" } else { "s" }
     ))
+}
+
+/// Asks before a copy or move of `src` (its metadata `src_meta`) replaces the existing file
+/// `dst`: as an overwrite ([`Workspace::permit_overwrite`]), and, when an executable replaces
+/// a file that is not one, as a new executable is asked about (every time, default no).
+fn permit_replace(ws: &Workspace, src_meta: &fs::Metadata, dst: &Path) -> Outcome<()> {
+    ws.permit_overwrite(dst).map_err(|e| e.to_string())?;
+    let was_executable = fs::symlink_metadata(dst).is_ok_and(|m| executable(&m));
+    if src_meta.is_file() && executable(src_meta) && !was_executable {
+        let why = ws
+            .runs_beyond_checks(dst, true)
+            .unwrap_or_else(|| "an executable file".to_owned());
+        ws.ask_every_time(
+            &format!(
+                "overwrite {} with an executable file ({why})",
+                dst.display()
+            ),
+            dst,
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// What the check of a tree judged, per entry: whether it was a directory and whether an
+/// executable file. [`copy_tree`] copies those entries only, as they were.
+type Judged = std::collections::HashMap<PathBuf, (bool, bool)>;
+
+/// The [`Judged`] form of a tree's entries (from [`tree`]).
+fn judged(entries: &[(PathBuf, fs::Metadata)]) -> Judged {
+    entries
+        .iter()
+        .map(|(path, meta)| {
+            (
+                path.clone(),
+                (meta.is_dir(), meta.is_file() && executable(meta)),
+            )
+        })
+        .collect()
+}
+
+/// Resolves the destination `given` of a copy or move, with the name as given when a link on
+/// the way leads elsewhere ([`Workspace::named_elsewhere`]).
+fn resolve_dst(ctx: &Ctx, given: &str) -> Outcome<(Option<PathBuf>, PathBuf)> {
+    let (ws, dst) = resolve(ctx, given)?;
+    Ok((ws.named_elsewhere(given, &dst), dst))
+}
+
+/// The name given for a destination (`named`, resolved to `dst`) where `src` lands, as
+/// [`into_dir`] places it.
+fn landing_named(named: &Path, dst: &Path, src: &Path) -> PathBuf {
+    match (dst.is_dir(), src.file_name()) {
+        (true, Some(name)) => named.join(name),
+        _ => named.to_path_buf(),
+    }
 }
 
 /// `dst`, or `dst/<name of src>` when `dst` is an existing directory.
@@ -552,7 +619,7 @@ fn landing(path: &Path, src: &Path, dst: &Path) -> PathBuf {
 /// Asks before copying or moving `src` (resolved from `given`) when only the name as given is
 /// a credential file's (a link `.env` -> `env/production`): the tree walk sees the target.
 fn permit_named(ws: &Workspace, given: &str, src: &Path) -> Outcome<()> {
-    if ws.sensitive(src).is_none() {
+    if ws.credential(src).is_none() {
         ws.resolve_read(given).map_err(|e| e.to_string())?;
     }
     Ok(())
@@ -568,11 +635,11 @@ fn permit_reads(
     dst: &Path,
 ) -> Outcome<()> {
     for (path, meta) in entries {
-        if !meta.is_file() || ws.sensitive(path).is_none() {
+        if !meta.is_file() || ws.credential(path).is_none() {
             continue;
         }
         let new = landing(path, src, dst);
-        if ws.sensitive(&new).is_none() {
+        if ws.credential(&new).is_none() {
             ws.permit_read(path).map_err(|e| e.to_string())?;
         }
     }
@@ -620,14 +687,61 @@ fn check_links(
 /// entries, at its new place, is not free to create ([`Workspace::why_ask_to_create`]): `dst`
 /// itself, then every file (an executable one asks) and directory below it, judged beside the
 /// entries of its source directory (its new directory does not exist yet). One question names
-/// what asks.
+/// what asks. With `named`, the name the model gave for `dst` through a link, the tree is
+/// judged at that name too, and a question it raises is asked even in the temporary
+/// directory (the link makes what lands there read).
 fn permit_new_tree(
     ws: &Workspace,
     entries: &[(PathBuf, fs::Metadata)],
     src: &Path,
     dst: &Path,
+    named: Option<&Path>,
 ) -> Outcome<()> {
     let mut why = Vec::new();
+    if let Some(named) = named {
+        for (path, meta) in entries {
+            let new = landing(path, src, named);
+            let entry = if meta.is_dir() {
+                NewEntry::Dir
+            } else {
+                NewEntry::File { executable: false }
+            };
+            if let Some(reason) = ws.why_ask_by_name(&new, entry) {
+                why.push(format!("{}: {reason}", new.display()));
+            }
+        }
+    }
+    let by_name = !why.is_empty();
+    tree_reasons(ws, entries, src, dst, &mut why);
+    let Some(first) = why.first() else {
+        return Ok(());
+    };
+    let more = match why.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    let action = format!(
+        "create {} from {} ({first}{more})",
+        dst.display(),
+        src.display()
+    );
+    if by_name {
+        ws.ask_always(&action)
+    } else {
+        ws.ask_every_time(&action, dst)
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Why each entry of a tree (`entries`, from `src`) would ask at its place below `dst`, as
+/// `path: reason` lines pushed to `why` (see [`permit_new_tree`]).
+fn tree_reasons(
+    ws: &Workspace,
+    entries: &[(PathBuf, fs::Metadata)],
+    src: &Path,
+    dst: &Path,
+    why: &mut Vec<String>,
+) {
     let mut tops = Tops::default();
     for (path, meta) in entries {
         let new = landing(path, src, dst);
@@ -651,32 +765,35 @@ fn permit_new_tree(
             why.push(format!("{}: {reason}", new.display()));
         }
     }
-    let Some(first) = why.first() else {
-        return Ok(());
-    };
-    let more = match why.len() {
-        1 => String::new(),
-        n => format!(" and {} more", n - 1),
-    };
-    let action = format!(
-        "create {} from {} ({first}{more})",
-        dst.display(),
-        src.display()
-    );
-    ws.ask_every_time(&action, dst).map_err(|e| e.to_string())
 }
 
 /// Copies `from/src` to `to/dst` without following symbolic links (they are copied as links,
 /// checked first by [`check_links`]); returns how many files it copied. Only `dst` itself may
-/// exist, with `how` [`Create::Replace`].
+/// exist, with `how` [`Create::Replace`]. Only the entries the check saw (`judged`) are
+/// copied: one that appeared since (another call writing in the temporary directory) is
+/// left out, and one that became a directory, or an executable, fails the copy.
 fn copy_tree(
     from: &Dir,
     src: &std::ffi::OsStr,
     to: &Dir,
     dst: &std::ffi::OsStr,
     how: Create,
+    judged: &Judged,
 ) -> io::Result<usize> {
-    let meta = fs::symlink_metadata(from.path().join(src))?;
+    let path = from.path().join(src);
+    let Some(&(was_dir, was_executable)) = judged.get(&path) else {
+        return Ok(0);
+    };
+    let changed = || {
+        io::Error::other(format!(
+            "{} changed while it was copied; copy it again",
+            path.display()
+        ))
+    };
+    let meta = fs::symlink_metadata(&path)?;
+    if meta.is_dir() != was_dir {
+        return Err(changed());
+    }
     if meta.file_type().is_symlink() {
         copy_link(from, src, to, dst, how)?;
         Ok(1)
@@ -687,12 +804,16 @@ fn copy_tree(
         let mut n = 0;
         for entry in fs::read_dir(source.path())? {
             let name = entry?.file_name();
-            n += copy_tree(&source, &name, &target, &name, Create::New)?;
+            n += copy_tree(&source, &name, &target, &name, Create::New, judged)?;
         }
         Ok(n)
     } else if meta.is_file() {
         let mut reader = from.open(src)?;
-        let permissions = reader.metadata()?.permissions();
+        let opened = reader.metadata()?;
+        if executable(&opened) && !was_executable {
+            return Err(changed());
+        }
+        let permissions = opened.permissions();
         let mut writer = to.create(dst, how, 0o600)?;
         io::copy(&mut reader, &mut writer)?;
         writer.set_permissions(permissions)?;
@@ -869,7 +990,7 @@ fn glob(
     skip_ignored: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<Found> {
-    let (_, root) = resolve(ctx, path)?;
+    let (ws, root) = resolve(ctx, path)?;
     let pattern = NamePattern::new(name_pattern)?;
     let mut matches = Vec::new();
     let mut truncated = None;
@@ -877,6 +998,9 @@ fn glob(
         ctx.check_cancelled()
             .map_err(|c| format!("cancelled: {}", c.reason))?;
         let Ok(entry) = entry else { continue };
+        if entry.path_is_symlink() {
+            ws.note_link(entry.path());
+        }
         let Ok(relative) = entry.path().strip_prefix(&root) else {
             continue;
         };
@@ -930,7 +1054,10 @@ fn grep(
     skip_ignored: bool,
     #[tool(context)] ctx: &Ctx,
 ) -> Outcome<Found> {
-    let (ws, root) = resolve(ctx, path)?;
+    let given = path;
+    let (ws, root) = resolve(ctx, given)?;
+    // Files are judged under the names given too (`.env` a link to `env/production`).
+    let named_root = ws.lexical(given);
     let names = NamePattern::new(file_pattern)?;
     let text = if regex {
         pattern.to_owned()
@@ -947,13 +1074,22 @@ fn grep(
     let mut matches = Vec::new();
     let mut truncated = None;
     let mut skipped = Vec::new();
-    'files: for entry in walk(&root, skip_ignored) {
+    // The whole walk first: a link with a credential file's name anywhere in it guards the
+    // file it leads to, which the walk may reach before the link.
+    let mut files = Vec::new();
+    for entry in walk(&root, skip_ignored) {
         ctx.check_cancelled()
             .map_err(|c| format!("cancelled: {}", c.reason))?;
         let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+        if entry.path_is_symlink() {
+            ws.note_link(entry.path());
+        } else if entry.file_type().is_some_and(|t| t.is_file()) {
+            files.push(entry);
         }
+    }
+    'files: for entry in files {
+        ctx.check_cancelled()
+            .map_err(|c| format!("cancelled: {}", c.reason))?;
         let relative = match entry.path().strip_prefix(&root) {
             Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
             // The root is the file itself.
@@ -963,7 +1099,17 @@ fn grep(
             continue;
         }
         let shown = relative.to_string_lossy().into_owned();
-        if ws.sensitive(entry.path()).is_some() {
+        // Under the name given only when a link on the way makes it another.
+        let named = (named_root != root).then(|| {
+            if entry.path() == root {
+                named_root.clone()
+            } else {
+                named_root.join(&relative)
+            }
+        });
+        if ws.credential(entry.path()).is_some()
+            || named.is_some_and(|named| ws.sensitive(&named).is_some())
+        {
             skipped.push(shown);
             continue;
         }

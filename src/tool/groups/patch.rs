@@ -64,8 +64,11 @@ fn apply_patch(
             .parent_of(&path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let name = name.to_os_string();
-        // A patch's context must match the file: a credential file would be read through it.
-        ws.permit_read(&path).map_err(|e| e.to_string())?;
+        // A patch's context must match the file: a credential file would be read through it,
+        // under the name the patch gives (`.env`, a link to `env/production`) or its own.
+        let given = Path::new(directory).join(&file.path);
+        ws.permit_read_named(&given.to_string_lossy(), &path)
+            .map_err(|e| e.to_string())?;
         let old = read_text(&dir, &name, &path)?;
         let new = apply(&old, file).map_err(|why| format!("{}: {why}", file.path))?;
         planned.push(Planned {

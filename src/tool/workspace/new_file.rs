@@ -23,6 +23,11 @@
 //!   ([`EXTENSIONLESS_TOOL_NAMES`]: `Makefile`, `Dockerfile`, `Justfile`, `Tiltfile`, any
 //!   `*file`, `BUILD`, `PKGBUILD`), since fixtures and non-executable scripts have none.
 //!
+//! Every name is judged as a Windows file system creates it, without trailing spaces and dots
+//! (`Makefile ` is `Makefile` there); a listed module a tool imports by name counts in its
+//! package form too (`tasks/__init__.py`), and a listed script in its directory form
+//! (`gulpfile.js/index.js`).
+//!
 //! At the top of a project (the workspace root, a repository's top level, a directory holding
 //! a manifest) tools look up far more names than any list holds (`gulpfile.js`,
 //! `gatsby-node.js`, `knip.ts`, `renovate.json`…), so there only documents, text, images and
@@ -144,6 +149,21 @@ pub const CONFIG_NAMES: &[&str] = &[
     "skaffold.yml",
     "skaffold.yaml",
     "conf.py",
+    // Build scripts their tools run by name below a project's top: MakeMaker's `perl
+    // Makefile.PL` runs every subdirectory's `Makefile.PL` (Module::Build's `Build.PL` too);
+    // SCons imports `site_scons/site_init.py` at every run; Dart and Flutter run
+    // `hook/build.dart`; Julia's `Pkg.build` runs `deps/build.jl`; tup parses every
+    // `Tupfile.lua`; `swift build` compiles and runs `Package.swift`.
+    "makefile.pl",
+    "build.pl",
+    "site_init.py",
+    "build.dart",
+    "build.jl",
+    "tupfile.lua",
+    "package.swift",
+    // Clojure's runtime loads `user.clj` from the classpath's root at every start.
+    "user.clj",
+    "user.cljc",
     // pip installs what these name (a URL's package runs its own setup code).
     "requirements.txt",
     "constraints.txt",
@@ -158,6 +178,10 @@ pub const CONFIG_NAMES: &[&str] = &[
     "warp.md",
     "conventions.md",
     "copilot-instructions.md",
+    "replit.md",
+    "iflow.md",
+    "codebuddy.md",
+    "qoder.md",
 ];
 
 /// Python's standard-library modules (Python 3.11's `sys.stdlib_module_names`, without the
@@ -274,7 +298,71 @@ pub const EXTENSIONLESS_TOOL_NAMES: &[&str] = &[
     "kconfig",
     "gradlew",
     "mvnw",
+    // Debian packaging: `debian/rules` is the build, and debhelper installs the maintainer
+    // scripts (`postinst`, `preinst`, `prerm`, `postrm`) into the package, run as root at
+    // its install. (debconf's `config` is left free: `config` is too common a name.)
     "rules",
+    "postinst",
+    "preinst",
+    "prerm",
+    "postrm",
+    // dune runs the rules of every directory's `dune` file at `dune build`.
+    "dune",
+    // `R CMD INSTALL` hands `src/Makevars` to make; repo2docker (Binder) runs
+    // `binder/postBuild` while it builds the image.
+    "makevars",
+    "postbuild",
+];
+
+/// Python's private standard-library modules written in Python, which [`PYTHON_STDLIB`]
+/// leaves out but Python imports from the path as any other: `from __future__ import …` is
+/// a real import at run time, and `datetime.strptime` imports `_strptime` on first use.
+/// (Built-in and frozen modules are found before the path and cannot be shadowed.)
+#[rustfmt::skip]
+pub const PYTHON_PRIVATE_STDLIB: &[&str] = &[
+    "__future__", "__hello__", "__phello__", "_aix_support", "_bootsubprocess",
+    "_collections_abc", "_colorize", "_compat_pickle", "_compression", "_markupbase",
+    "_opcode_metadata", "_osx_support", "_py_abc", "_pydatetime", "_pydecimal", "_pyio",
+    "_pylong", "_pyrepl", "_sitebuiltins", "_strptime", "_threading_local", "_weakrefset",
+];
+
+/// Perl's core modules and pragmas most scripts load (`use strict`): `prove -l`, `perl -Ilib`
+/// and `carton exec` put `lib/` first on `@INC`, so a `lib/strict.pm` is loaded in their
+/// place. Module names, `::`-separated.
+#[rustfmt::skip]
+pub const PERL_CORE: &[&str] = &[
+    "strict", "warnings", "utf8", "constant", "vars", "parent", "base", "lib", "feature",
+    "integer", "overload", "bytes", "open", "locale", "subs", "sort", "if", "autodie", "bigint",
+    "bignum", "diagnostics", "encoding", "fields", "mro", "re", "version", "experimental",
+    "Carp", "Exporter", "POSIX", "Cwd", "Encode", "Errno", "Fcntl", "FindBin", "IO",
+    "Storable", "Socket", "Symbol", "Time::Local", "Time::HiRes", "Data::Dumper",
+    "Scalar::Util", "List::Util", "File::Spec", "File::Basename", "File::Path", "File::Temp",
+    "File::Find", "File::Copy", "Getopt::Long", "Test::More", "Test::Builder", "IO::Handle",
+    "IO::File", "JSON::PP", "Digest::MD5", "MIME::Base64", "Term::ANSIColor", "Text::Wrap",
+];
+
+/// Ruby's standard libraries most code requires (`require 'json'`): `ruby -Ilib`, Rake's
+/// test task and Bundler put `lib/` first on the load path, so a `lib/json.rb` is loaded in
+/// their place. Paths below `lib`, without `.rb`.
+#[rustfmt::skip]
+pub const RUBY_STDLIB: &[&str] = &[
+    "json", "set", "yaml", "psych", "fileutils", "open3", "open-uri", "net/http", "uri",
+    "time", "date", "securerandom", "digest", "tempfile", "tmpdir", "pathname", "optparse",
+    "erb", "logger", "csv", "shellwords", "socket", "openssl", "base64", "benchmark",
+    "forwardable", "ostruct", "pp", "singleton", "stringio", "strscan", "timeout", "english",
+    "etc", "find", "io/console", "monitor", "observer", "open-uri", "ripper", "zlib", "bundler",
+    "rubygems", "rake", "minitest", "test/unit", "rspec", "bigdecimal", "delegate", "prettyprint",
+];
+
+/// Directories of a home directory where the desktop keeps programs' configuration and
+/// start-up items outside every dot-directory (a workspace that is the home directory):
+/// Windows' `AppData` (its Startup folder opens every file at login), macOS's
+/// `Library/Application Support`, `LaunchAgents` and `LaunchDaemons`.
+pub const DESKTOP_CONFIG_DIRS: &[&str] = &[
+    "appdata",
+    "application support",
+    "launchagents",
+    "launchdaemons",
 ];
 
 /// Extensions (lower case, after the last `.`) of files known to be source, text or data: a
@@ -388,14 +476,14 @@ pub fn why_by_name(below: &Path) -> Option<String> {
         })
         .collect();
     let (name, dirs) = parts.split_last()?;
-    let name = name.to_string_lossy().to_lowercase();
+    let name = as_created(&name.to_string_lossy().to_lowercase()).to_owned();
     if name.starts_with('.') {
         return Some(format!(
             "{name} is a dotfile, where programs look for their configuration"
         ));
     }
     for dir in dirs {
-        let dir = dir.to_string_lossy().to_lowercase();
+        let dir = as_created(&dir.to_string_lossy().to_lowercase()).to_owned();
         if dir.starts_with('.') {
             return Some(format!(
                 "inside {dir}, a dot-directory, where programs look for their configuration"
@@ -404,6 +492,12 @@ pub fn why_by_name(below: &Path) -> Option<String> {
         if CODE_DIRS.contains(&dir.as_str()) || is_package_metadata(&dir) {
             return Some(format!(
                 "inside {dir}, where code is loaded without being asked for"
+            ));
+        }
+        if DESKTOP_CONFIG_DIRS.contains(&dir.as_str()) {
+            return Some(format!(
+                "inside {dir}, where the desktop keeps programs' configuration and start-up \
+                 items"
             ));
         }
     }
@@ -425,9 +519,21 @@ pub fn why_by_name(below: &Path) -> Option<String> {
              run beside it"
         ));
     }
+    if let Some(module) = shadowed_in_lib(&name, dirs) {
+        return Some(format!(
+            "{name} would be loaded in place of the core module {module} by scripts and tests \
+             run with lib/ on the path (prove -l, perl -Ilib, ruby -Ilib)"
+        ));
+    }
     if is_config_name(&name) {
         return Some(format!(
             "{name} is read by a tool as configuration or code it runs"
+        ));
+    }
+    if let Some(dir) = configuration_by_directory(&name, dirs.last()) {
+        return Some(format!(
+            "{name} in a directory {dir} is loaded as {dir} is, as configuration or code a \
+             tool runs"
         ));
     }
     if !free_kind(&name) {
@@ -436,6 +542,37 @@ pub fn why_by_name(below: &Path) -> Option<String> {
         ));
     }
     None
+}
+
+/// `name` as a Windows file system creates it: without an NTFS stream (`Makefile::$DATA`
+/// is the file `Makefile`; a named stream `x:s` belongs to `x`) and without trailing spaces
+/// and dots (`Makefile ` is `Makefile` there). A name of nothing but those is kept as it is.
+pub fn as_created(name: &str) -> &str {
+    let file = name.split(':').next().unwrap_or(name);
+    match file.trim_end_matches([' ', '.']) {
+        "" => name,
+        trimmed => trimmed,
+    }
+}
+
+/// Python modules of [`CONFIG_NAMES`] that their tools import by module name, so that a
+/// package of that name (`tasks/__init__.py`) is loaded as the listed file would be: Python
+/// imports `sitecustomize` and `usercustomize` from the path at every start, Invoke imports
+/// `tasks`, Fabric `fabfile`. (pytest, pip, Sphinx, nox and doit load their files by path.)
+const IMPORTED_BY_NAME: &[&str] = &["sitecustomize", "usercustomize", "tasks", "fabfile"];
+
+/// The directory (lower case) through which `name` is loaded as a listed configuration or
+/// script: the package form of a module its tool imports by name ([`IMPORTED_BY_NAME`]), or
+/// the `index.*` of a directory named as a configuration file with an extension (gulp and
+/// Node load a directory `gulpfile.js` through its `index.js`). Other files in such a
+/// directory run only when its entry point imports them.
+fn configuration_by_directory(name: &str, dir: Option<&&OsStr>) -> Option<String> {
+    let dir = as_created(&dir?.to_string_lossy().to_lowercase()).to_owned();
+    let entry = match name {
+        "__init__.py" => IMPORTED_BY_NAME.contains(&dir.as_str()),
+        _ => split_name(name).0 == "index" && split_name(&dir).1.is_some() && is_config_name(&dir),
+    };
+    entry.then_some(dir)
 }
 
 /// True for an installed Python distribution's metadata directory (`x.dist-info`,
@@ -481,8 +618,37 @@ fn shadowed_module(name: &str, dir: Option<&&OsStr>) -> Option<String> {
     };
     PYTHON_STDLIB
         .iter()
+        .chain(PYTHON_PRIVATE_STDLIB)
         .find(|m| m.eq_ignore_ascii_case(&stem))
         .map(|m| (*m).to_owned())
+}
+
+/// The Perl or Ruby core module a new `name` (lower case) in `dirs` would be loaded in place
+/// of: a `.pm` or `.rb` below a `lib` directory whose path below it is the module's
+/// ([`PERL_CORE`], [`RUBY_STDLIB`]).
+fn shadowed_in_lib(name: &str, dirs: &[&OsStr]) -> Option<String> {
+    let lib = dirs
+        .iter()
+        .rposition(|d| as_created(&d.to_string_lossy().to_lowercase()) == "lib")?;
+    let mut parts: Vec<String> = dirs[lib + 1..]
+        .iter()
+        .map(|d| as_created(&d.to_string_lossy().to_lowercase()).to_owned())
+        .collect();
+    if let Some(stem) = name.strip_suffix(".pm") {
+        parts.push(stem.to_owned());
+        let module = parts.join("::");
+        PERL_CORE
+            .iter()
+            .find(|m| m.eq_ignore_ascii_case(&module))
+            .map(|m| (*m).to_owned())
+    } else {
+        parts.push(name.strip_suffix(".rb")?.to_owned());
+        let module = parts.join("/");
+        RUBY_STDLIB
+            .iter()
+            .find(|m| m.eq_ignore_ascii_case(&module))
+            .map(|m| (*m).to_owned())
+    }
 }
 
 /// True when `name` (lower case) is a tool's configuration, build file or manifest.
@@ -618,6 +784,64 @@ mod tests {
             ("tests/snapshots/x.snap", false),
             ("docs/LICENSE", false),
             ("docs/diagram.svg", false),
+            // Windows drops trailing spaces and dots: judged as it names the file.
+            ("ci/Jenkinsfile ", true),
+            ("pkg/BUILD. ", true),
+            ("node_modules /x.js", true),
+            ("src/lib.rs ", false),
+            // Packaging scripts and build files without an extension.
+            ("debian/postinst", true),
+            ("debian/prerm", true),
+            // debconf's script is left free: `config` is too common a name (a limit).
+            ("debian/config", false),
+            ("src/dune", true),
+            ("tests/fixtures/dunes", false),
+            // A listed module or script in its directory form.
+            ("tasks/__init__.py", true),
+            ("src/sitecustomize/__init__.py", true),
+            ("gulpfile.js/index.js", true),
+            ("tasks/deploy.py", false),
+            ("roles/web/tasks/main.yml", false),
+            ("src/tasksx/__init__.py", false),
+            ("conf/__init__.py", false),
+            ("web/index.js", false),
+            ("pkgs/a/src/index.js", false),
+            ("sub/config", false),
+            // NTFS streams name the file they belong to.
+            ("sub/Makefile::$DATA", true),
+            ("pkg/BUILD:x", true),
+            ("src/a.rs::$DATA", false),
+            // Build scripts run by name, start-up files, more agents' instructions.
+            ("Red/Makefile.PL", true),
+            ("site_scons/site_init.py", true),
+            ("hook/build.dart", true),
+            ("deps/build.jl", true),
+            ("src/Makevars", true),
+            ("src/Tupfile.lua", true),
+            ("binder/postBuild", true),
+            ("Packages/Red/Package.swift", true),
+            ("src/user.clj", true),
+            ("src/users.clj", false),
+            ("src/CODEBUDDY.md", true),
+            // Core modules shadowed from lib/, Python's private ones.
+            ("scripts/__future__.py", true),
+            ("scripts/_strptime.py", true),
+            ("scripts/_mine.py", false),
+            ("lib/strict.pm", true),
+            ("lib/Data/Dumper.pm", true),
+            ("lib/Red/Dumper.pm", false),
+            ("lib/json.rb", true),
+            ("lib/net/http.rb", true),
+            ("lib/red/json.rb", false),
+            ("src/json.rb", false),
+            // Desktop configuration places of a home directory.
+            ("AppData/Roaming/x/update.js", true),
+            (
+                "Library/Application Support/Claude/claude_desktop_config.json",
+                true,
+            ),
+            ("Library/LaunchAgents/x.plist", true),
+            ("library/red.py", false),
         ];
         let wrong: Vec<String> = rows
             .iter()

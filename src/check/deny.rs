@@ -1134,6 +1134,14 @@ const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("mongo", &["--eval"]),
     // `wrangler d1 execute DB --command SQL` (Cloudflare D1 is SQLite).
     ("wrangler", &["--command"]),
+    // `cockroach sql -e SQL` (CockroachDB speaks PostgreSQL's SQL).
+    ("cockroach", &["-e", "--execute"]),
+    // SQL Server's `sqlcmd -Q SQL` (runs and exits) and `-q SQL`.
+    ("sqlcmd", &["-Q", "-q"]),
+    // Cassandra's `cqlsh -e CQL`.
+    ("cqlsh", &["-e", "--execute"]),
+    // `usql URL -c SQL`, a client for many databases.
+    ("usql", &["-c", "--command"]),
 ];
 
 /// Short options of each client that take no value, which may come bundled before its SQL
@@ -1185,6 +1193,9 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     };
     let js = matches!(client, "mongosh" | "mongo");
     let mysql = matches!(client, "mysql" | "mariadb");
+    if in_memory_sqlite(client, words, &texts) {
+        return false;
+    }
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1194,6 +1205,33 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
+}
+
+/// Whether `words` run sqlite3 on the in-memory database (`sqlite3 :memory: 'drop table if
+/// exists t'`), which holds nothing when the command starts and is gone when it ends, and no
+/// text opens or attaches a database file (`ATTACH`, `.open`, `.restore`, `.read`, `.import`).
+fn in_memory_sqlite(client: &str, words: &[Word], texts: &[String]) -> bool {
+    if !matches!(client, "sqlite3" | "sqlite") {
+        return false;
+    }
+    let Some(k) = client_at(words) else {
+        return false;
+    };
+    // The database is the first operand; no option (`-init`, `-cmd`, …) may come before it.
+    let memory = words
+        .get(k + 1)
+        .and_then(|w| w.static_text())
+        .is_some_and(|t| t == ":memory:");
+    let opens = texts.iter().any(|t| {
+        let t = t.to_ascii_lowercase();
+        [
+            "attach", ".open", ".restore", ".read", ".import", ".clone", ".backup", ".save",
+            "vacuum",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
+    });
+    memory && !opens && words.len() == k + 3
 }
 
 /// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and
@@ -1208,6 +1246,13 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
         // `clickhouse client -q …`: the client is a subcommand of the one binary.
         match args.first().and_then(|w| w.static_text()) {
             Some("client") => args = &args[1..],
+            _ => return None,
+        }
+    }
+    if *client == "cockroach" {
+        // `cockroach sql -e …`: the SQL shell is the `sql` subcommand.
+        match args.first().and_then(|w| w.static_text()) {
+            Some("sql") => args = &args[1..],
             _ => return None,
         }
     }
@@ -1357,7 +1402,7 @@ fn client_at(words: &[Word]) -> Option<usize> {
     let first = words.first()?.static_text()?;
     if !matches!(
         &*program_name(first),
-        "docker" | "podman" | "kubectl" | "oc"
+        "docker" | "podman" | "kubectl" | "oc" | "docker-compose" | "podman-compose"
     ) {
         return None;
     }

@@ -1349,6 +1349,8 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
     out.extend(files);
     out.extend(feed::input_texts(cx, i));
+    out.extend(strip_tabs_heredocs(cx, i));
+    out.extend(written_input(cx, i));
     // psql keeps its variables from one `-c` to the next (`-c '\set x …' -c '\! :x'`): the
     // texts are also read as one, after the options' meta-commands.
     if *client == "psql" && (out.len() > 1 || !metas.is_empty()) {
@@ -1362,6 +1364,43 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
         out.push(joined);
     }
     Some((client, out))
+}
+
+/// What segment `i` reads through a `<` redirect from a file the line wrote before it
+/// (`echo 'drop table t;' > x.sql; mysql db < x.sql`; see [`feed::written_text`]).
+fn written_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return Vec::new();
+    };
+    seg.redirects
+        .iter()
+        .filter(|r| r.op == crate::segment::RedirectOp::Read && matches!(r.fd, None | Some(0)))
+        .filter_map(|r| r.target.as_ref()?.static_text())
+        .filter_map(|path| feed::written_text(cx, i, path))
+        .collect()
+}
+
+/// The bodies of the `<<-` heredocs segment `i` reads on fd 0, with the leading tabs bash strips
+/// from each line taken off (`psql db <<-EOF⏎<TAB>drop table t;⏎<TAB>EOF`). Where the body ends
+/// is a place tree-sitter-bash and bash may disagree (the line asks for it), but the text is
+/// read for a deny all the same.
+fn strip_tabs_heredocs(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return Vec::new();
+    };
+    seg.redirects
+        .iter()
+        .filter(|r| {
+            r.op == crate::segment::RedirectOp::HeredocStripTabs && matches!(r.fd, None | Some(0))
+        })
+        .filter_map(|r| super::wrap::heredoc_body(cx.src, r.span))
+        .map(|body| {
+            body.lines()
+                .map(|l| l.trim_start_matches('\t'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
 }
 
 /// psql's `-o FILE` / `--output=FILE` (`|CMD` pipes the output to a shell command) and

@@ -33,6 +33,7 @@ mod precision;
 mod properties;
 mod real_programs;
 mod red;
+mod redteam_deny_fixes_s9_sql;
 mod redteam_scan_fixes_s8;
 mod redteam_tools_a;
 mod redteam_tools_b;

@@ -1024,9 +1024,10 @@ fn restriction(part: &[Tok]) -> bool {
         // `EXISTS (SELECT 1)`, `EXISTS (SELECT 1 FROM t)`: a subquery with nothing that narrows
         // it has rows for every row, or for none.
         [Tok::Word(w), Tok::Open, inner @ ..] if w == "EXISTS" => {
-            return inner.iter().any(|t| {
-                matches!(t, Tok::Word(w) if matches!(w.as_str(), "WHERE" | "ON" | "USING" | "HAVING" | "LIMIT"))
-            });
+            const NARROWING: &[&str] = &["WHERE", "ON", "USING", "HAVING", "LIMIT"];
+            return inner
+                .iter()
+                .any(|t| matches!(t, Tok::Word(w) if NARROWING.contains(&w.as_str())));
         }
         [Tok::Word(c), Tok::Word(o), _] if c == "CURRENT" && o == "OF" => return true,
         _ => {}
@@ -1097,6 +1098,9 @@ fn holds_for_every_row(part: &[Tok]) -> bool {
             }
             _ => false,
         },
+        (Tok::Cmp(c), [Tok::Str(p)]) if c == "~" || c == "~*" => {
+            matches!(p.as_str(), "" | "^" | "$" | ".*" | "^.*" | ".*$" | "^.*$")
+        }
         _ => false,
     };
     if any_text {
@@ -1200,7 +1204,14 @@ fn columns(part: &[Tok]) -> usize {
             Tok::Name => count += 1,
             Tok::Word(w) => {
                 // `lower(…)`, and `E'…'`, `X'…'`: a function and a string's prefix.
-                let function = matches!(part.get(k + 1), Some(Tok::Open | Tok::Str(_)));
+                // A prefix is one letter or a MySQL character set (`_utf8'…'`): `data,'$.x'`
+                // is a column before a string (the comma is not a token).
+                let prefix = w.len() == 1 || w.starts_with('_');
+                let function = match part.get(k + 1) {
+                    Some(Tok::Open) => true,
+                    Some(Tok::Str(_)) => prefix,
+                    _ => false,
+                };
                 let number = w.starts_with(|c: char| c.is_ascii_digit());
                 if !function && !number && !NOT_COLUMNS.contains(&w.as_str()) {
                     count += 1;
@@ -1506,6 +1517,29 @@ fn tokens(text: &str) -> Vec<Tok> {
                 out.push(Tok::Cmp("<>".into()));
             }
             ('<' | '>', _) => out.push(Tok::Cmp(c.to_string())),
+            // PostgreSQL's regular expression matches: `~`, `~*`, `!~`, `!~*`.
+            ('~', _) | ('!', Some('~')) => {
+                let mut op = c.to_string();
+                if c == '!' {
+                    chars.next();
+                    op.push('~');
+                }
+                if chars.next_if(|&(_, n)| n == '*').is_some() {
+                    op.push('*');
+                }
+                out.push(Tok::Cmp(op));
+            }
+            // A bound parameter (`:id`, `@id`, psql's `:id` variable) is a value, as a string
+            // is; not the second `:` of a cast (`x::int`).
+            (':' | '@', Some(n))
+                if (n.is_alphanumeric() || n == '_') && !text[..at].ends_with(':') =>
+            {
+                while chars
+                    .next_if(|&(_, n)| n.is_alphanumeric() || n == '_')
+                    .is_some()
+                {}
+                out.push(Tok::Str(String::new()));
+            }
             // MySQL's `!`, `||` and `&&` are NOT, OR and AND (PostgreSQL's `||` joins strings:
             // reading it as OR only takes a restriction away).
             ('!', _) => out.push(Tok::Word("NOT".into())),

@@ -666,6 +666,8 @@ enum Tok {
     Str(String),
     /// A quoted identifier (`"…"`, `` `…` ``): a name, never a keyword.
     Name,
+    /// A bound parameter or variable (`:id`, `@id`): a value.
+    Param,
     Open,
     Close,
     Semi,
@@ -695,6 +697,7 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
                 Tok::Word(w) => STARTERS.contains(&w.as_str()),
                 Tok::Str(_)
                 | Tok::Name
+                | Tok::Param
                 | Tok::Semi
                 | Tok::Eq
                 | Tok::Cmp(_)
@@ -754,6 +757,27 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
 /// table.
 const DROPPED_STORES: &[&str] = &["DATABASE", "SCHEMA", "TABLE", "KEYSPACE"];
 
+/// The table a `DELETE` or `UPDATE` whose tokens follow writes (`FROM t`, `OR REPLACE t`).
+fn target(after: &[Tok]) -> Option<&str> {
+    const BEFORE: &[&str] = &[
+        "FROM",
+        "ONLY",
+        "OR",
+        "REPLACE",
+        "IGNORE",
+        "ABORT",
+        "FAIL",
+        "ROLLBACK",
+        "LOW_PRIORITY",
+        "QUICK",
+    ];
+    after.iter().find_map(|t| match t {
+        Tok::Word(w) if BEFORE.contains(&w.as_str()) => None,
+        Tok::Word(w) => Some(Some(w.as_str())),
+        _ => Some(None),
+    })?
+}
+
 /// Whether a `WHERE` at the level of the `DELETE` whose tokens follow comes before that level
 /// closes (`(DELETE FROM t RETURNING *) SELECT … WHERE …` has none of its own), with a
 /// condition that is proven not to hold for every row (see [`restricts`]).
@@ -766,7 +790,7 @@ fn where_follows(after: &[Tok]) -> bool {
             Tok::Close => level -= 1,
             Tok::Word(w) if level == 0 && w == "WHERE" => {
                 let cond = &after[k + 1..];
-                return restricts(&cond[..condition_end(cond)]);
+                return restricts(&cond[..condition_end(cond)], target(after));
             }
             _ => {}
         }
@@ -895,7 +919,7 @@ const COMPARISONS: &[&str] = &[
 ///
 /// Two `OR` branches that compare the same thing with the same value in opposite ways
 /// (`name <> '' OR name = ''`, `x IS NULL OR x IS NOT NULL`) hold for every row together.
-fn restricts(cond: &[Tok]) -> bool {
+fn restricts(cond: &[Tok], table: Option<&str>) -> bool {
     let branches = split_top(cond, &["OR", "XOR"]);
     let complementary = branches.iter().enumerate().any(|(a, x)| {
         branches[a + 1..]
@@ -904,9 +928,11 @@ fn restricts(cond: &[Tok]) -> bool {
     });
     !cond.is_empty()
         && !complementary
-        && branches
-            .iter()
-            .all(|branch| split_top(branch, &["AND"]).iter().any(|c| restriction(c)))
+        && branches.iter().all(|branch| {
+            split_top(branch, &["AND"])
+                .iter()
+                .any(|c| restriction(c, table))
+        })
 }
 
 /// The comparison that holds exactly where `part` (a plain `A op B` or `A IS [NOT] NULL`) does
@@ -989,7 +1015,7 @@ fn plain_side(side: &[Tok]) -> &[Tok] {
 }
 
 /// One `AND` part of a condition; see [`restricts`].
-fn restriction(part: &[Tok]) -> bool {
+fn restriction(part: &[Tok], table: Option<&str>) -> bool {
     let mut part = part;
     let mut negated = false;
     while let [Tok::Word(w), rest @ ..] = part
@@ -1007,14 +1033,14 @@ fn restriction(part: &[Tok]) -> bool {
         }
         return match constant(inner) {
             Some(v) => v == negated,
-            None => restricts(inner),
+            None => restricts(inner, table),
         };
     }
     if let Some(v) = constant(part) {
         // A condition that is false for every row deletes nothing.
         return v == negated;
     }
-    if holds_for_every_row(part) {
+    if holds_for_every_row(part, table) {
         return false;
     }
     if negated && holds_for_no_row(part) {
@@ -1053,8 +1079,8 @@ const ROW_IDS: &[&str] = &["ROWID", "_ROWID_", "OID", "ID"];
 /// the column compared with itself (`id = id`, `t.a >= t.a`), a pattern that matches any text
 /// (`name LIKE '%'`, `GLOB '*'`, `REGEXP '.*'`), or a row identifier against a bound every
 /// identifier passes (`rowid > 0`, `id >= 1`, `id IS NOT NULL`).
-fn holds_for_every_row(part: &[Tok]) -> bool {
-    if every_row_set(part) {
+fn holds_for_every_row(part: &[Tok], table: Option<&str>) -> bool {
+    if every_row_set(part, table) {
         return true;
     }
     let Some(op) = part.iter().position(|t| match t {
@@ -1130,7 +1156,7 @@ fn holds_for_every_row(part: &[Tok]) -> bool {
 /// A membership or range test that every row passes: `id IN (id)`, `id IN (SELECT id FROM t)`,
 /// `id NOT IN ()` (SQLite takes the empty list), `id BETWEEN id AND id`, a lone row identifier
 /// (`WHERE rowid`: never 0 where a database numbers the rows).
-fn every_row_set(part: &[Tok]) -> bool {
+fn every_row_set(part: &[Tok], table: Option<&str>) -> bool {
     if let [Tok::Word(c)] | [Tok::Word(_) | Tok::Name, Tok::Dot, Tok::Word(c)] = part
         && ROW_IDS.contains(&c.as_str())
     {
@@ -1158,7 +1184,10 @@ fn every_row_set(part: &[Tok]) -> bool {
         [Tok::Open, Tok::Close] => not,
         [Tok::Open, inner @ .., Tok::Close] if !not && plain_side(inner) == lhs => true,
         [Tok::Open, Tok::Word(s), inner @ .., Tok::Close] if !not && s == "SELECT" => match inner {
-            [col @ .., Tok::Word(f), Tok::Word(_)] if f == "FROM" => col == lhs,
+            // Of the table the statement writes: every row's value is in it.
+            [col @ .., Tok::Word(f), Tok::Word(t)] if f == "FROM" => {
+                col == lhs && table == Some(t.as_str())
+            }
             _ => false,
         },
         _ => false,
@@ -1538,7 +1567,7 @@ fn tokens(text: &str) -> Vec<Tok> {
                     .next_if(|&(_, n)| n.is_alphanumeric() || n == '_')
                     .is_some()
                 {}
-                out.push(Tok::Str(String::new()));
+                out.push(Tok::Param);
             }
             // MySQL's `!`, `||` and `&&` are NOT, OR and AND (PostgreSQL's `||` joins strings:
             // reading it as OR only takes a restriction away).
@@ -1721,7 +1750,11 @@ mod tests {
                 false,
             ),
             ("GRANT SELECT, DELETE ON t TO u", false),
-            ("ALTER TABLE t DROP COLUMN c", false),
+            // The column's data is lost (red team s9); a constraint holds no data.
+            ("ALTER TABLE t DROP COLUMN c", true),
+            ("ALTER TABLE t DROP CONSTRAINT c", false),
+            ("UPDATE t SET a = 1", true),
+            ("UPDATE t SET a = 1 WHERE id = 2", false),
             ("SELECT 'DELETE FROM t' FROM t WHERE a = 1", false),
             ("SELECT $x$ DO $$ DROP TABLE t $$ $x$", false),
         ];

@@ -1159,6 +1159,14 @@ const SQL_CLIENTS: &[(&str, &[&str])] = &[
     ("mongo", &["--eval"]),
     // `wrangler d1 execute DB --command SQL` (Cloudflare D1 is SQLite).
     ("wrangler", &["--command"]),
+    // `cockroach sql -e SQL` (CockroachDB speaks PostgreSQL's SQL).
+    ("cockroach", &["-e", "--execute"]),
+    // SQL Server's `sqlcmd -Q SQL` (runs and exits) and `-q SQL`.
+    ("sqlcmd", &["-Q", "-q"]),
+    // Cassandra's `cqlsh -e CQL`.
+    ("cqlsh", &["-e", "--execute"]),
+    // `usql URL -c SQL`, a client for many databases.
+    ("usql", &["-c", "--command"]),
 ];
 
 /// Short options of each client that take no value, which may come bundled before its SQL
@@ -1210,6 +1218,9 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     };
     let js = matches!(client, "mongosh" | "mongo");
     let mysql = matches!(client, "mysql" | "mariadb");
+    if in_memory_sqlite(client, words, &texts) {
+        return false;
+    }
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
@@ -1219,6 +1230,33 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
             sql::destroys(t)
         }
     })
+}
+
+/// Whether `words` run sqlite3 on the in-memory database (`sqlite3 :memory: 'drop table if
+/// exists t'`), which holds nothing when the command starts and is gone when it ends, and no
+/// text opens or attaches a database file (`ATTACH`, `.open`, `.restore`, `.read`, `.import`).
+fn in_memory_sqlite(client: &str, words: &[Word], texts: &[String]) -> bool {
+    if !matches!(client, "sqlite3" | "sqlite") {
+        return false;
+    }
+    let Some(k) = client_at(words) else {
+        return false;
+    };
+    // The database is the first operand; no option (`-init`, `-cmd`, …) may come before it.
+    let memory = words
+        .get(k + 1)
+        .and_then(|w| w.static_text())
+        .is_some_and(|t| t == ":memory:");
+    let opens = texts.iter().any(|t| {
+        let t = t.to_ascii_lowercase();
+        [
+            "attach", ".open", ".restore", ".read", ".import", ".clone", ".backup", ".save",
+            "vacuum",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
+    });
+    memory && !opens && words.len() == k + 3
 }
 
 /// The database client among `words` (run directly, or by `docker exec` / `kubectl exec`) and
@@ -1233,6 +1271,13 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
         // `clickhouse client -q …`: the client is a subcommand of the one binary.
         match args.first().and_then(|w| w.static_text()) {
             Some("client") => args = &args[1..],
+            _ => return None,
+        }
+    }
+    if *client == "cockroach" {
+        // `cockroach sql -e …`: the SQL shell is the `sql` subcommand.
+        match args.first().and_then(|w| w.static_text()) {
+            Some("sql") => args = &args[1..],
             _ => return None,
         }
     }
@@ -1329,6 +1374,8 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut out: Vec<String> = texts.into_iter().map(str::to_string).collect();
     out.extend(files);
     out.extend(feed::input_texts(cx, i));
+    out.extend(strip_tabs_heredocs(cx, i));
+    out.extend(written_input(cx, i));
     // psql keeps its variables from one `-c` to the next (`-c '\set x …' -c '\! :x'`): the
     // texts are also read as one, after the options' meta-commands.
     if *client == "psql" && (out.len() > 1 || !metas.is_empty()) {
@@ -1342,6 +1389,43 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
         out.push(joined);
     }
     Some((client, out))
+}
+
+/// What segment `i` reads through a `<` redirect from a file the line wrote before it
+/// (`echo 'drop table t;' > x.sql; mysql db < x.sql`; see [`feed::written_text`]).
+fn written_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return Vec::new();
+    };
+    seg.redirects
+        .iter()
+        .filter(|r| r.op == crate::segment::RedirectOp::Read && matches!(r.fd, None | Some(0)))
+        .filter_map(|r| r.target.as_ref()?.static_text())
+        .filter_map(|path| feed::written_text(cx, i, path))
+        .collect()
+}
+
+/// The bodies of the `<<-` heredocs segment `i` reads on fd 0, with the leading tabs bash strips
+/// from each line taken off (`psql db <<-EOF⏎<TAB>drop table t;⏎<TAB>EOF`). Where the body ends
+/// is a place tree-sitter-bash and bash may disagree (the line asks for it), but the text is
+/// read for a deny all the same.
+fn strip_tabs_heredocs(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return Vec::new();
+    };
+    seg.redirects
+        .iter()
+        .filter(|r| {
+            r.op == crate::segment::RedirectOp::HeredocStripTabs && matches!(r.fd, None | Some(0))
+        })
+        .filter_map(|r| super::wrap::heredoc_body(cx.src, r.span))
+        .map(|body| {
+            body.lines()
+                .map(|l| l.trim_start_matches('\t'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
 }
 
 /// psql's `-o FILE` / `--output=FILE` (`|CMD` pipes the output to a shell command) and
@@ -1382,7 +1466,7 @@ fn client_at(words: &[Word]) -> Option<usize> {
     let first = words.first()?.static_text()?;
     if !matches!(
         &*program_name(first),
-        "docker" | "podman" | "kubectl" | "oc"
+        "docker" | "podman" | "kubectl" | "oc" | "docker-compose" | "podman-compose"
     ) {
         return None;
     }

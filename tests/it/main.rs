@@ -34,6 +34,7 @@ mod precision;
 mod properties;
 mod real_programs;
 mod red;
+mod redteam_deny_fixes_s9_sql;
 mod redteam_scan_fixes_s8;
 mod redteam_scan_fixes_s9;
 mod redteam_scan_fixes_s9_docker;

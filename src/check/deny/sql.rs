@@ -405,8 +405,9 @@ fn member_taken(code: &str, name: &str) -> bool {
     })
 }
 
-/// Whether `code` (strings and blanks removed) deletes documents with a filter not proven to
-/// leave some out (see [`filter_restricts`]): `deleteMany(F)` and `remove(F)` with no filter or
+/// Whether `code` (strings and blanks removed) deletes or rewrites documents with a filter not
+/// proven to leave some out (see [`filter_restricts`]): `deleteMany(F)`, `remove(F)` and
+/// `updateMany(F, …)` with no filter or
 /// a literal one, or a name the text binds to a literal one (`const f = {}`); a bulk write's
 /// `deleteMany: {filter: F}`; the `delete` command's `deletes: [{q: F, limit: 0}]`. A filter
 /// given any other way is not read (the command asks).
@@ -430,10 +431,13 @@ fn unrestricted_deletes(code: &str) -> bool {
         }
         _ => false,
     };
-    let calls = [".deleteMany(", ".remove("].iter().any(|m| {
-        code.match_indices(m)
-            .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])))
-    });
+    // `updateMany({}, {$unset: …})` rewrites every document as surely.
+    let calls = [".deleteMany(", ".remove(", ".updateMany("]
+        .iter()
+        .any(|m| {
+            code.match_indices(m)
+                .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])))
+        });
     let bulk = code
         .match_indices("deleteMany:{filter:")
         .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])));
@@ -662,6 +666,8 @@ enum Tok {
     Str(String),
     /// A quoted identifier (`"…"`, `` `…` ``): a name, never a keyword.
     Name,
+    /// A bound parameter or variable (`:id`, `@id`): a value.
+    Param,
     Open,
     Close,
     Semi,
@@ -672,7 +678,7 @@ enum Tok {
     /// A `.` (between a table and a column name).
     Dot,
     /// An arithmetic operator: `+`, `-`, `*`, `/`, `%`, `^`.
-    Arith,
+    Arith(char),
     /// A backslash meta-command (psql, mysql): the text after the backslash to the end of its
     /// line. The tokens after it are read on as SQL (`\x \\ DROP TABLE t` drops), except after
     /// `\!`, whose whole line is the command.
@@ -691,11 +697,12 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
                 Tok::Word(w) => STARTERS.contains(&w.as_str()),
                 Tok::Str(_)
                 | Tok::Name
+                | Tok::Param
                 | Tok::Semi
                 | Tok::Eq
                 | Tok::Cmp(_)
                 | Tok::Dot
-                | Tok::Arith => false,
+                | Tok::Arith(_) => false,
             }
     };
     // The strings after `DO` (its body) and `EXECUTE` / `PREPARE … FROM` (dynamic SQL) are SQL.
@@ -704,6 +711,16 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
             .iter()
             .any(|t| matches!(t, Tok::Str(body) if destroys_at(body, depth + 1)))
     };
+    // `ALTER TABLE t DROP COLUMN c` loses the column's data; ClickHouse's `ALTER TABLE t
+    // DELETE|UPDATE … WHERE …` is a mutation of the rows its condition holds for.
+    let alter = matches!(s.first(), Some(Tok::Word(w)) if w == "ALTER");
+    let word_at = |k: usize, words: &[&str]| match s.get(k) {
+        Some(Tok::Word(n)) => words.contains(&n.as_str()),
+        _ => false,
+    };
+    let cascade = s
+        .iter()
+        .any(|t| matches!(t, Tok::Word(w) if w == "CASCADE"));
     for (k, t) in s.iter().enumerate() {
         let Tok::Word(w) = t else {
             continue;
@@ -712,13 +729,21 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
             "DO" => starts(k) && strings_destroy(k),
             "EXECUTE" | "PREPARE" => strings_destroy(k),
             "TRUNCATE" => starts(k),
+            "DROP" if alter => word_at(k + 1, &["COLUMN"]),
             "DROP" => {
-                starts(k)
-                    && s[k + 1..].iter().take(2).any(|n| {
-                        matches!(n, Tok::Word(n) if matches!(n.as_str(), "DATABASE" | "SCHEMA" | "TABLE"))
-                    })
+                // `DROP OWNED BY role` drops every object the role owns; `DROP TYPE e CASCADE`
+                // drops every column of that type.
+                let store = (k + 1..k + 3).any(|n| word_at(n, DROPPED_STORES));
+                let owned = word_at(k + 1, &["OWNED"]) && word_at(k + 2, &["BY"]);
+                let dependents = cascade && word_at(k + 1, &["TYPE", "DOMAIN", "EXTENSION"]);
+                starts(k) && (store || owned || dependents)
             }
-            "DELETE" => starts(k) && !where_follows(&s[k + 1..]),
+            // An `UPDATE` without a narrowing `WHERE` overwrites every row, like a `DELETE`.
+            "DELETE" | "UPDATE" => {
+                // Not the `ON DELETE CASCADE` of a foreign key an `ALTER TABLE` adds.
+                let action = k > 0 && word_at(k - 1, &["ON"]);
+                (starts(k) || (alter && !action)) && !where_follows(&s[k + 1..])
+            }
             _ => false,
         };
         if hit {
@@ -726,6 +751,31 @@ fn statement_destroys(s: &[Tok], depth: usize) -> bool {
         }
     }
     false
+}
+
+/// The objects whose `DROP` loses stored data: a database (`KEYSPACE` in Cassandra), a schema, a
+/// table.
+const DROPPED_STORES: &[&str] = &["DATABASE", "SCHEMA", "TABLE", "KEYSPACE"];
+
+/// The table a `DELETE` or `UPDATE` whose tokens follow writes (`FROM t`, `OR REPLACE t`).
+fn target(after: &[Tok]) -> Option<&str> {
+    const BEFORE: &[&str] = &[
+        "FROM",
+        "ONLY",
+        "OR",
+        "REPLACE",
+        "IGNORE",
+        "ABORT",
+        "FAIL",
+        "ROLLBACK",
+        "LOW_PRIORITY",
+        "QUICK",
+    ];
+    after.iter().find_map(|t| match t {
+        Tok::Word(w) if BEFORE.contains(&w.as_str()) => None,
+        Tok::Word(w) => Some(Some(w.as_str())),
+        _ => Some(None),
+    })?
 }
 
 /// Whether a `WHERE` at the level of the `DELETE` whose tokens follow comes before that level
@@ -740,7 +790,7 @@ fn where_follows(after: &[Tok]) -> bool {
             Tok::Close => level -= 1,
             Tok::Word(w) if level == 0 && w == "WHERE" => {
                 let cond = &after[k + 1..];
-                return restricts(&cond[..condition_end(cond)]);
+                return restricts(&cond[..condition_end(cond)], target(after));
             }
             _ => {}
         }
@@ -768,14 +818,18 @@ fn condition_end(cond: &[Tok]) -> usize {
 }
 
 /// `cond` split at the words `sep` (`OR`, `AND`) outside parentheses.
+/// The `AND` of `x BETWEEN a AND b` belongs to the `BETWEEN`.
 fn split_top<'t>(cond: &'t [Tok], sep: &[&str]) -> Vec<&'t [Tok]> {
     let mut out = Vec::new();
     let mut level = 0usize;
     let mut from = 0;
+    let mut between = false;
     for (k, t) in cond.iter().enumerate() {
         match t {
             Tok::Open => level += 1,
             Tok::Close => level = level.saturating_sub(1),
+            Tok::Word(w) if level == 0 && w == "BETWEEN" => between = true,
+            Tok::Word(w) if level == 0 && w == "AND" && between => between = false,
             Tok::Word(w) if level == 0 && sep.contains(&w.as_str()) => {
                 out.push(&cond[from..k]);
                 from = k + 1;
@@ -862,15 +916,106 @@ const COMPARISONS: &[&str] = &[
 /// `CURRENT OF cursor`, or a constant that is false (`1>1`). Anything else (`true`, `NOT
 /// false`, `2>1`, `id IS NOT NULL OR true`, an expression cmdguard does not evaluate) may hold
 /// for every row.
-fn restricts(cond: &[Tok]) -> bool {
-    !cond.is_empty()
-        && split_top(cond, &["OR", "XOR"])
+///
+/// Two `OR` branches that compare the same thing with the same value in opposite ways
+/// (`name <> '' OR name = ''`, `x IS NULL OR x IS NOT NULL`) hold for every row together.
+fn restricts(cond: &[Tok], table: Option<&str>) -> bool {
+    let branches = split_top(cond, &["OR", "XOR"]);
+    let complementary = branches.iter().enumerate().any(|(a, x)| {
+        branches[a + 1..]
             .iter()
-            .all(|branch| split_top(branch, &["AND"]).iter().any(|c| restriction(c)))
+            .any(|y| complement(x).is_some_and(|c| c == *y))
+    });
+    !cond.is_empty()
+        && !complementary
+        && branches.iter().all(|branch| {
+            split_top(branch, &["AND"])
+                .iter()
+                .any(|c| restriction(c, table))
+        })
+}
+
+/// The comparison that holds exactly where `part` (a plain `A op B` or `A IS [NOT] NULL`) does
+/// not, for rows where both sides have a value: `a = 1` → `a <> 1`, `a < 1` → `a >= 1`.
+fn complement(part: &[Tok]) -> Option<Vec<Tok>> {
+    let op = part
+        .iter()
+        .position(|t| matches!(t, Tok::Eq | Tok::Cmp(_)))
+        .filter(|&op| op > 0 && op + 1 < part.len());
+    if let Some(op) = op {
+        let opposite = match &part[op] {
+            Tok::Eq => "<>",
+            Tok::Cmp(c) => match c.as_str() {
+                "==" => "<>",
+                "<>" | "!=" => "=",
+                "<" => ">=",
+                ">=" => "<",
+                ">" => "<=",
+                "<=" => ">",
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let opposite = match opposite {
+            "=" => Tok::Eq,
+            c => Tok::Cmp(c.to_string()),
+        };
+        let mut out = part.to_vec();
+        out[op] = opposite;
+        return Some(out);
+    }
+    // `x IS NULL` and `x IS NOT NULL`.
+    let is = part
+        .iter()
+        .position(|t| matches!(t, Tok::Word(w) if w == "IS"))?;
+    let mut out = part[..=is].to_vec();
+    match &part[is + 1..] {
+        [Tok::Word(n)] if n == "NULL" => {
+            out.extend([Tok::Word("NOT".into()), Tok::Word("NULL".into())])
+        }
+        [Tok::Word(n), Tok::Word(v)] if n == "NOT" && v == "NULL" => {
+            out.push(Tok::Word("NULL".into()))
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// Whether a comparison holds for no row: a column compared with itself by `<>`, `!=`, `<`,
+/// `>` (`id <> id`), or `IS DISTINCT FROM` itself.
+fn holds_for_no_row(part: &[Tok]) -> bool {
+    let Some(op) = part.iter().position(|t| match t {
+        Tok::Cmp(_) => true,
+        Tok::Word(w) => w == "IS",
+        _ => false,
+    }) else {
+        return false;
+    };
+    let (lhs, rhs) = (plain_side(&part[..op]), &part[op + 1..]);
+    let rhs = match (&part[op], rhs) {
+        (Tok::Cmp(c), r) if matches!(c.as_str(), "<>" | "!=" | "<" | ">") => r,
+        (Tok::Word(_), [Tok::Word(d), Tok::Word(f), r @ ..]) if d == "DISTINCT" && f == "FROM" => r,
+        _ => return false,
+    };
+    !lhs.is_empty() && lhs == plain_side(rhs) && columns(lhs) > 0
+}
+
+/// One side of a comparison without what leaves its value as it is for comparing: a trailing
+/// `COLLATE name`, `+ 0`, `- 0`, `* 1`, `/ 1`.
+fn plain_side(side: &[Tok]) -> &[Tok] {
+    let mut side = side;
+    loop {
+        side = match side {
+            [rest @ .., Tok::Word(c), Tok::Word(_)] if c == "COLLATE" => rest,
+            [rest @ .., Tok::Arith('+' | '-'), Tok::Word(n)] if n == "0" => rest,
+            [rest @ .., Tok::Arith('*' | '/'), Tok::Word(n)] if n == "1" => rest,
+            _ => return side,
+        };
+    }
 }
 
 /// One `AND` part of a condition; see [`restricts`].
-fn restriction(part: &[Tok]) -> bool {
+fn restriction(part: &[Tok], table: Option<&str>) -> bool {
     let mut part = part;
     let mut negated = false;
     while let [Tok::Word(w), rest @ ..] = part
@@ -882,20 +1027,34 @@ fn restriction(part: &[Tok]) -> bool {
     if let [Tok::Open, inner @ .., Tok::Close] = part
         && balanced(inner)
     {
+        // `NOT (id <> id)`: the negation of a comparison no row passes holds for every row.
+        if negated && holds_for_no_row(inner) {
+            return false;
+        }
         return match constant(inner) {
             Some(v) => v == negated,
-            None => restricts(inner),
+            None => restricts(inner, table),
         };
     }
     if let Some(v) = constant(part) {
         // A condition that is false for every row deletes nothing.
         return v == negated;
     }
-    if holds_for_every_row(part) {
+    if holds_for_every_row(part, table) {
+        return false;
+    }
+    if negated && holds_for_no_row(part) {
         return false;
     }
     match part {
-        [Tok::Word(w), Tok::Open, ..] if w == "EXISTS" => return true,
+        // `EXISTS (SELECT 1)`, `EXISTS (SELECT 1 FROM t)`: a subquery with nothing that narrows
+        // it has rows for every row, or for none.
+        [Tok::Word(w), Tok::Open, inner @ ..] if w == "EXISTS" => {
+            const NARROWING: &[&str] = &["WHERE", "ON", "USING", "HAVING", "LIMIT"];
+            return inner
+                .iter()
+                .any(|t| matches!(t, Tok::Word(w) if NARROWING.contains(&w.as_str())));
+        }
         [Tok::Word(c), Tok::Word(o), _] if c == "CURRENT" && o == "OF" => return true,
         _ => {}
     }
@@ -920,7 +1079,10 @@ const ROW_IDS: &[&str] = &["ROWID", "_ROWID_", "OID", "ID"];
 /// the column compared with itself (`id = id`, `t.a >= t.a`), a pattern that matches any text
 /// (`name LIKE '%'`, `GLOB '*'`, `REGEXP '.*'`), or a row identifier against a bound every
 /// identifier passes (`rowid > 0`, `id >= 1`, `id IS NOT NULL`).
-fn holds_for_every_row(part: &[Tok]) -> bool {
+fn holds_for_every_row(part: &[Tok], table: Option<&str>) -> bool {
+    if every_row_set(part, table) {
+        return true;
+    }
     let Some(op) = part.iter().position(|t| match t {
         Tok::Eq | Tok::Cmp(_) => true,
         Tok::Word(w) => matches!(
@@ -931,14 +1093,26 @@ fn holds_for_every_row(part: &[Tok]) -> bool {
     }) else {
         return false;
     };
-    let (lhs, rhs) = (&part[..op], &part[op + 1..]);
+    let (lhs, rhs) = (plain_side(&part[..op]), plain_side(&part[op + 1..]));
     let reflexive = match &part[op] {
         Tok::Eq => true,
         Tok::Cmp(c) => matches!(c.as_str(), "==" | "<=" | ">="),
-        Tok::Word(w) => matches!(w.as_str(), "LIKE" | "ILIKE" | "GLOB"),
+        Tok::Word(w) => matches!(w.as_str(), "LIKE" | "ILIKE" | "GLOB" | "IS"),
         _ => false,
     };
-    if reflexive && !lhs.is_empty() && lhs == rhs && columns(lhs) > 0 {
+    let column = !lhs.is_empty() && columns(lhs) > 0;
+    if reflexive && column && lhs == rhs {
+        return true;
+    }
+    // `id IS NOT DISTINCT FROM id`.
+    if let (Tok::Word(w), [Tok::Word(n), Tok::Word(d), Tok::Word(f), r @ ..]) = (&part[op], rhs)
+        && w == "IS"
+        && n == "NOT"
+        && d == "DISTINCT"
+        && f == "FROM"
+        && column
+        && lhs == plain_side(r)
+    {
         return true;
     }
     let any_text = match (&part[op], rhs) {
@@ -950,6 +1124,9 @@ fn holds_for_every_row(part: &[Tok]) -> bool {
             }
             _ => false,
         },
+        (Tok::Cmp(c), [Tok::Str(p)]) if c == "~" || c == "~*" => {
+            matches!(p.as_str(), "" | "^" | "$" | ".*" | "^.*" | ".*$" | "^.*$")
+        }
         _ => false,
     };
     if any_text {
@@ -969,9 +1146,52 @@ fn holds_for_every_row(part: &[Tok]) -> bool {
         && match (&part[op], rhs) {
             (Tok::Cmp(c), [n]) if c == ">" => number(n).is_some_and(|n| n < 1.0),
             (Tok::Cmp(c), [n]) if c == ">=" => number(n).is_some_and(|n| n <= 1.0),
+            // `id > -1`: a negative bound.
+            (Tok::Cmp(c), [Tok::Arith('-'), n]) if c == ">" || c == ">=" => number(n).is_some(),
             (Tok::Word(w), [Tok::Word(n), Tok::Word(v)]) => w == "IS" && n == "NOT" && v == "NULL",
             _ => false,
         }
+}
+
+/// A membership or range test that every row passes: `id IN (id)`, `id IN (SELECT id FROM t)`,
+/// `id NOT IN ()` (SQLite takes the empty list), `id BETWEEN id AND id`, a lone row identifier
+/// (`WHERE rowid`: never 0 where a database numbers the rows).
+fn every_row_set(part: &[Tok], table: Option<&str>) -> bool {
+    if let [Tok::Word(c)] | [Tok::Word(_) | Tok::Name, Tok::Dot, Tok::Word(c)] = part
+        && ROW_IDS.contains(&c.as_str())
+    {
+        return true;
+    }
+    let word = |k: usize, w: &str| matches!(part.get(k), Some(Tok::Word(x)) if x == w);
+    let Some(op) = (0..part.len()).find(|&k| word(k, "IN") || word(k, "BETWEEN")) else {
+        return false;
+    };
+    let not = op > 0 && word(op - 1, "NOT");
+    let lhs = plain_side(&part[..if not { op - 1 } else { op }]);
+    if lhs.is_empty() || columns(lhs) == 0 {
+        return false;
+    }
+    let rhs = &part[op + 1..];
+    if word(op, "BETWEEN") {
+        let Some(and) = (op + 1..part.len()).find(|&k| word(k, "AND")) else {
+            return false;
+        };
+        return !not
+            && plain_side(&part[op + 1..and]) == lhs
+            && plain_side(&part[and + 1..]) == lhs;
+    }
+    match rhs {
+        [Tok::Open, Tok::Close] => not,
+        [Tok::Open, inner @ .., Tok::Close] if !not && plain_side(inner) == lhs => true,
+        [Tok::Open, Tok::Word(s), inner @ .., Tok::Close] if !not && s == "SELECT" => match inner {
+            // Of the table the statement writes: every row's value is in it.
+            [col @ .., Tok::Word(f), Tok::Word(t)] if f == "FROM" => {
+                col == lhs && table == Some(t.as_str())
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Whether `toks` opens and closes its parentheses in order.
@@ -1013,7 +1233,14 @@ fn columns(part: &[Tok]) -> usize {
             Tok::Name => count += 1,
             Tok::Word(w) => {
                 // `lower(…)`, and `E'…'`, `X'…'`: a function and a string's prefix.
-                let function = matches!(part.get(k + 1), Some(Tok::Open | Tok::Str(_)));
+                // A prefix is one letter or a MySQL character set (`_utf8'…'`): `data,'$.x'`
+                // is a column before a string (the comma is not a token).
+                let prefix = w.len() == 1 || w.starts_with('_');
+                let function = match part.get(k + 1) {
+                    Some(Tok::Open) => true,
+                    Some(Tok::Str(_)) => prefix,
+                    _ => false,
+                };
                 let number = w.starts_with(|c: char| c.is_ascii_digit());
                 if !function && !number && !NOT_COLUMNS.contains(&w.as_str()) {
                     count += 1;
@@ -1319,6 +1546,29 @@ fn tokens(text: &str) -> Vec<Tok> {
                 out.push(Tok::Cmp("<>".into()));
             }
             ('<' | '>', _) => out.push(Tok::Cmp(c.to_string())),
+            // PostgreSQL's regular expression matches: `~`, `~*`, `!~`, `!~*`.
+            ('~', _) | ('!', Some('~')) => {
+                let mut op = c.to_string();
+                if c == '!' {
+                    chars.next();
+                    op.push('~');
+                }
+                if chars.next_if(|&(_, n)| n == '*').is_some() {
+                    op.push('*');
+                }
+                out.push(Tok::Cmp(op));
+            }
+            // A bound parameter (`:id`, `@id`, psql's `:id` variable) is a value, as a string
+            // is; not the second `:` of a cast (`x::int`).
+            (':' | '@', Some(n))
+                if (n.is_alphanumeric() || n == '_') && !text[..at].ends_with(':') =>
+            {
+                while chars
+                    .next_if(|&(_, n)| n.is_alphanumeric() || n == '_')
+                    .is_some()
+                {}
+                out.push(Tok::Param);
+            }
             // MySQL's `!`, `||` and `&&` are NOT, OR and AND (PostgreSQL's `||` joins strings:
             // reading it as OR only takes a restriction away).
             ('!', _) => out.push(Tok::Word("NOT".into())),
@@ -1332,7 +1582,7 @@ fn tokens(text: &str) -> Vec<Tok> {
             }
             ('=', _) if !text[..at].ends_with(':') => out.push(Tok::Eq),
             ('.', _) => out.push(Tok::Dot),
-            ('+' | '-' | '*' | '/' | '%' | '^', _) => out.push(Tok::Arith),
+            ('+' | '-' | '*' | '/' | '%' | '^', _) => out.push(Tok::Arith(c)),
             (c, _) if c.is_alphanumeric() || c == '_' => {
                 let mut word = c.to_uppercase().collect::<String>();
                 while let Some(&(_, n)) = chars.peek() {
@@ -1500,7 +1750,11 @@ mod tests {
                 false,
             ),
             ("GRANT SELECT, DELETE ON t TO u", false),
-            ("ALTER TABLE t DROP COLUMN c", false),
+            // The column's data is lost (red team s9); a constraint holds no data.
+            ("ALTER TABLE t DROP COLUMN c", true),
+            ("ALTER TABLE t DROP CONSTRAINT c", false),
+            ("UPDATE t SET a = 1", true),
+            ("UPDATE t SET a = 1 WHERE id = 2", false),
             ("SELECT 'DELETE FROM t' FROM t WHERE a = 1", false),
             ("SELECT $x$ DO $$ DROP TABLE t $$ $x$", false),
         ];

@@ -737,6 +737,96 @@ const SECRET_PRINTERS: &[(&str, &[&str], Option<Also>)] = &[
     ("heroku", &["auth:token"], None),
     ("doctl", &["auth", "token"], None),
     ("git", &["credential", "fill"], None),
+    // More of the same (red team s9): temporary and federated keys, cluster and database
+    // tokens, decrypted parameters, functions' environments.
+    ("aws", &["sts", "assume-role-with-web-identity"], None),
+    ("aws", &["sts", "assume-role-with-saml"], None),
+    ("aws", &["sts", "get-federation-token"], None),
+    ("aws", &["iam", "create-access-key"], None),
+    ("aws", &["eks", "get-token"], None),
+    ("aws", &["rds", "generate-db-auth-token"], None),
+    ("aws", &["sso", "get-role-credentials"], None),
+    ("aws", &["ecr-public", "get-login-password"], None),
+    ("aws", &["ecr-public", "get-authorization-token"], None),
+    (
+        "aws",
+        &["ssm", "get-parameters-by-path"],
+        Some(Also::Option(&["--with-decryption"])),
+    ),
+    ("aws", &["lambda", "get-function-configuration"], None),
+    ("aws", &["lambda", "get-function"], None),
+    ("az", &["storage", "account", "keys", "list"], None),
+    ("az", &["storage", "account", "show-connection-string"], None),
+    ("az", &["acr", "login"], Some(Also::Option(&["--expose-token"]))),
+    ("az", &["ad", "sp", "create-for-rbac"], None),
+    ("az", &["ad", "sp", "credential", "reset"], None),
+    ("az", &["ad", "app", "credential", "reset"], None),
+    // `compose config` interpolates `.env`; `inspect` shows the `-e` values a container got.
+    ("docker", &["compose", "config"], None),
+    ("docker-compose", &["config"], None),
+    ("podman-compose", &["config"], None),
+    ("docker", &["inspect"], None),
+    ("docker", &["container", "inspect"], None),
+    ("podman", &["inspect"], None),
+    ("podman", &["container", "inspect"], None),
+    (
+        "kubectl",
+        &["exec"],
+        Some(Also::Word(&["env", "printenv", "set", "export"])),
+    ),
+    // git's credential helpers answer `get` with the password.
+    ("git", &["credential-store", "get"], None),
+    ("git", &["credential-cache", "get"], None),
+    ("git", &["credential-libsecret", "get"], None),
+    ("git", &["credential-osxkeychain", "get"], None),
+    ("git", &["credential-manager", "get"], None),
+    // An index URL may carry a password (`https://user:pass@host/simple`).
+    ("pip", &["config", "list"], None),
+    ("pip", &["config", "get"], None),
+    ("pip3", &["config", "list"], None),
+    ("pip3", &["config", "get"], None),
+    ("heroku", &["config"], None),
+    ("heroku", &["config:get"], None),
+    ("vault", &["token", "create"], None),
+    ("vault", &["write"], None),
+    ("terraform", &["output"], None),
+    ("terraform", &["state", "pull"], None),
+    ("terraform", &["show"], Some(Also::Option(&["-json"]))),
+    ("tofu", &["output"], None),
+    ("tofu", &["state", "pull"], None),
+    ("tofu", &["show"], Some(Also::Option(&["-json"]))),
+    // `helm get manifest` holds the release's Secrets, `values` its passwords.
+    ("helm", &["get"], None),
+    (
+        "glab",
+        &["auth", "status"],
+        Some(Also::Option(&["-t", "--show-token"])),
+    ),
+    ("npm", &["token", "create"], None),
+    // password managers and decrypters
+    ("op", &["read"], None),
+    ("op", &["inject"], None),
+    ("op", &["item", "get"], None),
+    ("op", &["document", "get"], None),
+    ("bw", &["get"], None),
+    ("bw", &["list"], None),
+    ("bw", &["export"], None),
+    ("pass", &["show"], None),
+    ("pass", &["grep"], None),
+    ("pass", &["otp"], None),
+    (
+        "security",
+        &["find-generic-password"],
+        Some(Also::Option(&["-w", "-g"])),
+    ),
+    (
+        "security",
+        &["find-internet-password"],
+        Some(Also::Option(&["-w", "-g"])),
+    ),
+    ("sops", &[], Some(Also::Option(&["-d", "--decrypt"]))),
+    ("sops", &["decrypt"], None),
+    ("sops", &["exec-env"], None),
 ];
 
 /// What a [`SECRET_PRINTERS`] row needs besides its subcommand.
@@ -749,6 +839,8 @@ enum Also {
     SecretOutput,
     /// A config key (the operands after `get`) other than the few known to hold no secret.
     KeyNotPublic,
+    /// One of these words among the operands (`kubectl exec POD -- env`).
+    Word(&'static [&'static str]),
 }
 
 /// Config keys `aws configure get` and `npm config get` print that hold no secret; any other
@@ -800,7 +892,8 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
         .filter_map(Word::static_text)
         .filter(|t| !t.starts_with('-'))
         .collect();
-    let has_run = |sub: &[&str]| plain.windows(sub.len()).any(|w| w == sub);
+    // No subcommand words: the program itself (`sops -d FILE`).
+    let has_run = |sub: &[&str]| sub.is_empty() || plain.windows(sub.len()).any(|w| w == sub);
     let span = seg.words.first().map_or(Span::default(), |w| w.span);
     for (name, sub, also) in SECRET_PRINTERS {
         if *name != program || !has_run(sub) {
@@ -810,6 +903,7 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             None => true,
             Some(Also::Option(names)) => has_option(args, names),
             Some(Also::SecretOutput) => kubectl_shows_secrets(args, &plain),
+            Some(Also::Word(words)) => plain.iter().any(|t| words.contains(t)),
             Some(Also::KeyNotPublic) => {
                 let keys: Vec<&str> = plain
                     .iter()
@@ -826,7 +920,7 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             }
         };
         if holds {
-            let command = format!("{program} {}", sub.join(" "));
+            let command = format!("{program} {}", sub.join(" ")).trim_end().to_string();
             cx.push_rule(
                 Code::SensitiveRead,
                 span,

@@ -34,6 +34,7 @@ mod properties;
 mod real_programs;
 mod red;
 mod redteam_scan_fixes_s8;
+mod redteam_secrets_fixes_s9;
 mod redteam_tools_a;
 mod redteam_tools_b;
 mod redteam_tools_e;

@@ -441,8 +441,16 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             | "git reflog"
             | "git reflog show"
             | "git stash show"
+            | "git stash list"
     ) {
         git_history(cx, i, name, rest, parsed);
+    }
+    if name == "git status" && verbose {
+        // `-v` prints the staged patch, `-vv` the unstaged one too.
+        worktree_patch(cx, i, name, rest.first().map_or(Span::default(), |w| w.span));
+    }
+    if name.starts_with("git ") {
+        raw_format(cx, i, name, parsed, rest);
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
         git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
@@ -2219,9 +2227,6 @@ const GIT_CONTENT_NEUTRAL: &[&str] = &[
     "--diff-filter",
     "--relative",
     "--no-relative",
-    "-S",
-    "-G",
-    "--pickaxe-regex",
     "--find-object",
     "--stat-width",
     "--stat-name-width",
@@ -2351,18 +2356,43 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             });
             let prints = match name {
                 // These print no content unless told to (`-p`): `git stash show` a diffstat.
-                "git log" | "git reflog" | "git reflog show" | "git stash show" => {
+                "git log" | "git reflog" | "git reflog show" | "git stash list" => {
                     unknown.is_some()
+                }
+                // `git stash show` prints a diffstat only when given no option and no `--`:
+                // any other (`--color`, `-M`, `--relative`) is handed to diff, which prints the
+                // patch.
+                "git stash show" => {
+                    unknown.is_some()
+                        || (!content_free && (!options.is_empty() || dashdash.is_some()))
                 }
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
             // A pathspec under `git -C DIR` names a file in DIR, which may be elsewhere.
+            // `--full-diff` prints the whole of every commit that touches the path, and
+            // `--follow` goes on under the path's earlier names (a `.env` renamed since).
+            let widened = options.iter().any(|o| is(o, &["--full-diff", "--follow"]));
             let proven = !pathspecs.is_empty()
                 && pathspecs.iter().all(|w| literal_file(w))
+                && !widened
                 && git_elsewhere(cx, i).is_none();
+            // `git diff`, `git diff HEAD`, `git diff --cached`: the work tree and the index
+            // against them, judged by what the index tracks.
+            if name == "git diff" && revs.is_empty() && !proven && (!content_free || unknown.is_some()) {
+                worktree_patch(cx, i, name, rest.first().map_or(Span::default(), |w| w.span));
+            }
+            let pickaxe = unknown.filter(|o| is(o, &["-S", "-G"]));
             let what = match (name, revs.first()) {
-                ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
+                (_, _) if pickaxe.is_some() => {
+                    let o = pickaxe.copied().unwrap_or("-S");
+                    format!("`{name} {o}` picks commits by the content of their changes, an oracle that recovers a committed file a character at a time, and so")
+                }
+                (
+                    "git log" | "git reflog" | "git reflog show" | "git stash show"
+                    | "git stash list",
+                    _,
+                ) => {
                     format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
                 }
                 (_, Some(r)) => format!("`{name} {}`", r.text),
@@ -2379,6 +2409,90 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries, or a pathspec of literal file paths, pass)"),
             name,
         );
+    }
+}
+
+/// `git diff` without a revision, `git diff HEAD`, `--cached` and `git status -v` print the
+/// changes of the files the index tracks, anywhere in the work tree: they pass only when the
+/// index lists no file the `[sensitive]` table matches (judged as `git grep`'s index walk is),
+/// in a work tree inside the project. A repository elsewhere (`cd ../other && git diff`) asks
+/// as a read outside the project does. A file whose deletion is staged is no longer in the
+/// index; its old content is not judged (README, Limits).
+fn worktree_patch(cx: &mut Ctx<'_>, i: usize, name: &str, span: Span) {
+    let Some(place) = cx.place.as_deref() else {
+        return;
+    };
+    let (Some(dirs), Some(chdir)) = (place.dirs().map(<[PathBuf]>::to_vec), git_chdir(cx, i)) else {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{name}` prints the changes of a repository known only at run time"),
+            name,
+        );
+        return;
+    };
+    let base = base(cx);
+    let mut tops: Vec<PathBuf> = Vec::new();
+    for d in &dirs {
+        let start = match chdir.as_str() {
+            "" => d.clone(),
+            c if c.starts_with('/') => PathBuf::from(c),
+            c => d.join(c),
+        };
+        let w = Word {
+            text: crate::repo::normalize(&start).to_string_lossy().into_owned(),
+            span,
+            expansions: Default::default(),
+            quoted: false,
+        };
+        let cands = candidates(cx, &w, &base);
+        if outside(cx, &w, &cands, &base, name).is_some() {
+            cx.push_rule(
+                Code::SensitiveRead,
+                span,
+                Some(i),
+                format!("`{name}` prints the changed content of files in `{}`, a repository outside the project (the working directory) and outside the places `[sensitive] public_paths` lists", w.text),
+                name,
+            );
+            return;
+        }
+        let top = cx
+            .place
+            .as_deref()
+            .and_then(|p| p.toplevel(&start))
+            .unwrap_or(start);
+        tops.push(top);
+    }
+    tracked(cx, i, span, &tops, Links::Skip, name);
+}
+
+/// `%(raw)` in a ref listing's `--format` prints the raw content of the object each ref points
+/// at, and a tag may point at the blob of a committed `.env` (`%(*raw)` through an annotated
+/// tag). A format known only at run time may hold it.
+fn raw_format(cx: &mut Ctx<'_>, i: usize, name: &str, parsed: &[Arg<'_>], rest: &[Word]) {
+    for a in parsed {
+        if let Arg::Opt {
+            name: o,
+            value: Some(v),
+            word,
+        } = a
+            && (names(o, "--format") || names(o, "--pretty"))
+        {
+            let w = &rest[*word];
+            let raw = v.contains("%(raw") || v.contains("%(*raw");
+            let unknown = v.contains(['$', '`']);
+            if raw || unknown {
+                cx.push_rule(
+                    Code::SensitiveRead,
+                    w.span,
+                    Some(i),
+                    format!("`{name} --format` with `%(raw)` prints the content of the objects refs point at, which may be a committed file"),
+                    name,
+                );
+                return;
+            }
+        }
     }
 }
 

@@ -447,7 +447,12 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
     }
     if name == "git status" && verbose {
         // `-v` prints the staged patch, `-vv` the unstaged one too.
-        worktree_patch(cx, i, name, rest.first().map_or(Span::default(), |w| w.span));
+        worktree_patch(
+            cx,
+            i,
+            name,
+            rest.first().map_or(Span::default(), |w| w.span),
+        );
     }
     if name.starts_with("git ") {
         raw_format(cx, i, name, parsed, rest);
@@ -764,8 +769,16 @@ const SECRET_PRINTERS: &[(&str, &[&str], Option<Also>)] = &[
     ("aws", &["lambda", "get-function-configuration"], None),
     ("aws", &["lambda", "get-function"], None),
     ("az", &["storage", "account", "keys", "list"], None),
-    ("az", &["storage", "account", "show-connection-string"], None),
-    ("az", &["acr", "login"], Some(Also::Option(&["--expose-token"]))),
+    (
+        "az",
+        &["storage", "account", "show-connection-string"],
+        None,
+    ),
+    (
+        "az",
+        &["acr", "login"],
+        Some(Also::Option(&["--expose-token"])),
+    ),
     ("az", &["ad", "sp", "create-for-rbac"], None),
     ("az", &["ad", "sp", "credential", "reset"], None),
     ("az", &["ad", "app", "credential", "reset"], None),
@@ -928,7 +941,9 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             }
         };
         if holds {
-            let command = format!("{program} {}", sub.join(" ")).trim_end().to_string();
+            let command = format!("{program} {}", sub.join(" "))
+                .trim_end()
+                .to_string();
             cx.push_rule(
                 Code::SensitiveRead,
                 span,
@@ -2363,8 +2378,15 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                 // any other (`--color`, `-M`, `--relative`) is handed to diff, which prints the
                 // patch.
                 "git stash show" => {
-                    unknown.is_some()
-                        || (!content_free && (!options.is_empty() || dashdash.is_some()))
+                    let untracked = [
+                        "-u",
+                        "--include-untracked",
+                        "--only-untracked",
+                        "--no-include-untracked",
+                    ];
+                    let to_diff = options.iter().any(|o| !untracked.contains(o));
+                    unknown.is_some_and(|o| !untracked.contains(o))
+                        || (!content_free && (to_diff || dashdash.is_some()))
                 }
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
@@ -2372,21 +2394,34 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             // A pathspec under `git -C DIR` names a file in DIR, which may be elsewhere.
             // `--full-diff` prints the whole of every commit that touches the path, and
             // `--follow` goes on under the path's earlier names (a `.env` renamed since).
-            let widened = options.iter().any(|o| is(o, &["--full-diff", "--follow"]));
+            let widened = options
+                .iter()
+                .any(|o| matches!(*o, "--full-diff" | "--follow"));
             let proven = !pathspecs.is_empty()
                 && pathspecs.iter().all(|w| literal_file(w))
                 && !widened
                 && git_elsewhere(cx, i).is_none();
             // `git diff`, `git diff HEAD`, `git diff --cached`: the work tree and the index
             // against them, judged by what the index tracks.
-            if name == "git diff" && revs.is_empty() && !proven && (!content_free || unknown.is_some()) {
-                worktree_patch(cx, i, name, rest.first().map_or(Span::default(), |w| w.span));
+            if name == "git diff"
+                && revs.is_empty()
+                && !proven
+                && (!content_free || unknown.is_some())
+            {
+                worktree_patch(
+                    cx,
+                    i,
+                    name,
+                    rest.first().map_or(Span::default(), |w| w.span),
+                );
             }
             let pickaxe = unknown.filter(|o| is(o, &["-S", "-G"]));
             let what = match (name, revs.first()) {
                 (_, _) if pickaxe.is_some() => {
                     let o = pickaxe.copied().unwrap_or("-S");
-                    format!("`{name} {o}` picks commits by the content of their changes, an oracle that recovers a committed file a character at a time, and so")
+                    format!(
+                        "`{name} {o}` picks commits by the content of their changes, an oracle that recovers a committed file a character at a time, and so"
+                    )
                 }
                 (
                     "git log" | "git reflog" | "git reflog show" | "git stash show"
@@ -2422,7 +2457,8 @@ fn worktree_patch(cx: &mut Ctx<'_>, i: usize, name: &str, span: Span) {
     let Some(place) = cx.place.as_deref() else {
         return;
     };
-    let (Some(dirs), Some(chdir)) = (place.dirs().map(<[PathBuf]>::to_vec), git_chdir(cx, i)) else {
+    let (Some(dirs), Some(chdir)) = (place.dirs().map(<[PathBuf]>::to_vec), git_chdir(cx, i))
+    else {
         cx.push_rule(
             Code::SensitiveRead,
             span,
@@ -2441,7 +2477,9 @@ fn worktree_patch(cx: &mut Ctx<'_>, i: usize, name: &str, span: Span) {
             c => d.join(c),
         };
         let w = Word {
-            text: crate::repo::normalize(&start).to_string_lossy().into_owned(),
+            text: crate::repo::normalize(&start)
+                .to_string_lossy()
+                .into_owned(),
             span,
             expansions: Default::default(),
             quoted: false,

@@ -466,8 +466,21 @@ pub(super) fn entry(cx: &mut Ctx<'_>, i: usize, entry: &Entry, rest: &[Word], pa
             | "git reflog"
             | "git reflog show"
             | "git stash show"
+            | "git stash list"
     ) {
         git_history(cx, i, name, rest, parsed);
+    }
+    if name == "git status" && verbose {
+        // `-v` prints the staged patch, `-vv` the unstaged one too.
+        worktree_patch(
+            cx,
+            i,
+            name,
+            rest.first().map_or(Span::default(), |w| w.span),
+        );
+    }
+    if name.starts_with("git ") {
+        raw_format(cx, i, name, parsed, rest);
     }
     if name == "git grep" && walk_rules(name, parsed).is_none() {
         git_grep_tracked(cx, i, rest, &operand_words, pattern_word);
@@ -803,6 +816,104 @@ const SECRET_PRINTERS: &[(&str, &[&str], Option<Also>)] = &[
     ("heroku", &["auth:token"], None),
     ("doctl", &["auth", "token"], None),
     ("git", &["credential", "fill"], None),
+    // More of the same (red team s9): temporary and federated keys, cluster and database
+    // tokens, decrypted parameters, functions' environments.
+    ("aws", &["sts", "assume-role-with-web-identity"], None),
+    ("aws", &["sts", "assume-role-with-saml"], None),
+    ("aws", &["sts", "get-federation-token"], None),
+    ("aws", &["iam", "create-access-key"], None),
+    ("aws", &["eks", "get-token"], None),
+    ("aws", &["rds", "generate-db-auth-token"], None),
+    ("aws", &["sso", "get-role-credentials"], None),
+    ("aws", &["ecr-public", "get-login-password"], None),
+    ("aws", &["ecr-public", "get-authorization-token"], None),
+    (
+        "aws",
+        &["ssm", "get-parameters-by-path"],
+        Some(Also::Option(&["--with-decryption"])),
+    ),
+    ("aws", &["lambda", "get-function-configuration"], None),
+    ("aws", &["lambda", "get-function"], None),
+    ("az", &["storage", "account", "keys", "list"], None),
+    (
+        "az",
+        &["storage", "account", "show-connection-string"],
+        None,
+    ),
+    (
+        "az",
+        &["acr", "login"],
+        Some(Also::Option(&["--expose-token"])),
+    ),
+    ("az", &["ad", "sp", "create-for-rbac"], None),
+    ("az", &["ad", "sp", "credential", "reset"], None),
+    ("az", &["ad", "app", "credential", "reset"], None),
+    // `compose config` interpolates `.env`; `inspect` shows the `-e` values a container got.
+    ("docker", &["compose", "config"], None),
+    ("docker-compose", &["config"], None),
+    ("podman-compose", &["config"], None),
+    ("docker", &["inspect"], None),
+    ("docker", &["container", "inspect"], None),
+    ("podman", &["inspect"], None),
+    ("podman", &["container", "inspect"], None),
+    (
+        "kubectl",
+        &["exec"],
+        Some(Also::Word(&["env", "printenv", "set", "export"])),
+    ),
+    // git's credential helpers answer `get` with the password.
+    ("git", &["credential-store", "get"], None),
+    ("git", &["credential-cache", "get"], None),
+    ("git", &["credential-libsecret", "get"], None),
+    ("git", &["credential-osxkeychain", "get"], None),
+    ("git", &["credential-manager", "get"], None),
+    // An index URL may carry a password (`https://user:pass@host/simple`).
+    ("pip", &["config", "list"], None),
+    ("pip", &["config", "get"], None),
+    ("pip3", &["config", "list"], None),
+    ("pip3", &["config", "get"], None),
+    ("heroku", &["config"], None),
+    ("heroku", &["config:get"], None),
+    ("vault", &["token", "create"], None),
+    ("vault", &["write"], None),
+    ("terraform", &["output"], None),
+    ("terraform", &["state", "pull"], None),
+    ("terraform", &["show"], Some(Also::Option(&["-json"]))),
+    ("tofu", &["output"], None),
+    ("tofu", &["state", "pull"], None),
+    ("tofu", &["show"], Some(Also::Option(&["-json"]))),
+    // `helm get manifest` holds the release's Secrets, `values` its passwords.
+    ("helm", &["get"], None),
+    (
+        "glab",
+        &["auth", "status"],
+        Some(Also::Option(&["-t", "--show-token"])),
+    ),
+    ("npm", &["token", "create"], None),
+    // password managers and decrypters
+    ("op", &["read"], None),
+    ("op", &["inject"], None),
+    ("op", &["item", "get"], None),
+    ("op", &["document", "get"], None),
+    ("bw", &["get"], None),
+    ("bw", &["list"], None),
+    ("bw", &["export"], None),
+    ("pass", &["show"], None),
+    ("pass", &["grep"], None),
+    ("pass", &["otp"], None),
+    (
+        "security",
+        &["find-generic-password"],
+        Some(Also::Option(&["-w", "-g"])),
+    ),
+    (
+        "security",
+        &["find-internet-password"],
+        Some(Also::Option(&["-w", "-g"])),
+    ),
+    ("sops", &[], Some(Also::Option(&["-d", "--decrypt"]))),
+    ("sops", &["decrypt"], None),
+    ("sops", &["exec-env"], None),
 ];
 
 /// What a [`SECRET_PRINTERS`] row needs besides its subcommand.
@@ -815,6 +926,8 @@ enum Also {
     SecretOutput,
     /// A config key (the operands after `get`) other than the few known to hold no secret.
     KeyNotPublic,
+    /// One of these words among the operands (`kubectl exec POD -- env`).
+    Word(&'static [&'static str]),
 }
 
 /// Config keys `aws configure get` and `npm config get` print that hold no secret; any other
@@ -866,7 +979,8 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
         .filter_map(Word::static_text)
         .filter(|t| !t.starts_with('-'))
         .collect();
-    let has_run = |sub: &[&str]| plain.windows(sub.len()).any(|w| w == sub);
+    // No subcommand words: the program itself (`sops -d FILE`).
+    let has_run = |sub: &[&str]| sub.is_empty() || plain.windows(sub.len()).any(|w| w == sub);
     let span = seg.words.first().map_or(Span::default(), |w| w.span);
     for (name, sub, also) in SECRET_PRINTERS {
         if *name != program || !has_run(sub) {
@@ -876,6 +990,7 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             None => true,
             Some(Also::Option(names)) => has_option(args, names),
             Some(Also::SecretOutput) => kubectl_shows_secrets(args, &plain),
+            Some(Also::Word(words)) => plain.iter().any(|t| words.contains(t)),
             Some(Also::KeyNotPublic) => {
                 let keys: Vec<&str> = plain
                     .iter()
@@ -892,7 +1007,9 @@ pub(super) fn secret_printers(cx: &mut Ctx<'_>, i: usize, seg: &Segment) {
             }
         };
         if holds {
-            let command = format!("{program} {}", sub.join(" "));
+            let command = format!("{program} {}", sub.join(" "))
+                .trim_end()
+                .to_string();
             cx.push_rule(
                 Code::SensitiveRead,
                 span,
@@ -2693,9 +2810,6 @@ const GIT_CONTENT_NEUTRAL: &[&str] = &[
     "--diff-filter",
     "--relative",
     "--no-relative",
-    "-S",
-    "-G",
-    "--pickaxe-regex",
     "--find-object",
     "--stat-width",
     "--stat-name-width",
@@ -2802,14 +2916,77 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             });
             let prints = match name {
                 // These print no content unless told to (`-p`): `git stash show` a diffstat.
-                "git log" | "git reflog" | "git reflog show" | "git stash show" => {
+                "git log" | "git reflog" | "git reflog show" | "git stash list" => {
                     unknown.is_some()
+                }
+                // `git stash show` prints a diffstat only when given no option and no `--`:
+                // any other (`--color`, `-M`, `--relative`) is handed to diff, which prints the
+                // patch.
+                "git stash show" => {
+                    let untracked = [
+                        "-u",
+                        "--include-untracked",
+                        "--only-untracked",
+                        "--no-include-untracked",
+                    ];
+                    let to_diff = options.iter().any(|o| !untracked.contains(o));
+                    unknown.is_some_and(|o| !untracked.contains(o))
+                        || (!content_free && (to_diff || dashdash.is_some()))
                 }
                 "git show" => !only_blobs && (!content_free || unknown.is_some() || !commits),
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
+            // For the work tree (no revision), literal file pathspecs narrow the patch to those
+            // files as they are now. A pathspec under `git -C DIR` names a file in DIR, which
+            // may be elsewhere; `--full-diff` and `--follow` widen it.
+            let widened = options
+                .iter()
+                .any(|o| matches!(*o, "--full-diff" | "--follow"));
+            // A file on disk now that is no directory: git's pathspec matches it and what lies
+            // under it.
+            let literal_file =
+                |w: &Word| {
+                    w.static_text().is_some_and(|t| {
+                    let dir = base.dirs.as_ref().and_then(|d| d.first()).map(|d| d.join(t));
+                    !t.is_empty()
+                        && !t.starts_with(':')
+                        && !t.contains(['*', '?', '[', '\\'])
+                        && !t.ends_with('/')
+                        && !t.split('/').any(|p| p == ".." || p == ".")
+                        && !matches!((place, dir), (Some(p), Some(d)) if p.list(&d, 1).is_some())
+                })
+                };
+            let literal_paths = !pathspecs.is_empty()
+                && pathspecs.iter().all(|w| literal_file(w))
+                && !widened
+                && git_elsewhere(cx, i).is_none();
+            // `git diff`, `git diff HEAD`, `git diff --cached`: the work tree and the index
+            // against them, judged by what the index tracks.
+            if name == "git diff"
+                && revs.is_empty()
+                && !literal_paths
+                && (!content_free || unknown.is_some())
+            {
+                worktree_patch(
+                    cx,
+                    i,
+                    name,
+                    rest.first().map_or(Span::default(), |w| w.span),
+                );
+            }
+            let pickaxe = unknown.filter(|o| is(o, &["-S", "-G"]));
             let what = match (name, revs.first()) {
-                ("git log" | "git reflog" | "git reflog show" | "git stash show", _) => {
+                (_, _) if pickaxe.is_some() => {
+                    let o = pickaxe.copied().unwrap_or("-S");
+                    format!(
+                        "`{name} {o}` picks commits by the content of their changes, an oracle that recovers a committed file a character at a time, and so"
+                    )
+                }
+                (
+                    "git log" | "git reflog" | "git reflog show" | "git stash show"
+                    | "git stash list",
+                    _,
+                ) => {
                     format!("`{name}` with `{}`", unknown.copied().unwrap_or("-p"))
                 }
                 (_, Some(r)) => format!("`{name} {}`", r.text),
@@ -2829,6 +3006,93 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
             format!("{why}; a secret committed and later deleted would be printed (only names, counts and summaries pass: a pathspec cannot prove a file was never a directory)"),
             name,
         );
+    }
+}
+
+/// `git diff` without a revision, `git diff HEAD`, `--cached` and `git status -v` print the
+/// changes of the files the index tracks, anywhere in the work tree: they pass only when the
+/// index lists no file the `[sensitive]` table matches (judged as `git grep`'s index walk is),
+/// in a work tree inside the project. A repository elsewhere (`cd ../other && git diff`) asks
+/// as a read outside the project does. A file whose deletion is staged is no longer in the
+/// index; its old content is not judged (README, Limits).
+fn worktree_patch(cx: &mut Ctx<'_>, i: usize, name: &str, span: Span) {
+    let Some(place) = cx.place.as_deref() else {
+        return;
+    };
+    let (Some(dirs), Some(chdir)) = (place.dirs().map(<[PathBuf]>::to_vec), git_chdir(cx, i))
+    else {
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            format!("`{name}` prints the changes of a repository known only at run time"),
+            name,
+        );
+        return;
+    };
+    let base = base(cx);
+    let mut tops: Vec<PathBuf> = Vec::new();
+    for d in &dirs {
+        let start = match chdir.as_str() {
+            "" => d.clone(),
+            c if c.starts_with('/') => PathBuf::from(c),
+            c => d.join(c),
+        };
+        let w = Word {
+            text: crate::repo::normalize(&start)
+                .to_string_lossy()
+                .into_owned(),
+            span,
+            expansions: Default::default(),
+            quoted: false,
+        };
+        let cands = candidates(cx, &w, &base);
+        if outside(cx, &w, &cands, &base, name).is_some() {
+            cx.push_rule(
+                Code::SensitiveRead,
+                span,
+                Some(i),
+                format!("`{name}` prints the changed content of files in `{}`, a repository outside the project (the working directory) and outside the places `[sensitive] public_paths` lists", w.text),
+                name,
+            );
+            return;
+        }
+        let top = cx
+            .place
+            .as_deref()
+            .and_then(|p| p.toplevel(&start))
+            .unwrap_or(start);
+        tops.push(top);
+    }
+    tracked(cx, i, span, &tops, Links::Skip, name);
+}
+
+/// `%(raw)` in a ref listing's `--format` prints the raw content of the object each ref points
+/// at, and a tag may point at the blob of a committed `.env` (`%(*raw)` through an annotated
+/// tag). A format known only at run time may hold it.
+fn raw_format(cx: &mut Ctx<'_>, i: usize, name: &str, parsed: &[Arg<'_>], rest: &[Word]) {
+    for a in parsed {
+        if let Arg::Opt {
+            name: o,
+            value: Some(v),
+            word,
+        } = a
+            && (names(o, "--format") || names(o, "--pretty"))
+        {
+            let w = &rest[*word];
+            let raw = v.contains("%(raw") || v.contains("%(*raw");
+            let unknown = v.contains(['$', '`']);
+            if raw || unknown {
+                cx.push_rule(
+                    Code::SensitiveRead,
+                    w.span,
+                    Some(i),
+                    format!("`{name} --format` with `%(raw)` prints the content of the objects refs point at, which may be a committed file"),
+                    name,
+                );
+                return;
+            }
+        }
     }
 }
 

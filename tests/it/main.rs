@@ -38,6 +38,7 @@ mod redteam_deny_fixes_s9_sql;
 mod redteam_scan_fixes_s8;
 mod redteam_scan_fixes_s9;
 mod redteam_scan_fixes_s9_docker;
+mod redteam_secrets_fixes_s9;
 mod redteam_tools_a;
 mod redteam_tools_b;
 mod redteam_tools_e;

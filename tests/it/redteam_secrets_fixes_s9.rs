@@ -143,7 +143,11 @@ fn full_diff_and_follow_widen_a_literal_pathspec() {
             ("git log -p --follow -- config.txt", Ask, READ),
             ("git log --follow -p -- config.txt", Ask, READ),
             ("git log -p --follow config.txt", Ask, READ),
-            ("git log -p -- README.md", Allow, None),
+            // The red team's near miss, changed by the lead's rule for limit (c): a literal
+            // pathspec no longer proves history content harmless (it may have been a directory
+            // in an older commit), so this asks too. The wider forms above ask either way.
+            ("git log -p -- README.md", Ask, READ),
+            ("git log --stat -- README.md", Allow, None),
         ],
     );
 }

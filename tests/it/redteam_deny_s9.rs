@@ -4,8 +4,9 @@
 //! only ask today and must deny; MEDIUM rows are harmless forms (help, dry runs, nothing
 //! persistent) that deny today and must not. Ground truth is real bash and the real program
 //! where installed (sqlite3, kubectl 1.32, python3), otherwise the program's documented grammar.
-//! The lead kept here the 30 of the red team's 93 tests that pass after this session's fixes,
-//! unchanged; the 63 still failing stay on branch `reddeny` (closing note, session 9).
+//! The lead kept here 20 of the red team's 93 tests: those that pass after this session's fixes and
+//! that no fixer copied (10 are in redteam_deny_fixes_s9_sql.rs), unchanged; the 63 still failing
+//! stay on branch `reddeny` (closing note, session 9).
 
 use cmdguard::{Analyzer, Verdict};
 
@@ -128,85 +129,6 @@ fn compose_v1_options_first_and_other_engines() {
 
 // ---- HIGH: databases -----------------------------------------------------------------------
 
-#[test]
-fn sql_statements_that_drop_data_unlisted() {
-    must_deny(&[
-        "psql -c 'DROP OWNED BY app'",
-        "psql -c 'ALTER TABLE t DROP COLUMN c'",
-        "mysql db -e 'ALTER TABLE t DROP COLUMN c'",
-        "sqlite3 db 'ALTER TABLE t DROP COLUMN c'",
-        "psql -c 'DROP TYPE e CASCADE'",
-        "psql -c 'drop extension x cascade'",
-        "clickhouse-client -q 'ALTER TABLE t DELETE WHERE 1'",
-    ]);
-}
-
-#[test]
-fn sql_update_without_where() {
-    must_deny(&[
-        "psql -c 'UPDATE users SET password = NULL'",
-        "mysql db -e 'update t set x = 0'",
-        "sqlite3 db 'UPDATE t SET x = 0'",
-        "sqlite3 db 'UPDATE t SET x = 0 WHERE 1=1'",
-    ]);
-}
-
-#[test]
-fn sql_where_tautologies_missed() {
-    must_deny(&[
-        "sqlite3 db 'DELETE FROM t WHERE id IS id'",
-        "sqlite3 db 'DELETE FROM t WHERE rowid'",
-        "sqlite3 db 'DELETE FROM t WHERE id > -1'",
-        "sqlite3 db 'DELETE FROM t WHERE id IN (id)'",
-        "sqlite3 db 'DELETE FROM t WHERE id BETWEEN id AND id'",
-        "sqlite3 db 'DELETE FROM t WHERE id + 0 = id'",
-        "sqlite3 db 'DELETE FROM t WHERE x = x COLLATE NOCASE'",
-        r#"sqlite3 db "DELETE FROM t WHERE name <> '' OR name = ''""#,
-        "sqlite3 db 'DELETE FROM t WHERE NOT (id <> id)'",
-        "psql -c 'delete from t where id is not distinct from id'",
-    ]);
-}
-
-#[test]
-fn heredoc_strip_tabs_body_still_read() {
-    must_deny(&[
-        "psql db <<-EOF\n\tdrop table t;\n\tEOF",
-        "mysql db <<-EOF\n\tDROP DATABASE x;\n\tEOF",
-        "sqlite3 db <<-EOF\n\tDELETE FROM t;\n\tEOF",
-    ]);
-}
-
-#[test]
-fn compose_v1_exec_sql() {
-    must_deny(&["docker-compose exec -T db psql -c 'drop table t'"]);
-}
-
-#[test]
-fn other_sql_clients() {
-    must_deny(&[
-        "cockroach sql -e 'drop database x'",
-        "sqlcmd -Q 'DROP DATABASE x'",
-        "cqlsh -e 'DROP KEYSPACE k'",
-        "usql pg://x -c 'drop table t'",
-    ]);
-}
-
-#[test]
-fn redis_scan_match_all_pattern() {
-    must_deny(&[
-        "redis-cli --scan --pattern '*' | xargs redis-cli unlink",
-        "redis-cli --scan --pattern '*' | xargs redis-cli del",
-    ]);
-}
-
-#[test]
-fn mongosh_update_many_empty_filter() {
-    must_deny(&[
-        "mongosh --eval 'db.c.updateMany({}, {$unset: {a: 1}})'",
-        "mongosh --eval 'db.c.updateMany({}, {$set: {a: null}})'",
-    ]);
-}
-
 // ---- HIGH: interpreters --------------------------------------------------------------------
 
 // ---- MEDIUM: false denies --------------------------------------------------------------------
@@ -229,17 +151,6 @@ fn mkfs_on_image_file_denied() {
         "mkfs.ext4 disk.img",
         "mkfs.ext4 -F ./disk.img",
         "mkfs.vfat img.bin",
-    ]);
-}
-
-#[test]
-fn sql_where_subquery_every_row() {
-    must_deny(&[
-        r#"sqlite3 db "delete from t where exists (select 1)""#,
-        "psql -c 'delete from t where exists (select 1)'",
-        r#"sqlite3 db "delete from t where id in (select id from t)""#,
-        r#"sqlite3 db "delete from t where rowid in (select rowid from t)""#,
-        r#"sqlite3 db "delete from t where id not in ()""#,
     ]);
 }
 
@@ -281,18 +192,6 @@ fn awk_program_other_spellings() {
 }
 
 // ---- MEDIUM: more false denies -------------------------------------------------------------
-
-#[test]
-fn sql_real_filters_read_as_no_filter() {
-    must_not_deny(&[
-        r#"sqlite3 db "DELETE FROM t WHERE json_extract(data,'$.x') = 1""#,
-        r#"psql -c "DELETE FROM t WHERE name ~ '^tmp_'""#,
-        r#"psql -c "DELETE FROM t WHERE name ~* 'test'""#,
-        r#"sqlite3 db "DELETE FROM t WHERE id = :id""#,
-        r#"sqlite3 db "DELETE FROM t WHERE id = @id""#,
-        r#"psql -v id=5 -c "DELETE FROM t WHERE id = :id""#,
-    ]);
-}
 
 #[test]
 fn compose_rm_volumes_other_binaries() {

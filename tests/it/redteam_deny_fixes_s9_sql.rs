@@ -5,31 +5,7 @@
 //! misses of each fix are in the tables at the end. SQL semantics checked with python3's sqlite3
 //! (3-row tables: every positive here leaves 0 rows, every near miss some).
 
-use cmdguard::{Analyzer, Verdict};
-
-/// Every command must deny.
-fn must_deny(cmds: &[&str]) {
-    let analyzer = Analyzer::default();
-    let failures: Vec<String> = cmds
-        .iter()
-        .map(|cmd| (cmd, analyzer.analyze(cmd).verdict))
-        .filter(|(_, verdict)| *verdict != Verdict::Deny)
-        .map(|(cmd, verdict)| format!("{cmd:?}: want deny, got {verdict}"))
-        .collect();
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-}
-
-/// No command may deny.
-fn must_not_deny(cmds: &[&str]) {
-    let analyzer = Analyzer::default();
-    let failures: Vec<String> = cmds
-        .iter()
-        .map(|cmd| (cmd, analyzer.analyze(cmd).verdict))
-        .filter(|(_, verdict)| *verdict == Verdict::Deny)
-        .map(|(cmd, verdict)| format!("{cmd:?}: want allow or ask, got {verdict}"))
-        .collect();
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-}
+use super::redteam_deny_s9::{must_deny, must_not_deny};
 
 #[test]
 fn sql_statements_that_drop_data_unlisted() {

@@ -11,7 +11,7 @@
 use cmdguard::{Analyzer, Verdict};
 
 /// Every command must deny.
-fn must_deny(cmds: &[&str]) {
+pub(crate) fn must_deny(cmds: &[&str]) {
     let analyzer = Analyzer::default();
     let failures: Vec<String> = cmds
         .iter()
@@ -23,7 +23,7 @@ fn must_deny(cmds: &[&str]) {
 }
 
 /// No command may deny.
-fn must_not_deny(cmds: &[&str]) {
+pub(crate) fn must_not_deny(cmds: &[&str]) {
     let analyzer = Analyzer::default();
     let failures: Vec<String> = cmds
         .iter()

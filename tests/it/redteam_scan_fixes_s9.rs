@@ -46,7 +46,7 @@ fn scan_in(cwd: &Path, args: &[&str]) -> Output {
 }
 
 /// Scans `path` among `files` and returns the exit code and the text report.
-fn scan_project(name: &str, files: &[(&str, &[u8])], path: &str) -> (i32, String) {
+pub(crate) fn scan_project(name: &str, files: &[(&str, &[u8])], path: &str) -> (i32, String) {
     let d = project(name, files);
     let o = scan_in(&d, &[path]);
     let report = format!(

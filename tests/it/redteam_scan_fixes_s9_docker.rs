@@ -1,58 +1,8 @@
-//! Fixes for red team session 9's Dockerfile rows (redscan2, tests/it/redteam_scan_s9.rs):
-//! each red-team test copied unchanged, and beside it a near miss that scan still allows, so
-//! that a fix that asks for everything fails here too.
+//! Near misses of the fixes for red team session 9's Dockerfile rows (redscan2): files inside
+//! the modelled subset that scan still allows, so that a fix that asks for everything fails
+//! here. The red team's own tests are in `redteam_scan_fixes_s9.rs`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// A fresh directory for one test.
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cmdguard-redscan-s9-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Writes `files` (relative path, bytes) under a fresh directory and returns it.
-fn project(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
-    let d = dir(name);
-    for (path, bytes) in files {
-        let p = d.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, bytes).unwrap();
-    }
-    d
-}
-
-/// `cmdguard scan --no-config ARGS…` run in `cwd` with no config file in reach.
-fn scan_in(cwd: &Path, args: &[&str]) -> Output {
-    let home = cwd.join(".home");
-    Command::new(env!("CARGO_BIN_EXE_cmdguard"))
-        .current_dir(cwd)
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("CLAUDE_CONFIG_DIR", home.join("claude"))
-        .env("CMDGUARD_SYSTEM_CONFIG", home.join("etc/config.toml"))
-        .env_remove("CMDGUARD_CONFIG")
-        .arg("scan")
-        .arg("--no-config")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-/// Scans `path` among `files` and returns the exit code and the text report.
-fn scan_project(name: &str, files: &[(&str, &[u8])], path: &str) -> (i32, String) {
-    let d = project(name, files);
-    let o = scan_in(&d, &[path]);
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (o.status.code().unwrap_or(-1), report)
-}
+use super::redteam_scan_fixes_s9::scan_project;
 
 /// A near miss: the file runs only what `check` allows, so scan exits 0.
 fn assert_allowed(name: &str, path: &str, text: &str) {

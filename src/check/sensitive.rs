@@ -2937,29 +2937,30 @@ fn git_history(cx: &mut Ctx<'_>, i: usize, name: &str, rest: &[Word], parsed: &[
                 _ => !revs.is_empty() && (!content_free || unknown.is_some()),
             };
             // For the work tree (no revision), literal file pathspecs narrow the patch to those
-            // files as they are now. A pathspec under `git -C DIR` names a file in DIR, which
-            // may be elsewhere; `--full-diff` and `--follow` widen it.
+            // files as they are now: no wildcard or magic, no `..`, and no directory on disk
+            // (git's pathspec matches what lies under one); `--full-diff` and `--follow` widen
+            // it. A `git -C DIR` elsewhere asked already in `entry`, and `worktree_patch`
+            // judges the repository it runs in.
             let widened = options
                 .iter()
                 .any(|o| matches!(*o, "--full-diff" | "--follow"));
-            // A file on disk now that is no directory: git's pathspec matches it and what lies
-            // under it.
-            let literal_file =
-                |w: &Word| {
-                    w.static_text().is_some_and(|t| {
-                    let dir = base.dirs.as_ref().and_then(|d| d.first()).map(|d| d.join(t));
+            let project = base.dirs.as_ref().and_then(|d| d.first());
+            let a_directory = |t: &str| match (place, project) {
+                (Some(p), Some(d)) => p.list(&d.join(t), 1).is_some(),
+                _ => false,
+            };
+            let literal_file = |w: &&Word| {
+                w.static_text().is_some_and(|t| {
                     !t.is_empty()
                         && !t.starts_with(':')
                         && !t.contains(['*', '?', '[', '\\'])
                         && !t.ends_with('/')
                         && !t.split('/').any(|p| p == ".." || p == ".")
-                        && !matches!((place, dir), (Some(p), Some(d)) if p.list(&d, 1).is_some())
+                        && !a_directory(t)
                 })
-                };
-            let literal_paths = !pathspecs.is_empty()
-                && pathspecs.iter().all(|w| literal_file(w))
-                && !widened
-                && git_elsewhere(cx, i).is_none();
+            };
+            let literal_paths =
+                !pathspecs.is_empty() && pathspecs.iter().all(literal_file) && !widened;
             // `git diff`, `git diff HEAD`, `git diff --cached`: the work tree and the index
             // against them, judged by what the index tracks.
             if name == "git diff"

@@ -1212,47 +1212,37 @@ fn compile_code(cx: &Text<'_>, name: &Spanned<String>) -> Result<Code, ConfigErr
     })
 }
 
-/// `[sensitive]`: every pattern compiled once here; a bad one names its key and place. Lists
+/// `[sensitive]`: each pattern appended as written, compiled when the table is first read
+/// (`allowlist/sensitive.rs` says why). A user's file has each pattern compiled here too, so
+/// that a bad one names its key and place; the embedded table's are compiled by a test. Lists
 /// only grow, so a user file adds paths, or turns a default off through `allow_paths`.
 fn compile_sensitive(
     out: &mut Sensitive,
     cx: &Text<'_>,
     raw: RawSensitive,
 ) -> Result<(), ConfigError> {
-    let globs =
-        |list: Vec<Spanned<String>>, key: &str| -> Result<Vec<(String, Glob)>, ConfigError> {
-            let mut v = Vec::new();
-            for p in list {
-                let text = if key.ends_with("vars") {
-                    p.get_ref().to_ascii_uppercase()
-                } else {
-                    p.get_ref().clone()
-                };
-                let compiled = if key.ends_with("vars") {
-                    sensitive::parse(&text).map(|toks| {
-                        vec![Glob {
-                            toks,
-                            dot_rule: false,
-                        }]
-                    })
-                } else {
-                    Glob::config(&text)
-                }
-                .map_err(|e| cx.err(p.span(), key, format!("invalid pattern: {e}")))?;
-                v.extend(compiled.into_iter().map(|g| (p.get_ref().clone(), g)));
+    let RawSensitive {
+        paths,
+        allow_paths,
+        secret_vars,
+        public_vars,
+        public_paths,
+    } = raw;
+    for (list, patterns) in [
+        (sensitive::List::Paths, paths),
+        (sensitive::List::AllowPaths, allow_paths),
+        (sensitive::List::SecretVars, secret_vars),
+        (sensitive::List::PublicVars, public_vars),
+        (sensitive::List::PublicPaths, public_paths),
+    ] {
+        for p in patterns {
+            if cx.regexes == Regexes::OnLoad {
+                list.compile(p.get_ref())
+                    .map_err(|e| cx.err(p.span(), list.key(), format!("invalid pattern: {e}")))?;
             }
-            Ok(v)
-        };
-    out.paths.extend(globs(raw.paths, "paths")?);
-    let strip = |v: Vec<(String, Glob)>| v.into_iter().map(|(_, g)| g);
-    out.allow_paths
-        .extend(strip(globs(raw.allow_paths, "allow_paths")?));
-    out.secret_vars
-        .extend(strip(globs(raw.secret_vars, "secret_vars")?));
-    out.public_vars
-        .extend(strip(globs(raw.public_vars, "public_vars")?));
-    out.public_paths
-        .extend(strip(globs(raw.public_paths, "public_paths")?));
+            out.push(list, p.into_inner());
+        }
+    }
     Ok(())
 }
 
@@ -1594,6 +1584,32 @@ mod tests {
             .unwrap_err();
         assert_eq!((e.line, e.key.as_deref()), (2, Some("any_operand")));
         assert!(e.message.contains("invalid regex `(`"), "{e}");
+    }
+
+    /// `[sensitive]` compiles on first use, but a user's bad pattern is still refused at load,
+    /// with its line, column and key.
+    #[test]
+    fn a_bad_sensitive_pattern_in_a_user_file_is_a_load_error() {
+        for (key, pattern) in [
+            ("paths", "~/.ssh/[abc"),
+            ("allow_paths", "x\\\\"),
+            ("secret_vars", "[TOKEN"),
+            ("public_vars", "[PATH"),
+            ("public_paths", "~other/x"),
+        ] {
+            let text = format!("[sensitive]\n{key} = [\"ok\", \"{pattern}\"]\n");
+            let e = AllowlistBuilder::new()
+                .add_toml(&text, None)
+                .compile()
+                .unwrap_err();
+            let column = text.find(&format!("\"{pattern}")).unwrap() - text.find('\n').unwrap();
+            assert_eq!(
+                (e.line, e.column, e.key.as_deref()),
+                (2, column, Some(key)),
+                "{e}"
+            );
+            assert!(e.message.starts_with("invalid pattern: "), "{e}");
+        }
     }
 
     /// The embedded sources as they are at run time (their build-time form) and as they are

@@ -7,10 +7,17 @@
 //! (`cat ~/.ssh/*`, `grep -r x ~`), which is the intersection of two patterns, and "is
 //! everything this glob reaches an exception" (`cat ~/.ssh/*.pub`), which is containment.
 //! Both are small dynamic programmes over the token lists below; globset exposes no tokens.
-//! The table is tiny (tens of patterns), so compiling it costs microseconds.
+//!
+//! The table is kept as written and compiled on first use ([`Sensitive`] derefs to the
+//! compiled [`Globs`]): its few hundred patterns, one glob per home for each `~/` pattern,
+//! cost 2.7 M instructions to parse, a quarter of a `cmdguard check` process, and most
+//! commands (`git status`, `ls -la`) never consult it. A user's file has each pattern compiled
+//! once at load as well, so that a bad one is still a load error with its line and key; the
+//! embedded patterns are compiled by a test.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Deref;
 use std::sync::OnceLock;
 
 /// One element of a glob.
@@ -341,9 +348,120 @@ pub(crate) enum Which {
     AnyDepth,
 }
 
-/// The compiled `[sensitive]` table.
+/// The `[sensitive]` table: its patterns as written, in the order the files list them, and
+/// their compiled form ([`Globs`]), built on first use. It derefs to the compiled form, so a
+/// check reads `table.paths` or calls `table.reaches(…)` whichever it holds.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Sensitive {
+    written: Written,
+    compiled: OnceLock<Globs>,
+}
+
+/// The lists of `[sensitive]`, as the files write them.
+#[derive(Debug, Clone, Default)]
+struct Written {
+    paths: Vec<String>,
+    allow_paths: Vec<String>,
+    secret_vars: Vec<String>,
+    public_vars: Vec<String>,
+    public_paths: Vec<String>,
+}
+
+/// One list of `[sensitive]`: which key it is, which decides how its patterns compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum List {
+    /// `paths`: config globs (`~/x` in every home, a relative pattern at any depth).
+    Paths,
+    /// `allow_paths`: config globs.
+    AllowPaths,
+    /// `secret_vars`: name globs, upper-cased.
+    SecretVars,
+    /// `public_vars`: name globs, upper-cased.
+    PublicVars,
+    /// `public_paths`: config globs.
+    PublicPaths,
+}
+
+impl List {
+    /// The key the list has in `[sensitive]`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            List::Paths => "paths",
+            List::AllowPaths => "allow_paths",
+            List::SecretVars => "secret_vars",
+            List::PublicVars => "public_vars",
+            List::PublicPaths => "public_paths",
+        }
+    }
+
+    /// The globs of one pattern of this list.
+    pub(crate) fn compile(self, pattern: &str) -> Result<Vec<Glob>, GlobError> {
+        match self {
+            List::SecretVars | List::PublicVars => Ok(vec![Glob {
+                toks: parse(&self.text(pattern))?,
+                dot_rule: false,
+            }]),
+            List::Paths | List::AllowPaths | List::PublicPaths => Glob::config(pattern),
+        }
+    }
+
+    /// The pattern as the list compiles it: variable names compare in upper case.
+    fn text(self, pattern: &str) -> String {
+        match self {
+            List::SecretVars | List::PublicVars => pattern.to_ascii_uppercase(),
+            List::Paths | List::AllowPaths | List::PublicPaths => pattern.to_string(),
+        }
+    }
+
+    /// What stands for a pattern that does not compile, which only a broken embedded table
+    /// could hold (a user's file is refused at load, and a test compiles the embedded one):
+    /// the choice that asks more. A secret path or variable name becomes "anything"; an
+    /// exception or a public place is left out.
+    fn broken(self) -> Vec<Glob> {
+        match self {
+            List::Paths | List::SecretVars => vec![Glob {
+                toks: vec![Tok::Any],
+                dot_rule: false,
+            }],
+            List::AllowPaths | List::PublicVars | List::PublicPaths => Vec::new(),
+        }
+    }
+}
+
+impl Sensitive {
+    /// Appends `pattern` to `list`, to be compiled on first use. Lists only grow: a user file
+    /// adds paths, or turns a default off through `allow_paths`.
+    pub(crate) fn push(&mut self, list: List, pattern: String) {
+        let w = &mut self.written;
+        let to = match list {
+            List::Paths => &mut w.paths,
+            List::AllowPaths => &mut w.allow_paths,
+            List::SecretVars => &mut w.secret_vars,
+            List::PublicVars => &mut w.public_vars,
+            List::PublicPaths => &mut w.public_paths,
+        };
+        to.push(pattern);
+        // A table changed after it was read compiles again.
+        self.compiled = OnceLock::new();
+    }
+
+    /// The compiled table, built on the first call.
+    pub(crate) fn globs(&self) -> &Globs {
+        self.compiled.get_or_init(|| Globs::compile(&self.written))
+    }
+}
+
+impl Deref for Sensitive {
+    type Target = Globs;
+
+    fn deref(&self) -> &Globs {
+        self.globs()
+    }
+}
+
+/// The compiled `[sensitive]` table.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Globs {
     /// Paths whose reading asks, each with the pattern as written (for messages).
     pub paths: Vec<(String, Glob)>,
     /// Exceptions inside them (`~/.ssh/*.pub`).
@@ -405,7 +523,34 @@ impl LastIndex {
     }
 }
 
-impl Sensitive {
+impl Globs {
+    /// Compiles the lists as written, each pattern as [`List::compile`] does it.
+    fn compile(w: &Written) -> Globs {
+        let all = |list: List, patterns: &[String]| -> Vec<Glob> {
+            patterns
+                .iter()
+                .flat_map(|p| list.compile(p).unwrap_or_else(|_| list.broken()))
+                .collect()
+        };
+        Globs {
+            paths: w
+                .paths
+                .iter()
+                .flat_map(|p| {
+                    let globs = List::Paths
+                        .compile(p)
+                        .unwrap_or_else(|_| List::Paths.broken());
+                    globs.into_iter().map(|g| (p.clone(), g))
+                })
+                .collect(),
+            allow_paths: all(List::AllowPaths, &w.allow_paths),
+            secret_vars: all(List::SecretVars, &w.secret_vars),
+            public_vars: all(List::PublicVars, &w.public_vars),
+            public_paths: all(List::PublicPaths, &w.public_paths),
+            by_last: ByLast::default(),
+        }
+    }
+
     /// The pattern a path glob can reach among those `which` selects, unless every path it
     /// reaches is an exception.
     pub(crate) fn reaches(&self, path: &Glob, which: Which) -> Option<&str> {
@@ -680,6 +825,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The embedded table is compiled on first use, where a bad pattern could not be
+    /// reported: every one of its patterns must compile, and the table must hold them all.
+    #[test]
+    fn every_embedded_pattern_compiles() {
+        let list = crate::Allowlist::default();
+        let w = &list.sensitive.written;
+        let mut globs = 0;
+        for (list, patterns) in [
+            (List::Paths, &w.paths),
+            (List::AllowPaths, &w.allow_paths),
+            (List::SecretVars, &w.secret_vars),
+            (List::PublicVars, &w.public_vars),
+            (List::PublicPaths, &w.public_paths),
+        ] {
+            assert!(!patterns.is_empty(), "{}", list.key());
+            for p in patterns {
+                match list.compile(p) {
+                    Ok(g) => globs += g.len(),
+                    Err(e) => panic!("{} `{p}`: {e}", list.key()),
+                }
+            }
+        }
+        let t = list.sensitive.globs();
+        let compiled = t.paths.len()
+            + t.allow_paths.len()
+            + t.secret_vars.len()
+            + t.public_vars.len()
+            + t.public_paths.len();
+        assert_eq!(compiled, globs);
+    }
+
+    #[test]
+    fn a_pattern_added_after_a_read_is_compiled() {
+        let mut table = Sensitive::default();
+        table.push(List::Paths, "~/.ssh/**".into());
+        assert!(
+            table
+                .reaches(&Glob::literal("~/.ssh/id_rsa"), Which::All)
+                .is_some()
+        );
+        assert!(
+            table
+                .reaches(&Glob::literal("./.env"), Which::All)
+                .is_none()
+        );
+        table.push(List::Paths, ".env".into());
+        assert_eq!(
+            table.reaches(&Glob::literal("./.env"), Which::All),
+            Some(".env")
+        );
+        table.push(List::SecretVars, "*token*".into());
+        assert!(table.secret_var("GH_TOKEN"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! command: verifying examples runs the analyser, so `build()` lives in `analyzer.rs`.
 
 mod embedded;
+mod entries;
 mod key;
 pub(crate) mod options;
 pub(crate) mod sensitive;
@@ -21,7 +22,9 @@ use std::sync::{Arc, OnceLock};
 
 use ::toml::Spanned;
 use regex::Regex;
+use serde::Deserialize as _;
 
+use self::entries::{Deferred, Entries};
 pub(crate) use self::key::KeyPattern;
 use self::options::{LazyTable, Parser, TableSpec};
 use self::sensitive::{Glob, Sensitive};
@@ -86,7 +89,8 @@ pub struct Allowlist {
     pub(crate) sensitive: Sensitive,
     pub(crate) programs: HashMap<String, Program>,
     pub(crate) option_sets: HashMap<String, Arc<[String]>>,
-    pub(crate) entries: HashMap<String, Vec<Entry>>,
+    /// `[[allow]]` by program; the embedded ones compiled on first lookup (`allowlist/entries.rs`).
+    pub(crate) entries: Entries,
     pub(crate) wrappers: HashMap<String, Wrapper>,
     pub(crate) shells: HashMap<String, Shell>,
     pub(crate) deny: Vec<DenyRule>,
@@ -764,7 +768,7 @@ impl Allowlist {
             sensitive: Sensitive::default(),
             programs: HashMap::new(),
             option_sets: HashMap::new(),
-            entries: HashMap::new(),
+            entries: Entries::default(),
             wrappers: HashMap::new(),
             shells: HashMap::new(),
             deny: Vec::new(),
@@ -841,7 +845,7 @@ impl Allowlist {
 
     /// Number of `[[allow]]` entries.
     pub fn entry_count(&self) -> usize {
-        self.entries.values().map(Vec::len).sum()
+        self.entries.count()
     }
 
     /// The limits in force.
@@ -959,7 +963,21 @@ fn compile_source(
     examples: Examples,
 ) -> Result<(), ConfigError> {
     let cx = Text::new(source, examples);
-    let raw: RawConfig = deserialize(source, &cx)?;
+    // The embedded list's `[[allow]]` entries are filed by program and compiled on first
+    // lookup (`allowlist/entries.rs`), unless the examples are kept: then all of it is
+    // compiled now, as a user's file is.
+    let lazy = match (source.compiled, &source.text) {
+        (Some(c), Cow::Borrowed(text)) if examples == Examples::Drop => Some((c, *text)),
+        _ => None,
+    };
+    let raw: RawConfig = match lazy {
+        Some((c, _)) => RawConfig::deserialize(embedded::Without {
+            table: &c.root,
+            key: "allow",
+        })
+        .map_err(|e| ConfigError::at(cx.at(0..0), None, e.to_string()))?,
+        None => deserialize(source, &cx)?,
+    };
     if let Some(l) = raw.limits {
         list.limits = l;
     }
@@ -997,10 +1015,16 @@ fn compile_source(
     let mut examples = Vec::new();
     for e in raw.allow {
         let entry = compile_entry(&cx, e, &list.option_sets, &mut examples)?;
-        list.entries
-            .entry(entry.words[0].clone())
-            .or_default()
-            .push(entry);
+        list.entries.push(entry);
+    }
+    if let Some((compiled, text)) = lazy {
+        let from = Deferred {
+            text,
+            origin: source.origin.clone(),
+            lines: compiled.lines,
+            option_sets: list.option_sets.clone(),
+        };
+        defer_entries(list, &cx, compiled.root.field("allow"), from)?;
     }
     for w in raw.wrapper {
         let wrapper = compile_wrapper(&cx, w, &mut examples);
@@ -1017,6 +1041,35 @@ fn compile_source(
         compile_pack_toggles(list, &cx, packs);
     }
     list.examples.extend(examples);
+    Ok(())
+}
+
+/// Files the build-time form's `[[allow]]` entries under their programs, to be compiled when
+/// first looked up, with the option sets as they stand now. An entry whose program cannot be
+/// read without deserialising it (no string `command`) is compiled now, so that what is wrong
+/// with it is reported as it would be for a user's file.
+fn defer_entries(
+    list: &mut Allowlist,
+    cx: &Text<'_>,
+    allow: Option<&'static embedded::Item>,
+    from: Deferred,
+) -> Result<(), ConfigError> {
+    let from = Arc::new(from);
+    for item in allow.map_or(&[][..], embedded::Item::elements) {
+        let program = item
+            .field("command")
+            .and_then(embedded::Item::as_str)
+            .and_then(|c| c.split_whitespace().next());
+        match program {
+            Some(program) => list.entries.defer(program, item, &from),
+            None => {
+                let raw = RawEntry::deserialize(item)
+                    .map_err(|e| ConfigError::at(cx.at(0..0), Some("allow"), e.to_string()))?;
+                let entry = compile_entry(cx, raw, &list.option_sets, &mut Vec::new())?;
+                list.entries.push(entry);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -1699,10 +1752,35 @@ mod tests {
             sorted(severity),
             sorted(programs),
             sorted(option_sets),
-            sorted(entries),
+            format!("{:?}", entries.iter().collect::<BTreeMap<_, _>>()),
             sorted(wrappers),
             sorted(shells),
         )
+    }
+
+    /// `Allowlist::default` files the embedded entries by program and compiles each program's
+    /// on first lookup; a builder that keeps the examples compiles them all at once. Both give
+    /// the same entries, in the same order, from the same places.
+    #[test]
+    fn deferred_entries_equal_the_eager_ones() {
+        use std::collections::BTreeMap;
+        let lazy = Allowlist::default();
+        let eager = AllowlistBuilder::new().add_default().compile().unwrap();
+        assert!(eager.entry_count() > 100, "{}", eager.entry_count());
+        assert_eq!(lazy.entry_count(), eager.entry_count());
+        let lazy_lookup = lazy.lookup(&["git", "status"]).map(|e| e.name.clone());
+        assert_eq!(lazy_lookup.as_deref(), Some("git status"));
+        let sorted = |l: &Allowlist| format!("{:?}", l.entries.iter().collect::<BTreeMap<_, _>>());
+        assert_eq!(sorted(&lazy), sorted(&eager));
+        // A later source's option set of the same name does not reach the embedded entries.
+        let mut shadowing = AllowlistBuilder::new();
+        shadowing.add_default();
+        shadowing.add_toml(
+            "[[option_set]]\nname = \"grep\"\noptions = [\"--x\"]\n",
+            None,
+        );
+        let shadowed = shadowing.compile_keeping(Examples::Drop).unwrap();
+        assert_eq!(sorted(&shadowed), sorted(&eager));
     }
 
     /// The default allowlist leaves the examples out; a builder keeps them for `build()`.

@@ -70,6 +70,46 @@ pub(crate) fn allowlist() -> &'static Compiled {
     &ALLOWLIST
 }
 
+/// A table read with one of its keys left out, as if the file did not have it: for the
+/// allowlist, whose `[[allow]]` entries are deserialised one program at a time, when first
+/// looked up (`allowlist.rs`, `Entries`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Without {
+    /// The table.
+    pub table: &'static Item,
+    /// The key left out.
+    pub key: &'static str,
+}
+
+impl Item {
+    /// The value of `key` when this is a table holding it.
+    pub(crate) fn field(&self, key: &str) -> Option<&'static Item> {
+        match self.value {
+            Value::Table { first, len } => run(&FIELDS, first, len)
+                .iter()
+                .find(|f| f.key.get() == key)
+                .map(|f| &f.item),
+            Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Array { .. } => None,
+        }
+    }
+
+    /// The elements when this is an array.
+    pub(crate) fn elements(&self) -> &'static [Item] {
+        match self.value {
+            Value::Array { first, len } => run(&ITEMS, first, len),
+            Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Table { .. } => &[],
+        }
+    }
+
+    /// The string when this is one.
+    pub(crate) fn as_str(&self) -> Option<&'static str> {
+        match self.value {
+            Value::Str(s) => Some(s.get()),
+            Value::Int(_) | Value::Bool(_) | Value::Array { .. } | Value::Table { .. } => None,
+        }
+    }
+}
+
 /// Why a compiled document does not fit the type asked for; only a mismatch between
 /// `build.rs`'s view of the `Raw*` types and the library's can cause it, which the test suite
 /// rules out.
@@ -132,6 +172,7 @@ impl<'de> de::Deserializer<'de> for &'static Item {
             Value::Table { first, len } => visitor.visit_map(Fields {
                 fields: run(&FIELDS, first, len).iter(),
                 value: None,
+                skip: None,
             }),
         }
     }
@@ -182,6 +223,29 @@ impl<'de> de::Deserializer<'de> for &'static Item {
     }
 }
 
+impl<'de> de::Deserializer<'de> for Without {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.table.value {
+            Value::Table { first, len } => visitor.visit_map(Fields {
+                fields: run(&FIELDS, first, len).iter(),
+                value: None,
+                skip: Some(self.key),
+            }),
+            Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Array { .. } => {
+                self.table.deserialize_any(visitor)
+            }
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 f32 f64 char str string seq bytes
+        byte_buf map unit ignored_any unit_struct tuple_struct tuple identifier option
+        newtype_struct struct enum
+    }
+}
+
 /// The items of an array.
 struct Items(std::slice::Iter<'static, Item>);
 
@@ -200,10 +264,11 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
-/// The fields of a table, each key with its own span.
+/// The fields of a table, each key with its own span, less the key `skip`.
 struct Fields {
     fields: std::slice::Iter<'static, Field>,
     value: Option<&'static Item>,
+    skip: Option<&'static str>,
 }
 
 impl<'de> MapAccess<'de> for Fields {
@@ -213,7 +278,8 @@ impl<'de> MapAccess<'de> for Fields {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        let Some(field) = self.fields.next() else {
+        let skip = self.skip;
+        let Some(field) = self.fields.find(|f| skip.is_none_or(|k| f.key.get() != k)) else {
             return Ok(None);
         };
         self.value = Some(&field.item);
@@ -228,7 +294,8 @@ impl<'de> MapAccess<'de> for Fields {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.fields.len())
+        // With a key left out, the length is only an upper bound.
+        self.skip.is_none().then(|| self.fields.len())
     }
 }
 

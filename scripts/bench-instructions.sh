@@ -9,7 +9,9 @@
 # Env: KEEP=DIR keeps each case's callgrind.out in DIR (read with
 #   `callgrind_annotate --inclusive=yes DIR/CASE.out | head -60`).
 # Needs valgrind. The corpus case runs all 2,000 commands of benches/data/agent-commands.txt
-# through one `check --jsonl` process.
+# through one `check --jsonl` process. Its count still moves by about 1% between runs: a few
+# commands walk `/` or the repository under a wall-clock limit; the single checks repeat to
+# the instruction.
 set -euo pipefail
 
 bin=$(realpath "${1:-target/release/cmdguard}")
@@ -18,9 +20,11 @@ command -v valgrind >/dev/null || { echo "bench-instructions: valgrind is not in
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# An empty git repository, as a hook in a fresh project sees it.
+# An empty git repository, as a hook in a fresh project sees it, and an empty home: commands
+# that search `~` (`grep -r x ~`) walk the directory tree under a time limit, so a real home,
+# changing as others work in it, would move the count by tens of millions.
 repo=$work/repo
-mkdir "$repo"
+mkdir "$repo" "$work/home"
 git -C "$repo" init -q
 
 pipeline20='cat a.txt'
@@ -38,7 +42,7 @@ run() {
   local name=$1
   shift
   local out=$work/$name.out
-  (cd "$repo" && valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" "$@" \
+  (cd "$repo" && HOME=$work/home valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" "$@" \
     <"${STDIN:-/dev/null}" >/dev/null 2>"$work/$name.log") || true
   local total
   total=$(awk '/^summary:/ { print $2 }' "$out")

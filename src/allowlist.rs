@@ -947,8 +947,12 @@ fn deserialize<T: serde::de::DeserializeOwned>(
     cx: &Text<'_>,
 ) -> Result<T, ConfigError> {
     if let Some(compiled) = source.compiled {
-        return T::deserialize(&compiled.root)
-            .map_err(|e| ConfigError::at(cx.at(0..0), None, e.to_string()));
+        // Examples that will be dropped are not read at all.
+        let root = match cx.examples {
+            Examples::Keep => embedded::Node::whole(&compiled.root),
+            Examples::Drop => embedded::Node::without_examples(&compiled.root),
+        };
+        return T::deserialize(root).map_err(|e| ConfigError::at(cx.at(0..0), None, e.to_string()));
     }
     ::toml::from_str(&source.text).map_err(|e| {
         let at = cx.at(e.span().unwrap_or(0..0));
@@ -971,9 +975,10 @@ fn compile_source(
         _ => None,
     };
     let raw: RawConfig = match lazy {
-        Some((c, _)) => RawConfig::deserialize(embedded::Without {
-            table: &c.root,
-            key: "allow",
+        Some((c, _)) => RawConfig::deserialize(embedded::Node {
+            item: &c.root,
+            once: Some("allow"),
+            everywhere: embedded::EXAMPLE_KEYS,
         })
         .map_err(|e| ConfigError::at(cx.at(0..0), None, e.to_string()))?,
         None => deserialize(source, &cx)?,
@@ -1063,7 +1068,7 @@ fn defer_entries(
         match program {
             Some(program) => list.entries.defer(program, item, &from),
             None => {
-                let raw = RawEntry::deserialize(item)
+                let raw = RawEntry::deserialize(embedded::Node::without_examples(item))
                     .map_err(|e| ConfigError::at(cx.at(0..0), Some("allow"), e.to_string()))?;
                 let entry = compile_entry(cx, raw, &list.option_sets, &mut Vec::new())?;
                 list.entries.push(entry);
@@ -1781,6 +1786,17 @@ mod tests {
         );
         let shadowed = shadowing.compile_keeping(Examples::Drop).unwrap();
         assert_eq!(sorted(&shadowed), sorted(&eager));
+    }
+
+    /// `Allowlist::default` reads the embedded files without their examples and compiles the
+    /// `[[allow]]` entries on first lookup; all of it is the allowlist a builder compiles with
+    /// the examples kept, less the examples.
+    #[test]
+    fn the_default_is_the_compiled_list_without_its_examples() {
+        let mut eager = AllowlistBuilder::new().add_default().compile().unwrap();
+        assert!(eager.examples.len() > 1000, "{}", eager.examples.len());
+        eager.examples.clear();
+        assert_eq!(canonical(&Allowlist::default()), canonical(&eager));
     }
 
     /// The default allowlist leaves the examples out; a builder keeps them for `build()`.

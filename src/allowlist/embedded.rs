@@ -70,17 +70,6 @@ pub(crate) fn allowlist() -> &'static Compiled {
     &ALLOWLIST
 }
 
-/// A table read with one of its keys left out, as if the file did not have it: for the
-/// allowlist, whose `[[allow]]` entries are deserialised one program at a time, when first
-/// looked up (`allowlist.rs`, `Entries`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Without {
-    /// The table.
-    pub table: &'static Item,
-    /// The key left out.
-    pub key: &'static str,
-}
-
 impl Item {
     /// The value of `key` when this is a table holding it.
     pub(crate) fn field(&self, key: &str) -> Option<&'static Item> {
@@ -153,10 +142,66 @@ fn run<T>(table: &'static [T], first: u32, len: u32) -> &'static [T] {
 }
 
 impl<'de> IntoDeserializer<'de, Error> for &'static Item {
-    type Deserializer = &'static Item;
+    type Deserializer = Node;
 
-    fn into_deserializer(self) -> &'static Item {
+    fn into_deserializer(self) -> Node {
+        Node::whole(self)
+    }
+}
+
+impl<'de> IntoDeserializer<'de, Error> for Node {
+    type Deserializer = Node;
+
+    fn into_deserializer(self) -> Node {
         self
+    }
+}
+
+/// The keys of the `match` / `not_match` examples and their `why`, which only
+/// [`AllowlistBuilder::build`](super::AllowlistBuilder) runs: `Allowlist::default` reads the
+/// embedded files without them, as if they were not written, rather than allocate a string
+/// for each of their thousand-odd examples. No other table of the format has a key of these
+/// names (`[severity]` keys are finding codes, `[git] safe_values` keys are git config keys,
+/// which have a dot).
+pub(crate) const EXAMPLE_KEYS: &[&str] = &["match", "not_match", "why"];
+
+/// A value to deserialise, with keys left out: `once` in this table only, `everywhere` in it
+/// and in every table below it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    /// The value.
+    pub item: &'static Item,
+    /// A key left out of this table alone.
+    pub once: Option<&'static str>,
+    /// Keys left out of this table and every one below it.
+    pub everywhere: &'static [&'static str],
+}
+
+impl Node {
+    /// All of `item`.
+    pub(crate) fn whole(item: &'static Item) -> Node {
+        Node {
+            item,
+            once: None,
+            everywhere: &[],
+        }
+    }
+
+    /// `item` without its examples ([`EXAMPLE_KEYS`]).
+    pub(crate) fn without_examples(item: &'static Item) -> Node {
+        Node {
+            item,
+            once: None,
+            everywhere: EXAMPLE_KEYS,
+        }
+    }
+
+    fn child(self, item: &'static Item) -> Node {
+        Node {
+            item,
+            once: None,
+            everywhere: self.everywhere,
+        }
     }
 }
 
@@ -164,15 +209,61 @@ impl<'de> de::Deserializer<'de> for &'static Item {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.value {
+        Node::whole(self).deserialize_any(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        Node::whole(self).deserialize_option(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        Node::whole(self).deserialize_newtype_struct(name, visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        Node::whole(self).deserialize_struct(name, fields, visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        Node::whole(self).deserialize_enum(name, variants, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 f32 f64 char str string seq
+        bytes byte_buf map unit ignored_any unit_struct tuple_struct tuple identifier
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Node {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.item.value {
             Value::Str(s) => visitor.visit_borrowed_str(s.get()),
             Value::Int(n) => visitor.visit_i64(n),
             Value::Bool(b) => visitor.visit_bool(b),
-            Value::Array { first, len } => visitor.visit_seq(Items(run(&ITEMS, first, len).iter())),
+            Value::Array { first, len } => visitor.visit_seq(Items {
+                items: run(&ITEMS, first, len).iter(),
+                parent: self,
+            }),
             Value::Table { first, len } => visitor.visit_map(Fields {
                 fields: run(&FIELDS, first, len).iter(),
                 value: None,
-                skip: None,
+                parent: self,
             }),
         }
     }
@@ -197,9 +288,9 @@ impl<'de> de::Deserializer<'de> for &'static Item {
         visitor: V,
     ) -> Result<V::Value, Error> {
         if is_spanned(name) {
-            return visitor.visit_map(SpannedDeserializer::<&'static Item, Error>::new(
+            return visitor.visit_map(SpannedDeserializer::<Node, Error>::new(
                 self,
-                self.span(),
+                self.item.span(),
             ));
         }
         self.deserialize_any(visitor)
@@ -211,7 +302,7 @@ impl<'de> de::Deserializer<'de> for &'static Item {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match &self.value {
+        match &self.item.value {
             Value::Str(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s.get())),
             _ => Err(de::Error::custom("wanted a string")),
         }
@@ -223,31 +314,11 @@ impl<'de> de::Deserializer<'de> for &'static Item {
     }
 }
 
-impl<'de> de::Deserializer<'de> for Without {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.table.value {
-            Value::Table { first, len } => visitor.visit_map(Fields {
-                fields: run(&FIELDS, first, len).iter(),
-                value: None,
-                skip: Some(self.key),
-            }),
-            Value::Str(_) | Value::Int(_) | Value::Bool(_) | Value::Array { .. } => {
-                self.table.deserialize_any(visitor)
-            }
-        }
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 f32 f64 char str string seq bytes
-        byte_buf map unit ignored_any unit_struct tuple_struct tuple identifier option
-        newtype_struct struct enum
-    }
-}
-
 /// The items of an array.
-struct Items(std::slice::Iter<'static, Item>);
+struct Items {
+    items: std::slice::Iter<'static, Item>,
+    parent: Node,
+}
 
 impl<'de> SeqAccess<'de> for Items {
     type Error = Error;
@@ -256,19 +327,23 @@ impl<'de> SeqAccess<'de> for Items {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        self.0.next().map(|item| seed.deserialize(item)).transpose()
+        let parent = self.parent;
+        self.items
+            .next()
+            .map(|item| seed.deserialize(parent.child(item)))
+            .transpose()
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
-/// The fields of a table, each key with its own span, less the key `skip`.
+/// The fields of a table, each key with its own span, less those `parent` leaves out.
 struct Fields {
     fields: std::slice::Iter<'static, Field>,
     value: Option<&'static Item>,
-    skip: Option<&'static str>,
+    parent: Node,
 }
 
 impl<'de> MapAccess<'de> for Fields {
@@ -278,8 +353,14 @@ impl<'de> MapAccess<'de> for Fields {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        let skip = self.skip;
-        let Some(field) = self.fields.find(|f| skip.is_none_or(|k| f.key.get() != k)) else {
+        let Node {
+            once, everywhere, ..
+        } = self.parent;
+        let kept = |f: &&Field| {
+            let key = f.key.get();
+            once != Some(key) && !everywhere.contains(&key)
+        };
+        let Some(field) = self.fields.find(kept) else {
             return Ok(None);
         };
         self.value = Some(&field.item);
@@ -288,14 +369,15 @@ impl<'de> MapAccess<'de> for Fields {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         match self.value.take() {
-            Some(item) => seed.deserialize(item),
+            Some(item) => seed.deserialize(self.parent.child(item)),
             None => Err(de::Error::custom("a value asked for before its key")),
         }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        // With a key left out, the length is only an upper bound.
-        self.skip.is_none().then(|| self.fields.len())
+        // With keys left out, the length is only an upper bound.
+        let whole = self.parent.once.is_none() && self.parent.everywhere.is_empty();
+        whole.then(|| self.fields.len())
     }
 }
 

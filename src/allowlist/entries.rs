@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use super::embedded::Item;
+use super::embedded::{Item, Node};
 use super::toml::RawEntry;
 use super::{Entry, Examples, LineStarts, Regexes, Text, compile_entry};
 
@@ -115,7 +115,7 @@ impl Deferred {
     /// commands ask (or a shorter entry of the program judges them, as when the broken one
     /// is not written).
     fn compile(&self, item: &'static Item) -> Option<Entry> {
-        let raw: RawEntry = serde::Deserialize::deserialize(item).ok()?;
+        let raw: RawEntry = serde::Deserialize::deserialize(Node::without_examples(item)).ok()?;
         let cx = Text {
             text: self.text,
             origin: &self.origin,

@@ -897,7 +897,7 @@ impl Allowlist {
     pub(crate) fn lookup(&self, words: &[&str]) -> Option<&Entry> {
         let first = words.first()?;
         self.entries
-            .get(*first)?
+            .get(first)?
             .iter()
             .filter(|e| {
                 e.words.len() <= words.len() && e.words.iter().zip(words).all(|(a, b)| a == b)
@@ -1750,6 +1750,7 @@ mod tests {
             packs,
             pack_toggles,
         } = list;
+        let entries = format!("{:?}", entries.iter().collect::<BTreeMap<_, _>>());
         format!(
             "{limits:?}\n{}\n{inert_env:?}\n{unsafe_env:?}\n{system_dirs:?}\n{git_keys:?}\n\
              {git_inert_keys:?}\n{git_safe_values:?}\n{git_hooks:?}\n{sensitive:?}\n{}\n{}\n\
@@ -1757,7 +1758,7 @@ mod tests {
             sorted(severity),
             sorted(programs),
             sorted(option_sets),
-            format!("{:?}", entries.iter().collect::<BTreeMap<_, _>>()),
+            entries,
             sorted(wrappers),
             sorted(shells),
         )

@@ -15,6 +15,7 @@ mod assigned;
 mod feed;
 mod multicall;
 mod nested;
+mod runs;
 mod sql;
 mod typed;
 
@@ -447,6 +448,11 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         .first()
         .and_then(|w| w.static_text())
         .map(program_name);
+    // `ssh host rm -rf v`, `strace rm -rf v`, `docker exec c rm -rf v`: a command run
+    // elsewhere or under a tool.
+    if let Some(p) = program.as_deref() {
+        runs::command_runner(cx, i, span, p, words);
+    }
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli" | "valkey-cli" | "keydb-cli") => feed::redis_input(cx, i, span, words),
@@ -491,7 +497,11 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         }
         Some("at" | "batch") => feed::at_job(cx, i, span, words),
         Some("crontab") => feed::crontab(cx, i, span, words),
-        Some(p @ ("su" | "runuser" | "script" | "tmux" | "screen")) => {
+        Some("runuser") => {
+            runs::runuser_user(cx, i, span, words);
+            multicall::session(cx, i, span, "runuser", words);
+        }
+        Some(p @ ("su" | "script" | "tmux" | "screen")) => {
             multicall::session(cx, i, span, p, words);
         }
         Some("parallel") => multicall::parallel(cx, i, span, words),

@@ -50,8 +50,8 @@ pub(crate) fn basename(s: &str) -> &str {
 }
 
 /// The name deny rules compare a program word by: without its directory (`/bin/rm`, `./rm`,
-/// `C:\Git\bin\git.exe`) and without a Windows `.exe` suffix, lower-cased when it had one
-/// (Windows finds `GIT.EXE` for `git`).
+/// `C:\Git\bin\git.exe`) and without a Windows `.exe` suffix, lower-cased (Windows finds
+/// `GIT.EXE` for `git`, and macOS's case-insensitive file system `/bin/RM` for `RM`).
 pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
     let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
     let n = base.len();
@@ -59,6 +59,8 @@ pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
         Some(ext) if n > 4 && ext.eq_ignore_ascii_case(".exe") => {
             Cow::Owned(base[..n - 4].to_ascii_lowercase())
         }
+        // macOS's default file system ignores case: bash finds `/bin/rm` for `RM`.
+        _ if base.bytes().any(|b| b.is_ascii_uppercase()) => Cow::Owned(base.to_ascii_lowercase()),
         _ => Cow::Borrowed(base),
     }
 }

@@ -9,7 +9,7 @@
 use super::{past_unknown_option, static_word};
 use crate::check::{Ctx, Origin};
 use crate::finding::Span;
-use crate::segment::Word;
+use crate::segment::{RedirectOp, Word};
 
 /// Reads the command `program` runs, when it is one of this module's programs.
 pub(super) fn command_runner(
@@ -64,6 +64,7 @@ pub(super) fn command_runner(
         "ssh" => ssh(cx, i, span, words),
         "wsl" => run_at(cx, i, span, words, wsl_command(words)),
         "cmd" => windows_cmd(cx, i, span, words),
+        "deno" | "bun" | "uv" => stdin_script(cx, i, span, program, words),
         "powershell" | "pwsh" => powershell(cx, i, span, words),
         _ => {}
     }
@@ -461,4 +462,82 @@ fn powershell(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             .map(|p| p.trim_matches(['\'', '"']));
         as_rm(cx, i, span, "-rf", operands);
     }
+}
+
+/// `uv run` options that take the next word (uv 0.5 `uv run --help`).
+const UV_RUN_VALUES: &[&str] = &[
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--extra",
+    "--group",
+    "--only-group",
+    "--no-group",
+    "--package",
+    "--python",
+    "-p",
+    "--project",
+    "--directory",
+    "--env-file",
+    "--index",
+    "--default-index",
+    "--index-url",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+    "--config-file",
+    "--cache-dir",
+    "--color",
+];
+
+/// `deno run - <<EOF`, `bun run -`, `uv run [--script] -`: the runner reads its script from
+/// stdin, as `node -` and `python3 -` do; the command is read as that interpreter's, so the
+/// heredoc or here-string it is given is read as its code.
+fn stdin_script(cx: &mut Ctx<'_>, i: usize, span: Span, program: &str, words: &[Word]) {
+    let t = |k: usize| words.get(k).and_then(|w| w.static_text());
+    let (values, interpreter): (&[&str], &str) = match program {
+        "uv" => (UV_RUN_VALUES, "python3"),
+        _ => (&[], "node"),
+    };
+    let mut k = 1;
+    if t(k) == Some("run") {
+        k += 1;
+    } else if program != "bun" {
+        return;
+    }
+    while let Some(w) = t(k) {
+        if w == "-" {
+            let mut inner = vec![static_word(interpreter, words[0].span), words[k].clone()];
+            inner.extend(words[k + 1..].iter().cloned());
+            cx.command(i, span, &inner, Origin::Wrapped);
+            return;
+        }
+        if !w.starts_with('-') || w == "--" {
+            return;
+        }
+        k += if values.contains(&w) { 2 } else { 1 };
+    }
+    // tree-sitter-bash leaves a lone `-` right before `<<` out of the tree (`deno run - <<EOF`
+    // comes out as `deno run`): the source text between the last word and the heredoc tells.
+    if k == words.len() && dash_before_heredoc(cx, i, words) {
+        let mut inner = vec![static_word(interpreter, words[0].span)];
+        inner.push(static_word("-", words[k - 1].span));
+        cx.command(i, span, &inner, Origin::Wrapped);
+    }
+}
+
+/// Whether the source of segment `i` holds a lone `-` between the command's last word and its
+/// heredoc (see [`stdin_script`]).
+fn dash_before_heredoc(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return false;
+    };
+    let Some(last) = words.last() else {
+        return false;
+    };
+    seg.redirects.iter().any(|r| {
+        matches!(r.op, RedirectOp::Heredoc | RedirectOp::HeredocStripTabs)
+            && r.span.start >= last.span.end
+            && cx.src.get(last.span.end..r.span.start).map(str::trim) == Some("-")
+    })
 }

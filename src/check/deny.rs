@@ -110,6 +110,9 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
         return false;
     }
     let rest = &words[1..];
+    if shouted_options(first, rest) {
+        return false;
+    }
     if cmd.len() == 1 {
         return rest_matches(rule, rest);
     }
@@ -125,6 +128,21 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
         },
     );
     found
+}
+
+/// `RM -RF V`: a program found only because the file system ignores case (see
+/// [`program_name`]) still reads its options with case, and an upper-case option it does not
+/// take stops it (BSD rm: "illegal option -- F"). Rules are not matched on such a line when an
+/// option word holds an upper-case letter.
+fn shouted_options(program: &str, rest: &[Word]) -> bool {
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let folded = base.bytes().any(|b| b.is_ascii_uppercase());
+    folded
+        && rest.iter().any(|w| {
+            w.static_text().is_some_and(|t| {
+                t.starts_with('-') && t.bytes().any(|b| b.is_ascii_uppercase())
+            })
+        })
 }
 
 /// Most options a program does not declare that one reading of a command's subcommand words
@@ -1659,7 +1677,10 @@ mod tests {
             ("C:/Program Files/Git/bin/git.exe", "git"),
             ("C:\\Git\\bin\\Git.Exe", "git"),
             (".exe", ".exe"),
-            ("Makefile", "Makefile"),
+            // Lower case since s10: macOS's case-insensitive file system finds `/bin/rm` for
+            // `RM` (red team s9, `program_name_case_on_macos`).
+            ("Makefile", "makefile"),
+            ("/BIN/RM", "rm"),
             ("é.exe", "é"),
         ] {
             assert_eq!(program_name(written), name, "{written}");

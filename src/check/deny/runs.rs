@@ -62,6 +62,10 @@ pub(super) fn command_runner(
             run_at(cx, i, span, words, at.filter(|_| exec).map(|k| k + 1));
         }
         "ssh" => ssh(cx, i, span, words),
+        // `time { rm -rf v; }`: tree-sitter-bash reads the group after the `time` keyword as a
+        // command whose first word is `{`; bash runs the group. An unquoted `{` can only be the
+        // group's opening word in command position.
+        "{" if !words[0].quoted => run_at(cx, i, span, words, Some(1)),
         "wsl" => run_at(cx, i, span, words, wsl_command(words)),
         "cmd" => windows_cmd(cx, i, span, words),
         "deno" | "bun" | "uv" => stdin_script(cx, i, span, program, words),

@@ -13,6 +13,7 @@
 mod alias;
 mod assigned;
 mod feed;
+mod fetched;
 mod multicall;
 mod nested;
 mod runs;
@@ -1561,6 +1562,8 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         cx.deny(rule, s.span, Some(i));
                     }
                 }
+                // `curl -o i.sh URL && sh i.sh`: the download run from a file.
+                fetched::run_files(cx, rule);
             }
         }
     }

@@ -16,6 +16,7 @@ mod feed;
 mod fetched;
 mod multicall;
 mod nested;
+mod positional;
 mod runs;
 mod sql;
 mod typed;
@@ -449,6 +450,8 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     // `c='rm -rf v'; bash -c "$c"`: the words with the values the line gives them.
     if !denied {
         assigned::command(cx, i, span, words);
+        // `f() { "$@"; }; f rm -rf v`, `set -- rm -rf v; "$@"`.
+        positional::command(cx, i, span, words);
     }
     // `echo 'rm -rf v' > s.sh; ./s.sh`: a script this line wrote, run by its path.
     if let Some(path) = words

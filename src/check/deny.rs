@@ -452,6 +452,8 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         assigned::command(cx, i, span, words);
         // `f() { "$@"; }; f rm -rf v`, `set -- rm -rf v; "$@"`.
         positional::command(cx, i, span, words);
+        // `shopt -s expand_aliases⏎alias x='rm -rf'⏎x v`.
+        alias::expanded(cx, i, span, words);
     }
     // `echo 'rm -rf v' > s.sh; ./s.sh`: a script this line wrote, run by its path.
     if let Some(path) = words

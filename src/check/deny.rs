@@ -14,6 +14,7 @@ mod alias;
 mod assigned;
 mod feed;
 mod fetched;
+mod forever;
 mod multicall;
 mod nested;
 mod positional;
@@ -1540,6 +1541,8 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         cx.deny(rule, s.span, Some(i));
                     }
                 }
+                // `while true; do bash & done`.
+                forever::background_in_endless_loop(cx, rule);
             }
             Some(Builtin::DownloadToInterpreter) => {
                 let segs = &script.segments;

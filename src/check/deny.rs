@@ -1543,6 +1543,8 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                 }
                 // `while true; do bash & done`.
                 forever::background_in_endless_loop(cx, rule);
+                // `perl -e 'fork while 1'`.
+                forever::interpreter_fork_loops(cx, rule);
             }
             Some(Builtin::DownloadToInterpreter) => {
                 let segs = &script.segments;

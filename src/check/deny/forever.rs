@@ -48,3 +48,47 @@ pub(super) fn background_in_endless_loop(cx: &mut Ctx<'_>, rule: &DenyRule) {
         }
     }
 }
+
+/// Fork loops of interpreter one-liners: Perl's `fork while 1` and `while (1) { fork }`,
+/// Python's `while True: os.fork()` and a comprehension over `iter(int, 1)` (an iterator that
+/// never ends) calling `os.fork()`. Each child runs the same loop, so the processes double.
+static FORK_LOOPS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r"\bfork\b(\(\))?\s+while\s*\(?\s*1\s*\)?\s*;?\s*$",
+        r"|\bwhile\s*\(\s*1\s*\)\s*\{\s*fork\b",
+        r"|\bwhile\s+(True|1)\s*:\s*os\.fork\(\)\s*$",
+        r"|\bos\.fork\(\)\s+for\s+\w+\s+in\s+iter\(\s*int\s*,\s*1\s*\)",
+    ))
+    .ok()
+});
+
+/// Denies, with `rule`, a `perl -e`/`python -c` one-liner whose whole code ends in a fork loop
+/// ([`FORK_LOOPS`]).
+pub(super) fn interpreter_fork_loops(cx: &mut Ctx<'_>, rule: &DenyRule) {
+    let Some(re) = FORK_LOOPS.as_ref() else {
+        return;
+    };
+    let script = cx.script;
+    for (i, s) in script.segments.iter().enumerate() {
+        let texts: Vec<Option<&str>> = s.words.iter().map(|w| w.static_text()).collect();
+        let Some(Some(program)) = texts.first() else {
+            continue;
+        };
+        let program = super::program_name(program);
+        let option = if program == "perl" {
+            "-e"
+        } else if program.starts_with("python") {
+            "-c"
+        } else {
+            continue;
+        };
+        let Some(k) = texts.iter().position(|t| *t == Some(option)) else {
+            continue;
+        };
+        if let Some(Some(code)) = texts.get(k + 1)
+            && re.is_match(code.trim_end())
+        {
+            cx.deny(rule, s.span, Some(i));
+        }
+    }
+}

@@ -142,9 +142,8 @@ fn shouted_options(program: &str, rest: &[Word]) -> bool {
     let folded = base.bytes().any(|b| b.is_ascii_uppercase());
     folded
         && rest.iter().any(|w| {
-            w.static_text().is_some_and(|t| {
-                t.starts_with('-') && t.bytes().any(|b| b.is_ascii_uppercase())
-            })
+            w.static_text()
+                .is_some_and(|t| t.starts_with('-') && t.bytes().any(|b| b.is_ascii_uppercase()))
         })
 }
 

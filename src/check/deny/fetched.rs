@@ -50,11 +50,21 @@ fn remote_name(url: &str) -> Option<String> {
 /// (`--remote-name`, or in a bundle like `-fsSLO`), each URL's remote name; wget's `-O FILE`
 /// or, without it, each URL's remote name.
 fn downloads(s: &Segment) -> Vec<String> {
-    let Some(program) = s.words.first().and_then(Word::static_text).map(program_name) else {
+    let Some(program) = s
+        .words
+        .first()
+        .and_then(Word::static_text)
+        .map(program_name)
+    else {
         return Vec::new();
     };
     let texts: Vec<&str> = s.words[1..].iter().filter_map(Word::static_text).collect();
-    let urls = || texts.iter().filter(|t| t.contains("://")).filter_map(|u| remote_name(u));
+    let urls = || {
+        texts
+            .iter()
+            .filter(|t| t.contains("://"))
+            .filter_map(|u| remote_name(u))
+    };
     let mut out = Vec::new();
     match program.as_ref() {
         "curl" => {
@@ -98,7 +108,9 @@ fn downloads(s: &Segment) -> Vec<String> {
                         .find_map(|t| t.strip_prefix("--output-document="))
                         .map(str::to_string)
                 });
-            let prefixed = texts.iter().any(|t| t.starts_with("-P") || t.starts_with("--directory-prefix"));
+            let prefixed = texts
+                .iter()
+                .any(|t| t.starts_with("-P") || t.starts_with("--directory-prefix"));
             match named {
                 Some(f) => out.push(f),
                 None if !prefixed => out.extend(urls()),
@@ -125,9 +137,11 @@ fn runs_file(s: &Segment, file: &str) -> bool {
     let mut program = program_name(first);
     let mut rest = s.words[1..].iter();
     // `sudo sh i.sh`, `env bash i.sh`.
-    while matches!(program.as_ref(), "sudo" | "doas" | "env" | "command" | "exec" | "nohup") {
-        let Some(next) = rest.find(|w| w.static_text().is_some_and(|t| !t.starts_with('-')))
-        else {
+    while matches!(
+        program.as_ref(),
+        "sudo" | "doas" | "env" | "command" | "exec" | "nohup"
+    ) {
+        let Some(next) = rest.find(|w| w.static_text().is_some_and(|t| !t.starts_with('-'))) else {
             return false;
         };
         let Some(t) = next.static_text() else {

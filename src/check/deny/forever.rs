@@ -40,9 +40,9 @@ pub(super) fn background_in_endless_loop(cx: &mut Ctx<'_>, rule: &DenyRule) {
             continue;
         };
         let body = &after[..end];
-        let leaves = body.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| {
-            matches!(w, "break" | "exit" | "return" | "wait")
-        });
+        let leaves = body
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| matches!(w, "break" | "exit" | "return" | "wait"));
         if !leaves {
             cx.deny(rule, s.span, Some(i));
         }

@@ -85,16 +85,23 @@ fn set_words(cx: &Ctx<'_>, i: usize) -> Option<Vec<Word>> {
             Some("--") => &s.words[2..],
             Some(t) if !t.starts_with(['-', '+']) => &s.words[1..],
             // `set -e`, `set -o pipefail`: options only, the parameters stay.
-            Some(_) if s.words.iter().all(|w| w.static_text().is_some_and(|t| t.starts_with(['-', '+']) || t.chars().all(|c| c.is_ascii_alphabetic()))) => continue,
+            Some(_)
+                if s.words.iter().all(|w| {
+                    w.static_text().is_some_and(|t| {
+                        t.starts_with(['-', '+']) || t.chars().all(|c| c.is_ascii_alphabetic())
+                    })
+                }) =>
+            {
+                continue;
+            }
             _ => return None,
         };
         let piped = s.joiner == Some(Joiner::Pipe)
             || j.checked_sub(1)
                 .and_then(|p| segments.get(p))
                 .is_some_and(|p| p.joiner == Some(Joiner::Pipe) && p.nesting == s.nesting);
-        let visible = here.nesting.starts_with(&s.nesting)
-            && !s.nesting.contains(&Nest::Function)
-            && !piped;
+        let visible =
+            here.nesting.starts_with(&s.nesting) && !s.nesting.contains(&Nest::Function) && !piped;
         if !visible || found.is_some() {
             return None;
         }

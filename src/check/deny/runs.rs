@@ -43,30 +43,30 @@ pub(super) fn command_runner(
         // arguments (run by `-ex run` or `r` typed at the prompt).
         "gdb" => {
             let at = words.iter().position(|w| w.static_text() == Some("--args"));
-            run_at(cx, i, span, words, at.map(|k| k + 1));
+            run_from(cx, i, span, words, at.map(|k| k + 1));
         }
         // `xterm -e PROG ARGS…`: `-e` must be the last option; the rest is the command.
         "xterm" | "uxterm" | "urxvt" | "rxvt" | "konsole" => {
             let at = words.iter().position(|w| w.static_text() == Some("-e"));
-            run_at(cx, i, span, words, at.map(|k| k + 1));
+            run_from(cx, i, span, words, at.map(|k| k + 1));
         }
-        "ip" => run_at(cx, i, span, words, netns_exec(words)),
+        "ip" => run_from(cx, i, span, words, netns_exec(words)),
         "sg" => sg(cx, i, span, words),
         "docker" | "podman" | "nerdctl" => {
-            run_at(cx, i, span, words, container_exec(words));
+            run_from(cx, i, span, words, container_exec(words));
         }
         "kubectl" | "oc" => {
             // `kubectl exec POD -- CMD…`: the command is everything after the first `--`.
             let exec = words.get(1).and_then(|w| w.static_text()) == Some("exec");
             let at = words.iter().position(|w| w.static_text() == Some("--"));
-            run_at(cx, i, span, words, at.filter(|_| exec).map(|k| k + 1));
+            run_from(cx, i, span, words, at.filter(|_| exec).map(|k| k + 1));
         }
         "ssh" => ssh(cx, i, span, words),
         // `time { rm -rf v; }`: tree-sitter-bash reads the group after the `time` keyword as a
         // command whose first word is `{`; bash runs the group. An unquoted `{` can only be the
         // group's opening word in command position.
         "{" if !words[0].quoted => run_at(cx, i, span, words, Some(1)),
-        "wsl" => run_at(cx, i, span, words, wsl_command(words)),
+        "wsl" => run_from(cx, i, span, words, wsl_command(words)),
         "cmd" => windows_cmd(cx, i, span, words),
         "deno" | "bun" | "uv" => stdin_script(cx, i, span, program, words),
         "powershell" | "pwsh" => powershell(cx, i, span, words),
@@ -96,8 +96,17 @@ pub(super) fn runuser_user(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word
             user = true;
         }
         k += match t {
-            "-g" | "--group" | "-G" | "--supp-group" | "-s" | "--shell" | "-w"
-            | "--whitelist-environment" | "-c" | "--command" | "--session-command" => 2,
+            "-g"
+            | "--group"
+            | "-G"
+            | "--supp-group"
+            | "-s"
+            | "--shell"
+            | "-w"
+            | "--whitelist-environment"
+            | "-c"
+            | "--command"
+            | "--session-command" => 2,
             _ => 1,
         };
     }
@@ -130,6 +139,14 @@ const STRACE_LONG_VALUES: &[&str] = &[
 
 /// ltrace's long options that take the next word.
 const LTRACE_LONG_VALUES: &[&str] = &["--output", "--library", "--align", "--indent"];
+
+/// Checks the words from `at` on as the command the program runs; `None`: the program runs
+/// no command here (`kubectl logs`, `wsl --list`) or cmdguard cannot place it, and it asks.
+fn run_from(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], at: Option<usize>) {
+    if let Some(inner) = at.and_then(|k| words.get(k..)).filter(|c| !c.is_empty()) {
+        cx.command(i, span, inner, Origin::Tail);
+    }
+}
 
 /// Checks the words from `at` on as the command the program runs; with no place known, the
 /// first few words that name a denied program are tried (see `past_unknown_option`).
@@ -333,7 +350,13 @@ fn ssh(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         return;
     };
     if let Some(line) = line_of(rest) {
-        super::denies_in(cx, i, span, "the command ssh runs on the remote host", &line);
+        super::denies_in(
+            cx,
+            i,
+            span,
+            "the command ssh runs on the remote host",
+            &line,
+        );
     }
 }
 

@@ -13,8 +13,12 @@
 mod alias;
 mod assigned;
 mod feed;
+mod fetched;
+mod forever;
 mod multicall;
 mod nested;
+mod positional;
+mod runs;
 mod sql;
 mod typed;
 
@@ -49,8 +53,8 @@ pub(crate) fn basename(s: &str) -> &str {
 }
 
 /// The name deny rules compare a program word by: without its directory (`/bin/rm`, `./rm`,
-/// `C:\Git\bin\git.exe`) and without a Windows `.exe` suffix, lower-cased when it had one
-/// (Windows finds `GIT.EXE` for `git`).
+/// `C:\Git\bin\git.exe`) and without a Windows `.exe` suffix, lower-cased (Windows finds
+/// `GIT.EXE` for `git`, and macOS's case-insensitive file system `/bin/RM` for `RM`).
 pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
     let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
     let n = base.len();
@@ -58,6 +62,8 @@ pub(crate) fn program_name(s: &str) -> Cow<'_, str> {
         Some(ext) if n > 4 && ext.eq_ignore_ascii_case(".exe") => {
             Cow::Owned(base[..n - 4].to_ascii_lowercase())
         }
+        // macOS's default file system ignores case: bash finds `/bin/rm` for `RM`.
+        _ if base.bytes().any(|b| b.is_ascii_uppercase()) => Cow::Owned(base.to_ascii_lowercase()),
         _ => Cow::Borrowed(base),
     }
 }
@@ -107,6 +113,9 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
         return false;
     }
     let rest = &words[1..];
+    if shouted_options(first, rest) {
+        return false;
+    }
     if cmd.len() == 1 {
         return rest_matches(rule, rest);
     }
@@ -122,6 +131,20 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
         },
     );
     found
+}
+
+/// `RM -RF V`: a program found only because the file system ignores case (see
+/// [`program_name`]) still reads its options with case, and an upper-case option it does not
+/// take stops it (BSD rm: "illegal option -- F"). Rules are not matched on such a line when an
+/// option word holds an upper-case letter.
+fn shouted_options(program: &str, rest: &[Word]) -> bool {
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let folded = base.bytes().any(|b| b.is_ascii_uppercase());
+    folded
+        && rest.iter().any(|w| {
+            w.static_text()
+                .is_some_and(|t| t.starts_with('-') && t.bytes().any(|b| b.is_ascii_uppercase()))
+        })
 }
 
 /// Most options a program does not declare that one reading of a command's subcommand words
@@ -427,6 +450,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     // `c='rm -rf v'; bash -c "$c"`: the words with the values the line gives them.
     if !denied {
         assigned::command(cx, i, span, words);
+        // `f() { "$@"; }; f rm -rf v`, `set -- rm -rf v; "$@"`.
+        positional::command(cx, i, span, words);
+        // `shopt -s expand_aliases⏎alias x='rm -rf'⏎x v`.
+        alias::expanded(cx, i, span, words);
     }
     // `echo 'rm -rf v' > s.sh; ./s.sh`: a script this line wrote, run by its path.
     if let Some(path) = words
@@ -447,6 +474,11 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         .first()
         .and_then(|w| w.static_text())
         .map(program_name);
+    // `ssh host rm -rf v`, `strace rm -rf v`, `docker exec c rm -rf v`: a command run
+    // elsewhere or under a tool.
+    if let Some(p) = program.as_deref() {
+        runs::command_runner(cx, i, span, p, words);
+    }
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli" | "valkey-cli" | "keydb-cli") => feed::redis_input(cx, i, span, words),
@@ -491,7 +523,11 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         }
         Some("at" | "batch") => feed::at_job(cx, i, span, words),
         Some("crontab") => feed::crontab(cx, i, span, words),
-        Some(p @ ("su" | "runuser" | "script" | "tmux" | "screen")) => {
+        Some("runuser") => {
+            runs::runuser_user(cx, i, span, words);
+            multicall::session(cx, i, span, "runuser", words);
+        }
+        Some(p @ ("su" | "script" | "tmux" | "screen")) => {
             multicall::session(cx, i, span, p, words);
         }
         Some("parallel") => multicall::parallel(cx, i, span, words),
@@ -1504,6 +1540,10 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         cx.deny(rule, s.span, Some(i));
                     }
                 }
+                // `while true; do bash & done`.
+                forever::background_in_endless_loop(cx, rule);
+                // `perl -e 'fork while 1'`.
+                forever::interpreter_fork_loops(cx, rule);
             }
             Some(Builtin::DownloadToInterpreter) => {
                 let segs = &script.segments;
@@ -1531,6 +1571,8 @@ pub(super) fn structural(cx: &mut Ctx<'_>) {
                         cx.deny(rule, s.span, Some(i));
                     }
                 }
+                // `curl -o i.sh URL && sh i.sh`: the download run from a file.
+                fetched::run_files(cx, rule);
             }
         }
     }
@@ -1647,7 +1689,10 @@ mod tests {
             ("C:/Program Files/Git/bin/git.exe", "git"),
             ("C:\\Git\\bin\\Git.Exe", "git"),
             (".exe", ".exe"),
-            ("Makefile", "Makefile"),
+            // Lower case since s10: macOS's case-insensitive file system finds `/bin/rm` for
+            // `RM` (red team s9, `program_name_case_on_macos`).
+            ("Makefile", "makefile"),
+            ("/BIN/RM", "rm"),
             ("é.exe", "é"),
         ] {
             assert_eq!(program_name(written), name, "{written}");

@@ -568,7 +568,10 @@ fn red_s9_an_unassigned_ifs_splits_words() {
         ),
         // Near misses: IFS assigned on the line, a printed command, a quoted IFS (one word),
         // a harmless command.
-        ("IFS=x; rm${IFS}-rf${IFS}v", None),
+        // Changed by denyshell (s10): with IFS=x the unquoted `${IFS}` expands to `x`, which
+        // splits: real bash `IFS=x; printf '<%s>' rm${IFS}-rf${IFS}v` prints `<rm><-rf><v>`,
+        // so this line runs `rm -rf v`.
+        ("IFS=x; rm${IFS}-rf${IFS}v", RM),
         ("echo${IFS}rm${IFS}-rf${IFS}v", None),
         ("rm \"${IFS}-rf\" v", None),
         ("ls${IFS}-l", None),

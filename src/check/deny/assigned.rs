@@ -149,7 +149,7 @@ fn expand(cx: &Ctx<'_>, i: usize, w: &Word, chain: usize) -> Option<Vec<String>>
     }
     // The source text of the word: a word made up by cmdguard (`xargs`'s `{input}`) has none.
     let raw = cx.src.get(w.span.start..w.span.end)?;
-    if !raw.contains('$') {
+    if !raw.contains(['$', '`']) {
         return None;
     }
     let at = w.span.start;
@@ -157,7 +157,12 @@ fn expand(cx: &Ctx<'_>, i: usize, w: &Word, chain: usize) -> Option<Vec<String>>
         Ref::Param(p) => resolve(cx, i, p, chain, Refs::Unknown),
         Ref::Substitution(from, to) => substituted(cx, i, at + from, at + to).map(|v| vec![v]),
     })?;
-    Some(fields(&pieces))
+    // `IFS=,; c="rm,-rf,v"; $c`: an IFS the line assigns a literal splits instead of blanks.
+    match literal(cx, i, "IFS", chain) {
+        Some(ifs) if assigned(cx, "IFS") => Some(split_at(&pieces, &ifs.concat())),
+        None if assigned(cx, "IFS") => None,
+        _ => Some(fields(&pieces)),
+    }
 }
 
 /// `$(echo rm -rf v)` in segment `i`, its `$(` to `)` at `from..to` of the source: what its one
@@ -243,9 +248,21 @@ fn pieces(raw: &str, lookup: &mut Lookup<'_>) -> Option<Vec<Piece>> {
                 literal.push(next);
             }
             '$' if raw[k + 1..].starts_with("((") => return None,
-            '$' if raw[k + 1..].starts_with('(') => {
-                // `$(…)`: up to the `)` that closes it, read by the caller.
-                let close = k + 1 + closing_paren(&raw[k + 1..])?;
+            c @ ('$' | '`') if c == '`' || raw[k + 1..].starts_with('(') => {
+                // `$(…)`: up to the `)` that closes it, read by the caller; `` `…` `` up to
+                // the next backquote (one with a backslash inside is not read: bash removes
+                // some of them first).
+                let close = match c {
+                    '`' => {
+                        let body = &raw[k + 1..];
+                        let end = body.find('`')?;
+                        if body[..end].contains('\\') {
+                            return None;
+                        }
+                        k + 1 + end
+                    }
+                    _ => k + 1 + closing_paren(&raw[k + 1..])?,
+                };
                 let value = lookup(Ref::Substitution(k, close + 1))?;
                 let value = value.join(" ");
                 if !in_double && value.contains(GLOB) {
@@ -285,7 +302,6 @@ fn pieces(raw: &str, lookup: &mut Lookup<'_>) -> Option<Vec<Piece>> {
                 }
                 skip_to(&mut chars, k + 1 + p.len);
             }
-            '`' => return None,
             '*' | '?' | '[' | '~' | '{' if !in_double => return None,
             c => literal.push(c),
         }
@@ -576,6 +592,10 @@ fn literal(cx: &Ctx<'_>, i: usize, name: &str, chain: usize) -> Option<Vec<Strin
                 }
             }
         }
+        // `read c <<< …`, `printf -v c …`, `mapfile -t c <<< …`, `declare -a c=(…)`.
+        if let Some(value) = builtin_assignment(cx, s, name) {
+            once(value, visible(segments, j, i))?;
+        }
         // A `${NAME:=…}` of segment `i` itself assigns as it expands: see `resolve`.
         if j == i {
             continue;
@@ -585,6 +605,22 @@ fn literal(cx: &Ctx<'_>, i: usize, name: &str, chain: usize) -> Option<Vec<Strin
                 once(Some(vec![d.to_string()]), visible(segments, j, i))?;
             }
         }
+    }
+    // `for c in rm; do $c …; done`: a loop over one plain word gives its variable that word,
+    // in the body and after the loop.
+    for (e, at) in &cx.script.events {
+        let crate::segment::Event::ExpansionAssignment(n) = e else {
+            continue;
+        };
+        let here = segments.get(i).map_or(0, |s| s.span.start);
+        if n != name || at.end > here {
+            continue;
+        }
+        let head = cx.src.get(at.start..at.end)?;
+        if !(head.starts_with("for") || head.starts_with("select")) {
+            continue;
+        }
+        once(loop_word(cx.src.get(at.end..)?), true)?;
     }
     found
 }
@@ -1104,6 +1140,139 @@ fn is_name(s: &str) -> bool {
     b.next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
         && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// The one plain word a `for NAME in WORD; do` loops over, from the source after NAME; `None`
+/// for more words or any other text.
+fn loop_word(after: &str) -> Option<Vec<String>> {
+    let rest = after.trim_start_matches([' ', '\t']).strip_prefix("in")?;
+    let end = rest.find([';', '\n'])?;
+    let list: Vec<&str> = rest[..end].split_whitespace().collect();
+    let plain = |w: &str| {
+        w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+'))
+    };
+    match list.as_slice() {
+        [w] if plain(w) => Some(vec![w.to_string()]),
+        _ => None,
+    }
+}
+
+/// What a builtin in segment `s` assigns to `name`: `Some(Some(value))` when the line spells it
+/// out — `read [-r] NAME <<< TEXT` (the text without its blanks at the ends), `mapfile -t NAME
+/// <<< TEXT` (its lines), `printf -v NAME TEXT` (a format without `%` or `\\`), `declare -a
+/// NAME=(…)` (the elements) —, `Some(None)` when it assigns `name` a value only run time knows,
+/// `None` when it does not assign `name`.
+fn builtin_assignment(cx: &Ctx<'_>, s: &Segment, name: &str) -> Option<Option<Vec<String>>> {
+    if s.kind != SegmentKind::Command {
+        return None;
+    }
+    let builtin = s.words.first()?.static_text()?;
+    let texts: Vec<Option<&str>> = s.words[1..].iter().map(Word::static_text).collect();
+    let names = |t: &Option<&str>| *t == Some(name);
+    let herestring = || {
+        s.redirects
+            .iter()
+            .find(|r| {
+                r.op == crate::segment::RedirectOp::Herestring && matches!(r.fd, None | Some(0))
+            })
+            .and_then(|r| r.target.as_ref())
+            .and_then(Word::static_text)
+    };
+    match builtin {
+        "read" | "mapfile" | "readarray" => {
+            if !texts.iter().any(names) {
+                return None;
+            }
+            let options: Vec<&str> = texts
+                .iter()
+                .take_while(|t| t.is_some_and(|t| t.starts_with('-')))
+                .flatten()
+                .copied()
+                .collect();
+            let plain = texts.len() == options.len() + 1;
+            let value = match (builtin, options.as_slice()) {
+                ("read", ["-r"]) if plain => {
+                    herestring().map(|t| vec![t.trim_matches([' ', '\t', '\n']).to_string()])
+                }
+                ("read", []) if plain => herestring()
+                    .filter(|t| !t.contains('\\'))
+                    .map(|t| vec![t.trim_matches([' ', '\t', '\n']).to_string()]),
+                (_, ["-t"]) if plain && builtin != "read" => {
+                    herestring().map(|t| t.lines().map(str::to_string).collect())
+                }
+                _ => None,
+            };
+            Some(value)
+        }
+        "printf" => {
+            let at = texts.iter().position(|t| *t == Some("-v"))?;
+            if texts.get(at + 1) != Some(&Some(name)) {
+                return None;
+            }
+            let value = match texts.get(at + 2..) {
+                Some([Some(format)]) if at == 0 && !format.contains(['%', '\\']) => {
+                    Some(vec![format.to_string()])
+                }
+                _ => None,
+            };
+            Some(value)
+        }
+        b if DECLARATIONS.contains(&b) => {
+            let prefix = format!("{name}=(");
+            let w = s.words[1..].iter().find(|w| {
+                cx.src
+                    .get(w.span.start..w.span.end)
+                    .is_some_and(|raw| raw.starts_with(&prefix))
+            })?;
+            let flags_ok = texts
+                .iter()
+                .take_while(|t| t.is_some_and(|t| t.starts_with('-')))
+                .all(|t| matches!(t, Some("-a" | "-g" | "-ga" | "-ag")));
+            // Without `-a` the declaration is read by `declaration`.
+            if !texts
+                .iter()
+                .any(|t| matches!(t, Some("-a" | "-ga" | "-ag")))
+            {
+                return None;
+            }
+            let raw = cx.src.get(w.span.start..w.span.end)?;
+            Some(array_elements(&raw[name.len() + 1..]).filter(|_| flags_ok))
+        }
+        _ => None,
+    }
+}
+
+/// Field splitting at the characters of an IFS the line assigns (see [`fields`] for the
+/// default): unquoted expansions split at each; an empty IFS splits nothing.
+fn split_at(pieces: &[Piece], ifs: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for p in pieces {
+        if p.brk {
+            out.push(current.take().unwrap_or_default());
+            continue;
+        }
+        if !p.split || ifs.is_empty() {
+            current.get_or_insert_with(String::new).push_str(&p.text);
+            continue;
+        }
+        let mut parts = p.text.split(|c: char| ifs.contains(c)).peekable();
+        let mut first = true;
+        while let Some(part) = parts.next() {
+            if !first {
+                out.extend(current.take());
+            }
+            first = false;
+            if !part.is_empty() {
+                current.get_or_insert_with(String::new).push_str(part);
+            } else if parts.peek().is_none() && !p.text.is_empty() {
+                out.extend(current.take());
+            }
+        }
+    }
+    out.extend(current);
+    out
 }
 
 #[cfg(test)]

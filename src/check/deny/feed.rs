@@ -455,7 +455,7 @@ pub(super) fn written_text(cx: &Ctx<'_>, i: usize, path: &str) -> Option<String>
             continue;
         }
         let mut append = None;
-        for r in &s.redirects {
+        for r in s.redirects.iter().chain(heredoc_line_redirects(cx, s)) {
             let target = r.target.as_ref().and_then(|t| t.static_text());
             if !target.is_some_and(same) {
                 continue;
@@ -502,6 +502,23 @@ pub(super) fn written_text(cx: &Ctx<'_>, i: usize, path: &str) -> Option<String>
         });
     }
     text
+}
+
+/// `cat <<'EOF' > s.sh`: tree-sitter-bash hangs a redirection written after the heredoc
+/// operator on the heredoc, and the segmenter reports it as an event (a compound redirect)
+/// inside the command's span; these are the command's own.
+fn heredoc_line_redirects<'s>(
+    cx: &Ctx<'s>,
+    s: &'s crate::segment::Segment,
+) -> impl Iterator<Item = &'s crate::segment::Redirect> {
+    cx.script.events.iter().filter_map(move |(e, at)| match e {
+        crate::segment::Event::CompoundRedirect(r)
+            if at.start >= s.span.start && at.end <= s.span.end =>
+        {
+            Some(r)
+        }
+        _ => None,
+    })
 }
 
 /// The segment piped straight into segment `i` at the same level.

@@ -13,6 +13,8 @@
 mod alias;
 mod assigned;
 mod feed;
+mod gitundo;
+mod hostmount;
 mod multicall;
 mod nested;
 mod sql;
@@ -447,6 +449,11 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     // `cp x.img /dev/sda`, `tee /proc/sysrq-trigger`, `kill -9 -1`: writes and signals the
     // pack rules judge.
     sysfiles::command(cx, i, span, words);
+    // `git config alias.x reset; git x --hard`, `git diff | git apply -R`, …: git doing what a
+    // denied git command does.
+    gitundo::command(cx, i, span, words);
+    // `docker run -v /:/host alpine rm -rf /host/home`: a container on the host's files.
+    hostmount::command(cx, i, span, words);
     let program = words
         .first()
         .and_then(|w| w.static_text())

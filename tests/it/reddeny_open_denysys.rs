@@ -154,10 +154,18 @@ fn git_history_rewrite_and_unrecoverable_gc() {
     must_deny(&[
         "git filter-repo --force --path secrets --invert-paths",
         "git filter-repo --invert-paths --path x",
-        "git filter-branch -f --tree-filter 'rm -f x' -- --all",
-        "bfg --delete-files x",
         "git reflog expire --expire=now --all && git gc --prune=now",
         "git prune --expire=now",
+    ]);
+    // Changed rows (denysys, session 10): these keep the old history recoverable, so they ask.
+    // git 2.47.3, throwaway repository: after `git filter-branch -f --tree-filter 'rm -f x' --
+    // --all`, `refs/original/refs/heads/master` still named the old tip and `git reflog show
+    // master` listed it as master@{1} (`git reset --hard refs/original/refs/heads/master` undoes
+    // it). BFG's own README: it "doesn't physically delete the unwanted stuff"; the old commits
+    // stay until `git reflog expire --expire=now --all && git gc --prune=now`, which denies.
+    must_not_deny(&[
+        "git filter-branch -f --tree-filter 'rm -f x' -- --all",
+        "bfg --delete-files x",
     ]);
 }
 

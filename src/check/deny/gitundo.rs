@@ -45,7 +45,8 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         "patch" => {
             let reverse = words[1..].iter().any(|w| {
                 w.static_text().is_some_and(|t| {
-                    t == "--reverse" || (t.starts_with('-') && !t.starts_with("--") && t.contains('R'))
+                    t == "--reverse"
+                        || (t.starts_with('-') && !t.starts_with("--") && t.contains('R'))
                 })
             });
             let dry = words[1..]
@@ -60,7 +61,15 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
 }
 
 /// Options of git that take the next word before the subcommand.
-const GIT_VALUE_OPTIONS: &[&str] = &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"];
+const GIT_VALUE_OPTIONS: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--exec-path",
+];
 
 fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let mut k = 1;
@@ -72,12 +81,16 @@ fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
         if t == "-c" {
             // A refspec's `*` makes the word a glob that matches no file: bash keeps it.
             if let Some(kv) = words.get(k + 1).and_then(|w| {
-                w.static_text()
-                    .or_else(|| (!w.text.contains(['$', '`', '"', '\'', '\\', '['])).then_some(w.text.as_str()))
+                w.static_text().or_else(|| {
+                    (!w.text.contains(['$', '`', '"', '\'', '\\', '['])).then_some(w.text.as_str())
+                })
             }) {
                 configs.push(kv.to_string());
             }
-        } else if let Some(kv) = t.strip_prefix("-c").filter(|c| !c.is_empty() && !t.starts_with("--")) {
+        } else if let Some(kv) = t
+            .strip_prefix("-c")
+            .filter(|c| !c.is_empty() && !t.starts_with("--"))
+        {
             configs.push(kv.to_string());
         }
         k += if GIT_VALUE_OPTIONS.contains(&t) { 2 } else { 1 };
@@ -95,12 +108,20 @@ fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             let Some((key, value)) = kv.split_once('=') else {
                 continue;
             };
-            if !key.eq_ignore_ascii_case(&format!("alias.{sub}")) || value.trim_start().starts_with('!') {
+            if !key.eq_ignore_ascii_case(&format!("alias.{sub}"))
+                || value.trim_start().starts_with('!')
+            {
                 continue;
             }
             let quoted: Vec<String> = args.iter().map(|a| quote(a)).collect();
             let text = format!("git {value} {}", quoted.join(" "));
-            super::denies_in(cx, i, span, "the alias an earlier `git config` defines, with its arguments", &text);
+            super::denies_in(
+                cx,
+                i,
+                span,
+                "the alias an earlier `git config` defines, with its arguments",
+                &text,
+            );
         }
     }
     match sub {
@@ -123,7 +144,10 @@ fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
                 *t == "--reverse" || (t.starts_with('-') && !t.starts_with("--") && t.contains('R'))
             });
             let harmless = args.iter().any(|t| {
-                matches!(*t, "--cached" | "--check" | "--stat" | "--numstat" | "--summary")
+                matches!(
+                    *t,
+                    "--cached" | "--check" | "--stat" | "--numstat" | "--summary"
+                )
             });
             if reverse && !harmless && fed_worktree_diff(cx, i, &rest[1..]) {
                 deny_as(cx, i, span, &["git", "checkout", "--", "."]);
@@ -137,14 +161,20 @@ fn git(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             let targets: Vec<&str> = seg
                 .redirects
                 .iter()
-                .filter(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Clobber | RedirectOp::WriteBoth))
+                .filter(|r| {
+                    matches!(
+                        r.op,
+                        RedirectOp::Write | RedirectOp::Clobber | RedirectOp::WriteBoth
+                    )
+                })
                 .filter(|r| matches!(r.fd, None | Some(1)))
                 .filter_map(|r| r.target.as_ref().and_then(|t| t.static_text()))
                 .collect();
             let same = |a: &str, b: &str| a.trim_start_matches("./") == b.trim_start_matches("./");
             let overwrites = args.iter().filter(|t| !t.starts_with('-')).any(|t| {
-                t.split_once(':')
-                    .is_some_and(|(_, path)| !path.is_empty() && targets.iter().any(|f| same(f, path)))
+                t.split_once(':').is_some_and(|(_, path)| {
+                    !path.is_empty() && targets.iter().any(|f| same(f, path))
+                })
             });
             if overwrites {
                 deny_as(cx, i, span, &["git", "checkout", "--", "."]);
@@ -168,7 +198,8 @@ fn lists_changed_files(text: &str) -> bool {
     let w: Vec<&str> = inner.split_ascii_whitespace().collect();
     match w.as_slice() {
         ["git", "diff", opts @ ..] => {
-            opts.iter().any(|o| *o == "--name-only") && !opts.iter().any(|o| matches!(*o, "--cached" | "--staged"))
+            opts.iter().any(|o| *o == "--name-only")
+                && !opts.iter().any(|o| matches!(*o, "--cached" | "--staged"))
         }
         ["git", "ls-files", opts @ ..] => opts.iter().any(|o| matches!(*o, "-m" | "--modified")),
         _ => false,
@@ -179,9 +210,16 @@ fn lists_changed_files(text: &str) -> bool {
 /// `remote.R.mirror=true` for the pushed remote, or `remote.R.push=+…` when the command names
 /// no refspec of its own.
 fn push_settings(cx: &mut Ctx<'_>, i: usize, span: Span, args: &[&str], settings: &[&String]) {
-    let operands: Vec<&str> = args.iter().copied().filter(|t| !t.starts_with('-')).collect();
+    let operands: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with('-'))
+        .collect();
     let remote = operands.first().copied();
-    if args.iter().any(|t| matches!(*t, "-n" | "--dry-run" | "-h" | "--help")) {
+    if args
+        .iter()
+        .any(|t| matches!(*t, "-n" | "--dry-run" | "-h" | "--help"))
+    {
         return;
     }
     for kv in settings {
@@ -200,7 +238,12 @@ fn push_settings(cx: &mut Ctx<'_>, i: usize, span: Span, args: &[&str], settings
             continue;
         }
         match setting {
-            "mirror" if matches!(value.to_ascii_lowercase().as_str(), "true" | "yes" | "on" | "1" | "") => {
+            "mirror"
+                if matches!(
+                    value.to_ascii_lowercase().as_str(),
+                    "true" | "yes" | "on" | "1" | ""
+                ) =>
+            {
                 deny_as(cx, i, span, &["git", "push", "--mirror", name]);
             }
             "push" if value.starts_with('+') && operands.len() <= 1 => {
@@ -221,12 +264,21 @@ fn fed_ref_deletes(cx: &Ctx<'_>, i: usize) -> bool {
         return false;
     };
     let words = &cx.script.segments[p].words;
-    let is_git = words.first().and_then(|w| w.static_text()).map(program_name).as_deref() == Some("git");
+    let is_git = words
+        .first()
+        .and_then(|w| w.static_text())
+        .map(program_name)
+        .as_deref()
+        == Some("git");
     is_git
-        && words.iter().any(|w| w.static_text() == Some("for-each-ref"))
+        && words
+            .iter()
+            .any(|w| w.static_text() == Some("for-each-ref"))
         && words.iter().any(|w| {
             let t = w.static_text().unwrap_or(&w.text);
-            t.trim_start_matches("--format=").trim_matches(['\'', '"']).starts_with("delete ")
+            t.trim_start_matches("--format=")
+                .trim_matches(['\'', '"'])
+                .starts_with("delete ")
         })
 }
 
@@ -270,7 +322,11 @@ fn fed_worktree_diff(cx: &Ctx<'_>, i: usize, args: &[Word]) -> bool {
     let segments = &cx.script.segments;
     if patches.is_empty() || patches.iter().any(|w| w.static_text() == Some("-")) {
         if let Some(p) = piped_from(cx, i) {
-            let words: Vec<&str> = segments[p].words.iter().filter_map(|w| w.static_text()).collect();
+            let words: Vec<&str> = segments[p]
+                .words
+                .iter()
+                .filter_map(|w| w.static_text())
+                .collect();
             return words.len() == segments[p].words.len() && worktree_diff(&words);
         }
     }
@@ -290,7 +346,10 @@ fn fed_worktree_diff(cx: &Ctx<'_>, i: usize, args: &[Word]) -> bool {
                 && s.redirects.iter().any(|r| {
                     matches!(r.op, RedirectOp::Write | RedirectOp::Clobber)
                         && matches!(r.fd, None | Some(1))
-                        && r.target.as_ref().and_then(|t| t.static_text()).is_some_and(same)
+                        && r.target
+                            .as_ref()
+                            .and_then(|t| t.static_text())
+                            .is_some_and(same)
                 })
         })
     })

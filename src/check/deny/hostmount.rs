@@ -13,29 +13,131 @@ use crate::segment::Word;
 
 /// `docker run` options that take the next word as their value (podman's share the names).
 const VALUE_OPTIONS: &[&str] = &[
-    "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "--blkio-weight-device",
-    "--cap-add", "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period",
-    "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "-c", "--cpu-shares", "--cpus",
-    "--cpuset-cpus", "--cpuset-mems", "--device", "--device-cgroup-rule", "--device-read-bps",
-    "--device-read-iops", "--device-write-bps", "--device-write-iops", "--dns", "--dns-option",
-    "--dns-search", "--domainname", "--entrypoint", "-e", "--env", "--env-file", "--expose",
-    "--gpus", "--group-add", "--health-cmd", "--health-interval", "--health-retries",
-    "--health-start-period", "--health-timeout", "-h", "--hostname", "--ip", "--ip6", "--ipc",
-    "--isolation", "--kernel-memory", "-l", "--label", "--label-file", "--link",
-    "--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory",
-    "--memory-reservation", "--memory-swap", "--memory-swappiness", "--mount", "--name",
-    "--network", "--net", "--network-alias", "--oom-score-adj", "--pid", "--pids-limit",
-    "--platform", "-p", "--publish", "--pull", "--restart", "--runtime", "--security-opt",
-    "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs",
-    "--ulimit", "-u", "--user", "--userns", "--uts", "-v", "--volume", "--volume-driver",
-    "--volumes-from", "-w", "--workdir", "--detach-keys", "--pod",
+    "-a",
+    "--attach",
+    "--add-host",
+    "--annotation",
+    "--blkio-weight",
+    "--blkio-weight-device",
+    "--cap-add",
+    "--cap-drop",
+    "--cgroup-parent",
+    "--cgroupns",
+    "--cidfile",
+    "--cpu-period",
+    "--cpu-quota",
+    "--cpu-rt-period",
+    "--cpu-rt-runtime",
+    "-c",
+    "--cpu-shares",
+    "--cpus",
+    "--cpuset-cpus",
+    "--cpuset-mems",
+    "--device",
+    "--device-cgroup-rule",
+    "--device-read-bps",
+    "--device-read-iops",
+    "--device-write-bps",
+    "--device-write-iops",
+    "--dns",
+    "--dns-option",
+    "--dns-search",
+    "--domainname",
+    "--entrypoint",
+    "-e",
+    "--env",
+    "--env-file",
+    "--expose",
+    "--gpus",
+    "--group-add",
+    "--health-cmd",
+    "--health-interval",
+    "--health-retries",
+    "--health-start-period",
+    "--health-timeout",
+    "-h",
+    "--hostname",
+    "--ip",
+    "--ip6",
+    "--ipc",
+    "--isolation",
+    "--kernel-memory",
+    "-l",
+    "--label",
+    "--label-file",
+    "--link",
+    "--link-local-ip",
+    "--log-driver",
+    "--log-opt",
+    "--mac-address",
+    "-m",
+    "--memory",
+    "--memory-reservation",
+    "--memory-swap",
+    "--memory-swappiness",
+    "--mount",
+    "--name",
+    "--network",
+    "--net",
+    "--network-alias",
+    "--oom-score-adj",
+    "--pid",
+    "--pids-limit",
+    "--platform",
+    "-p",
+    "--publish",
+    "--pull",
+    "--restart",
+    "--runtime",
+    "--security-opt",
+    "--shm-size",
+    "--stop-signal",
+    "--stop-timeout",
+    "--storage-opt",
+    "--sysctl",
+    "--tmpfs",
+    "--ulimit",
+    "-u",
+    "--user",
+    "--userns",
+    "--uts",
+    "-v",
+    "--volume",
+    "--volume-driver",
+    "--volumes-from",
+    "-w",
+    "--workdir",
+    "--detach-keys",
+    "--pod",
 ];
 
 /// Boolean `docker run` options; any other option is not read, and the command is left alone.
 const FLAGS: &[&str] = &[
-    "-d", "--detach", "-i", "--interactive", "-t", "--tty", "--rm", "--privileged", "-P",
-    "--publish-all", "--init", "--read-only", "--no-healthcheck", "--oom-kill-disable", "-q",
-    "--quiet", "--sig-proxy", "-it", "-ti", "-dit", "-itd", "-di", "-id", "-dt", "-td",
+    "-d",
+    "--detach",
+    "-i",
+    "--interactive",
+    "-t",
+    "--tty",
+    "--rm",
+    "--privileged",
+    "-P",
+    "--publish-all",
+    "--init",
+    "--read-only",
+    "--no-healthcheck",
+    "--oom-kill-disable",
+    "-q",
+    "--quiet",
+    "--sig-proxy",
+    "-it",
+    "-ti",
+    "-dit",
+    "-itd",
+    "-di",
+    "-id",
+    "-dt",
+    "-td",
 ];
 
 /// `docker|podman [container] run …` in segment `i`.
@@ -112,7 +214,9 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             _ => {}
         }
     }
-    privileged |= mounts.iter().any(|(_, src)| src == "/dev" || src.starts_with("/dev/"));
+    privileged |= mounts
+        .iter()
+        .any(|(_, src)| src == "/dev" || src.starts_with("/dev/"));
     // The image, then the command.
     let Some(cmd) = words.get(k + 1..).filter(|c| !c.is_empty()) else {
         return;
@@ -120,13 +224,15 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let mut mapped = false;
     let texts: Vec<String> = cmd
         .iter()
-        .map(|w| match w.static_text().and_then(|t| host_path(t, &mounts)) {
-            Some(host) => {
-                mapped = true;
-                host
-            }
-            None => w.text.clone(),
-        })
+        .map(
+            |w| match w.static_text().and_then(|t| host_path(t, &mounts)) {
+                Some(host) => {
+                    mapped = true;
+                    host
+                }
+                None => w.text.clone(),
+            },
+        )
         .collect();
     if mapped || privileged {
         super::denies_in(

@@ -203,7 +203,9 @@ fn kills_every_process(rest: &[Word]) -> bool {
 fn rsync_from_fresh_dir(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let statics = || words[1..].iter().filter_map(|w| w.static_text());
     let deletes = statics().any(|t| t.starts_with("--del") || t == "--remove-source-files");
-    if !deletes || statics().any(|t| t == "-n" || t.starts_with("--dry") || short_bundle_has(t, 'n')) {
+    if !deletes
+        || statics().any(|t| t == "-n" || t.starts_with("--dry") || short_bundle_has(t, 'n'))
+    {
         return;
     }
     let operands: Vec<&Word> = words[1..]
@@ -233,8 +235,9 @@ fn rsync_from_fresh_dir(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) 
 
 /// Whether a short-option bundle (`-avn`) holds `c`.
 fn short_bundle_has(t: &str, c: char) -> bool {
-    t.strip_prefix('-')
-        .is_some_and(|b| !b.starts_with('-') && b.chars().all(|x| x.is_ascii_alphanumeric()) && b.contains(c))
+    t.strip_prefix('-').is_some_and(|b| {
+        !b.starts_with('-') && b.chars().all(|x| x.is_ascii_alphanumeric()) && b.contains(c)
+    })
 }
 
 /// The source text `$(mktemp -d …)/` or `"$(mktemp -d …)/"`: the contents of a directory made
@@ -260,11 +263,16 @@ fn fresh_dir_contents(text: &str) -> bool {
     for a in args {
         if a == "--directory" {
             directory = true;
-        } else if a == "--dry-run" || (a.starts_with('-') && !a.starts_with("--") && a.contains('u')) {
+        } else if a == "--dry-run"
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('u'))
+        {
             return false;
         } else if a.starts_with('-') && !a.starts_with("--") && a.contains('d') {
             directory = true;
-        } else if !a.chars().all(|c| c.is_ascii_alphanumeric() || "-._/=".contains(c)) {
+        } else if !a
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._/=".contains(c))
+        {
             // A quote, an expansion or an operator inside: not read.
             return false;
         }

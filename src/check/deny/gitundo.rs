@@ -198,7 +198,7 @@ fn lists_changed_files(text: &str) -> bool {
     let w: Vec<&str> = inner.split_ascii_whitespace().collect();
     match w.as_slice() {
         ["git", "diff", opts @ ..] => {
-            opts.iter().any(|o| *o == "--name-only")
+            opts.contains(&"--name-only")
                 && !opts.iter().any(|o| matches!(*o, "--cached" | "--staged"))
         }
         ["git", "ls-files", opts @ ..] => opts.iter().any(|o| matches!(*o, "-m" | "--modified")),
@@ -320,15 +320,15 @@ fn worktree_diff(words: &[&str]) -> bool {
 fn fed_worktree_diff(cx: &Ctx<'_>, i: usize, args: &[Word]) -> bool {
     let patches: Vec<&Word> = args.iter().filter(|w| !w.text.starts_with('-')).collect();
     let segments = &cx.script.segments;
-    if patches.is_empty() || patches.iter().any(|w| w.static_text() == Some("-")) {
-        if let Some(p) = piped_from(cx, i) {
-            let words: Vec<&str> = segments[p]
-                .words
-                .iter()
-                .filter_map(|w| w.static_text())
-                .collect();
-            return words.len() == segments[p].words.len() && worktree_diff(&words);
-        }
+    if (patches.is_empty() || patches.iter().any(|w| w.static_text() == Some("-")))
+        && let Some(p) = piped_from(cx, i)
+    {
+        let words: Vec<&str> = segments[p]
+            .words
+            .iter()
+            .filter_map(|w| w.static_text())
+            .collect();
+        return words.len() == segments[p].words.len() && worktree_diff(&words);
     }
     patches.iter().any(|w| {
         if let Some(inner) = w.text.strip_prefix("<(").and_then(|r| r.strip_suffix(')')) {

@@ -127,19 +127,17 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             }
         }
         "rsync" => rsync_from_fresh_dir(cx, i, span, words),
-        "kill" => {
-            if kills_every_process(&words[1..]) {
-                let list = cx.list;
-                let argv: Vec<Word> = ["kill", "--", "-1"]
-                    .iter()
-                    .map(|t| static_word(t, span))
-                    .collect();
-                let hit = rules_for(list, &["kill"], false)
-                    .into_iter()
-                    .find(|r| r.builtin.is_none() && rule_matches(list, r, &argv));
-                if let Some(rule) = hit {
-                    cx.deny(rule, span, seg);
-                }
+        "kill" if kills_every_process(&words[1..]) => {
+            let list = cx.list;
+            let argv: Vec<Word> = ["kill", "--", "-1"]
+                .iter()
+                .map(|t| static_word(t, span))
+                .collect();
+            let hit = rules_for(list, &["kill"], false)
+                .into_iter()
+                .find(|r| r.builtin.is_none() && rule_matches(list, r, &argv));
+            if let Some(rule) = hit {
+                cx.deny(rule, span, seg);
             }
         }
         _ => {}

@@ -15,11 +15,14 @@ mod assigned;
 mod feed;
 mod fetched;
 mod forever;
+mod gitundo;
+mod hostmount;
 mod multicall;
 mod nested;
 mod positional;
 mod runs;
 mod sql;
+mod sysfiles;
 mod typed;
 
 pub(crate) use self::feed::{input_texts, operand_text, piped_text};
@@ -36,7 +39,7 @@ use super::sed_script::{SedDialect, check_sed_script};
 use super::{Arg, Ctx, DOWNLOADERS, INTERPRETERS, Origin, inside, names, parse_args};
 use crate::allowlist::{Allowlist, Builtin, DenyRule};
 use crate::finding::{Code, Span};
-use crate::segment::{Event, Expansions, Joiner, Nest, Redirect, Segment, Word};
+use crate::segment::{Event, Expansions, Joiner, Nest, Redirect, RedirectOp, Segment, Word};
 
 impl Ctx<'_> {
     /// Reports a matched deny rule.
@@ -470,6 +473,14 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             &text,
         );
     }
+    // `cp x.img /dev/sda`, `tee /proc/sysrq-trigger`, `kill -9 -1`: writes and signals the
+    // pack rules judge.
+    sysfiles::command(cx, i, span, words);
+    // `git config alias.x reset; git x --hard`, `git diff | git apply -R`, …: git doing what a
+    // denied git command does.
+    gitundo::command(cx, i, span, words);
+    // `docker run -v /:/host alpine rm -rf /host/home`: a container on the host's files.
+    hostmount::command(cx, i, span, words);
     let program = words
         .first()
         .and_then(|w| w.static_text())
@@ -702,17 +713,25 @@ pub(super) fn past_unknown_option(cx: &mut Ctx<'_>, i: usize, span: Span, words:
     }
 }
 
-/// Redirections into block devices and the like.
+/// Redirections into block devices and the like, and `>` over a system file (see
+/// [`sysfiles::writes`]). A redirection that only reads (`< /dev/sda`) writes nothing.
 pub(super) fn redirect(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) {
     let Some(t) = r.target.as_ref().and_then(|t| t.static_text()) else {
         return;
     };
-    let list = cx.list;
-    for rule in &list.deny {
-        if rule.redirect_target.iter().any(|re| re.is_match(t)) {
-            cx.deny(rule, r.span, seg);
+    let how = match r.op {
+        RedirectOp::Write | RedirectOp::Clobber | RedirectOp::WriteBoth => sysfiles::Write::Replace,
+        RedirectOp::Append | RedirectOp::AppendBoth | RedirectOp::ReadWrite => {
+            sysfiles::Write::Append
         }
-    }
+        RedirectOp::Read
+        | RedirectOp::DupWrite
+        | RedirectOp::DupRead
+        | RedirectOp::Heredoc
+        | RedirectOp::HeredocStripTabs
+        | RedirectOp::Herestring => return,
+    };
+    sysfiles::writes(cx, t, how, r.span, seg);
 }
 
 /// `find … -exec CMD … ;`: the command find runs is checked like any other (deny rules

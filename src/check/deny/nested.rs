@@ -381,7 +381,7 @@ const MAX_CONFIG_WRITES: usize = 8;
 
 /// `git config alias.x '!rm -rf v' && git x`, `git config core.pager CMD; git log`: the keys
 /// earlier git commands of the line set, as `KEY=VALUE`, to be read like `git -c KEY=VALUE`.
-fn earlier_config_writes(cx: &Ctx<'_>, i: usize) -> Vec<String> {
+pub(super) fn earlier_config_writes(cx: &Ctx<'_>, i: usize) -> Vec<String> {
     let list = cx.list;
     let mut out = Vec::new();
     for s in cx.script.segments.iter().take(i) {

@@ -51,6 +51,7 @@ mod redteam_tools_fixes_s9;
 mod redteam_tools_fixes_s9b;
 mod redteam_tools_fixes_toolfix2a;
 mod redteam_tools_fixes_toolfix2b;
+mod redteam_tools_g;
 
 mod rules;
 mod sandbox;

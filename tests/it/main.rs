@@ -51,7 +51,6 @@ mod redteam_tools_fixes_s9;
 mod redteam_tools_fixes_s9b;
 mod redteam_tools_fixes_toolfix2a;
 mod redteam_tools_fixes_toolfix2b;
-mod redteam_tools_g;
 
 mod rules;
 mod sandbox;

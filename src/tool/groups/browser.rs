@@ -644,7 +644,10 @@ fn file_url_allowed(workspace: Option<&Workspace>, url: &str) -> bool {
 fn request_allowed(workspace: Option<&Workspace>, url: &str) -> bool {
     match scheme(url).as_deref() {
         Some("file") => file_url_allowed(workspace, url),
-        _ => metadata_service(url).is_none(),
+        _ => {
+            metadata_service(url).is_none()
+                && workspace.is_none_or(|ws| served_credential(ws, url).is_none())
+        }
     }
 }
 
@@ -667,16 +670,8 @@ const METADATA_HOSTS: &[&str] = &[
 /// only resolves to such an address (a DNS record of the model's choosing) is not seen, a
 /// limit.
 fn metadata_service(url: &str) -> Option<String> {
-    let (_, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#', '\\']).next()?;
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host.strip_prefix('[') {
-        v6.split(']').next()?.to_owned()
-    } else {
-        host.split(':').next()?.to_owned()
-    };
-    let host = host.to_ascii_lowercase();
-    let host = host.trim_end_matches('.');
+    let (host, _) = url_parts(url)?;
+    let host = host.as_str();
     let why = |what: &str| Some(format!("{host} is {what}"));
     if METADATA_HOSTS.contains(&host) {
         return why("the name of a cloud instance metadata service");
@@ -689,6 +684,66 @@ fn metadata_service(url: &str) -> Option<String> {
         return why("a cloud instance metadata service's address");
     }
     None
+}
+
+/// The host (lower case, without a trailing dot, an IPv6 address without its brackets) and
+/// the path (percent-decoded, without query and fragment) of an http(s)-like `url`.
+fn url_parts(url: &str) -> Option<(String, String)> {
+    let (_, rest) = url.split_once("://")?;
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next()?
+    } else {
+        host.split(':').next()?
+    };
+    let host = host.to_ascii_lowercase().trim_end_matches('.').to_owned();
+    let path = tail.split(['?', '#']).next().unwrap_or("");
+    let mut bytes = Vec::with_capacity(path.len());
+    let raw = path.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = (raw[i] == b'%')
+            .then(|| raw.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match hex {
+            Some(b) => {
+                bytes.push(b);
+                i += 3;
+            }
+            None => {
+                bytes.push(raw[i]);
+                i += 1;
+            }
+        }
+    }
+    Some((host, String::from_utf8_lossy(&bytes).replace('\\', "/")))
+}
+
+/// Why `url` would read a credential file over a web server on this machine: its host is a
+/// loopback one (`localhost`, `127.0.0.0/8`, `::1`) and its path, taken as a path of the
+/// workspace, is a credential file's ([`Workspace::sensitive`]): `http://127.0.0.1:8000/.env`
+/// from a `python3 -m http.server` the user allowed is the workspace's `.env`.
+fn served_credential(ws: &Workspace, url: &str) -> Option<String> {
+    let (host, path) = url_parts(url)?;
+    let loopback = host == "localhost"
+        || host.ends_with(".localhost")
+        || match whatwg_ipv4(&host) {
+            Some(v4) => v4.is_loopback(),
+            None => host.parse::<std::net::Ipv6Addr>().is_ok_and(|v6| {
+                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+            }),
+        };
+    let relative = path.trim_start_matches('/');
+    if !loopback || relative.is_empty() {
+        return None;
+    }
+    let pattern = ws.sensitive(&ws.workdir().join(relative))?;
+    Some(format!(
+        "it names a credential file ([sensitive] {pattern}) on a web server of this machine"
+    ))
 }
 
 /// True for an address a cloud instance metadata service answers on: IPv4 link-local
@@ -761,13 +816,25 @@ fn checked_url(ctx: &Ctx, raw: &str) -> Outcome<String> {
             let rest = &raw[scheme.len() + 1..];
             match rest.strip_prefix("//") {
                 Some(host) if !host.is_empty() && !host.starts_with('/') => {
-                    match metadata_service(raw) {
-                        Some(why) => Err(format!(
+                    if let Some(why) = metadata_service(raw) {
+                        return Err(format!(
                             "the browser does not open '{raw}': {why}, which hands out this \
                              machine's cloud credentials"
-                        )),
-                        None => Ok(raw.to_owned()),
+                        ));
                     }
+                    // Nobody is asked: the request would fail in the browser anyway (see
+                    // `request_allowed`); `read_file` asks for the file itself.
+                    if let Some(why) = ctx
+                        .agent()
+                        .workspace()
+                        .and_then(|ws| served_credential(ws, raw))
+                    {
+                        return Err(format!(
+                            "the browser does not open '{raw}': {why}; read the file with \
+                             read_file, which asks the user"
+                        ));
+                    }
+                    Ok(raw.to_owned())
                 }
                 _ => Err(not_a_url()),
             }

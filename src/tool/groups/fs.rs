@@ -441,7 +441,7 @@ fn move_path(
     }
     // A rename moves the tree as it is now: what appeared in it while the user was asked (a
     // parallel call writing the temporary directory, a background job) was judged by nobody.
-    if src_meta.is_dir() && !same_tree(&entries, &tree(&src)?) {
+    if !same_tree(&entries, &tree(&src)?) {
         return Err(format!(
             "{} changed while the move was being checked; nothing was moved (move it again)",
             src.display()

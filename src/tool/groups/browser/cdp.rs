@@ -642,8 +642,9 @@ impl Reader {
 }
 
 /// URL patterns (Chromium's wildcards) of the requests the `Fetch` domain pauses for the
-/// [`RequestFilter`]: every `file:` URL, and every URL that may name a cloud instance
-/// metadata service (the filter reads the host; others go on at once).
+/// [`RequestFilter`]: every `file:` URL, every URL that may name a cloud instance metadata
+/// service, and every request to a loopback server (the filter reads the host and path;
+/// others go on at once).
 pub const INTERCEPTED: &[&str] = &[
     "file:*",
     "*169.254.*",
@@ -656,6 +657,13 @@ pub const INTERCEPTED: &[&str] = &[
     "*[fea*",
     "*[feb*",
     "*[::ffff:*",
+    // Loopback servers, whose paths may name the workspace's credential files.
+    "*://127.*",
+    "*://localhost*",
+    "*.localhost*",
+    "*://[::1]*",
+    "*@127.*",
+    "*@localhost*",
 ];
 
 /// The parameters of `Fetch.enable` that pause the [`INTERCEPTED`] requests.

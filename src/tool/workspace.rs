@@ -63,8 +63,11 @@
 //! by file at its new place, with one question for all that ask. Limits: a free file still
 //! runs when the project's own code, or the user, runs it, and some builds take every source
 //! file of a directory without being told (a new `.go` file's `init` runs at the next `go
-//! test` of its package; Maven, .NET and SwiftPM compile all sources below theirs); a new
-//! Python file can still shadow a third-party module by name (`requests.py`).
+//! test` of its package; Maven, .NET and SwiftPM compile all sources below theirs). A new
+//! Python module named after one a Python file beside it imports (`yaml.py` beside a
+//! script's `import yaml`, or a package `requests/` beside `from requests import get`) asks:
+//! Python would import it in place of the installed one. One no file beside it imports yet
+//! (only a module elsewhere, or an import made at run time) is free, a limit.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -149,6 +152,9 @@ struct Inner {
     /// such links (resolved path to the `[sensitive]` pattern and the link): they are
     /// credential files under their own name too.
     behind_links: Mutex<HashMap<PathBuf, String>>,
+    /// Files `write_file` created (none was there): a module they import is the agent's own
+    /// code's, which runs only when that code runs ([`shadows_an_import`]).
+    created: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 impl Inner {
@@ -167,6 +173,7 @@ impl Inner {
             temp: OnceLock::new(),
             jobs: Mutex::new(Jobs::default()),
             behind_links: Mutex::new(HashMap::new()),
+            created: Mutex::new(std::collections::HashSet::new()),
         }
     }
 }
@@ -675,8 +682,12 @@ impl Workspace {
                 vendor.display()
             ));
         }
+        if let Some(why) = self.shadows_an_import(path, beside) {
+            return Some(why);
+        }
         let name = path.file_name()?.to_string_lossy().to_lowercase();
         let name = new_file::as_created(&name);
+        let name = name.as_str();
         if new_file::inert_at_root(name) {
             return None;
         }
@@ -695,6 +706,16 @@ impl Workspace {
                  can list; only documents, text, images and tables are created there freely"
             )
         })
+    }
+
+    /// [`shadows_an_import`] with the files this workspace's tools created.
+    fn shadows_an_import(&self, path: &Path, beside: &Path) -> Option<String> {
+        let created = self
+            .inner
+            .created
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        shadows_an_import(path, beside, &created)
     }
 
     /// The `vendor` directory above `path` (in the working directory) that Go builds
@@ -745,6 +766,7 @@ impl Workspace {
     fn git_dir_place(&self, path: &Path, beside: &Path) -> Option<String> {
         let name = path.file_name()?.to_string_lossy().to_lowercase();
         let name = new_file::as_created(&name);
+        let name = name.as_str();
         if name == "head" {
             return Some(
                 "a HEAD makes its directory a git repository once objects/ and refs/ sit beside \
@@ -950,7 +972,10 @@ impl Workspace {
     /// when reading it would ask in a command (`cat PATH`); see
     /// [`Allowlist::sensitive_path`](crate::Allowlist::sensitive_path).
     /// `$HOME` is matched as written and with its links resolved (a home under a linked
-    /// `/home`, as on Fedora Silverblue or automounted homes, is reached both ways).
+    /// `/home`, as on Fedora Silverblue or automounted homes, is reached both ways). A file
+    /// the environment names as a credential file (`KUBECONFIG`, `DOCKER_CONFIG`'s
+    /// `config.json`, a file below `XDG_CONFIG_HOME` as it would be below `~/.config`; see
+    /// [`CREDENTIAL_VARIABLES`]) is one wherever it is.
     pub fn sensitive(&self, path: &Path) -> Option<String> {
         let list = self.analyzer().allowlist();
         let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -959,10 +984,17 @@ impl Workspace {
         if canonical.as_deref() != home.as_deref() {
             homes.push(canonical.as_deref());
         }
-        homes
-            .into_iter()
-            .find_map(|home| list.sensitive_path(path, home))
-            .map(str::to_owned)
+        homes.into_iter().find_map(|home| {
+            list.sensitive_path(path, home)
+                .map(str::to_owned)
+                .or_else(|| {
+                    let home = home?;
+                    named_by_environment(path, &|moved| {
+                        list.sensitive_path(&home.join(moved), Some(home))
+                            .map(str::to_owned)
+                    })
+                })
+        })
     }
 
     /// [`Workspace::sensitive`] for a path the model gave (`given`, as written) that resolved
@@ -1130,7 +1162,15 @@ impl Workspace {
         let (dir, name) = self.parent_of(path).map_err(|e| failed(&e))?;
         dir.create(name, how, 0o666)
             .and_then(|mut file| io::Write::write_all(&mut file, bytes))
-            .map_err(|e| failed(&e))
+            .map_err(|e| failed(&e))?;
+        if how == Create::New {
+            self.inner
+                .created
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.to_path_buf());
+        }
+        Ok(())
     }
 
     /// The root (working or temporary directory, the longer when both hold it) under which
@@ -1437,6 +1477,90 @@ pub const HOOK_MANAGER_NAMES: &[&str] = &[
     "git-hooks",
 ];
 
+/// How many Python files beside a new module [`shadows_an_import`] reads, and how much of each.
+const MAX_IMPORTERS: usize = 200;
+const MAX_IMPORTER_BYTES: u64 = 256 * 1024;
+
+/// Why a new Python module at `path` (`yaml.py`, or `requests/__init__.py`) would be imported
+/// in place of an installed one: a Python file beside it (beside the package) imports that
+/// name, and Python puts a script's own directory first on the module path (pytest a test
+/// file's). The entries beside `path` are `beside`'s (a tree being copied); for a package, the
+/// files beside its directory are read where it lands. Fail closed: a directory that cannot
+/// be listed, or more Python files than are read, counts as importing it. A file the agent
+/// created itself (`created`) does not count: its imports are the agent's own code's.
+fn shadows_an_import(
+    path: &Path,
+    beside: &Path,
+    created: &std::collections::HashSet<PathBuf>,
+) -> Option<String> {
+    let name = new_file::as_created(&path.file_name()?.to_string_lossy().to_lowercase());
+    let dir = path.parent()?;
+    let (module, package) = new_file::python_module(&name, dir.file_name())?;
+    let importers: Vec<&Path> = if package {
+        let mut at = vec![dir.parent()?];
+        if let Some(source) = beside.parent().filter(|p| *p != dir && !at.contains(p)) {
+            at.push(source);
+        }
+        at
+    } else {
+        let mut at = vec![beside];
+        if dir != beside {
+            at.push(dir);
+        }
+        at
+    };
+    for place in importers {
+        let Ok(entries) = fs::read_dir(place) else {
+            if fs::symlink_metadata(place).is_err() {
+                continue;
+            }
+            return Some(format!(
+                "{name} may be imported in place of the module {module} by a script beside it \
+                 ({} cannot be listed)",
+                place.display()
+            ));
+        };
+        let mut read = 0;
+        for entry in entries.flatten() {
+            let file = entry.path();
+            let is_py = file
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("py"));
+            if !is_py
+                || file == path
+                || created.contains(&file)
+                || !entry.file_type().is_ok_and(|t| t.is_file())
+            {
+                continue;
+            }
+            read += 1;
+            if read > MAX_IMPORTERS {
+                return Some(format!(
+                    "{name} may be imported in place of the module {module} by one of the many \
+                     scripts in {}",
+                    place.display()
+                ));
+            }
+            let Ok(f) = fs::File::open(&file) else {
+                continue;
+            };
+            let mut text = Vec::new();
+            if io::Read::read_to_end(&mut io::Read::take(f, MAX_IMPORTER_BYTES), &mut text).is_err()
+            {
+                continue;
+            }
+            if new_file::python_imports(&String::from_utf8_lossy(&text)).contains(&module) {
+                return Some(format!(
+                    "{name} would be imported in place of an installed module {module} by {}, \
+                     which imports it (Python looks in a script's own directory first)",
+                    file.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// True when `dir/name` exists (as anything, a link included).
 fn has(dir: &Path, name: &str) -> bool {
     fs::symlink_metadata(dir.join(name)).is_ok()
@@ -1541,6 +1665,121 @@ fn make_temp_dir() -> io::Result<PathBuf> {
         }
     }
     Err(io::Error::other("no free name for a temporary directory"))
+}
+
+/// What an environment variable of [`CREDENTIAL_VARIABLES`] names.
+#[derive(Debug, Clone, Copy)]
+enum Names {
+    /// Credential files: the value is a file, or a `:`-separated list of files
+    /// (`KUBECONFIG`), maybe with Kerberos's `FILE:` prefix.
+    Files,
+    /// A directory whose files of these names (all, when empty) hold credentials.
+    Dir(&'static [&'static str]),
+    /// A directory standing for the one below the home directory named here (`XDG_*`): a
+    /// file below it is judged as if it were below that one.
+    Home(&'static str),
+}
+
+/// Environment variables that move the user's credential files from the places the
+/// `[sensitive]` table names (each tool documents its variable): a project that sets one
+/// (`export KUBECONFIG=$PWD/clusters/dev.yaml` in its `.envrc`, Google's quick-starts'
+/// `GOOGLE_APPLICATION_CREDENTIALS=$PWD/key.json`) keeps its credentials under plain names.
+const CREDENTIAL_VARIABLES: &[(&str, Names)] = &[
+    ("GOOGLE_APPLICATION_CREDENTIALS", Names::Files),
+    ("KUBECONFIG", Names::Files),
+    ("AWS_SHARED_CREDENTIALS_FILE", Names::Files),
+    ("AWS_CONFIG_FILE", Names::Files),
+    ("AWS_WEB_IDENTITY_TOKEN_FILE", Names::Files),
+    ("AZURE_FEDERATED_TOKEN_FILE", Names::Files),
+    ("NETRC", Names::Files),
+    ("NPM_CONFIG_USERCONFIG", Names::Files),
+    ("npm_config_userconfig", Names::Files),
+    ("PIP_CONFIG_FILE", Names::Files),
+    ("PGPASSFILE", Names::Files),
+    ("TF_CLI_CONFIG_FILE", Names::Files),
+    ("BOTO_CONFIG", Names::Files),
+    ("SOPS_AGE_KEY_FILE", Names::Files),
+    ("RCLONE_CONFIG", Names::Files),
+    ("GIT_CONFIG_GLOBAL", Names::Files),
+    ("ANSIBLE_VAULT_PASSWORD_FILE", Names::Files),
+    ("VAULT_TOKEN_FILE", Names::Files),
+    ("KRB5CCNAME", Names::Files),
+    ("KRB5_KTNAME", Names::Files),
+    ("DOCKER_CONFIG", Names::Dir(&["config.json"])),
+    ("GH_CONFIG_DIR", Names::Dir(&["hosts.yml"])),
+    (
+        "CARGO_HOME",
+        Names::Dir(&["credentials", "credentials.toml"]),
+    ),
+    ("GRADLE_USER_HOME", Names::Dir(&["gradle.properties"])),
+    ("CLOUDSDK_CONFIG", Names::Dir(&[])),
+    ("AZURE_CONFIG_DIR", Names::Dir(&[])),
+    ("GNUPGHOME", Names::Dir(&[])),
+    ("PASSWORD_STORE_DIR", Names::Dir(&[])),
+    ("XDG_CONFIG_HOME", Names::Home(".config")),
+    ("XDG_DATA_HOME", Names::Home(".local/share")),
+    ("XDG_CACHE_HOME", Names::Home(".cache")),
+];
+
+/// The variable of [`CREDENTIAL_VARIABLES`] that names `path` (resolved) as a credential
+/// file, as `$NAME` (with the `[sensitive]` pattern for an `XDG_*` one, which
+/// `below_home` judges for the path moved below the home directory).
+fn named_by_environment(
+    path: &Path,
+    below_home: &dyn Fn(&Path) -> Option<String>,
+) -> Option<String> {
+    for (name, names) in CREDENTIAL_VARIABLES {
+        let Some(value) = std::env::var_os(name).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let value = value.to_string_lossy().into_owned();
+        let hit = match names {
+            Names::Files => value
+                .split(':')
+                .filter(|v| !v.is_empty() && *v != "FILE")
+                .any(|file| canonical_value(file).is_some_and(|f| f == path)),
+            Names::Dir(files) => canonical_value(&value).is_some_and(|dir| {
+                path.strip_prefix(&dir).is_ok_and(|rest| {
+                    files.is_empty() || files.iter().any(|f| rest == Path::new(f))
+                })
+            }),
+            Names::Home(moved) => {
+                let Some(rest) = canonical_value(&value)
+                    .and_then(|dir| path.strip_prefix(dir).ok().map(Path::to_path_buf))
+                else {
+                    continue;
+                };
+                if let Some(pattern) = below_home(&Path::new(moved).join(rest)) {
+                    return Some(format!("{pattern} (through ${name})"));
+                }
+                false
+            }
+        };
+        if hit {
+            return Some(format!("${name}"));
+        }
+    }
+    None
+}
+
+/// A variable's value (a path) with its links resolved, remembered per value: `sensitive`
+/// runs for every file a tool reads. A value that does not exist (yet) is taken as written
+/// when absolute.
+fn canonical_value(value: &str) -> Option<PathBuf> {
+    static KNOWN: Mutex<Option<HashMap<String, Option<PathBuf>>>> = Mutex::new(None);
+    let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    let known = known.get_or_insert_with(HashMap::new);
+    if let Some(found) = known.get(value) {
+        return found.clone();
+    }
+    let found = fs::canonicalize(value)
+        .ok()
+        .or_else(|| Path::new(value).is_absolute().then(|| PathBuf::from(value)));
+    if known.len() > 256 {
+        known.clear();
+    }
+    known.insert(value.to_owned(), found.clone());
+    found
 }
 
 /// `home` with its links resolved, remembered for the last `$HOME` value asked about:

@@ -48,12 +48,14 @@ mod redteam_secrets_s9;
 mod redteam_tools_a;
 mod redteam_tools_b;
 mod redteam_tools_e;
+mod redteam_tools_fixes_s10;
 mod redteam_tools_fixes_s7b;
 mod redteam_tools_fixes_s8;
 mod redteam_tools_fixes_s9;
 mod redteam_tools_fixes_s9b;
 mod redteam_tools_fixes_toolfix2a;
 mod redteam_tools_fixes_toolfix2b;
+
 mod rules;
 mod sandbox;
 mod scan;

@@ -251,7 +251,7 @@ fn launch(config: &BrowserConfig, workspace: Arc<Mutex<Option<Workspace>>>) -> O
     args.push("about:blank".to_owned());
     let filter: cdp::RequestFilter = Arc::new(move |url: &str| {
         let workspace = workspace.lock().unwrap_or_else(PoisonError::into_inner);
-        file_url_allowed(workspace.as_ref(), url)
+        request_allowed(workspace.as_ref(), url)
     });
     let browser = Chromium::launch(&config.chromium_path, &args, LAUNCH_TIMEOUT, filter)
         .map_err(|e| e.to_string())?;
@@ -318,10 +318,7 @@ impl Running {
             timeout: self.timeout,
         };
         // Interception first: nothing of the page loads before the filter is in place.
-        page.call(
-            "Fetch.enable",
-            json!({"patterns": [{"urlPattern": "file:*"}]}),
-        )?;
+        page.call("Fetch.enable", cdp::fetch_patterns())?;
         // The page's own targets (frames in another process, workers) likewise.
         page.call("Target.setAutoAttach", cdp::auto_attach())?;
         page.call("Page.enable", json!({}))?;
@@ -641,6 +638,170 @@ fn file_url_allowed(workspace: Option<&Workspace>, url: &str) -> bool {
     })
 }
 
+/// True when a request a page makes (paused by [`cdp::INTERCEPTED`]) may go on: a `file:` URL
+/// of the workspace that is no credential file ([`file_url_allowed`]), or any other URL but
+/// a cloud metadata service's ([`metadata_service`]).
+fn request_allowed(workspace: Option<&Workspace>, url: &str) -> bool {
+    match scheme(url).as_deref() {
+        Some("file") => file_url_allowed(workspace, url),
+        _ => {
+            metadata_service(url).is_none()
+                && workspace.is_none_or(|ws| served_credential(ws, url).is_none())
+        }
+    }
+}
+
+/// Host names of cloud instance metadata services (lower case): Google's, AWS's, Tencent's,
+/// and the bare names some clouds resolve. Their addresses are [`metadata_address`]'s.
+const METADATA_HOSTS: &[&str] = &[
+    "metadata.google.internal",
+    "metadata.goog",
+    "metadata",
+    "instance-data",
+    "instance-data.ec2.internal",
+    "metadata.tencentyun.com",
+    "metadata.azure.internal",
+];
+
+/// Why `url` (an http(s) or ws(s) URL) names a cloud instance metadata service, which hands
+/// the machine's cloud credentials to any program on it that asks (`curl` of it asks in the
+/// analyser): the host is one of [`METADATA_HOSTS`] or an address [`metadata_address`]
+/// takes for one, in any form the browser reads (`0xa9fea9fe`, `2852039166`). A name that
+/// only resolves to such an address (a DNS record of the model's choosing) is not seen, a
+/// limit.
+fn metadata_service(url: &str) -> Option<String> {
+    let (host, _) = url_parts(url)?;
+    let host = host.as_str();
+    let why = |what: &str| Some(format!("{host} is {what}"));
+    if METADATA_HOSTS.contains(&host) {
+        return why("the name of a cloud instance metadata service");
+    }
+    let ip = match whatwg_ipv4(host) {
+        Some(v4) => std::net::IpAddr::V4(v4),
+        None => std::net::IpAddr::V6(host.parse().ok()?),
+    };
+    if metadata_address(ip) {
+        return why("a cloud instance metadata service's address");
+    }
+    None
+}
+
+/// The host (lower case, without a trailing dot, an IPv6 address without its brackets) and
+/// the path (percent-decoded, without query and fragment) of an http(s)-like `url`.
+fn url_parts(url: &str) -> Option<(String, String)> {
+    let (_, rest) = url.split_once("://")?;
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next()?
+    } else {
+        host.split(':').next()?
+    };
+    let host = host.to_ascii_lowercase().trim_end_matches('.').to_owned();
+    let path = tail.split(['?', '#']).next().unwrap_or("");
+    let mut bytes = Vec::with_capacity(path.len());
+    let raw = path.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        let hex = (raw[i] == b'%')
+            .then(|| raw.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match hex {
+            Some(b) => {
+                bytes.push(b);
+                i += 3;
+            }
+            None => {
+                bytes.push(raw[i]);
+                i += 1;
+            }
+        }
+    }
+    Some((host, String::from_utf8_lossy(&bytes).replace('\\', "/")))
+}
+
+/// Why `url` would read a credential file over a web server on this machine: its host is a
+/// loopback one (`localhost`, `127.0.0.0/8`, `::1`) and its path, taken as a path of the
+/// workspace, is a credential file's ([`Workspace::sensitive`]): `http://127.0.0.1:8000/.env`
+/// from a `python3 -m http.server` the user allowed is the workspace's `.env`.
+fn served_credential(ws: &Workspace, url: &str) -> Option<String> {
+    let (host, path) = url_parts(url)?;
+    let loopback = host == "localhost"
+        || host.ends_with(".localhost")
+        || match whatwg_ipv4(&host) {
+            Some(v4) => v4.is_loopback(),
+            None => host.parse::<std::net::Ipv6Addr>().is_ok_and(|v6| {
+                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+            }),
+        };
+    let relative = path.trim_start_matches('/');
+    if !loopback || relative.is_empty() {
+        return None;
+    }
+    let pattern = ws.sensitive(&ws.workdir().join(relative))?;
+    Some(format!(
+        "it names a credential file ([sensitive] {pattern}) on a web server of this machine"
+    ))
+}
+
+/// True for an address a cloud instance metadata service answers on: IPv4 link-local
+/// (`169.254.0.0/16`: AWS, Azure, GCP, Oracle, DigitalOcean, ECS task credentials at
+/// `169.254.170.2`), Alibaba's `100.100.100.200`, AWS's IPv6 `fd00:ec2::254`, IPv6
+/// link-local (`fe80::/10`), and those addresses mapped into IPv6.
+fn metadata_address(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            v4.is_link_local() || v4 == std::net::Ipv4Addr::new(100, 100, 100, 200)
+        }
+        std::net::IpAddr::V6(v6) => {
+            v6.segments()[0] & 0xffc0 == 0xfe80
+                || v6 == std::net::Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)
+                || v6
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| metadata_address(std::net::IpAddr::V4(v4)))
+        }
+    }
+}
+
+/// `host` read as an IPv4 address the way browsers read one (the URL standard): one to four
+/// dot-separated numbers, each decimal, hexadecimal (`0x`) or octal (a leading `0`), the
+/// last filling the bytes left (`169.254.43518`, `0xa9fea9fe`); `None` for anything else.
+fn whatwg_ipv4(host: &str) -> Option<std::net::Ipv4Addr> {
+    let host = host.strip_suffix('.').unwrap_or(host);
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.is_empty() || parts.len() > 4 {
+        return None;
+    }
+    let mut numbers = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let (digits, radix) =
+            if let Some(hex) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+                (hex, 16)
+            } else if part.len() > 1 && part.starts_with('0') {
+                (&part[1..], 8)
+            } else {
+                (*part, 10)
+            };
+        let n = if digits.is_empty() {
+            0
+        } else {
+            u64::from_str_radix(digits, radix).ok()?
+        };
+        numbers.push(n);
+    }
+    let (last, first) = numbers.split_last()?;
+    if first.iter().any(|n| *n > 255) || *last >= 256u64.pow(5 - numbers.len() as u32) {
+        return None;
+    }
+    let mut value = *last;
+    for (i, n) in first.iter().enumerate() {
+        value += n << (8 * (3 - i));
+    }
+    u32::try_from(value).ok().map(std::net::Ipv4Addr::from)
+}
+
 /// The address the browser may open for `raw`: http(s) anywhere, `about:blank`, and `file://`
 /// only for a file inside the workspace (rebuilt from its resolved path).
 fn checked_url(ctx: &Ctx, raw: &str) -> Outcome<String> {
@@ -654,7 +815,27 @@ fn checked_url(ctx: &Ctx, raw: &str) -> Outcome<String> {
         "http" | "https" => {
             let rest = &raw[scheme.len() + 1..];
             match rest.strip_prefix("//") {
-                Some(host) if !host.is_empty() && !host.starts_with('/') => Ok(raw.to_owned()),
+                Some(host) if !host.is_empty() && !host.starts_with('/') => {
+                    if let Some(why) = metadata_service(raw) {
+                        return Err(format!(
+                            "the browser does not open '{raw}': {why}, which hands out this \
+                             machine's cloud credentials"
+                        ));
+                    }
+                    // Nobody is asked: the request would fail in the browser anyway (see
+                    // `request_allowed`); `read_file` asks for the file itself.
+                    if let Some(why) = ctx
+                        .agent()
+                        .workspace()
+                        .and_then(|ws| served_credential(ws, raw))
+                    {
+                        return Err(format!(
+                            "the browser does not open '{raw}': {why}; read the file with \
+                             read_file, which asks the user"
+                        ));
+                    }
+                    Ok(raw.to_owned())
+                }
                 _ => Err(not_a_url()),
             }
         }
@@ -681,7 +862,7 @@ fn checked_url(ctx: &Ctx, raw: &str) -> Outcome<String> {
 fn guard(ctx: &Ctx, page: &Page<'_>) -> Outcome<()> {
     let url = page.url()?;
     let ok = match scheme(&url).as_deref() {
-        Some("http" | "https") => true,
+        Some("http" | "https") => metadata_service(&url).is_none(),
         Some("about") => url == "about:blank",
         Some("file") => file_url_allowed(ctx.agent().workspace(), &url),
         _ => false,
@@ -1624,6 +1805,37 @@ mod tests {
         ] {
             assert_eq!(decode_base64(text).as_deref(), bytes, "{text}");
         }
+    }
+
+    #[test]
+    fn cloud_metadata_services_are_known_in_every_form() {
+        let rows: &[(&str, bool)] = &[
+            ("http://169.254.169.254/latest/meta-data/", true),
+            ("http://169.254.170.2/v2/credentials/x", true),
+            ("http://user@169.254.169.254:80/x", true),
+            ("http://0xa9fea9fe/", true),
+            ("http://2852039166/", true),
+            ("http://0251.0376.0251.0376/", true),
+            ("http://169.254.43518/", true),
+            ("http://[fd00:ec2::254]/latest/", true),
+            ("http://[::ffff:169.254.169.254]/", true),
+            ("http://[fe80::1]/", true),
+            ("http://100.100.100.200/latest/meta-data/", true),
+            ("http://METADATA.google.internal./computeMetadata/v1/", true),
+            ("http://metadata/computeMetadata/v1/", true),
+            ("https://example.com/metadata/169.254.169.254", false),
+            ("http://127.0.0.1:8080/", false),
+            ("http://169.255.169.254/", false),
+            ("http://metadata.example.com/", false),
+            ("http://[::1]/", false),
+            ("http://1.2.3.4.5/", false),
+        ];
+        let wrong: Vec<String> = rows
+            .iter()
+            .filter(|(url, known)| metadata_service(url).is_some() != *known)
+            .map(|(url, known)| format!("{url}: want {known}"))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
     #[test]

@@ -439,6 +439,14 @@ fn move_path(
             permit_new_tree(&ws, &entries, &src, &dst, named.as_deref())?;
         }
     }
+    // A rename moves the tree as it is now: what appeared in it while the user was asked (a
+    // parallel call writing the temporary directory, a background job) was judged by nobody.
+    if !same_tree(&entries, &tree(&src)?) {
+        return Err(format!(
+            "{} changed while the move was being checked; nothing was moved (move it again)",
+            src.display()
+        ));
+    }
     let (from, from_name) = ws.parent_of(&src).map_err(|e| io_error("move", &src, &e))?;
     let (to, to_name) = ws.parent_of(&dst).map_err(|e| io_error("move", &dst, &e))?;
     if let Err(e) = from.rename_to(from_name, &to, to_name) {
@@ -546,6 +554,27 @@ fn judged(entries: &[(PathBuf, fs::Metadata)]) -> Judged {
             )
         })
         .collect()
+}
+
+/// True when two walks of a tree ([`tree`]) found the same entries, each of the same kind
+/// (directory, link, file, executable file).
+fn same_tree(a: &[(PathBuf, fs::Metadata)], b: &[(PathBuf, fs::Metadata)]) -> bool {
+    let kinds = |entries: &[(PathBuf, fs::Metadata)]| -> std::collections::HashMap<PathBuf, (bool, bool, bool)> {
+        entries
+            .iter()
+            .map(|(path, meta)| {
+                (
+                    path.clone(),
+                    (
+                        meta.is_dir(),
+                        meta.file_type().is_symlink(),
+                        meta.is_file() && executable(meta),
+                    ),
+                )
+            })
+            .collect()
+    };
+    a.len() == b.len() && kinds(a) == kinds(b)
 }
 
 /// Resolves the destination `given` of a copy or move, with the name as given when a link on

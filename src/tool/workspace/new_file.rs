@@ -300,7 +300,8 @@ pub const EXTENSIONLESS_TOOL_NAMES: &[&str] = &[
     "mvnw",
     // Debian packaging: `debian/rules` is the build, and debhelper installs the maintainer
     // scripts (`postinst`, `preinst`, `prerm`, `postrm`) into the package, run as root at
-    // its install. (debconf's `config` is left free: `config` is too common a name.)
+    // its install. (debconf's `config` asks in a `debian` directory only: `config` is too
+    // common a name.)
     "rules",
     "postinst",
     "preinst",
@@ -476,14 +477,14 @@ pub fn why_by_name(below: &Path) -> Option<String> {
         })
         .collect();
     let (name, dirs) = parts.split_last()?;
-    let name = as_created(&name.to_string_lossy().to_lowercase()).to_owned();
+    let name = as_created(&name.to_string_lossy().to_lowercase());
     if name.starts_with('.') {
         return Some(format!(
             "{name} is a dotfile, where programs look for their configuration"
         ));
     }
     for dir in dirs {
-        let dir = as_created(&dir.to_string_lossy().to_lowercase()).to_owned();
+        let dir = as_created(&dir.to_string_lossy().to_lowercase());
         if dir.starts_with('.') {
             return Some(format!(
                 "inside {dir}, a dot-directory, where programs look for their configuration"
@@ -536,6 +537,18 @@ pub fn why_by_name(below: &Path) -> Option<String> {
              tool runs"
         ));
     }
+    // debconf's `config` script, installed from `debian/config`, runs as root before
+    // `preinst` at the package's installation; elsewhere `config` is too common a name.
+    if name == "config"
+        && dirs
+            .last()
+            .is_some_and(|d| as_created(&d.to_string_lossy().to_lowercase()) == "debian")
+    {
+        return Some(format!(
+            "{name} in a debian directory is the package's debconf script, run as root when \
+             the package is installed"
+        ));
+    }
     if !free_kind(&name) {
         return Some(format!(
             "{name} is not a kind of file known to be inert (source, text or data)"
@@ -544,15 +557,25 @@ pub fn why_by_name(below: &Path) -> Option<String> {
     None
 }
 
-/// `name` as a Windows file system creates it: without an NTFS stream (`Makefile::$DATA`
-/// is the file `Makefile`; a named stream `x:s` belongs to `x`) and without trailing spaces
-/// and dots (`Makefile ` is `Makefile` there). A name of nothing but those is kept as it is.
-pub fn as_created(name: &str) -> &str {
-    let file = name.split(':').next().unwrap_or(name);
+/// `name` as a file system that reads it leniently creates or finds it: without the code
+/// points macOS's HFS+ ignores when it looks a name up (zero-width joiners and marks, the
+/// direction marks and overrides, the byte-order mark: `conftest\u{200c}.py` is found as
+/// `conftest.py`, as in git's CVE-2014-9390), without an NTFS stream (`Makefile::$DATA` is
+/// the file `Makefile`; a named stream `x:s` belongs to `x`) and without trailing spaces and
+/// dots (`Makefile ` is `Makefile` on Windows). A name of nothing but those is kept as it is.
+pub fn as_created(name: &str) -> String {
+    let visible: String = name.chars().filter(|c| !hfs_ignorable(*c)).collect();
+    let file = visible.split(':').next().unwrap_or(&visible);
     match file.trim_end_matches([' ', '.']) {
-        "" => name,
-        trimmed => trimmed,
+        "" => name.to_owned(),
+        trimmed => trimmed.to_owned(),
     }
+}
+
+/// True for a code point HFS+ ignores in a name it looks up (Apple's TN1150 list, as git
+/// checks for `.git`): U+200C–U+200F, U+202A–U+202E, U+206A–U+206F and U+FEFF.
+fn hfs_ignorable(c: char) -> bool {
+    matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
 }
 
 /// Python modules of [`CONFIG_NAMES`] that their tools import by module name, so that a
@@ -567,7 +590,7 @@ const IMPORTED_BY_NAME: &[&str] = &["sitecustomize", "usercustomize", "tasks", "
 /// Node load a directory `gulpfile.js` through its `index.js`). Other files in such a
 /// directory run only when its entry point imports them.
 fn configuration_by_directory(name: &str, dir: Option<&&OsStr>) -> Option<String> {
-    let dir = as_created(&dir?.to_string_lossy().to_lowercase()).to_owned();
+    let dir = as_created(&dir?.to_string_lossy().to_lowercase());
     let entry = match name {
         "__init__.py" => IMPORTED_BY_NAME.contains(&dir.as_str()),
         _ => split_name(name).0 == "index" && split_name(&dir).1.is_some() && is_config_name(&dir),
@@ -610,7 +633,7 @@ const FREE_INFIXES: &[&str] = &[
 /// (or `json.pyc`), or `__init__.py` in a directory `json`.
 fn shadowed_module(name: &str, dir: Option<&&OsStr>) -> Option<String> {
     let stem = match name {
-        "__init__.py" => dir?.to_string_lossy().to_lowercase(),
+        "__init__.py" => as_created(&dir?.to_string_lossy().to_lowercase()),
         _ => name
             .strip_suffix(".py")
             .or_else(|| name.strip_suffix(".pyc"))?
@@ -632,7 +655,7 @@ fn shadowed_in_lib(name: &str, dirs: &[&OsStr]) -> Option<String> {
         .rposition(|d| as_created(&d.to_string_lossy().to_lowercase()) == "lib")?;
     let mut parts: Vec<String> = dirs[lib + 1..]
         .iter()
-        .map(|d| as_created(&d.to_string_lossy().to_lowercase()).to_owned())
+        .map(|d| as_created(&d.to_string_lossy().to_lowercase()))
         .collect();
     if let Some(stem) = name.strip_suffix(".pm") {
         parts.push(stem.to_owned());
@@ -649,6 +672,42 @@ fn shadowed_in_lib(name: &str, dirs: &[&OsStr]) -> Option<String> {
             .find(|m| m.eq_ignore_ascii_case(&module))
             .map(|m| (*m).to_owned())
     }
+}
+
+/// The Python module a new file `name` (lower case, as created) would be imported as from
+/// its directory, with the name of the directory that holds its importers: `yaml.py` is
+/// `yaml` for the scripts beside it, `requests/__init__.py` is `requests` for the scripts
+/// beside the package (`dir`, the file's directory). `None` for other names.
+pub fn python_module(name: &str, dir: Option<&OsStr>) -> Option<(String, bool)> {
+    match name {
+        "__init__.py" => Some((as_created(&dir?.to_string_lossy().to_lowercase()), true)),
+        _ => Some((name.strip_suffix(".py")?.to_owned(), false)),
+    }
+}
+
+/// The top-level modules a Python source imports (`import a.b, c as d` gives `a` and `c`;
+/// `from e.f import g` gives `e`; relative imports give nothing), lower case, read line by
+/// line as written (an import built at run time, `importlib.import_module(x)`, is not seen).
+pub fn python_imports(text: &str) -> Vec<String> {
+    let top = |m: &str| {
+        m.split(|c: char| c == '.' || c.is_whitespace())
+            .next()
+            .filter(|m| !m.is_empty())
+            .map(str::to_lowercase)
+    };
+    let mut out = Vec::new();
+    for statement in text.lines().flat_map(|l| l.split(';')) {
+        let statement = statement.trim_start();
+        if let Some(rest) = statement.strip_prefix("import ") {
+            out.extend(rest.split(',').filter_map(|m| top(m.trim_start())));
+        } else if let Some(rest) = statement.strip_prefix("from ") {
+            let rest = rest.trim_start();
+            if !rest.starts_with('.') {
+                out.extend(top(rest));
+            }
+        }
+    }
+    out
 }
 
 /// True when `name` (lower case) is a tool's configuration, build file or manifest.
@@ -792,8 +851,10 @@ mod tests {
             // Packaging scripts and build files without an extension.
             ("debian/postinst", true),
             ("debian/prerm", true),
-            // debconf's script is left free: `config` is too common a name (a limit).
-            ("debian/config", false),
+            // debconf's script in a debian directory; `config` elsewhere stays free.
+            ("debian/config", true),
+            ("pkg/Debian/config", true),
+            ("debianx/config", false),
             ("src/dune", true),
             ("tests/fixtures/dunes", false),
             // A listed module or script in its directory form.
@@ -870,6 +931,18 @@ mod tests {
             .map(|(name, _)| *name)
             .collect();
         assert!(wrong.is_empty(), "{wrong:?}");
+    }
+
+    #[test]
+    fn python_imports_are_read_by_their_top_module() {
+        let text = "import os, yaml.loader as y\n  from requests.adapters import X\n\
+                    from . import sibling\nfrom .pkg import z\nx = 1; import NumPy\n\
+                    # import commented\nimportlib_thing = 2\n";
+        assert_eq!(
+            python_imports(text),
+            ["os", "yaml", "requests", "numpy"],
+            "a comment line starting with `# import` is no import"
+        );
     }
 
     #[test]

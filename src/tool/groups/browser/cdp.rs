@@ -603,10 +603,7 @@ impl Reader {
             return;
         };
         for (method, params) in [
-            (
-                "Fetch.enable",
-                json!({"patterns": [{"urlPattern": "file:*"}]}),
-            ),
+            ("Fetch.enable", fetch_patterns()),
             ("Target.setAutoAttach", auto_attach()),
             ("Runtime.runIfWaitingForDebugger", json!({})),
         ] {
@@ -642,6 +639,40 @@ impl Reader {
         // A failed write means the pipe is gone; the read loop sees that next.
         let _ = write_message(&self.writer, &message);
     }
+}
+
+/// URL patterns (Chromium's wildcards) of the requests the `Fetch` domain pauses for the
+/// [`RequestFilter`]: every `file:` URL, every URL that may name a cloud instance metadata
+/// service, and every request to a loopback server (the filter reads the host and path;
+/// others go on at once).
+pub const INTERCEPTED: &[&str] = &[
+    "file:*",
+    "*169.254.*",
+    "*100.100.100.200*",
+    "*metadata*",
+    "*instance-data*",
+    "*fd00:ec2::254*",
+    "*[fe8*",
+    "*[fe9*",
+    "*[fea*",
+    "*[feb*",
+    "*[::ffff:*",
+    // Loopback servers, whose paths may name the workspace's credential files.
+    "*://127.*",
+    "*://localhost*",
+    "*.localhost*",
+    "*://[::1]*",
+    "*@127.*",
+    "*@localhost*",
+];
+
+/// The parameters of `Fetch.enable` that pause the [`INTERCEPTED`] requests.
+pub fn fetch_patterns() -> Value {
+    let patterns: Vec<Value> = INTERCEPTED
+        .iter()
+        .map(|p| json!({"urlPattern": p}))
+        .collect();
+    json!({ "patterns": patterns })
 }
 
 /// The parameters of `Target.setAutoAttach` that make every new target wait, flattened into

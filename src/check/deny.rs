@@ -80,7 +80,12 @@ fn skip_globals<'w>(list: &Allowlist, program: &str, words: &'w [Word]) -> &'w [
     while let Some(t) = words.get(i).and_then(|w| w.static_text()) {
         let name = t.split_once('=').map(|(n, _)| n).unwrap_or(t);
         // A flag given a value in its own word (`--user-output-enabled=false`) is one word.
-        let flag = |f: &String| f == t || (t.contains('=') && f == name);
+        // A flag ending in `*` is a prefix (cargo's `+toolchain`, read by rustup's proxy).
+        let flag = |f: &String| {
+            f == t
+                || (t.contains('=') && f == name)
+                || f.strip_suffix('*').is_some_and(|p| !p.is_empty() && t.starts_with(p))
+        };
         if p.flags.iter().any(flag) || p.harmless.iter().any(flag) {
             i += 1;
         } else if p.value_options.iter().any(|v| v == name) {
@@ -108,7 +113,12 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
     }
     let rest = &words[1..];
     if cmd.len() == 1 {
-        return rest_matches(rule, rest);
+        // `redis-cli -h prod --tls FLUSHDB`: the program's declared global options (its
+        // `[[program]]` table) read as declared, besides the rule's own reading.
+        return rest_matches(rule, rest) || {
+            let past = skip_globals(list, &name, rest);
+            past.len() < rest.len() && rest_matches(rule, past)
+        };
     }
     let mut found = false;
     subcommand_rests(

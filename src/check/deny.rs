@@ -1227,17 +1227,14 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
         return false;
     };
     let js = matches!(client, "mongosh" | "mongo");
-    let mysql = matches!(client, "mysql" | "mariadb");
     if in_memory_sqlite(client, words, &texts) {
         return false;
     }
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
-        } else if mysql {
-            sql::destroys(&sql::open_executable_comments(t))
         } else {
-            sql::destroys(t)
+            sql::client_destroys(client, t)
         }
     })
 }

@@ -4,6 +4,10 @@
 //! parser: it skips strings, quoted names and comments so that only keywords count, and never
 //! decides anything but "destroys" and "runs this command".
 
+mod forms;
+
+pub(crate) use self::forms::client_destroys;
+
 /// A database client family: which side doors to shell commands its input has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Client {

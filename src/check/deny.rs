@@ -12,6 +12,7 @@
 
 mod alias;
 mod assigned;
+mod clients;
 mod feed;
 mod multicall;
 mod nested;
@@ -1226,6 +1227,12 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     let Some((client, texts)) = client_input(cx, i, words) else {
         return false;
     };
+    if client_at(words).is_some_and(|k| clients::prints_help(client, &words[k + 1..])) {
+        return false;
+    }
+    if clients::generated_sql(cx, i, client, &texts) {
+        return true;
+    }
     let js = matches!(client, "mongosh" | "mongo");
     if in_memory_sqlite(client, words, &texts) {
         return false;
@@ -1297,6 +1304,11 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut metas: Vec<String> = Vec::new();
     while j < args.len() {
         let Some(t) = args[j].static_text() else {
+            // `sqlite3 "$DB" 'DELETE FROM t'`: a run-time word is the database operand, and
+            // the SQL after it is still SQL.
+            if matches!(*client, "sqlite3" | "sqlite" | "duckdb") {
+                operands += 1;
+            }
             j += 1;
             continue;
         };
@@ -1383,6 +1395,9 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     out.extend(feed::input_texts(cx, i));
     out.extend(strip_tabs_heredocs(cx, i));
     out.extend(written_input(cx, i));
+    out.extend(clients::substituted_input(cx, i));
+    let scripts = clients::script_texts(cx, i, client, args, &out);
+    out.extend(scripts);
     // psql keeps its variables from one `-c` to the next (`-c '\set x …' -c '\! :x'`): the
     // texts are also read as one, after the options' meta-commands.
     if *client == "psql" && (out.len() > 1 || !metas.is_empty()) {

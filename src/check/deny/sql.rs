@@ -6,7 +6,7 @@
 
 mod forms;
 
-pub(crate) use self::forms::client_destroys;
+pub(crate) use self::forms::{client_destroys, selected_strings};
 
 /// A database client family: which side doors to shell commands its input has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1512,7 +1512,20 @@ fn tokens(text: &str) -> Vec<Tok> {
                 let tag_len = rest
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                     .unwrap_or(rest.len());
-                if rest[tag_len..].starts_with('$') {
+                // A shell variable an unquoted heredoc leaves in the text (`$ID`, `${ID}`) or a
+                // positional parameter (`$1`): a value bash fills in, as a bound parameter is.
+                if rest.starts_with('{') && !rest[1..].starts_with('$') {
+                    let end = rest.find('}').map_or(text.len(), |e| at + 1 + e + 1);
+                    while chars.peek().is_some_and(|&(i, _)| i < end) {
+                        chars.next();
+                    }
+                    out.push(Tok::Param);
+                } else if tag_len > 0 && !rest[tag_len..].starts_with('$') {
+                    while chars.peek().is_some_and(|&(i, _)| i <= at + tag_len) {
+                        chars.next();
+                    }
+                    out.push(Tok::Param);
+                } else if rest[tag_len..].starts_with('$') {
                     let tag = &text[at..at + tag_len + 2];
                     let body_from = at + tag_len + 2;
                     let (body, end) = match text[body_from..].find(tag) {

@@ -259,6 +259,25 @@ fn touches_only(s: &[Tok], temporary: &[&str]) -> bool {
     !targets.is_empty() && targets.iter().all(|n| temporary.contains(n))
 }
 
+/// The string literals a `SELECT` selects, put together in order with a name between each
+/// (`'DROP TABLE ' || name || ';'` → `DROP TABLE  x ;`): the text a client prints when the
+/// query builds statements, for a second client that runs what it reads. `None` for other
+/// statements.
+pub(crate) fn selected_strings(sql: &str) -> Option<String> {
+    let toks = tokens(sql);
+    if !matches!(toks.first(), Some(Tok::Word(w)) if w == "SELECT") {
+        return None;
+    }
+    let strings: Vec<&str> = toks
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Str(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!strings.is_empty()).then(|| strings.join(" x "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 mod forms;
 
 pub(crate) use self::forms::{client_destroys, selected_strings};
+use self::forms::{empty_object, explained, js_spelled_out, operator_matches_all, regex_matches_all};
 
 /// A database client family: which side doors to shell commands its input has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,7 +370,7 @@ fn meta_command(client: Client, meta: &str) -> Option<String> {
 /// comments are not read, except that a member called by a name cmdguard cannot work out
 /// (`db[name]()`) destroys when the text names a destroying method anywhere.
 pub(crate) fn js_destroys(js: &str) -> bool {
-    let js = quoted_keys(&joined_strings(js));
+    let js = quoted_keys(&joined_strings(&js_spelled_out(js)));
     let mut code: String = strip_js(&computed_members(&js))
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -426,6 +427,7 @@ fn unrestricted_deletes(code: &str) -> bool {
     };
     let unrestricted = |arg: &str| match arg {
         "" => true,
+        a if empty_object(a) => true,
         a if a.starts_with('{') => !filter_restricts(a),
         a if a
             .chars()
@@ -440,7 +442,9 @@ fn unrestricted_deletes(code: &str) -> bool {
         .iter()
         .any(|m| {
             code.match_indices(m)
-                .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])))
+                .any(|(at, m)| {
+                    !explained(code, at) && unrestricted(first_argument(&code[at + m.len()..]))
+                })
         });
     let bulk = code
         .match_indices("deleteMany:{filter:")
@@ -567,11 +571,13 @@ fn filter_restricts(filter: &str) -> bool {
                 }
                 // `{a: {b: 1}}` (no operators) is a whole-document match.
                 !ops.iter().any(|p| op_name(p).starts_with('$'))
-                    || ops
-                        .iter()
-                        .any(|p| RESTRICTING_OPERATORS.contains(&op_name(p)))
+                    || ops.iter().any(|p| {
+                        RESTRICTING_OPERATORS.contains(&op_name(p))
+                            && !operator_matches_all(key, p)
+                    })
             }
-            _ => true,
+            // `{name: /.*/}`: a regular expression that matches every string.
+            _ => !regex_matches_all(value),
         }
     })
 }

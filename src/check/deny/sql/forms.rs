@@ -278,9 +278,101 @@ pub(crate) fn selected_strings(sql: &str) -> Option<String> {
     (!strings.is_empty()).then(|| strings.join(" x "))
 }
 
+/// mongosh JavaScript with the values that are spelled as strings but stand for a filter
+/// written out, before strings are blanked: `JSON.parse("{}")` is `{}`, the all-zero
+/// `ObjectId("000…")` is as low as `MinKey()`, and an empty string is `EMPTYSTRING`.
+pub(crate) fn js_spelled_out(js: &str) -> String {
+    let mut out = js.to_string();
+    for q in ['"', '\''] {
+        for empty in ["{}", "{ }"] {
+            out = out.replace(&format!("JSON.parse({q}{empty}{q})"), "{}");
+        }
+        out = out.replace(&format!("ObjectId({q}{}{q})", "0".repeat(24)), "MinKey()");
+        out = out.replace(&format!(":{q}{q}"), ":EMPTYSTRING");
+        out = out.replace(&format!(": {q}{q}"), ": EMPTYSTRING");
+    }
+    out
+}
+
+/// A filter argument (strings and blanks removed) that builds an empty object at run time:
+/// `Object()`, `new Object()`, `Object({})`.
+pub(crate) fn empty_object(arg: &str) -> bool {
+    matches!(
+        arg,
+        "Object()" | "newObject()" | "Object({})" | "newObject({})" | "Object.create(null)"
+    )
+}
+
+/// A regular expression literal (blanks removed) that matches every string: `/.*/`, `/^/`,
+/// with any flags.
+pub(crate) fn regex_matches_all(value: &str) -> bool {
+    let Some(body) = value.strip_prefix('/') else {
+        return false;
+    };
+    let Some(end) = body.rfind('/') else {
+        return false;
+    };
+    let flags = &body[end + 1..];
+    flags.chars().all(|c| c.is_ascii_alphabetic())
+        && matches!(
+            &body[..end],
+            ".*" | "^" | "^.*" | ".*$" | "^.*$" | "(?:)" | "" | "$" | "[\\s\\S]*" | ".?"
+        )
+}
+
+/// One operator of a field's condition (`$regex:/^/`, `$gte:MinKey()`) that holds for every
+/// document that has the field: a regex that matches every string, or `_id` (every document
+/// has one) above the lowest value.
+pub(crate) fn operator_matches_all(key: &str, op: &str) -> bool {
+    let Some((name, value)) = op.split_once(':') else {
+        return false;
+    };
+    match name {
+        "$regex" => regex_matches_all(value) || value == "EMPTYSTRING",
+        "$gt" | "$gte" => key == "_id" && value == "MinKey()",
+        _ => false,
+    }
+}
+
+/// Whether the call whose `.name(` starts at `at` of `code` (blanks removed) is made on an
+/// `explain()` (`db.c.explain().remove({})`), which only describes the write.
+pub(crate) fn explained(code: &str, at: usize) -> bool {
+    let before = &code[..at];
+    before.rfind(".explain(").is_some_and(|e| {
+        let args = &before[e + ".explain".len()..];
+        let mut level = 0usize;
+        args.char_indices().all(|(k, c)| match c {
+            '(' => {
+                level += 1;
+                true
+            }
+            ')' => {
+                level = level.saturating_sub(1);
+                level > 0 || k + 1 == args.len()
+            }
+            _ => level > 0,
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filters_that_match_every_document_are_recognised() {
+        for v in ["/.*/", "/^/", "/.*/i", "/^.*$/"] {
+            assert!(regex_matches_all(v), "{v}");
+        }
+        for v in ["/^a/", "/x/", "3", "/.*/x/"] {
+            assert!(!regex_matches_all(v), "{v}");
+        }
+        assert!(operator_matches_all("_id", "$gte:MinKey()"));
+        assert!(!operator_matches_all("age", "$gte:MinKey()"));
+        assert!(!operator_matches_all("_id", "$gte:3"));
+        assert!(explained("db.c.explain().remove({})", 14));
+        assert!(!explained("db.c.explain();db.c.remove({})", 20));
+    }
 
     #[test]
     fn mysql_dashes_without_a_blank_are_minus_signs() {

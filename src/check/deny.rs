@@ -14,6 +14,7 @@ mod alias;
 mod assigned;
 mod clients;
 mod feed;
+mod infra;
 mod multicall;
 mod nested;
 mod sql;
@@ -85,7 +86,8 @@ fn skip_globals<'w>(list: &Allowlist, program: &str, words: &'w [Word]) -> &'w [
         let flag = |f: &String| {
             f == t
                 || (t.contains('=') && f == name)
-                || f.strip_suffix('*').is_some_and(|p| !p.is_empty() && t.starts_with(p))
+                || f.strip_suffix('*')
+                    .is_some_and(|p| !p.is_empty() && t.starts_with(p))
         };
         if p.flags.iter().any(flag) || p.harmless.iter().any(flag) {
             i += 1;
@@ -458,6 +460,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
         .first()
         .and_then(|w| w.static_text())
         .map(program_name);
+    // `kubectl get all -o yaml | kubectl delete -f -` (kubectl's own arm, if any, still runs).
+    if let Some(p @ ("kubectl" | "oc")) = program.as_deref() {
+        infra::kubectl_deletes_listing(cx, i, span, p, words);
+    }
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli" | "valkey-cli" | "keydb-cli") => feed::redis_input(cx, i, span, words),
@@ -480,6 +486,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             if let Some(seg) = origin.segment() {
                 terraform_cli_args(cx, i, span, p, &seg.assignments, words);
             }
+            infra::terraform_saved_plan(cx, i, span, p, words);
         }
         Some(
             p @ ("busybox" | "toybox" | "coreutils" | "k3s" | "microk8s" | "microk8s.kubectl"

@@ -80,7 +80,11 @@ pub(super) fn substituted_input(cx: &Ctx<'_>, i: usize) -> Vec<String> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for r in seg.redirects.iter().filter(|r| matches!(r.fd, None | Some(0))) {
+    for r in seg
+        .redirects
+        .iter()
+        .filter(|r| matches!(r.fd, None | Some(0)))
+    {
         match r.op {
             RedirectOp::Herestring => {
                 if let Some(w) = r.target.as_ref().filter(|w| w.static_text().is_none()) {

@@ -7,7 +7,9 @@
 mod forms;
 
 pub(crate) use self::forms::{client_destroys, selected_strings};
-use self::forms::{empty_object, explained, js_spelled_out, operator_matches_all, regex_matches_all};
+use self::forms::{
+    empty_object, explained, js_spelled_out, operator_matches_all, regex_matches_all,
+};
 
 /// A database client family: which side doors to shell commands its input has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -441,10 +443,9 @@ fn unrestricted_deletes(code: &str) -> bool {
     let calls = [".deleteMany(", ".remove(", ".updateMany("]
         .iter()
         .any(|m| {
-            code.match_indices(m)
-                .any(|(at, m)| {
-                    !explained(code, at) && unrestricted(first_argument(&code[at + m.len()..]))
-                })
+            code.match_indices(m).any(|(at, m)| {
+                !explained(code, at) && unrestricted(first_argument(&code[at + m.len()..]))
+            })
         });
     let bulk = code
         .match_indices("deleteMany:{filter:")
@@ -572,8 +573,7 @@ fn filter_restricts(filter: &str) -> bool {
                 // `{a: {b: 1}}` (no operators) is a whole-document match.
                 !ops.iter().any(|p| op_name(p).starts_with('$'))
                     || ops.iter().any(|p| {
-                        RESTRICTING_OPERATORS.contains(&op_name(p))
-                            && !operator_matches_all(key, p)
+                        RESTRICTING_OPERATORS.contains(&op_name(p)) && !operator_matches_all(key, p)
                     })
             }
             // `{name: /.*/}`: a regular expression that matches every string.

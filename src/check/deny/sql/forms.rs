@@ -87,7 +87,8 @@ fn runs_stored_body(sql: &str) -> bool {
     let word = |t: Option<&Tok>, w: &str| matches!(t, Some(Tok::Word(x)) if x == w);
     let called_later = |k: usize, name: &str| {
         statements[k + 1..].iter().any(|s| {
-            s.windows(2).any(|p| matches!(&p[0], Tok::Word(w) if w == name) && p[1] == Tok::Open)
+            s.windows(2)
+                .any(|p| matches!(&p[0], Tok::Word(w) if w == name) && p[1] == Tok::Open)
         })
     };
     let executed_later = |k: usize, name: &str| {
@@ -111,7 +112,12 @@ fn runs_stored_body(sql: &str) -> bool {
         let routine = word(s.first(), "CREATE")
             && s.iter()
                 .position(|t| word(Some(t), "FUNCTION") || word(Some(t), "PROCEDURE"))
-                .and_then(|f| s[f + 1..].iter().position(|t| *t == Tok::Open).map(|o| f + o))
+                .and_then(|f| {
+                    s[f + 1..]
+                        .iter()
+                        .position(|t| *t == Tok::Open)
+                        .map(|o| f + o)
+                })
                 .and_then(|o| match &s[o] {
                     Tok::Word(name) => Some(name.as_str()),
                     _ => None,
@@ -219,7 +225,13 @@ fn temporary_table(s: &[Tok]) -> Option<&str> {
         })
         .collect();
     let rest = match words.as_slice() {
-        ["CREATE", "GLOBAL" | "LOCAL", "TEMP" | "TEMPORARY", "TABLE", rest @ ..]
+        [
+            "CREATE",
+            "GLOBAL" | "LOCAL",
+            "TEMP" | "TEMPORARY",
+            "TABLE",
+            rest @ ..,
+        ]
         | ["CREATE", "TEMP" | "TEMPORARY", "TABLE", rest @ ..] => rest,
         _ => return None,
     };

@@ -14,6 +14,7 @@ mod config;
 mod deny_cloud_s9;
 mod deny_interpreters;
 mod deny_packs_s8;
+mod deny_s10_denycloud;
 mod deny_s9;
 mod deny_shells;
 mod deny_shells_s8;

@@ -9,8 +9,13 @@ use crate::check::Ctx;
 use crate::finding::Span;
 use crate::segment::{Joiner, Nest, Word};
 
-/// The rule a saved destroy plan's apply denies under.
-const APPLY_DESTROY_RULE: &str = "cloud/terraform-apply-destroy";
+/// The rule a saved destroy plan's apply denies under, by program.
+fn apply_destroy_rule(program: &str) -> &'static str {
+    match program {
+        "tofu" => "cloud/tofu-apply-destroy",
+        _ => "cloud/terraform-apply-destroy",
+    }
+}
 /// The rule a delete of everything a listing printed denies under.
 const DELETE_ALL_RULE: &str = "kubernetes/kubectl-delete-all";
 
@@ -105,7 +110,13 @@ pub(super) fn terraform_saved_plan(
             });
         destroy && out
     });
-    if saved && let Some(rule) = cx.list.deny.iter().find(|r| r.id == APPLY_DESTROY_RULE) {
+    if saved
+        && let Some(rule) = cx
+            .list
+            .deny
+            .iter()
+            .find(|r| r.id == apply_destroy_rule(program))
+    {
         cx.deny(rule, span, Some(i));
     }
 }

@@ -12,11 +12,13 @@
 
 mod alias;
 mod assigned;
+mod clients;
 mod feed;
 mod fetched;
 mod forever;
 mod gitundo;
 mod hostmount;
+mod infra;
 mod multicall;
 mod nested;
 mod positional;
@@ -89,7 +91,13 @@ fn skip_globals<'w>(list: &Allowlist, program: &str, words: &'w [Word]) -> &'w [
     while let Some(t) = words.get(i).and_then(|w| w.static_text()) {
         let name = t.split_once('=').map(|(n, _)| n).unwrap_or(t);
         // A flag given a value in its own word (`--user-output-enabled=false`) is one word.
-        let flag = |f: &String| f == t || (t.contains('=') && f == name);
+        // A flag ending in `*` is a prefix (cargo's `+toolchain`, read by rustup's proxy).
+        let flag = |f: &String| {
+            f == t
+                || (t.contains('=') && f == name)
+                || f.strip_suffix('*')
+                    .is_some_and(|p| !p.is_empty() && t.starts_with(p))
+        };
         if p.flags.iter().any(flag) || p.harmless.iter().any(flag) {
             i += 1;
         } else if p.value_options.iter().any(|v| v == name) {
@@ -120,7 +128,12 @@ pub(crate) fn rule_matches(list: &Allowlist, rule: &DenyRule, words: &[Word]) ->
         return false;
     }
     if cmd.len() == 1 {
-        return rest_matches(rule, rest);
+        // `redis-cli -h prod --tls FLUSHDB`: the program's declared global options (its
+        // `[[program]]` table) read as declared, besides the rule's own reading.
+        return rest_matches(rule, rest) || {
+            let past = skip_globals(list, &name, rest);
+            past.len() < rest.len() && rest_matches(rule, past)
+        };
     }
     let mut found = false;
     subcommand_rests(
@@ -490,6 +503,10 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
     if let Some(p) = program.as_deref() {
         runs::command_runner(cx, i, span, p, words);
     }
+    // `kubectl get all -o yaml | kubectl delete -f -` (kubectl's own arm, if any, still runs).
+    if let Some(p @ ("kubectl" | "oc")) = program.as_deref() {
+        infra::kubectl_deletes_listing(cx, i, span, p, words);
+    }
     match program.as_deref() {
         Some("watch") => watch(cx, i, span, words),
         Some("redis-cli" | "valkey-cli" | "keydb-cli") => feed::redis_input(cx, i, span, words),
@@ -512,6 +529,7 @@ pub(super) fn command(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word], or
             if let Some(seg) = origin.segment() {
                 terraform_cli_args(cx, i, span, p, &seg.assignments, words);
             }
+            infra::terraform_saved_plan(cx, i, span, p, words);
         }
         Some(
             p @ ("busybox" | "toybox" | "coreutils" | "k3s" | "microk8s" | "microk8s.kubectl"
@@ -1271,18 +1289,21 @@ fn destructive_sql(cx: &Ctx<'_>, i: usize, words: &[Word]) -> bool {
     let Some((client, texts)) = client_input(cx, i, words) else {
         return false;
     };
+    if client_at(words).is_some_and(|k| clients::prints_help(client, &words[k + 1..])) {
+        return false;
+    }
+    if clients::generated_sql(cx, i, client, &texts) {
+        return true;
+    }
     let js = matches!(client, "mongosh" | "mongo");
-    let mysql = matches!(client, "mysql" | "mariadb");
     if in_memory_sqlite(client, words, &texts) {
         return false;
     }
     texts.iter().any(|t| {
         if js {
             sql::js_destroys(t)
-        } else if mysql {
-            sql::destroys(&sql::open_executable_comments(t))
         } else {
-            sql::destroys(t)
+            sql::client_destroys(client, t)
         }
     })
 }
@@ -1345,6 +1366,11 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     let mut metas: Vec<String> = Vec::new();
     while j < args.len() {
         let Some(t) = args[j].static_text() else {
+            // `sqlite3 "$DB" 'DELETE FROM t'`: a run-time word is the database operand, and
+            // the SQL after it is still SQL.
+            if matches!(*client, "sqlite3" | "sqlite" | "duckdb") {
+                operands += 1;
+            }
             j += 1;
             continue;
         };
@@ -1431,6 +1457,9 @@ fn client_input(cx: &Ctx<'_>, i: usize, words: &[Word]) -> Option<(&'static str,
     out.extend(feed::input_texts(cx, i));
     out.extend(strip_tabs_heredocs(cx, i));
     out.extend(written_input(cx, i));
+    out.extend(clients::substituted_input(cx, i));
+    let scripts = clients::script_texts(cx, i, client, args, &out);
+    out.extend(scripts);
     // psql keeps its variables from one `-c` to the next (`-c '\set x …' -c '\! :x'`): the
     // texts are also read as one, after the options' meta-commands.
     if *client == "psql" && (out.len() > 1 || !metas.is_empty()) {

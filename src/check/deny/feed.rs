@@ -913,7 +913,9 @@ const MAX_REDIS_LINES: usize = 32;
 /// redis-cli runs each input line as one; each is checked as if it were given as arguments.
 pub(super) fn redis_input(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
     let list = cx.list;
-    let texts = input_texts(cx, i);
+    let mut texts = input_texts(cx, i);
+    // `printf 'FLUSHALL\n' > x.txt; redis-cli < x.txt`: a file the line wrote.
+    texts.extend(super::written_input(cx, i));
     let lines = texts.iter().flat_map(|t| t.lines()).take(MAX_REDIS_LINES);
     for line in lines {
         let mut argv = words.to_vec();

@@ -4,6 +4,13 @@
 //! parser: it skips strings, quoted names and comments so that only keywords count, and never
 //! decides anything but "destroys" and "runs this command".
 
+mod forms;
+
+pub(crate) use self::forms::{client_destroys, selected_strings};
+use self::forms::{
+    empty_object, explained, js_spelled_out, operator_matches_all, regex_matches_all,
+};
+
 /// A database client family: which side doors to shell commands its input has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Client {
@@ -365,7 +372,7 @@ fn meta_command(client: Client, meta: &str) -> Option<String> {
 /// comments are not read, except that a member called by a name cmdguard cannot work out
 /// (`db[name]()`) destroys when the text names a destroying method anywhere.
 pub(crate) fn js_destroys(js: &str) -> bool {
-    let js = quoted_keys(&joined_strings(js));
+    let js = quoted_keys(&joined_strings(&js_spelled_out(js)));
     let mut code: String = strip_js(&computed_members(&js))
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -422,6 +429,7 @@ fn unrestricted_deletes(code: &str) -> bool {
     };
     let unrestricted = |arg: &str| match arg {
         "" => true,
+        a if empty_object(a) => true,
         a if a.starts_with('{') => !filter_restricts(a),
         a if a
             .chars()
@@ -435,8 +443,9 @@ fn unrestricted_deletes(code: &str) -> bool {
     let calls = [".deleteMany(", ".remove(", ".updateMany("]
         .iter()
         .any(|m| {
-            code.match_indices(m)
-                .any(|(at, m)| unrestricted(first_argument(&code[at + m.len()..])))
+            code.match_indices(m).any(|(at, m)| {
+                !explained(code, at) && unrestricted(first_argument(&code[at + m.len()..]))
+            })
         });
     let bulk = code
         .match_indices("deleteMany:{filter:")
@@ -563,11 +572,12 @@ fn filter_restricts(filter: &str) -> bool {
                 }
                 // `{a: {b: 1}}` (no operators) is a whole-document match.
                 !ops.iter().any(|p| op_name(p).starts_with('$'))
-                    || ops
-                        .iter()
-                        .any(|p| RESTRICTING_OPERATORS.contains(&op_name(p)))
+                    || ops.iter().any(|p| {
+                        RESTRICTING_OPERATORS.contains(&op_name(p)) && !operator_matches_all(key, p)
+                    })
             }
-            _ => true,
+            // `{name: /.*/}`: a regular expression that matches every string.
+            _ => !regex_matches_all(value),
         }
     })
 }
@@ -1508,7 +1518,20 @@ fn tokens(text: &str) -> Vec<Tok> {
                 let tag_len = rest
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                     .unwrap_or(rest.len());
-                if rest[tag_len..].starts_with('$') {
+                // A shell variable an unquoted heredoc leaves in the text (`$ID`, `${ID}`) or a
+                // positional parameter (`$1`): a value bash fills in, as a bound parameter is.
+                if rest.starts_with('{') && !rest[1..].starts_with('$') {
+                    let end = rest.find('}').map_or(text.len(), |e| at + 1 + e + 1);
+                    while chars.peek().is_some_and(|&(i, _)| i < end) {
+                        chars.next();
+                    }
+                    out.push(Tok::Param);
+                } else if tag_len > 0 && !rest[tag_len..].starts_with('$') {
+                    while chars.peek().is_some_and(|&(i, _)| i <= at + tag_len) {
+                        chars.next();
+                    }
+                    out.push(Tok::Param);
+                } else if rest[tag_len..].starts_with('$') {
                     let tag = &text[at..at + tag_len + 2];
                     let body_from = at + tag_len + 2;
                     let (body, end) = match text[body_from..].find(tag) {

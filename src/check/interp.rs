@@ -99,6 +99,20 @@ pub(crate) enum Scan {
     Unparsed(String),
 }
 
+/// What the command line gives the code besides its text: the operands after it, the
+/// variables assigned before the program (`C='…' python3 -c …`), and a here-string on its
+/// stdin when the code came by option. Only static values are here; anything else is absent,
+/// so a read of it stays unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Given {
+    /// The arguments the code sees after its own name.
+    pub argv: Vec<String>,
+    /// Static assignments in front of the interpreter, by name.
+    pub env: Vec<(String, String)>,
+    /// The text of a here-string fed to code given by option.
+    pub stdin: Option<String>,
+}
+
 /// Most spawned commands analysed per one-liner; more are left to the one-liner's `ask`.
 const MAX_SPAWNS: usize = 32;
 
@@ -112,13 +126,19 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
         return;
     };
     let sources = sources(cx, i, lang, words);
+    let (env, stdin) = given_env_stdin(cx, i);
     for src in sources {
+        let given = Given {
+            argv: src.argv.clone(),
+            env: env.clone(),
+            stdin: (src.form == Form::Option).then(|| stdin.clone()).flatten(),
+        };
         if !cx.budget.take_bytes(src.code.len()) {
             // The analyser reports the spent budget; the one-liner asks.
             return;
         }
         let time = Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
-        match scan(lang, src.form, &src.code, &src.argv, cx.budget, time) {
+        match scan(lang, src.form, &src.code, &given, cx.budget, time) {
             Scan::Unparsed(why) => cx.push(
                 Code::Exec,
                 src.at,
@@ -129,25 +149,47 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
                     src.what
                 ),
             ),
-            Scan::Calls(calls) => judge(cx, i, lang, &src, &calls, 0),
+            Scan::Calls(calls) => judge(cx, i, lang, &src, &given, &calls, 0),
         }
     }
 }
 
-/// Reads `code` as `lang`; `argv` are the arguments the code sees after its own name. Bounded
-/// by `budget` and `time`; never panics.
+/// The static assignments in front of segment `i`'s program and the static here-string on its
+/// stdin: what `os.environ["C"]` and `sys.stdin.read()` read when bash runs the line.
+fn given_env_stdin(cx: &Ctx<'_>, i: usize) -> (Vec<(String, String)>, Option<String>) {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return (Vec::new(), None);
+    };
+    let env = seg
+        .assignments
+        .iter()
+        .filter(|a| !a.subscript)
+        .filter_map(|a| Some((a.name.clone(), a.value.static_text()?.to_string())))
+        .collect();
+    let stdin = seg
+        .redirects
+        .iter()
+        .rfind(|r| matches!(r.fd, None | Some(0)) && r.op == RedirectOp::Herestring)
+        .and_then(|r| r.target.as_ref()?.static_text())
+        // A here-string ends with the newline bash adds.
+        .map(|t| format!("{t}\n"));
+    (env, stdin)
+}
+
+/// Reads `code` as `lang`; `given` is what the line gives it (operands, environment, stdin).
+/// Bounded by `budget` and `time`; never panics.
 pub(crate) fn scan(
     lang: Lang,
     form: Form,
     code: &str,
-    argv: &[String],
+    given: &Given,
     budget: &Budget,
     time: Duration,
 ) -> Scan {
     match lang {
-        Lang::Perl => perl::scan(code, argv, budget),
+        Lang::Perl => perl::scan(code, given, budget),
         Lang::Python | Lang::JavaScript | Lang::Ruby | Lang::Php => {
-            code::scan(lang, form, code, argv, budget, time)
+            code::scan(lang, form, code, given, budget, time)
         }
     }
 }
@@ -648,7 +690,15 @@ fn operands(words: &[Word]) -> Vec<String> {
 
 /// Applies the pack's rules to the calls found in one piece of code; `evals` counts the
 /// `eval("…")` levels it sits in.
-fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], evals: usize) {
+fn judge(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    lang: Lang,
+    src: &Source,
+    given: &Given,
+    calls: &[Call],
+    evals: usize,
+) {
     let pack = pack::embedded();
     let mut spawns = 0;
     // The first spawning call whose command is not a literal.
@@ -678,12 +728,13 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
         };
         match rule.kind {
             Kind::Spawn => {
-                let script = match rule.program {
-                    Some(p) => match call.args.get(p) {
+                let script = match (&rule.via, rule.program) {
+                    (Some(via), _) => via_text(via, values),
+                    (None, Some(p)) => match call.args.get(p) {
                         Some(Some(Value::Text(program))) => argv_text(program, values),
                         _ => None,
                     },
-                    None => command_text(values, 0),
+                    (None, None) => command_text(values, 0),
                 };
                 let Some(script) = script else {
                     unresolved = unresolved.or(Some((name, rule)));
@@ -706,7 +757,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                     Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
                 // Code that does not parse raises at run time: nothing more runs from it.
                 if let Scan::Calls(inner) =
-                    scan(lang, Form::Option, code, &src.argv, cx.budget, time)
+                    scan(lang, Form::Option, code, given, cx.budget, time)
                 {
                     let via = Source {
                         code: String::new(),
@@ -719,7 +770,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                         expanded: src.expanded,
                         argv: src.argv.clone(),
                     };
-                    judge(cx, i, lang, &via, &inner, evals + 1);
+                    judge(cx, i, lang, &via, given, &inner, evals + 1);
                 }
             }
             Kind::Delete => {
@@ -735,7 +786,13 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                     continue;
                 };
                 let path = path.as_ref();
-                if let Some(why) = outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
+                let why = match outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
+                    Some(why) => Some(why),
+                    // A recursive delete of any path destroys a tree, as `rm -r` does.
+                    None if rule.anywhere && !path.is_empty() => Some("a recursive delete"),
+                    None => None,
+                };
+                if let Some(why) = why {
                     cx.push_rule(
                         Code::Denied,
                         src.at,
@@ -797,6 +854,19 @@ fn command_text(args: &[Option<Value>], from: usize) -> Option<String> {
             (!words.is_empty()).then(|| words.join(" "))
         }
     }
+}
+
+/// The command a driver call stands for: `via` (`sqlite3 db`) followed by the literal values,
+/// each one word. `None` when a value is not literal.
+fn via_text(via: &str, values: &[Option<Value>]) -> Option<String> {
+    let mut words = vec![via.to_string()];
+    for v in values {
+        match v.as_ref()? {
+            Value::Text(t) => words.push(quote(t)),
+            Value::Words(ws) => words.extend(ws.iter().map(|w| quote(w))),
+        }
+    }
+    Some(words.join(" "))
 }
 
 /// The command a call runs when it names the program apart from its argv (`os.execvp(file,

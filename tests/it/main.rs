@@ -35,6 +35,7 @@ mod properties;
 mod real_programs;
 mod red;
 mod redteam_deny_fixes_s9_sql;
+mod reddeny_open_denyinterp;
 mod redteam_deny_s9;
 mod redteam_scan_fixes_s8;
 mod redteam_scan_fixes_s9;

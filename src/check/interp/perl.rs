@@ -8,7 +8,7 @@
 //! operators (`m//`, `s///`, `tr///`, `qr//`) whose contents are not code. A string that does not
 //! end is `Unparsed`; anything else it cannot follow leaves an argument unknown.
 
-use super::{Call, Scan, Value};
+use super::{Call, Given, Scan, Value};
 use crate::budget::Budget;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,8 +25,10 @@ enum Tok {
     Arrow,
 }
 
-/// Lists the calls in `code`; `argv` are the operands the code sees as `@ARGV`.
-pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
+/// Lists the calls in `code`; `given` holds the operands the code sees as `@ARGV` and the
+/// environment it sees as `%ENV`.
+pub(crate) fn scan(code: &str, given: &Given, budget: &Budget) -> Scan {
+    let argv = given.argv.as_slice();
     let toks = match tokens(code, budget) {
         Ok(t) => t,
         Err(why) => return Scan::Unparsed(why.to_string()),
@@ -733,7 +735,7 @@ mod tests {
 
     fn calls(code: &str) -> Vec<Found> {
         let budget = Budget::new(&Limits::default());
-        match scan(code, &[], &budget) {
+        match scan(code, &Given::default(), &budget) {
             Scan::Calls(cs) => cs
                 .into_iter()
                 .map(|c| (c.names[0].clone(), c.args))

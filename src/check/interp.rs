@@ -11,6 +11,8 @@
 //! anything.
 
 mod code;
+mod editor;
+mod other;
 mod pack;
 mod perl;
 
@@ -43,6 +45,20 @@ pub(crate) enum Lang {
     Php,
     /// `perl`.
     Perl,
+    /// `lua`, `lua5.4`, `luajit` (read by a small scanner, like the languages below).
+    Lua,
+    /// `Rscript`, `R`.
+    R,
+    /// `julia`.
+    Julia,
+    /// `osascript`.
+    AppleScript,
+    /// `pwsh`, `powershell`.
+    PowerShell,
+    /// `tclsh`.
+    Tcl,
+    /// `groovy`.
+    Groovy,
 }
 
 impl Lang {
@@ -53,6 +69,13 @@ impl Lang {
             Lang::Ruby => "Ruby",
             Lang::Php => "PHP",
             Lang::Perl => "Perl",
+            Lang::Lua => "Lua",
+            Lang::R => "R",
+            Lang::Julia => "Julia",
+            Lang::AppleScript => "AppleScript",
+            Lang::PowerShell => "PowerShell",
+            Lang::Tcl => "Tcl",
+            Lang::Groovy => "Groovy",
         }
     }
 }
@@ -122,10 +145,18 @@ const MAX_EVAL_DEPTH: usize = 4;
 /// Judges the code an interpreter command runs. `program` is the command's first word;
 /// segment `i` holds the heredoc or here-string that may feed it. Adds findings only.
 pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
+    if editor::check(cx, i, program, words) {
+        return;
+    }
     let Some(lang) = language(super::deny::basename(program)) else {
         return;
     };
-    let sources = sources(cx, i, lang, words);
+    let mut sources = sources(cx, i, lang, words);
+    if super::deny::basename(program).starts_with("ipython") {
+        for src in &mut sources {
+            src.code = ipython_shell_lines(&src.code);
+        }
+    }
     let (env, stdin) = given_env_stdin(cx, i);
     for src in sources {
         let given = Given {
@@ -152,6 +183,31 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
             Scan::Calls(calls) => judge(cx, i, lang, &src, &given, &calls, 0),
         }
     }
+}
+
+/// IPython's shell escapes as the Python they run: a line `!CMD` (or `!!CMD`, `%system CMD`,
+/// `%sx CMD`) runs CMD with the shell, so it is read as `__import__("os").system("CMD")`.
+/// Other lines are left as they are (IPython's other magics do not parse, and ask).
+fn ipython_shell_lines(code: &str) -> String {
+    code.lines()
+        .map(|line| {
+            let body = line.trim_start();
+            let indent = &line[..line.len() - body.len()];
+            let cmd = body
+                .strip_prefix("!!")
+                .or_else(|| body.strip_prefix('!'))
+                .or_else(|| body.strip_prefix("%system "))
+                .or_else(|| body.strip_prefix("%sx "));
+            match cmd {
+                Some(cmd) => {
+                    let quoted = cmd.replace('\\', "\\\\").replace('"', "\\\"");
+                    format!("{indent}__import__(\"os\").system(\"{quoted}\")")
+                }
+                None => line.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The static assignments in front of segment `i`'s program and the static here-string on its
@@ -188,6 +244,13 @@ pub(crate) fn scan(
 ) -> Scan {
     match lang {
         Lang::Perl => perl::scan(code, given, budget),
+        Lang::Lua
+        | Lang::R
+        | Lang::Julia
+        | Lang::AppleScript
+        | Lang::PowerShell
+        | Lang::Tcl
+        | Lang::Groovy => other::scan(lang, code, budget),
         Lang::Python | Lang::JavaScript | Lang::Ruby | Lang::Php => {
             code::scan(lang, form, code, given, budget, time)
         }
@@ -202,7 +265,7 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
         name.strip_prefix(stem)
             .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
     };
-    if versioned("python") || versioned("pypy") {
+    if versioned("python") || versioned("pypy") || versioned("ipython") {
         Some(Lang::Python)
     } else if matches!(
         name,
@@ -216,6 +279,20 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
         Some(Lang::Perl)
     } else if versioned("php") {
         Some(Lang::Php)
+    } else if versioned("lua") || name == "luajit" {
+        Some(Lang::Lua)
+    } else if matches!(name, "Rscript" | "R") {
+        Some(Lang::R)
+    } else if versioned("julia") {
+        Some(Lang::Julia)
+    } else if name == "osascript" {
+        Some(Lang::AppleScript)
+    } else if matches!(name, "pwsh" | "powershell") {
+        Some(Lang::PowerShell)
+    } else if versioned("tclsh") {
+        Some(Lang::Tcl)
+    } else if name == "groovy" {
+        Some(Lang::Groovy)
     } else {
         None
     }
@@ -326,7 +403,117 @@ fn options(lang: Lang) -> Options {
             stop_short: b"fF",
             code_ends_options: false,
         },
+        // `lua -e CODE`, `-l MODULE`; a script operand ends the options.
+        Lang::Lua => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"l",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `Rscript -e EXPR` (several join); its other options are `--name[=value]`.
+        Lang::R => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `julia -e CODE` / `-E CODE`; `-p N`, `-t N`, `-L FILE`, `-J IMAGE` take values.
+        Lang::Julia => Options {
+            code_short: b"eE",
+            code_long: &["--eval", "--print"],
+            value_short: b"ptLJCO",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &["--project", "--threads", "--procs", "--load", "--sysimage"],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `osascript -e LINE` (several join as lines); `-l LANGUAGE`, `-s FLAGS`.
+        Lang::AppleScript => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"ls",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `groovy -e CODE`; `-D NAME=VALUE`, `-c CHARSET`, `-cp PATH` take values.
+        Lang::Groovy => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"Dc",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &["--classpath", "--encoding"],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // PowerShell's options are read by `pwsh_sources`; Tcl has none that hold code, and
+        // reads its program from stdin or a script operand.
+        Lang::PowerShell | Lang::Tcl => Options {
+            code_short: b"",
+            code_long: &[],
+            value_short: b"",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
     }
+}
+
+/// `pwsh -Command CODE…` (`-c`, `-Command`, any prefix of it from `-c`): PowerShell joins
+/// every word after the option into the command it runs. `-EncodedCommand` and a script
+/// file are not read: the command keeps its `ask`.
+fn pwsh_sources(program: &str, words: &[Word]) -> Vec<Source> {
+    for (k, w) in words.iter().enumerate().skip(1) {
+        let Some(t) = w.static_text() else {
+            return Vec::new();
+        };
+        let lower = t.to_ascii_lowercase();
+        let Some(opt) = lower.strip_prefix('-') else {
+            // A script file operand.
+            return Vec::new();
+        };
+        if opt.len() >= 1 && "command".starts_with(opt) {
+            let rest = &words[k + 1..];
+            let Some(texts) = rest.iter().map(Word::static_text).collect::<Option<Vec<_>>>()
+            else {
+                return Vec::new();
+            };
+            let Some(first) = rest.first() else {
+                return Vec::new();
+            };
+            let at = rest.iter().fold(first.span, |a, w| a.cover(w.span));
+            return vec![Source {
+                code: texts.join(" "),
+                at,
+                what: format!("`{program} {t}`"),
+                form: Form::Option,
+                expanded: false,
+                argv: Vec::new(),
+            }];
+        }
+        // Options with a value: `-File`, `-ExecutionPolicy`, `-WorkingDirectory`, ….
+        if matches!(
+            opt,
+            "f" | "file" | "encodedcommand" | "e" | "ec" | "settingsfile" | "custompipename"
+        ) {
+            return Vec::new();
+        }
+    }
+    Vec::new()
 }
 
 /// `mongosh [ADDRESS] --eval CODE …`: mongosh takes its options after the connection string
@@ -444,6 +631,9 @@ fn code_sources(cx: &Ctx<'_>, i: usize, lang: Lang, words: &[Word]) -> Vec<Sourc
     }
     if super::deny::basename(program).starts_with("mongosh") {
         return mongosh_sources(program, words);
+    }
+    if lang == Lang::PowerShell {
+        return pwsh_sources(program, words);
     }
     let opts = options(lang);
     let push = |out: &mut Vec<Source>, w: &Word, code: &str, opt: &str| {
@@ -789,7 +979,9 @@ fn judge(
                 let why = match outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
                     Some(why) => Some(why),
                     // A recursive delete of any path destroys a tree, as `rm -r` does.
-                    None if rule.anywhere && !path.is_empty() => Some("a recursive delete"),
+                    None if rule.anywhere.iter().any(|c| c == name) && !path.is_empty() => {
+                        Some("a recursive delete")
+                    }
                     None => None,
                 };
                 if let Some(why) = why {
@@ -913,9 +1105,15 @@ fn quote(s: &str) -> String {
 /// asks already).
 fn spawn(cx: &mut Ctx<'_>, i: usize, src: &Source, name: &str, rule: &Rule, script: &str) {
     let what = format!("the command `{name}` runs in {}", src.what);
+    run_nested(cx, i, src.at, &what, &rule.id, script);
+}
+
+/// Analyses `script`, a command the code at `at` runs (`what`, found by rule `rule`), as bash;
+/// only its deny findings are kept, reported at `at`.
+fn run_nested(cx: &mut Ctx<'_>, i: usize, at: Span, what: &str, rule: &str, script: &str) {
     if cx.depth + 1 > cx.list.limits.max_script_depth {
         // Too deep to analyse: the raw-text rules still deny what they recognise.
-        super::deny::fallback(cx, i, src.at, script);
+        super::deny::fallback(cx, i, at, script);
         return;
     }
     let scope = Scope {
@@ -928,8 +1126,8 @@ fn spawn(cx: &mut Ctx<'_>, i: usize, src: &Source, name: &str, rule: &Rule, scri
         if f.severity < Verdict::Deny {
             continue;
         }
-        f.message = format!("in {what} (rule `{}`): {}", rule.id, f.message);
-        f.span = src.at;
+        f.message = format!("in {what} (rule `{rule}`): {}", f.message);
+        f.span = at;
         cx.findings.push(f.in_segment(Some(i)));
     }
 }
@@ -1003,9 +1201,25 @@ mod tests {
             ("php8.2", Some(Lang::Php)),
             ("phpunit", None),
             ("python.exe", Some(Lang::Python)),
+            ("ipython", Some(Lang::Python)),
+            ("ipython3", Some(Lang::Python)),
         ];
         for (name, want) in table {
             assert_eq!(language(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn ipython_shell_escapes_become_os_system() {
+        let table = [
+            ("!rm -rf v", r#"__import__("os").system("rm -rf v")"#),
+            ("  !!ls", r#"  __import__("os").system("ls")"#),
+            ("%system echo \"a\"", r#"__import__("os").system("echo \"a\"")"#),
+            ("x = 1 != 2", "x = 1 != 2"),
+            ("print('!x')", "print('!x')"),
+        ];
+        for (code, want) in table {
+            assert_eq!(ipython_shell_lines(code), want, "{code}");
         }
     }
 

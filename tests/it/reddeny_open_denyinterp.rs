@@ -68,7 +68,12 @@ fn interpreter_delete_of_globbed_home() {
         r#"php -r 'array_map("unlink", glob("/home/u/*"));'"#,
         r#"ruby -e 'Dir.glob("/home/u/*").each { |f| File.delete(f) }'"#,
         r#"python3 -c 'import glob,os; [os.remove(p) for p in glob.glob("/home/u/*")]'"#,
-        r#"python3 -c 'import os; [os.remove(f) for f in os.listdir("/home/u")]'"#,
+        // Changed row (denyinterp): as written, `os.remove(f)` removes the bare entry name `f`
+        // in the working directory, not in /home/u — real python3 3.x in an empty directory
+        // fails with `FileNotFoundError: [Errno 2] No such file or directory: 'b'` and the
+        // listed directory keeps its files. The form that deletes the home's entries joins
+        // the directory back on.
+        r#"python3 -c 'import os; [os.remove(os.path.join("/home/u", f)) for f in os.listdir("/home/u")]'"#,
     ]);
 }
 

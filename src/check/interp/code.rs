@@ -232,6 +232,11 @@ mod imp {
     /// pattern does, so as far as inside or outside goes, an element is the pattern.
     const GLOB: &[&str] = &["glob.glob", "glob.iglob", "Dir.glob", "Dir.[]", "glob"];
 
+    /// Calls that list a directory's entries by name: an element is one path component, which
+    /// stands for the pattern `*` (`os.path.join(d, f)` for `f` in `os.listdir(d)` lies in `d`;
+    /// `f` alone is a name in the working directory).
+    const LISTDIR: &[&str] = &["os.listdir", "Dir.entries", "Dir.children", "scandir"];
+
     /// Calls that read an environment variable (its name is the first argument).
     const GETENV: &[&str] = &["os.getenv", "os.environ.get", "ENV.fetch", "getenv"];
 
@@ -251,7 +256,17 @@ mod imp {
             // One PHP grammar, the one with `<?php` tags: code from `-r` is given an opening
             // tag. The crate's tag-less grammar is then never linked (about 1 MB).
             (Lang::Php, _) => (3, tree_sitter_php::LANGUAGE_PHP.into()),
-            (Lang::Perl, _) => return None,
+            (
+                Lang::Perl
+                | Lang::Lua
+                | Lang::R
+                | Lang::Julia
+                | Lang::AppleScript
+                | Lang::PowerShell
+                | Lang::Tcl
+                | Lang::Groovy,
+                _,
+            ) => return None,
         })
     }
 
@@ -556,7 +571,7 @@ mod imp {
                     // `for p in glob.glob("/home/u/*")`: each `p` lies where the pattern does.
                     if let (Some(name), Some(iter)) = (self.field(n, "left"), self.field(n, "right"))
                         && name.kind() == "identifier"
-                        && self.is_glob(iter)
+                        && (self.is_glob(iter) || self.is_listing(iter))
                     {
                         self.consts.insert(self.text(name).to_string(), iter);
                     }
@@ -1204,7 +1219,10 @@ mod imp {
                     self.named(n).first().and_then(|c| self.value(*c, d))
                 }
                 "subscript" | "subscript_expression" | "element_reference" => {
-                    let object = self.field(n, "value").or_else(|| self.field(n, "object"))?;
+                    let object = self
+                        .field(n, "value")
+                        .or_else(|| self.field(n, "object"))
+                        .or_else(|| self.named(n).first().copied())?;
                     let key = self
                         .field(n, "subscript")
                         .or_else(|| self.field(n, "index"))
@@ -1336,6 +1354,14 @@ mod imp {
                     .is_some_and(|c| c.names.iter().any(|m| GLOB.contains(&m.as_str())))
         }
 
+        /// Whether `n` is a call listing a directory's entry names (`os.listdir(…)`).
+        fn is_listing(&self, n: Node<'_>) -> bool {
+            n.kind() == "call"
+                && self
+                    .call(n)
+                    .is_some_and(|c| c.names.iter().any(|m| LISTDIR.contains(&m.as_str())))
+        }
+
         /// The items a splat spreads into arguments: a list literal's items (a list of lists
         /// gives lists), or a known list's words.
         fn spread(&self, splat: Node<'_>, d: usize) -> Option<Vec<Option<Value>>> {
@@ -1373,8 +1399,9 @@ mod imp {
         /// The shapes of JavaScript calls whose command or option sits in an object or a
         /// tagged template: `fs.rmSync(p, {recursive: true})` is also named
         /// `fs.rmSync{recursive}` (first, so the recursive rule wins);
-        /// `new Deno.Command("rm", {args: […]})` and `Deno.run({cmd: […]})` give those lists;
-        /// `` Bun.$`rm -rf v` `` gives its template.
+        /// `new Deno.Command("rm", {args: […]}).outputSync()` (a command runs only when
+        /// `output`, `outputSync` or `spawn` is called) and `Deno.run({cmd: […]})` give those
+        /// lists; `` Bun.$`rm -rf v` `` gives its template.
         fn js_call_shapes(
             &self,
             n: Node<'_>,
@@ -1389,41 +1416,48 @@ mod imp {
                 *args = vec![self.literal(list, 1)];
                 return;
             }
-            let objects: Vec<Node<'_>> = self
-                .named(list)
-                .into_iter()
-                .filter(|a| a.kind() == "object")
-                .collect();
-            let pair = |key: &str| {
-                objects.iter().find_map(|o| {
-                    self.named(*o).into_iter().find(|p| {
-                        p.kind() == "pair"
-                            && self.field(*p, "key").is_some_and(|k| {
-                                self.text(k).trim_matches(['"', '\'']) == key
-                            })
-                    })
-                })
-            };
-            if pair("recursive")
-                .and_then(|p| self.field(p, "value"))
+            if self
+                .js_option(list, "recursive")
                 .is_some_and(|v| self.text(v) == "true")
             {
                 names.insert(0, format!("{name}{{recursive}}"));
             }
-            let list_of = |key: &str| {
-                pair(key)
-                    .and_then(|p| self.field(p, "value"))
-                    .and_then(|v| self.value(v, 1))
-            };
             match name {
-                "Deno.Command" => {
-                    if let Some(first) = args.first().cloned() {
-                        *args = vec![first, list_of("args")];
-                    }
+                "Deno.Command().output" | "Deno.Command().outputSync" | "Deno.Command().spawn" => {
+                    let Some(ctor) = self
+                        .field(n, "function")
+                        .and_then(|f| self.field(f, "object"))
+                        .filter(|o| o.kind() == "new_expression")
+                    else {
+                        return;
+                    };
+                    let program = self.args(ctor, 1).into_iter().next().flatten();
+                    let words = self
+                        .field(ctor, "arguments")
+                        .and_then(|l| self.js_option(l, "args"))
+                        .and_then(|v| self.value(v, 1));
+                    *args = vec![program, words];
                 }
-                "Deno.run" => *args = vec![list_of("cmd")],
+                "Deno.run" => {
+                    *args = vec![self.js_option(list, "cmd").and_then(|v| self.value(v, 1))];
+                }
                 _ => {}
             }
+        }
+
+        /// The value of option `key` in an object literal among the arguments `list`.
+        fn js_option<'t>(&self, list: Node<'t>, key: &str) -> Option<Node<'t>> {
+            self.named(list)
+                .into_iter()
+                .filter(|a| a.kind() == "object")
+                .flat_map(|o| self.named(o))
+                .find(|p| {
+                    p.kind() == "pair"
+                        && self
+                            .field(*p, "key")
+                            .is_some_and(|k| self.text(k).trim_matches(['"', '\'']) == key)
+                })
+                .and_then(|p| self.field(p, "value"))
         }
 
         /// `" ".join(ws)`, `"{} {}".format(a, b)`, `ws.join(" ")`, `ws.slice(1)`: a string or
@@ -1582,7 +1616,11 @@ mod imp {
                 return Some(Value::Text(".".into()));
             }
             if GLOB.contains(&name) {
-                return arg(0).map(Value::Text);
+                // Only Perl's `glob` expands `~` (read by the Perl scanner); here it is a name.
+                return arg(0).filter(|p| !p.starts_with('~')).map(Value::Text);
+            }
+            if LISTDIR.contains(&name) && call.args.len() <= 1 {
+                return Some(Value::Text("*".into()));
             }
             if name == "sys.stdin.read" {
                 return self.given.stdin.clone().map(Value::Text);

@@ -46,9 +46,9 @@ pub(crate) struct Rule {
     /// Only the argument at `argument` is the command; the ones after it are a mode or
     /// options (`popen(cmd, "r")`).
     pub single: bool,
-    /// A recursive delete: any literal path is denied, inside the working directory too, as
-    /// `rm -r` is (`shutil.rmtree("src")`).
-    pub anywhere: bool,
+    /// The calls of the rule that delete a tree: any literal path they are given is denied,
+    /// inside the working directory too, as `rm -r` is (`shutil.rmtree("src")`).
+    pub anywhere: Vec<String>,
     /// A command the values are given to (`sqlite3 db` for a driver's `execute(SQL)`): the
     /// spawned command is this text followed by the values, each one word.
     pub via: Option<String>,
@@ -110,7 +110,7 @@ struct RawRule {
     #[serde(default)]
     single: bool,
     #[serde(default)]
-    anywhere: bool,
+    anywhere: Vec<String>,
     #[serde(default)]
     via: Option<String>,
     reason: String,

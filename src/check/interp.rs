@@ -486,9 +486,12 @@ fn pwsh_sources(program: &str, words: &[Word]) -> Vec<Source> {
             // A script file operand.
             return Vec::new();
         };
-        if opt.len() >= 1 && "command".starts_with(opt) {
+        if !opt.is_empty() && "command".starts_with(opt) {
             let rest = &words[k + 1..];
-            let Some(texts) = rest.iter().map(Word::static_text).collect::<Option<Vec<_>>>()
+            let Some(texts) = rest
+                .iter()
+                .map(Word::static_text)
+                .collect::<Option<Vec<_>>>()
             else {
                 return Vec::new();
             };
@@ -946,9 +949,7 @@ fn judge(
                 let time =
                     Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
                 // Code that does not parse raises at run time: nothing more runs from it.
-                if let Scan::Calls(inner) =
-                    scan(lang, Form::Option, code, given, cx.budget, time)
-                {
+                if let Scan::Calls(inner) = scan(lang, Form::Option, code, given, cx.budget, time) {
                     let via = Source {
                         code: String::new(),
                         at: src.at,
@@ -1214,7 +1215,10 @@ mod tests {
         let table = [
             ("!rm -rf v", r#"__import__("os").system("rm -rf v")"#),
             ("  !!ls", r#"  __import__("os").system("ls")"#),
-            ("%system echo \"a\"", r#"__import__("os").system("echo \"a\"")"#),
+            (
+                "%system echo \"a\"",
+                r#"__import__("os").system("echo \"a\"")"#,
+            ),
             ("x = 1 != 2", "x = 1 != 2"),
             ("print('!x')", "print('!x')"),
         ];

@@ -561,7 +561,8 @@ mod imp {
                     }
                 }
                 (Lang::Php, "assignment_expression") => {
-                    if let (Some(name), Some(value)) = (self.field(n, "left"), self.field(n, "right"))
+                    if let (Some(name), Some(value)) =
+                        (self.field(n, "left"), self.field(n, "right"))
                         && name.kind() == "variable_name"
                     {
                         self.consts.insert(self.text(name).to_string(), value);
@@ -569,7 +570,8 @@ mod imp {
                 }
                 (Lang::Python, "for_in_clause" | "for_statement") => {
                     // `for p in glob.glob("/home/u/*")`: each `p` lies where the pattern does.
-                    if let (Some(name), Some(iter)) = (self.field(n, "left"), self.field(n, "right"))
+                    if let (Some(name), Some(iter)) =
+                        (self.field(n, "left"), self.field(n, "right"))
                         && name.kind() == "identifier"
                         && (self.is_glob(iter) || self.is_listing(iter))
                     {
@@ -773,8 +775,11 @@ mod imp {
                 }
                 (
                     Lang::Php,
-                    "formal_parameters" | "foreach_statement" | "reference_assignment_expression"
-                    | "global_declaration" | "static_variable_declaration",
+                    "formal_parameters"
+                    | "foreach_statement"
+                    | "reference_assignment_expression"
+                    | "global_declaration"
+                    | "static_variable_declaration",
                 ) => Some(n),
                 (Lang::JavaScript, "arrow_function" | "catch_clause") => self.field(n, "parameter"),
                 _ => None,
@@ -847,7 +852,9 @@ mod imp {
                     let object = self.dotted(self.field(n, "value")?, d)?;
                     let key = self.field(n, "subscript").and_then(|k| self.value(k, d));
                     // `fs = [os.system]; fs[0]`: the element of a list bound once.
-                    if let Some(element) = self.element(self.field(n, "value")?, self.field(n, "subscript")?) {
+                    if let Some(element) =
+                        self.element(self.field(n, "value")?, self.field(n, "subscript")?)
+                    {
                         return self.dotted(element, d);
                     }
                     match object.as_str() {
@@ -955,7 +962,9 @@ mod imp {
                     let mut method = self.text(self.field(n, "method")?);
                     // `method(:system).call(cmd)`: the method the symbol names.
                     if method == "call"
-                        && let Some(sym) = self.field(n, "receiver").and_then(|r| self.method_symbol(r))
+                        && let Some(sym) = self
+                            .field(n, "receiver")
+                            .and_then(|r| self.method_symbol(r))
                     {
                         return Some(Call {
                             names: vec![sym],
@@ -1230,7 +1239,11 @@ mod imp {
                     self.environ(object, key, d)
                         .or_else(|| self.argument(object, key, d))
                         .or_else(|| self.slice(object, key, d))
-                        .or_else(|| Some(Value::Text(text(self.value(self.element(object, key)?, d)?)?)))
+                        .or_else(|| {
+                            Some(Value::Text(text(
+                                self.value(self.element(object, key)?, d)?,
+                            )?))
+                        })
                 }
                 "member_expression" => {
                     let name = self.dotted(n, d)?;
@@ -1246,9 +1259,9 @@ mod imp {
                     "sys.argv" => Some(Value::Words(self.argv_list("-c"))),
                     _ => None,
                 },
-                "call" | "call_expression" | "function_call_expression" => self
-                    .method_value(n, d)
-                    .or_else(|| self.call_value(n, d)),
+                "call" | "call_expression" | "function_call_expression" => {
+                    self.method_value(n, d).or_else(|| self.call_value(n, d))
+                }
                 _ => None,
             }
         }
@@ -1348,10 +1361,12 @@ mod imp {
 
         /// Whether `n` is a call listing the paths that match a pattern (`glob.glob(…)`).
         fn is_glob(&self, n: Node<'_>) -> bool {
-            matches!(n.kind(), "call" | "call_expression" | "function_call_expression")
-                && self
-                    .call(n)
-                    .is_some_and(|c| c.names.iter().any(|m| GLOB.contains(&m.as_str())))
+            matches!(
+                n.kind(),
+                "call" | "call_expression" | "function_call_expression"
+            ) && self
+                .call(n)
+                .is_some_and(|c| c.names.iter().any(|m| GLOB.contains(&m.as_str())))
         }
 
         /// Whether `n` is a call listing a directory's entry names (`os.listdir(…)`).

@@ -39,7 +39,9 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) -
                     continue;
                 }
                 "-" => stdin_is_text = true,
-                _ if t.starts_with('+') && t.len() > 1 => commands.push((t[1..].to_string(), w.span)),
+                _ if t.starts_with('+') && t.len() > 1 => {
+                    commands.push((t[1..].to_string(), w.span))
+                }
                 // `-e`, `-E`, `-es`, `-Es`: ex mode, reading commands from stdin.
                 _ if t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['e', 'E']) => {
                     ex_mode = true;
@@ -92,9 +94,9 @@ fn shell_escape(line: &str, vim: bool) -> Option<&str> {
         return (!cmd.starts_with('!') && !cmd.trim().is_empty()).then_some(cmd);
     }
     let words = ["r", "read", "w", "write", "e", "edit", "E"];
-    let (head, rest) = l.split_once(|c: char| c == ' ' || c == '!').map_or((l, ""), |(h, _)| {
-        (h, l[h.len()..].trim_start())
-    });
+    let (head, rest) = l
+        .split_once([' ', '!'])
+        .map_or((l, ""), |(h, _)| (h, l[h.len()..].trim_start()));
     if words.contains(&head) {
         let cmd = rest.strip_prefix('!')?;
         return (!cmd.trim().is_empty()).then_some(cmd);

@@ -55,9 +55,7 @@ fn call_at(lang: Lang, toks: &[Tok], k: usize) -> Option<Call> {
     match (lang, &toks[k]) {
         // AppleScript: `do shell script "CMD"`.
         (Lang::AppleScript, Tok::Ident(w)) if w.eq_ignore_ascii_case("do") => {
-            let is = |j: usize, word: &str| {
-                matches!(toks.get(j), Some(Tok::Ident(x)) if x.eq_ignore_ascii_case(word))
-            };
+            let is = |j: usize, word: &str| matches!(toks.get(j), Some(Tok::Ident(x)) if x.eq_ignore_ascii_case(word));
             if !(is(k + 1, "shell") && is(k + 2, "script")) {
                 return None;
             }
@@ -162,7 +160,9 @@ fn arguments(lang: Lang, after: &[Tok]) -> Option<Arguments> {
                 keywords.push((k.clone(), v));
                 p += 3;
             }
-            [Tok::Str(s), rest @ ..] if matches!(rest.first(), Some(Tok::Punct(',' | ';' | ')'))) => {
+            [Tok::Str(s), rest @ ..]
+                if matches!(rest.first(), Some(Tok::Punct(',' | ';' | ')'))) =>
+            {
                 args.push(s.clone().map(Value::Text));
                 p += 1;
             }
@@ -200,7 +200,11 @@ fn tokens(lang: Lang, code: &str, budget: &Budget) -> Result<Vec<Tok>, &'static 
     let chars: Vec<char> = code.chars().collect();
     let mut out = Vec::new();
     let mut p = 0;
-    let starts = |p: usize, s: &str| s.chars().enumerate().all(|(n, c)| chars.get(p + n) == Some(&c));
+    let starts = |p: usize, s: &str| {
+        s.chars()
+            .enumerate()
+            .all(|(n, c)| chars.get(p + n) == Some(&c))
+    };
     while p < chars.len() {
         if !budget.ok() {
             return Err("is too large to read within the work budget");
@@ -267,7 +271,9 @@ fn tokens(lang: Lang, code: &str, budget: &Budget) -> Result<Vec<Tok>, &'static 
             let mut id = String::new();
             while let Some(&d) = chars.get(p) {
                 let dotted = d == '.'
-                    && chars.get(p + 1).is_some_and(|n| n.is_alphabetic() || *n == '_')
+                    && chars
+                        .get(p + 1)
+                        .is_some_and(|n| n.is_alphabetic() || *n == '_')
                     && lang != Lang::Groovy;
                 if d.is_alphanumeric() || d == '_' || dotted {
                     id.push(d);
@@ -311,9 +317,9 @@ fn powershell(code: &str) -> Vec<Call> {
     for stmt in code.split([';', '\n']) {
         let words: Vec<&str> = stmt.split_whitespace().collect();
         let Some(first) = words.first() else { continue };
-        let plain = stmt.chars().all(|c| {
-            c.is_alphanumeric() || c.is_whitespace() || "-_./~=:,+$'\"".contains(c)
-        });
+        let plain = stmt
+            .chars()
+            .all(|c| c.is_alphanumeric() || c.is_whitespace() || "-_./~=:,+$'\"".contains(c));
         if REMOVE_ITEM.contains(&first.to_ascii_lowercase().as_str()) {
             let mut recurse = false;
             let mut paths = Vec::new();
@@ -335,10 +341,17 @@ fn powershell(code: &str) -> Vec<Call> {
                 }
                 k += 1;
             }
-            let name = if recurse { "Remove-Item -Recurse" } else { "Remove-Item" };
+            let name = if recurse {
+                "Remove-Item -Recurse"
+            } else {
+                "Remove-Item"
+            };
             calls.extend(paths.into_iter().map(|p| call_of(name, vec![p])));
         } else if plain && !first.contains('-') && !first.starts_with('$') {
-            calls.push(call_of("native", vec![Some(Value::Text(stmt.trim().to_string()))]));
+            calls.push(call_of(
+                "native",
+                vec![Some(Value::Text(stmt.trim().to_string()))],
+            ));
         }
     }
     calls
@@ -347,7 +360,10 @@ fn powershell(code: &str) -> Vec<Call> {
 /// A PowerShell path word: a literal, `~`, or `$HOME…`; `None` for anything else.
 fn ps_path(w: &str) -> Option<Value> {
     let w = w.trim_matches(|c| c == '\'' || c == '"');
-    let w = match w.strip_prefix("$HOME").or_else(|| w.strip_prefix("$env:HOME")) {
+    let w = match w
+        .strip_prefix("$HOME")
+        .or_else(|| w.strip_prefix("$env:HOME"))
+    {
         Some(rest) => format!("~{rest}"),
         None => w.to_string(),
     };

@@ -140,7 +140,9 @@ pub(crate) fn scan(code: &str, given: &Given, budget: &Budget) -> Scan {
                             break;
                         }
                         // `join " ", "rm", "-rf"` and `glob "/home/u/*"` of literals.
-                        Some(Tok::Ident(f)) if let Some((v, len)) = builtin_value(f, &toks[p + 1..]) => {
+                        Some(Tok::Ident(f))
+                            if let Some((v, len)) = builtin_value(f, &toks[p + 1..]) =>
+                        {
                             p += 1 + len;
                             args.push(Some(Value::Text(v)));
                             if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
@@ -568,9 +570,9 @@ fn literal_arrays(toks: &[Tok], argv: &[String]) -> Vec<(String, Vec<String>)> {
             matches!(&toks[j], Tok::Punct('\\'))
                 || matches!(&toks[j], Tok::Ident(f) if MUTATORS.contains(&f.as_str()))
                 || (toks[j] == Tok::Punct('(')
-                    && j.checked_sub(1).is_some_and(|i| {
-                        matches!(&toks[i], Tok::Ident(f) if MUTATORS.contains(&f.as_str()))
-                    }))
+                    && j.checked_sub(1).is_some_and(
+                        |i| matches!(&toks[i], Tok::Ident(f) if MUTATORS.contains(&f.as_str())),
+                    ))
         });
         let element_write = sigil == '$' && {
             let close = rest.iter().position(|t| *t == Tok::Punct(']'));
@@ -634,7 +636,13 @@ fn array<'a>(toks: &[Tok], arrays: &'a [(String, Vec<String>)]) -> Option<&'a [S
 
 /// `$name[N]` at the start of `toks`, of a known array: the element and the tokens it takes.
 fn element(toks: &[Tok], arrays: &[(String, Vec<String>)]) -> Option<(String, usize)> {
-    let [Tok::Punct('$'), Tok::Ident(name), Tok::Punct('['), rest @ ..] = toks else {
+    let [
+        Tok::Punct('$'),
+        Tok::Ident(name),
+        Tok::Punct('['),
+        rest @ ..,
+    ] = toks
+    else {
         return None;
     };
     let digits: String = rest
@@ -655,7 +663,15 @@ fn element(toks: &[Tok], arrays: &[(String, Vec<String>)]) -> Option<(String, us
 /// `$ENV{C}` / `$ENV{'C'}` at the start of `toks`, for a variable the line assigns in front
 /// of perl.
 fn env_var(toks: &[Tok], given: &Given) -> Option<String> {
-    let [Tok::Punct('$'), Tok::Ident(e), Tok::Punct('{'), key, Tok::Punct('}'), ..] = toks else {
+    let [
+        Tok::Punct('$'),
+        Tok::Ident(e),
+        Tok::Punct('{'),
+        key,
+        Tok::Punct('}'),
+        ..,
+    ] = toks
+    else {
         return None;
     };
     let key = match key {

@@ -11,6 +11,8 @@
 //! anything.
 
 mod code;
+mod editor;
+mod other;
 mod pack;
 mod perl;
 
@@ -43,6 +45,20 @@ pub(crate) enum Lang {
     Php,
     /// `perl`.
     Perl,
+    /// `lua`, `lua5.4`, `luajit` (read by a small scanner, like the languages below).
+    Lua,
+    /// `Rscript`, `R`.
+    R,
+    /// `julia`.
+    Julia,
+    /// `osascript`.
+    AppleScript,
+    /// `pwsh`, `powershell`.
+    PowerShell,
+    /// `tclsh`.
+    Tcl,
+    /// `groovy`.
+    Groovy,
 }
 
 impl Lang {
@@ -53,6 +69,13 @@ impl Lang {
             Lang::Ruby => "Ruby",
             Lang::Php => "PHP",
             Lang::Perl => "Perl",
+            Lang::Lua => "Lua",
+            Lang::R => "R",
+            Lang::Julia => "Julia",
+            Lang::AppleScript => "AppleScript",
+            Lang::PowerShell => "PowerShell",
+            Lang::Tcl => "Tcl",
+            Lang::Groovy => "Groovy",
         }
     }
 }
@@ -99,6 +122,20 @@ pub(crate) enum Scan {
     Unparsed(String),
 }
 
+/// What the command line gives the code besides its text: the operands after it, the
+/// variables assigned before the program (`C='…' python3 -c …`), and a here-string on its
+/// stdin when the code came by option. Only static values are here; anything else is absent,
+/// so a read of it stays unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Given {
+    /// The arguments the code sees after its own name.
+    pub argv: Vec<String>,
+    /// Static assignments in front of the interpreter, by name.
+    pub env: Vec<(String, String)>,
+    /// The text of a here-string fed to code given by option.
+    pub stdin: Option<String>,
+}
+
 /// Most spawned commands analysed per one-liner; more are left to the one-liner's `ask`.
 const MAX_SPAWNS: usize = 32;
 
@@ -108,17 +145,31 @@ const MAX_EVAL_DEPTH: usize = 4;
 /// Judges the code an interpreter command runs. `program` is the command's first word;
 /// segment `i` holds the heredoc or here-string that may feed it. Adds findings only.
 pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
+    if editor::check(cx, i, program, words) {
+        return;
+    }
     let Some(lang) = language(super::deny::basename(program)) else {
         return;
     };
-    let sources = sources(cx, i, lang, words);
+    let mut sources = sources(cx, i, lang, words);
+    if super::deny::basename(program).starts_with("ipython") {
+        for src in &mut sources {
+            src.code = ipython_shell_lines(&src.code);
+        }
+    }
+    let (env, stdin) = given_env_stdin(cx, i);
     for src in sources {
+        let given = Given {
+            argv: src.argv.clone(),
+            env: env.clone(),
+            stdin: (src.form == Form::Option).then(|| stdin.clone()).flatten(),
+        };
         if !cx.budget.take_bytes(src.code.len()) {
             // The analyser reports the spent budget; the one-liner asks.
             return;
         }
         let time = Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
-        match scan(lang, src.form, &src.code, &src.argv, cx.budget, time) {
+        match scan(lang, src.form, &src.code, &given, cx.budget, time) {
             Scan::Unparsed(why) => cx.push(
                 Code::Exec,
                 src.at,
@@ -129,25 +180,79 @@ pub(crate) fn check(cx: &mut Ctx<'_>, i: usize, program: &str, words: &[Word]) {
                     src.what
                 ),
             ),
-            Scan::Calls(calls) => judge(cx, i, lang, &src, &calls, 0),
+            Scan::Calls(calls) => judge(cx, i, lang, &src, &given, &calls, 0),
         }
     }
 }
 
-/// Reads `code` as `lang`; `argv` are the arguments the code sees after its own name. Bounded
-/// by `budget` and `time`; never panics.
+/// IPython's shell escapes as the Python they run: a line `!CMD` (or `!!CMD`, `%system CMD`,
+/// `%sx CMD`) runs CMD with the shell, so it is read as `__import__("os").system("CMD")`.
+/// Other lines are left as they are (IPython's other magics do not parse, and ask).
+fn ipython_shell_lines(code: &str) -> String {
+    code.lines()
+        .map(|line| {
+            let body = line.trim_start();
+            let indent = &line[..line.len() - body.len()];
+            let cmd = body
+                .strip_prefix("!!")
+                .or_else(|| body.strip_prefix('!'))
+                .or_else(|| body.strip_prefix("%system "))
+                .or_else(|| body.strip_prefix("%sx "));
+            match cmd {
+                Some(cmd) => {
+                    let quoted = cmd.replace('\\', "\\\\").replace('"', "\\\"");
+                    format!("{indent}__import__(\"os\").system(\"{quoted}\")")
+                }
+                None => line.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The static assignments in front of segment `i`'s program and the static here-string on its
+/// stdin: what `os.environ["C"]` and `sys.stdin.read()` read when bash runs the line.
+fn given_env_stdin(cx: &Ctx<'_>, i: usize) -> (Vec<(String, String)>, Option<String>) {
+    let Some(seg) = cx.script.segments.get(i) else {
+        return (Vec::new(), None);
+    };
+    let env = seg
+        .assignments
+        .iter()
+        .filter(|a| !a.subscript)
+        .filter_map(|a| Some((a.name.clone(), a.value.static_text()?.to_string())))
+        .collect();
+    let stdin = seg
+        .redirects
+        .iter()
+        .rfind(|r| matches!(r.fd, None | Some(0)) && r.op == RedirectOp::Herestring)
+        .and_then(|r| r.target.as_ref()?.static_text())
+        // A here-string ends with the newline bash adds.
+        .map(|t| format!("{t}\n"));
+    (env, stdin)
+}
+
+/// Reads `code` as `lang`; `given` is what the line gives it (operands, environment, stdin).
+/// Bounded by `budget` and `time`; never panics.
 pub(crate) fn scan(
     lang: Lang,
     form: Form,
     code: &str,
-    argv: &[String],
+    given: &Given,
     budget: &Budget,
     time: Duration,
 ) -> Scan {
     match lang {
-        Lang::Perl => perl::scan(code, argv, budget),
+        Lang::Perl => perl::scan(code, given, budget),
+        Lang::Lua
+        | Lang::R
+        | Lang::Julia
+        | Lang::AppleScript
+        | Lang::PowerShell
+        | Lang::Tcl
+        | Lang::Groovy => other::scan(lang, code, budget),
         Lang::Python | Lang::JavaScript | Lang::Ruby | Lang::Php => {
-            code::scan(lang, form, code, argv, budget, time)
+            code::scan(lang, form, code, given, budget, time)
         }
     }
 }
@@ -160,7 +265,7 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
         name.strip_prefix(stem)
             .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
     };
-    if versioned("python") || versioned("pypy") {
+    if versioned("python") || versioned("pypy") || versioned("ipython") {
         Some(Lang::Python)
     } else if matches!(
         name,
@@ -174,6 +279,20 @@ pub(crate) fn language(name: &str) -> Option<Lang> {
         Some(Lang::Perl)
     } else if versioned("php") {
         Some(Lang::Php)
+    } else if versioned("lua") || name == "luajit" {
+        Some(Lang::Lua)
+    } else if matches!(name, "Rscript" | "R") {
+        Some(Lang::R)
+    } else if versioned("julia") {
+        Some(Lang::Julia)
+    } else if name == "osascript" {
+        Some(Lang::AppleScript)
+    } else if matches!(name, "pwsh" | "powershell") {
+        Some(Lang::PowerShell)
+    } else if versioned("tclsh") {
+        Some(Lang::Tcl)
+    } else if name == "groovy" {
+        Some(Lang::Groovy)
     } else {
         None
     }
@@ -284,7 +403,120 @@ fn options(lang: Lang) -> Options {
             stop_short: b"fF",
             code_ends_options: false,
         },
+        // `lua -e CODE`, `-l MODULE`; a script operand ends the options.
+        Lang::Lua => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"l",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `Rscript -e EXPR` (several join); its other options are `--name[=value]`.
+        Lang::R => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `julia -e CODE` / `-E CODE`; `-p N`, `-t N`, `-L FILE`, `-J IMAGE` take values.
+        Lang::Julia => Options {
+            code_short: b"eE",
+            code_long: &["--eval", "--print"],
+            value_short: b"ptLJCO",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &["--project", "--threads", "--procs", "--load", "--sysimage"],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `osascript -e LINE` (several join as lines); `-l LANGUAGE`, `-s FLAGS`.
+        Lang::AppleScript => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"ls",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // `groovy -e CODE`; `-D NAME=VALUE`, `-c CHARSET`, `-cp PATH` take values.
+        Lang::Groovy => Options {
+            code_short: b"e",
+            code_long: &[],
+            value_short: b"Dc",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &["--classpath", "--encoding"],
+            stop_short: b"",
+            code_ends_options: false,
+        },
+        // PowerShell's options are read by `pwsh_sources`; Tcl has none that hold code, and
+        // reads its program from stdin or a script operand.
+        Lang::PowerShell | Lang::Tcl => Options {
+            code_short: b"",
+            code_long: &[],
+            value_short: b"",
+            attached_short: b"",
+            digits_short: b"",
+            value_long: &[],
+            stop_short: b"",
+            code_ends_options: false,
+        },
     }
+}
+
+/// `pwsh -Command CODE…` (`-c`, `-Command`, any prefix of it from `-c`): PowerShell joins
+/// every word after the option into the command it runs. `-EncodedCommand` and a script
+/// file are not read: the command keeps its `ask`.
+fn pwsh_sources(program: &str, words: &[Word]) -> Vec<Source> {
+    for (k, w) in words.iter().enumerate().skip(1) {
+        let Some(t) = w.static_text() else {
+            return Vec::new();
+        };
+        let lower = t.to_ascii_lowercase();
+        let Some(opt) = lower.strip_prefix('-') else {
+            // A script file operand.
+            return Vec::new();
+        };
+        if !opt.is_empty() && "command".starts_with(opt) {
+            let rest = &words[k + 1..];
+            let Some(texts) = rest
+                .iter()
+                .map(Word::static_text)
+                .collect::<Option<Vec<_>>>()
+            else {
+                return Vec::new();
+            };
+            let Some(first) = rest.first() else {
+                return Vec::new();
+            };
+            let at = rest.iter().fold(first.span, |a, w| a.cover(w.span));
+            return vec![Source {
+                code: texts.join(" "),
+                at,
+                what: format!("`{program} {t}`"),
+                form: Form::Option,
+                expanded: false,
+                argv: Vec::new(),
+            }];
+        }
+        // Options with a value: `-File`, `-ExecutionPolicy`, `-WorkingDirectory`, ….
+        if matches!(
+            opt,
+            "f" | "file" | "encodedcommand" | "e" | "ec" | "settingsfile" | "custompipename"
+        ) {
+            return Vec::new();
+        }
+    }
+    Vec::new()
 }
 
 /// `mongosh [ADDRESS] --eval CODE …`: mongosh takes its options after the connection string
@@ -402,6 +634,9 @@ fn code_sources(cx: &Ctx<'_>, i: usize, lang: Lang, words: &[Word]) -> Vec<Sourc
     }
     if super::deny::basename(program).starts_with("mongosh") {
         return mongosh_sources(program, words);
+    }
+    if lang == Lang::PowerShell {
+        return pwsh_sources(program, words);
     }
     let opts = options(lang);
     let push = |out: &mut Vec<Source>, w: &Word, code: &str, opt: &str| {
@@ -648,7 +883,15 @@ fn operands(words: &[Word]) -> Vec<String> {
 
 /// Applies the pack's rules to the calls found in one piece of code; `evals` counts the
 /// `eval("…")` levels it sits in.
-fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], evals: usize) {
+fn judge(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    lang: Lang,
+    src: &Source,
+    given: &Given,
+    calls: &[Call],
+    evals: usize,
+) {
     let pack = pack::embedded();
     let mut spawns = 0;
     // The first spawning call whose command is not a literal.
@@ -678,12 +921,13 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
         };
         match rule.kind {
             Kind::Spawn => {
-                let script = match rule.program {
-                    Some(p) => match call.args.get(p) {
+                let script = match (&rule.via, rule.program) {
+                    (Some(via), _) => via_text(via, values),
+                    (None, Some(p)) => match call.args.get(p) {
                         Some(Some(Value::Text(program))) => argv_text(program, values),
                         _ => None,
                     },
-                    None => command_text(values, 0),
+                    (None, None) => command_text(values, 0),
                 };
                 let Some(script) = script else {
                     unresolved = unresolved.or(Some((name, rule)));
@@ -705,9 +949,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                 let time =
                     Duration::from_millis(cx.list.limits.max_parse_ms).min(cx.budget.time_left());
                 // Code that does not parse raises at run time: nothing more runs from it.
-                if let Scan::Calls(inner) =
-                    scan(lang, Form::Option, code, &src.argv, cx.budget, time)
-                {
+                if let Scan::Calls(inner) = scan(lang, Form::Option, code, given, cx.budget, time) {
                     let via = Source {
                         code: String::new(),
                         at: src.at,
@@ -719,7 +961,7 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                         expanded: src.expanded,
                         argv: src.argv.clone(),
                     };
-                    judge(cx, i, lang, &via, &inner, evals + 1);
+                    judge(cx, i, lang, &via, given, &inner, evals + 1);
                 }
             }
             Kind::Delete => {
@@ -735,7 +977,15 @@ fn judge(cx: &mut Ctx<'_>, i: usize, lang: Lang, src: &Source, calls: &[Call], e
                     continue;
                 };
                 let path = path.as_ref();
-                if let Some(why) = outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
+                let why = match outside(path, cx.place.as_deref().and_then(|p| p.dirs())) {
+                    Some(why) => Some(why),
+                    // A recursive delete of any path destroys a tree, as `rm -r` does.
+                    None if rule.anywhere.iter().any(|c| c == name) && !path.is_empty() => {
+                        Some("a recursive delete")
+                    }
+                    None => None,
+                };
+                if let Some(why) = why {
                     cx.push_rule(
                         Code::Denied,
                         src.at,
@@ -799,6 +1049,19 @@ fn command_text(args: &[Option<Value>], from: usize) -> Option<String> {
     }
 }
 
+/// The command a driver call stands for: `via` (`sqlite3 db`) followed by the literal values,
+/// each one word. `None` when a value is not literal.
+fn via_text(via: &str, values: &[Option<Value>]) -> Option<String> {
+    let mut words = vec![via.to_string()];
+    for v in values {
+        match v.as_ref()? {
+            Value::Text(t) => words.push(quote(t)),
+            Value::Words(ws) => words.extend(ws.iter().map(|w| quote(w))),
+        }
+    }
+    Some(words.join(" "))
+}
+
 /// The command a call runs when it names the program apart from its argv (`os.execvp(file,
 /// args)`): the program, then the argv after argv\[0\], which is only the name the program
 /// sees itself called. `None` when no argv is literal.
@@ -843,9 +1106,15 @@ fn quote(s: &str) -> String {
 /// asks already).
 fn spawn(cx: &mut Ctx<'_>, i: usize, src: &Source, name: &str, rule: &Rule, script: &str) {
     let what = format!("the command `{name}` runs in {}", src.what);
+    run_nested(cx, i, src.at, &what, &rule.id, script);
+}
+
+/// Analyses `script`, a command the code at `at` runs (`what`, found by rule `rule`), as bash;
+/// only its deny findings are kept, reported at `at`.
+fn run_nested(cx: &mut Ctx<'_>, i: usize, at: Span, what: &str, rule: &str, script: &str) {
     if cx.depth + 1 > cx.list.limits.max_script_depth {
         // Too deep to analyse: the raw-text rules still deny what they recognise.
-        super::deny::fallback(cx, i, src.at, script);
+        super::deny::fallback(cx, i, at, script);
         return;
     }
     let scope = Scope {
@@ -858,8 +1127,8 @@ fn spawn(cx: &mut Ctx<'_>, i: usize, src: &Source, name: &str, rule: &Rule, scri
         if f.severity < Verdict::Deny {
             continue;
         }
-        f.message = format!("in {what} (rule `{}`): {}", rule.id, f.message);
-        f.span = src.at;
+        f.message = format!("in {what} (rule `{rule}`): {}", f.message);
+        f.span = at;
         cx.findings.push(f.in_segment(Some(i)));
     }
 }
@@ -933,9 +1202,28 @@ mod tests {
             ("php8.2", Some(Lang::Php)),
             ("phpunit", None),
             ("python.exe", Some(Lang::Python)),
+            ("ipython", Some(Lang::Python)),
+            ("ipython3", Some(Lang::Python)),
         ];
         for (name, want) in table {
             assert_eq!(language(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn ipython_shell_escapes_become_os_system() {
+        let table = [
+            ("!rm -rf v", r#"__import__("os").system("rm -rf v")"#),
+            ("  !!ls", r#"  __import__("os").system("ls")"#),
+            (
+                "%system echo \"a\"",
+                r#"__import__("os").system("echo \"a\"")"#,
+            ),
+            ("x = 1 != 2", "x = 1 != 2"),
+            ("print('!x')", "print('!x')"),
+        ];
+        for (code, want) in table {
+            assert_eq!(ipython_shell_lines(code), want, "{code}");
         }
     }
 

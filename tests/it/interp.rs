@@ -111,7 +111,7 @@ fn python_one_liners() {
         ),
         // Near misses: they run code, so they ask, but destroy nothing known.
         ("python -c \"print(1)\"", Ask),
-        ("python -c \"import shutil; shutil.rmtree('build')\"", Ask),
+        ("python -c \"import shutil; shutil.rmtree('build')\"", Deny),
         ("python3 -c 'import os; os.system(\"ls -la\")'", Ask),
         ("python3 -c 'print(\"os.system(\\\"rm -rf /\\\")\")'", Ask),
         // An f-string placeholder holding a name assigned once is its value.
@@ -205,7 +205,7 @@ fn python_one_liners() {
             "python3 -c \"import shutil; shutil.rmtree('$DIR/build')\"",
             Ask,
         ),
-        ("python3 -c 'import shutil; shutil.rmtree(\"$HOME\")'", Ask),
+        ("python3 -c 'import shutil; shutil.rmtree(\"$HOME\")'", Deny),
         ("python3 -c \"$(cat code.py)\"", Ask),
         // `getattr` with a constant name is the attribute itself.
         (
@@ -306,11 +306,11 @@ fn python_spawn_family_keywords_constants_and_arguments() {
         ),
         (
             "python3 -c \"import shutil; shutil.rmtree(path='build')\"",
-            Ask,
+            Deny,
         ),
         (
             "python3 -c \"import shutil; shutil.rmtree('build', ignore_errors=True)\"",
-            Ask,
+            Deny,
         ),
         // Names assigned a value once.
         (
@@ -327,7 +327,7 @@ fn python_spawn_family_keywords_constants_and_arguments() {
         ),
         (
             "python3 -c \"import shutil; p='build'; shutil.rmtree(p)\"",
-            Ask,
+            Deny,
         ),
         // Bound twice, or also as a parameter or loop variable: not a constant.
         (
@@ -370,11 +370,11 @@ fn python_spawn_family_keywords_constants_and_arguments() {
         ),
         (
             "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" -- /home/u",
-            Ask,
+            Deny,
         ),
         (
             "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" build",
-            Ask,
+            Deny,
         ),
         (
             "python3 -c \"import shutil,sys; shutil.rmtree(sys.argv[1])\" \"$D\" /home/u",
@@ -408,7 +408,7 @@ fn python_spawn_family_keywords_constants_and_arguments() {
         ),
         (
             "python3 - build <<'PY'\nimport shutil, sys\nshutil.rmtree(sys.argv[1])\nPY",
-            Ask,
+            Deny,
         ),
     ]);
 }
@@ -444,7 +444,7 @@ fn python_heredocs_and_here_strings() {
         ),
         (
             "python3 <<'EOF'\nimport shutil\nshutil.rmtree('$HOME')\nEOF",
-            Ask,
+            Deny,
         ),
         (
             "sudo python3 <<'EOF'\nimport shutil\nshutil.rmtree('/')\nEOF",
@@ -453,7 +453,7 @@ fn python_heredocs_and_here_strings() {
         ("python3 <<'EOF'\nprint('rm -rf /')\nEOF", Ask),
         (
             "python3 <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF",
-            Ask,
+            Deny,
         ),
         // The heredoc is the script's input, not its code.
         (
@@ -536,7 +536,7 @@ fn javascript_one_liners() {
         ),
         (
             "node -e \"require('fs').rmSync('dist', {recursive: true})\"",
-            Ask,
+            Deny,
         ),
         (
             "node script.js -e \"require('child_process').execSync('rm -rf /')\"",
@@ -657,7 +657,7 @@ fn node_print_options_module_loaders_and_arguments() {
         ),
         (
             "node -e \"require('fs').rmSync(process.argv[1],{recursive:true})\" dist",
-            Ask,
+            Deny,
         ),
         (
             "node -e \"require('fs').rmSync(process.argv[2],{recursive:true})\" dist",
@@ -681,7 +681,7 @@ fn ruby_one_liners() {
         ("ruby -W0 -e 'system(\"rm -rf /\")'", Deny),
         ("ruby <<<'system(\"rm -rf /\")'", Deny),
         ("ruby -e 'puts \"rm -rf /\"'", Ask),
-        ("ruby -e 'FileUtils.rm_rf(\"tmp\")'", Ask),
+        ("ruby -e 'FileUtils.rm_rf(\"tmp\")'", Deny),
         ("ruby -e 'system(\"bundle exec rspec\")'", Ask),
         ("ruby -e 'system(\"rm -rf #{ARGV[0]}\")'", Ask),
         // `send` with a symbol calls the method it names.
@@ -694,7 +694,7 @@ fn ruby_one_liners() {
         ("ruby -e 'FileUtils.rm_rf(ARGV[0])' /home/u", Deny),
         ("ruby -e 'FileUtils.rm_rf(ARGV[0])' -- /home/u", Deny),
         ("ruby -e 'system \"rm\", \"-rf\", ARGV[0]' /home/u", Deny),
-        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' tmp", Ask),
+        ("ruby -e 'FileUtils.rm_rf(ARGV[0])' tmp", Deny),
         ("ruby -e 'FileUtils.rm_rf(ARGV[1])' /home/u", Ask),
         // Names assigned once.
         ("ruby -e 'p = \"/home/u\"; FileUtils.rm_rf(p)'", Deny),
@@ -742,7 +742,7 @@ fn perl_one_liners() {
         ("perl -e 'unlink $ARGV[1]' a /home/u", Deny),
         (
             "perl -MFile::Path=remove_tree -e 'remove_tree($ARGV[0])' build",
-            Ask,
+            Deny,
         ),
         ("perl -e 'unlink $ARGV[0] . \"x\"' /home/u", Ask),
         ("perl -e 'unlink $ARGV[0]'", Ask),
@@ -764,7 +764,7 @@ fn php_one_liners() {
         ("php <<'EOF'\nsystem('rm -rf /');\nEOF", Ask),
         ("php -r 'echo \"rm -rf /\";'", Ask),
         ("php -r 'system(\"composer install\");'", Ask),
-        ("php -r '$f = \"system\"; $f(\"rm -rf /\");'", Ask),
+        ("php -r '$f = \"system\"; $f(\"rm -rf /\");'", Deny),
     ]);
 }
 
@@ -776,13 +776,21 @@ fn a_path_inside_the_working_directory_is_not_denied() {
     let inside = dir.join("build");
     let analyzer = &*ANALYZER;
     let wd = cmdguard::Workdir::new(&dir);
+    // A non-recursive delete: `shutil.rmtree` denies any literal path, as `rm -r` does.
     let cases = [
+        (
+            format!(
+                "python3 -c 'import os; os.remove(\"{}\")'",
+                inside.display()
+            ),
+            Ask,
+        ),
         (
             format!(
                 "python3 -c 'import shutil; shutil.rmtree(\"{}\")'",
                 inside.display()
             ),
-            Ask,
+            Deny,
         ),
         (
             format!(
@@ -796,7 +804,7 @@ fn a_path_inside_the_working_directory_is_not_denied() {
             Deny,
         ),
         (
-            "python3 -c 'import shutil; shutil.rmtree(\"build\")'".to_string(),
+            "python3 -c 'import os; os.remove(\"build\")'".to_string(),
             Ask,
         ),
     ];

@@ -36,6 +36,10 @@ const ESCALATED: &[(&str, &str)] = &[
     ("git checkout -- src/app.py", "core.git/git-checkout-paths"),
     ("git restore src/app.py", "core.git/git-restore-worktree"),
     ("find . -exec xargs rm \\;", "core.filesystem/xargs-rm"),
+    (
+        "python3 -c 'import shutil; shutil.rmtree(\"x\")'",
+        "interpreters.python.delete",
+    ),
 ];
 
 /// The verdict a seed case must get now, and the rule that must give it when it was escalated.

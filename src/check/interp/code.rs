@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use super::{Lang, Scan};
+use super::{Given, Lang, Scan};
 use crate::budget::Budget;
 
 /// How the code reached the interpreter: PHP reads code from an option as bare PHP, but a
@@ -23,22 +23,22 @@ pub(crate) enum Form {
 }
 
 /// Lists the calls in `code`. Parsing is bounded by `time`, walking by `budget`.
-/// `argv` are the arguments the code sees after its own name (`sys.argv[1:]`).
+/// `given` is what the line gives the code: its operands (`sys.argv[1:]`), environment, stdin.
 #[cfg(feature = "interpreters")]
 pub(crate) fn scan(
     lang: Lang,
     form: Form,
     code: &str,
-    argv: &[String],
+    given: &Given,
     budget: &Budget,
     time: Duration,
 ) -> Scan {
-    imp::scan(lang, form, code, argv, budget, time)
+    imp::scan(lang, form, code, given, budget, time)
 }
 
 /// Without the `interpreters` feature no grammar is built in: the one-liner keeps its `ask`.
 #[cfg(not(feature = "interpreters"))]
-pub(crate) fn scan(_: Lang, _: Form, _: &str, _: &[String], _: &Budget, _: Duration) -> Scan {
+pub(crate) fn scan(_: Lang, _: Form, _: &str, _: &Given, _: &Budget, _: Duration) -> Scan {
     Scan::Unparsed("is not read (cmdguard was built without its `interpreters` feature)".into())
 }
 
@@ -64,6 +64,30 @@ fn percent_format(format: &str, args: &[String]) -> Option<String> {
                 out.push_str(a);
             }
             _ => return None,
+        }
+    }
+    args.next().is_none().then_some(out)
+}
+
+/// Python's `FORMAT.format(ARGS)` where the format has only `{}` placeholders (and `{{`/`}}`),
+/// one argument for each: `None` for anything else (indexes, names, conversions, specs).
+#[cfg(feature = "interpreters")]
+fn brace_format(format: &str, args: &[String]) -> Option<String> {
+    let mut out = String::with_capacity(format.len());
+    let mut args = args.iter();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('{', Some('{')) | ('}', Some('}')) => {
+                chars.next();
+                out.push(c);
+            }
+            ('{', Some('}')) => {
+                chars.next();
+                out.push_str(args.next()?);
+            }
+            ('{' | '}', _) => return None,
+            _ => out.push(c),
         }
     }
     args.next().is_none().then_some(out)
@@ -131,8 +155,8 @@ mod imp {
 
     use tree_sitter::{Language, Node, Parser, Tree};
 
-    use super::super::{Call, Lang, Scan, Value};
-    use super::{Form, percent_format, unescape};
+    use super::super::{Call, Given, Lang, Scan, Value};
+    use super::{Form, brace_format, percent_format, unescape};
     use crate::budget::Budget;
 
     /// How deep an expression (a callee chain, a `+` chain, a list) is followed.
@@ -193,6 +217,26 @@ mod imp {
         "File.join",
     ];
 
+    /// Calls that stand for the working directory: a path inside it is `.`.
+    const CWD: &[&str] = &[
+        "os.getcwd",
+        "pathlib.Path.cwd",
+        "pathlib.PosixPath.cwd",
+        "process.cwd",
+        "Dir.pwd",
+        "Deno.cwd",
+        "getcwd",
+    ];
+
+    /// Calls that list the paths matching a pattern: each path they give lies where the
+    /// pattern does, so as far as inside or outside goes, an element is the pattern.
+    const GLOB: &[&str] = &["glob.glob", "glob.iglob", "Dir.glob", "Dir.[]", "glob"];
+
+    /// Calls that list a directory's entries by name: an element is one path component, which
+    /// stands for the pattern `*` (`os.path.join(d, f)` for `f` in `os.listdir(d)` lies in `d`;
+    /// `f` alone is a name in the working directory).
+    const LISTDIR: &[&str] = &["os.listdir", "Dir.entries", "Dir.children", "scandir"];
+
     /// Calls that read an environment variable (its name is the first argument).
     const GETENV: &[&str] = &["os.getenv", "os.environ.get", "ENV.fetch", "getenv"];
 
@@ -212,7 +256,17 @@ mod imp {
             // One PHP grammar, the one with `<?php` tags: code from `-r` is given an opening
             // tag. The crate's tag-less grammar is then never linked (about 1 MB).
             (Lang::Php, _) => (3, tree_sitter_php::LANGUAGE_PHP.into()),
-            (Lang::Perl, _) => return None,
+            (
+                Lang::Perl
+                | Lang::Lua
+                | Lang::R
+                | Lang::Julia
+                | Lang::AppleScript
+                | Lang::PowerShell
+                | Lang::Tcl
+                | Lang::Groovy,
+                _,
+            ) => return None,
         })
     }
 
@@ -234,7 +288,7 @@ mod imp {
         lang: Lang,
         form: Form,
         code: &str,
-        argv: &[String],
+        given: &Given,
         budget: &Budget,
         time: Duration,
     ) -> Scan {
@@ -255,7 +309,7 @@ mod imp {
         let mut r = Reader {
             lang,
             src: code,
-            argv,
+            given,
             budget,
             aliases: HashMap::new(),
             includes: Vec::new(),
@@ -297,6 +351,12 @@ mod imp {
         if lang == Lang::Ruby {
             let piped: Vec<Call> = calls.iter().filter_map(ruby_pipe_open).collect();
             calls.extend(piped);
+        }
+        let truncating: Vec<Call> = calls.iter().filter_map(truncating_open).collect();
+        calls.extend(truncating);
+        for n in &nodes {
+            r.steps.set(0);
+            calls.extend(r.mapped_calls(*n));
         }
         // The literals a command built at run time may be (see `LITERAL`).
         let literals = nodes
@@ -372,11 +432,46 @@ mod imp {
         })
     }
 
+    /// Python's `open(path, mode)` (and `io.open`): a mode with `w` truncates the file. Reported
+    /// as a call named `open>` with the path (`interpreters.python.overwrite`).
+    fn truncating_open(call: &Call) -> Option<Call> {
+        if !call
+            .names
+            .iter()
+            .any(|n| matches!(n.as_str(), "open" | "builtins.open" | "io.open"))
+        {
+            return None;
+        }
+        let mode = match call.args.get(1) {
+            Some(m) => m.clone(),
+            None => call
+                .keywords
+                .iter()
+                .find(|(k, _)| k == "mode")
+                .and_then(|(_, v)| v.clone()),
+        };
+        let Some(Value::Text(mode)) = mode else {
+            return None;
+        };
+        let path = call.args.first().cloned().flatten().or_else(|| {
+            call.keywords
+                .iter()
+                .find(|(k, _)| k == "file")
+                .and_then(|(_, v)| v.clone())
+        })?;
+        mode.contains('w').then(|| Call {
+            names: vec!["open>".to_string()],
+            args: vec![Some(path)],
+            keywords: Vec::new(),
+            receiver: Vec::new(),
+        })
+    }
+
     struct Reader<'s, 'n> {
         lang: Lang,
         src: &'s str,
-        /// The arguments the code sees after its own name.
-        argv: &'s [String],
+        /// What the line gives the code: operands, environment, stdin.
+        given: &'s Given,
         budget: &'s Budget,
         /// Local names and what they stand for: `s` → `shutil`, `system` → `os.system`.
         aliases: HashMap<String, String>,
@@ -465,6 +560,24 @@ mod imp {
                         self.bind_pattern(name, &full);
                     }
                 }
+                (Lang::Php, "assignment_expression") => {
+                    if let (Some(name), Some(value)) =
+                        (self.field(n, "left"), self.field(n, "right"))
+                        && name.kind() == "variable_name"
+                    {
+                        self.consts.insert(self.text(name).to_string(), value);
+                    }
+                }
+                (Lang::Python, "for_in_clause" | "for_statement") => {
+                    // `for p in glob.glob("/home/u/*")`: each `p` lies where the pattern does.
+                    if let (Some(name), Some(iter)) =
+                        (self.field(n, "left"), self.field(n, "right"))
+                        && name.kind() == "identifier"
+                        && (self.is_glob(iter) || self.is_listing(iter))
+                    {
+                        self.consts.insert(self.text(name).to_string(), iter);
+                    }
+                }
                 (Lang::JavaScript, "call_expression") => {
                     // `import('m').then(m => …)`, `.then(({execSync}) => …)`: the parameter is
                     // what the promise gives, the module.
@@ -535,6 +648,20 @@ mod imp {
                     }
                 }
                 (Lang::Ruby, "call") => {
+                    // `Dir.glob("/home/u/*").each { |f| … }`: `f` lies where the pattern does.
+                    if let (Some(recv), Some(block)) =
+                        (self.field(n, "receiver"), self.field(n, "block"))
+                        && self.is_glob(recv)
+                        && self
+                            .field(n, "method")
+                            .is_some_and(|m| matches!(self.text(m), "each" | "map" | "each_entry"))
+                        && let Some(param) = self
+                            .field(block, "parameters")
+                            .and_then(|ps| self.named(ps).first().copied())
+                            .filter(|p| p.kind() == "identifier")
+                    {
+                        self.consts.insert(self.text(param).to_string(), recv);
+                    }
                     if self.field(n, "receiver").is_none()
                         && self
                             .field(n, "method")
@@ -643,6 +770,17 @@ mod imp {
                     | "rescue" | "method",
                 ) => Some(n),
                 (Lang::JavaScript, "update_expression") => self.field(n, "argument"),
+                (Lang::Php, "assignment_expression" | "augmented_assignment_expression") => {
+                    self.field(n, "left")
+                }
+                (
+                    Lang::Php,
+                    "formal_parameters"
+                    | "foreach_statement"
+                    | "reference_assignment_expression"
+                    | "global_declaration"
+                    | "static_variable_declaration",
+                ) => Some(n),
                 (Lang::JavaScript, "arrow_function" | "catch_clause") => self.field(n, "parameter"),
                 _ => None,
             };
@@ -652,7 +790,7 @@ mod imp {
                 let node = cursor.node();
                 if matches!(
                     node.kind(),
-                    "identifier" | "shorthand_property_identifier_pattern"
+                    "identifier" | "shorthand_property_identifier_pattern" | "variable_name"
                 ) {
                     *self
                         .bindings
@@ -713,6 +851,12 @@ mod imp {
                 (Lang::Python, "subscript") => {
                     let object = self.dotted(self.field(n, "value")?, d)?;
                     let key = self.field(n, "subscript").and_then(|k| self.value(k, d));
+                    // `fs = [os.system]; fs[0]`: the element of a list bound once.
+                    if let Some(element) =
+                        self.element(self.field(n, "value")?, self.field(n, "subscript")?)
+                    {
+                        return self.dotted(element, d);
+                    }
                     match object.as_str() {
                         "sys.modules" => key.and_then(text),
                         // `os.__dict__['system']`: a member of the module.
@@ -803,15 +947,32 @@ mod imp {
                         })
                         .map(|o| self.args(o, 0))
                         .unwrap_or_default();
+                    let mut args = self.args(n, 0);
+                    if self.lang == Lang::JavaScript {
+                        self.js_call_shapes(n, &name, &mut names, &mut args);
+                    }
                     Some(Call {
                         names,
-                        args: self.args(n, 0),
+                        args,
                         keywords: self.keywords(n),
                         receiver,
                     })
                 }
                 (Lang::Ruby, "call") => {
                     let mut method = self.text(self.field(n, "method")?);
+                    // `method(:system).call(cmd)`: the method the symbol names.
+                    if method == "call"
+                        && let Some(sym) = self
+                            .field(n, "receiver")
+                            .and_then(|r| self.method_symbol(r))
+                    {
+                        return Some(Call {
+                            names: vec![sym],
+                            args: self.args(n, 0),
+                            keywords: Vec::new(),
+                            receiver: Vec::new(),
+                        });
+                    }
                     let mut args = self.args(n, 0);
                     // `send(:system, cmd)`: the method the symbol names, with the rest.
                     if matches!(method, "send" | "public_send" | "__send__")
@@ -849,11 +1010,18 @@ mod imp {
                 }
                 (Lang::Php, "function_call_expression") => {
                     let f = self.field(n, "function")?;
-                    if !matches!(f.kind(), "name" | "qualified_name") {
-                        return None;
-                    }
+                    // `$f = "system"; $f(…)`: a variable holding a function's name.
+                    let held = match f.kind() {
+                        "variable_name" => Some(text(self.value(f, 0)?)?),
+                        "name" | "qualified_name" => None,
+                        _ => return None,
+                    };
                     // PHP function names are case-insensitive; `\system` is the global one.
-                    let name = self.text(f).trim_start_matches('\\').to_ascii_lowercase();
+                    let name = held
+                        .as_deref()
+                        .unwrap_or(self.text(f))
+                        .trim_start_matches('\\')
+                        .to_ascii_lowercase();
                     Some(Call {
                         names: vec![name],
                         args: self.args(n, 0),
@@ -897,14 +1065,15 @@ mod imp {
                 match a.kind() {
                     // Python's keyword arguments come after the positional ones.
                     "keyword_argument" | "comment" => continue,
-                    "list_splat"
-                    | "dictionary_splat"
-                    | "spread_element"
-                    | "splat_argument"
-                    | "hash_splat_argument"
-                    | "block_argument"
-                    | "pair"
-                    | "variadic_unpacking" => {
+                    // `*["rm", "-rf", "v"]`, `*ARGV`, `...c`: the items of a list the code
+                    // knows, each an argument; any other splat ends them.
+                    "list_splat" | "spread_element" | "splat_argument" | "variadic_unpacking" => {
+                        match self.spread(a, depth + 1) {
+                            Some(items) => out.extend(items),
+                            None => break,
+                        }
+                    }
+                    "dictionary_splat" | "hash_splat_argument" | "block_argument" | "pair" => {
                         break;
                     }
                     "argument" => {
@@ -1001,6 +1170,18 @@ mod imp {
                     // Text built from names can grow faster than the code: it is paid for.
                     self.budget.take_bytes(len).then_some(v)
                 }
+                // `$f = "system"` in PHP: a variable bound once, to a value.
+                "variable_name" if self.lang == Lang::Php => {
+                    let name = self.text(n);
+                    if self.bindings.get(name) != Some(&1) {
+                        return None;
+                    }
+                    self.value(*self.consts.get(name)?, d)
+                }
+                // Ruby's `ARGV`: the operands after the code.
+                "constant" if self.lang == Lang::Ruby && self.text(n) == "ARGV" => {
+                    Some(Value::Words(self.given.argv.clone()))
+                }
                 "string" | "template_string" | "encapsed_string" => self.literal(n, d),
                 "concatenated_string" | "chained_string" => {
                     let mut s = String::new();
@@ -1047,19 +1228,40 @@ mod imp {
                     self.named(n).first().and_then(|c| self.value(*c, d))
                 }
                 "subscript" | "subscript_expression" | "element_reference" => {
-                    let object = self.field(n, "value").or_else(|| self.field(n, "object"))?;
+                    let object = self
+                        .field(n, "value")
+                        .or_else(|| self.field(n, "object"))
+                        .or_else(|| self.named(n).first().copied())?;
                     let key = self
                         .field(n, "subscript")
                         .or_else(|| self.field(n, "index"))
                         .or_else(|| self.named(n).get(1).copied())?;
                     self.environ(object, key, d)
                         .or_else(|| self.argument(object, key, d))
+                        .or_else(|| self.slice(object, key, d))
+                        .or_else(|| {
+                            Some(Value::Text(text(
+                                self.value(self.element(object, key)?, d)?,
+                            )?))
+                        })
                 }
                 "member_expression" => {
                     let name = self.dotted(n, d)?;
-                    (name == "process.env.HOME").then(|| Value::Text("~".into()))
+                    if name == "process.env.HOME" {
+                        return Some(Value::Text("~".into()));
+                    }
+                    if name == "process.argv" {
+                        return Some(Value::Words(self.argv_list("node")));
+                    }
+                    self.env_var(name.strip_prefix("process.env.")?)
                 }
-                "call" | "call_expression" | "function_call_expression" => self.call_value(n, d),
+                "attribute" => match self.dotted(n, d)?.as_str() {
+                    "sys.argv" => Some(Value::Words(self.argv_list("-c"))),
+                    _ => None,
+                },
+                "call" | "call_expression" | "function_call_expression" => {
+                    self.method_value(n, d).or_else(|| self.call_value(n, d))
+                }
                 _ => None,
             }
         }
@@ -1067,7 +1269,13 @@ mod imp {
         /// `sys.argv[1]`, `process.argv[1]`, `ARGV[0]`: an operand after the code, when it is
         /// static.
         fn argument(&self, object: Node<'_>, key: Node<'_>, d: usize) -> Option<Value> {
-            let first = match (self.lang, self.dotted(object, d)?.as_str()) {
+            let name = match (self.lang, object.kind()) {
+                (Lang::Php, "variable_name") => self.text(object).to_string(),
+                _ => self.dotted(object, d)?,
+            };
+            let first = match (self.lang, name.as_str()) {
+                // PHP's `$argv[0]` is `Standard input code` for `-r`.
+                (Lang::Php, "$argv") => 1,
                 // `sys.argv[0]` is `-c` and `process.argv[0]` the interpreter.
                 (Lang::Python, "sys.argv") | (Lang::JavaScript, "process.argv") => 1,
                 (Lang::Ruby, "ARGV") => 0,
@@ -1078,14 +1286,330 @@ mod imp {
             }
             let index: usize = self.text(key).parse().ok()?;
             let at = index.checked_sub(first)?;
-            self.argv.get(at).cloned().map(Value::Text)
+            self.given.argv.get(at).cloned().map(Value::Text)
         }
 
-        /// `os.environ['HOME']`, `process.env["HOME"]`, `ENV['HOME']`: the home directory.
+        /// `os.environ['HOME']`, `process.env["HOME"]`, `ENV['HOME']`: the home directory; any
+        /// other name, the value the line assigns it in front of the interpreter.
         fn environ(&self, object: Node<'_>, key: Node<'_>, d: usize) -> Option<Value> {
             let name = self.dotted(object, d)?;
             let key = text(self.value(key, d)?)?;
-            (ENVIRON.contains(&name.as_str()) && key == "HOME").then(|| Value::Text("~".into()))
+            if !ENVIRON.contains(&name.as_str()) {
+                return None;
+            }
+            if key == "HOME" {
+                return Some(Value::Text("~".into()));
+            }
+            self.env_var(&key)
+        }
+
+        /// A variable the line assigns in front of the interpreter (`C='…' python3 -c …`).
+        fn env_var(&self, name: &str) -> Option<Value> {
+            self.given
+                .env
+                .iter()
+                .rfind(|(n, _)| n == name)
+                .map(|(_, v)| Value::Text(v.clone()))
+        }
+
+        /// The whole argument list as the language shows it: its first item (`-c` for
+        /// Python, the interpreter for Node), then the operands.
+        fn argv_list(&self, first: &str) -> Vec<String> {
+            std::iter::once(first.to_string())
+                .chain(self.given.argv.iter().cloned())
+                .collect()
+        }
+
+        /// `sys.argv[1:]`, `c[2:]`: the tail of a list the code knows, from a literal start.
+        fn slice(&self, object: Node<'_>, key: Node<'_>, d: usize) -> Option<Value> {
+            if key.kind() != "slice" {
+                return None;
+            }
+            let parts = self.named(key);
+            let [start] = parts.as_slice() else {
+                return None;
+            };
+            // Only `N:`: a stop or a step is not followed.
+            if !self.text(key).trim_end().ends_with(':') || start.kind() != "integer" {
+                return None;
+            }
+            let from: usize = self.text(*start).parse().ok()?;
+            match self.value(object, d)? {
+                Value::Words(ws) => Some(Value::Words(ws.get(from..)?.to_vec())),
+                Value::Text(_) => None,
+            }
+        }
+
+        /// `c[0]` where `c` is bound once to a list literal: that element's node.
+        fn element<'t>(&self, object: Node<'t>, key: Node<'_>) -> Option<Node<'n>> {
+            if object.kind() != "identifier" || !matches!(key.kind(), "integer" | "number") {
+                return None;
+            }
+            let name = self.text(object);
+            if self.bindings.get(name) != Some(&1) {
+                return None;
+            }
+            let list = *self.consts.get(name)?;
+            if !matches!(list.kind(), "list" | "tuple" | "array") {
+                return None;
+            }
+            let index: usize = self.text(key).parse().ok()?;
+            let mut c = list.walk();
+            let items: Vec<Node<'n>> = list.named_children(&mut c).collect();
+            items.get(index).copied()
+        }
+
+        /// Whether `n` is a call listing the paths that match a pattern (`glob.glob(…)`).
+        fn is_glob(&self, n: Node<'_>) -> bool {
+            matches!(
+                n.kind(),
+                "call" | "call_expression" | "function_call_expression"
+            ) && self
+                .call(n)
+                .is_some_and(|c| c.names.iter().any(|m| GLOB.contains(&m.as_str())))
+        }
+
+        /// Whether `n` is a call listing a directory's entry names (`os.listdir(…)`).
+        fn is_listing(&self, n: Node<'_>) -> bool {
+            n.kind() == "call"
+                && self
+                    .call(n)
+                    .is_some_and(|c| c.names.iter().any(|m| LISTDIR.contains(&m.as_str())))
+        }
+
+        /// The items a splat spreads into arguments: a list literal's items (a list of lists
+        /// gives lists), or a known list's words.
+        fn spread(&self, splat: Node<'_>, d: usize) -> Option<Vec<Option<Value>>> {
+            let inner = *self.named(splat).first()?;
+            if matches!(inner.kind(), "list" | "tuple" | "array") {
+                return self
+                    .named(inner)
+                    .into_iter()
+                    .map(|i| self.value(i, d).map(Some))
+                    .collect();
+            }
+            match self.value(inner, d)? {
+                Value::Words(ws) => Some(ws.into_iter().map(|w| Some(Value::Text(w))).collect()),
+                Value::Text(_) => None,
+            }
+        }
+
+        /// Ruby's `method(:system)`: the method the symbol names.
+        fn method_symbol(&self, n: Node<'_>) -> Option<String> {
+            if n.kind() != "call"
+                || self.field(n, "receiver").is_some()
+                || self.text(self.field(n, "method")?) != "method"
+            {
+                return None;
+            }
+            let args = self.named(self.field(n, "arguments")?);
+            match args.as_slice() {
+                [sym] if sym.kind() == "simple_symbol" => {
+                    Some(self.text(*sym).trim_start_matches(':').to_string())
+                }
+                _ => None,
+            }
+        }
+
+        /// The shapes of JavaScript calls whose command or option sits in an object or a
+        /// tagged template: `fs.rmSync(p, {recursive: true})` is also named
+        /// `fs.rmSync{recursive}` (first, so the recursive rule wins);
+        /// `new Deno.Command("rm", {args: […]}).outputSync()` (a command runs only when
+        /// `output`, `outputSync` or `spawn` is called) and `Deno.run({cmd: […]})` give those
+        /// lists; `` Bun.$`rm -rf v` `` gives its template.
+        fn js_call_shapes(
+            &self,
+            n: Node<'_>,
+            name: &str,
+            names: &mut Vec<String>,
+            args: &mut Vec<Option<Value>>,
+        ) {
+            let Some(list) = self.field(n, "arguments") else {
+                return;
+            };
+            if list.kind() == "template_string" {
+                *args = vec![self.literal(list, 1)];
+                return;
+            }
+            if self
+                .js_option(list, "recursive")
+                .is_some_and(|v| self.text(v) == "true")
+            {
+                names.insert(0, format!("{name}{{recursive}}"));
+            }
+            match name {
+                "Deno.Command().output" | "Deno.Command().outputSync" | "Deno.Command().spawn" => {
+                    let Some(ctor) = self
+                        .field(n, "function")
+                        .and_then(|f| self.field(f, "object"))
+                        .filter(|o| o.kind() == "new_expression")
+                    else {
+                        return;
+                    };
+                    let program = self.args(ctor, 1).into_iter().next().flatten();
+                    let words = self
+                        .field(ctor, "arguments")
+                        .and_then(|l| self.js_option(l, "args"))
+                        .and_then(|v| self.value(v, 1));
+                    *args = vec![program, words];
+                }
+                "Deno.run" => {
+                    *args = vec![self.js_option(list, "cmd").and_then(|v| self.value(v, 1))];
+                }
+                _ => {}
+            }
+        }
+
+        /// The value of option `key` in an object literal among the arguments `list`.
+        fn js_option<'t>(&self, list: Node<'t>, key: &str) -> Option<Node<'t>> {
+            self.named(list)
+                .into_iter()
+                .filter(|a| a.kind() == "object")
+                .flat_map(|o| self.named(o))
+                .find(|p| {
+                    p.kind() == "pair"
+                        && self
+                            .field(*p, "key")
+                            .is_some_and(|k| self.text(k).trim_matches(['"', '\'']) == key)
+                })
+                .and_then(|p| self.field(p, "value"))
+        }
+
+        /// `" ".join(ws)`, `"{} {}".format(a, b)`, `ws.join(" ")`, `ws.slice(1)`: a string or
+        /// list method on a value the code knows.
+        fn method_value(&self, n: Node<'_>, d: usize) -> Option<Value> {
+            let (object, method, args) = match (self.lang, n.kind()) {
+                (Lang::Python, "call") | (Lang::JavaScript, "call_expression") => {
+                    let f = self.field(n, "function")?;
+                    let object = self.field(f, "object")?;
+                    let method = self
+                        .field(f, "attribute")
+                        .or_else(|| self.field(f, "property"))?;
+                    (object, self.text(method), self.args(n, d))
+                }
+                (Lang::Ruby, "call") => (
+                    self.field(n, "receiver")?,
+                    self.text(self.field(n, "method")?),
+                    self.args(n, d),
+                ),
+                _ => return None,
+            };
+            let arg_text = |k: usize| args.get(k).cloned().flatten().and_then(text);
+            let words = |v: Value| match v {
+                Value::Words(ws) => Some(ws),
+                Value::Text(_) => None,
+            };
+            match (self.lang, method) {
+                (Lang::Python, "join") => {
+                    let sep = text(self.value(object, d)?)?;
+                    let ws = words(args.first().cloned().flatten()?)?;
+                    Some(Value::Text(ws.join(&sep)))
+                }
+                (Lang::Python, "format") => {
+                    let format = text(self.value(object, d)?)?;
+                    let parts: Option<Vec<String>> = (0..args.len()).map(arg_text).collect();
+                    brace_format(&format, &parts?).map(Value::Text)
+                }
+                (Lang::JavaScript | Lang::Ruby, "join") => {
+                    let ws = words(self.value(object, d)?)?;
+                    let sep = match args.len() {
+                        0 if self.lang == Lang::Ruby => String::new(),
+                        0 => ",".to_string(),
+                        _ => arg_text(0)?,
+                    };
+                    Some(Value::Text(ws.join(&sep)))
+                }
+                (Lang::JavaScript, "slice") => {
+                    let ws = words(self.value(object, d)?)?;
+                    let from: usize = match args.as_slice() {
+                        [] => 0,
+                        [_] => {
+                            let a = self.named(self.field(n, "arguments")?);
+                            let k = a.first()?;
+                            if k.kind() != "number" {
+                                return None;
+                            }
+                            self.text(*k).parse().ok()?
+                        }
+                        _ => return None,
+                    };
+                    Some(Value::Words(ws.get(from..)?.to_vec()))
+                }
+                _ => None,
+            }
+        }
+
+        /// Calls a call makes on the code's behalf: Python's `map(os.system, ["…"])`; PHP's
+        /// `call_user_func("system", "…")`, `call_user_func_array("system", ["…"])` and
+        /// `array_map("unlink", glob("…"))`. Each is reported as a call of the function named.
+        fn mapped_calls(&self, n: Node<'_>) -> Vec<Call> {
+            let one = |name: String, args: Vec<Option<Value>>| Call {
+                names: vec![name],
+                args,
+                keywords: Vec::new(),
+                receiver: Vec::new(),
+            };
+            let each = |name: String, v: Option<Value>| -> Vec<Call> {
+                match v {
+                    Some(Value::Words(ws)) => ws
+                        .into_iter()
+                        .take(super::super::MAX_LITERALS)
+                        .map(|w| one(name.clone(), vec![Some(Value::Text(w))]))
+                        .collect(),
+                    Some(t @ Value::Text(_)) => vec![one(name, vec![Some(t)])],
+                    None => Vec::new(),
+                }
+            };
+            match (self.lang, n.kind()) {
+                (Lang::Python, "call") => {
+                    let Some(f) = self.field(n, "function") else {
+                        return Vec::new();
+                    };
+                    if self.dotted(f, 0).as_deref() != Some("map") {
+                        return Vec::new();
+                    }
+                    let Some(list) = self.field(n, "arguments") else {
+                        return Vec::new();
+                    };
+                    let a = self.named(list);
+                    let (Some(func), Some(items)) = (a.first(), a.get(1)) else {
+                        return Vec::new();
+                    };
+                    match self.dotted(*func, 0) {
+                        Some(name) => each(name, self.value(*items, 1)),
+                        None => Vec::new(),
+                    }
+                }
+                (Lang::Php, "function_call_expression") => {
+                    let Some(call) = self.call(n) else {
+                        return Vec::new();
+                    };
+                    let Some(name) = call.names.first() else {
+                        return Vec::new();
+                    };
+                    let func = match call.args.first() {
+                        Some(Some(Value::Text(f))) => {
+                            f.trim_start_matches('\\').to_ascii_lowercase()
+                        }
+                        _ => return Vec::new(),
+                    };
+                    match name.as_str() {
+                        "call_user_func" => vec![one(func, call.args[1..].to_vec())],
+                        "call_user_func_array" => match call.args.get(1) {
+                            Some(Some(Value::Words(ws))) => vec![one(
+                                func,
+                                ws.iter().map(|w| Some(Value::Text(w.clone()))).collect(),
+                            )],
+                            _ => Vec::new(),
+                        },
+                        "array_map" | "array_walk" => {
+                            each(func, call.args.get(1).cloned().flatten())
+                        }
+                        _ => Vec::new(),
+                    }
+                }
+                _ => Vec::new(),
+            }
         }
 
         /// The value of a call that builds a path from literals, or names the home directory.
@@ -1097,7 +1621,24 @@ mod imp {
                 return Some(Value::Text("~".into()));
             }
             if GETENV.contains(&name) {
-                return (arg(0)? == "HOME").then(|| Value::Text("~".into()));
+                let var = arg(0)?;
+                if var == "HOME" {
+                    return Some(Value::Text("~".into()));
+                }
+                return self.env_var(&var);
+            }
+            if CWD.contains(&name) {
+                return Some(Value::Text(".".into()));
+            }
+            if GLOB.contains(&name) {
+                // Only Perl's `glob` expands `~` (read by the Perl scanner); here it is a name.
+                return arg(0).filter(|p| !p.starts_with('~')).map(Value::Text);
+            }
+            if LISTDIR.contains(&name) && call.args.len() <= 1 {
+                return Some(Value::Text("*".into()));
+            }
+            if name == "sys.stdin.read" {
+                return self.given.stdin.clone().map(Value::Text);
             }
             if SAME_PATH.contains(&name) {
                 return arg(0).map(Value::Text);

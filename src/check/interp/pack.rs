@@ -46,6 +46,12 @@ pub(crate) struct Rule {
     /// Only the argument at `argument` is the command; the ones after it are a mode or
     /// options (`popen(cmd, "r")`).
     pub single: bool,
+    /// The calls of the rule that delete a tree: any literal path they are given is denied,
+    /// inside the working directory too, as `rm -r` is (`shutil.rmtree("src")`).
+    pub anywhere: Vec<String>,
+    /// A command the values are given to (`sqlite3 db` for a driver's `execute(SQL)`): the
+    /// spawned command is this text followed by the values, each one word.
+    pub via: Option<String>,
     pub reason: String,
 }
 
@@ -103,6 +109,10 @@ struct RawRule {
     keywords: Vec<String>,
     #[serde(default)]
     single: bool,
+    #[serde(default)]
+    anywhere: Vec<String>,
+    #[serde(default)]
+    via: Option<String>,
     reason: String,
     // Checked by the integration test, which runs each one through the analyser.
     #[serde(default, rename = "match")]
@@ -127,6 +137,8 @@ pub(crate) fn parse(text: &str) -> Result<Pack, String> {
             program: r.program,
             keywords: r.keywords,
             single: r.single,
+            anywhere: r.anywhere,
+            via: r.via,
             reason: r.reason,
         })
         .collect();

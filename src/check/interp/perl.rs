@@ -8,7 +8,7 @@
 //! operators (`m//`, `s///`, `tr///`, `qr//`) whose contents are not code. A string that does not
 //! end is `Unparsed`; anything else it cannot follow leaves an argument unknown.
 
-use super::{Call, Scan, Value};
+use super::{Call, Given, Scan, Value};
 use crate::budget::Budget;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,17 +25,23 @@ enum Tok {
     Arrow,
 }
 
-/// Lists the calls in `code`; `argv` are the operands the code sees as `@ARGV`.
-pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
+/// Lists the calls in `code`; `given` holds the operands the code sees as `@ARGV` and the
+/// environment it sees as `%ENV`.
+pub(crate) fn scan(code: &str, given: &Given, budget: &Budget) -> Scan {
+    let argv = given.argv.as_slice();
     let toks = match tokens(code, budget) {
         Ok(t) => t,
         Err(why) => return Scan::Unparsed(why.to_string()),
     };
     let scalars = literal_scalars(&toks);
+    let arrays = literal_arrays(&toks, argv);
     let mut calls = Vec::new();
     // A command built at run time: see [`literal_commands`].
     let mut dynamic = false;
     for (k, t) in toks.iter().enumerate() {
+        if let Some(call) = truncating_open(&toks, k, &scalars) {
+            calls.push(call);
+        }
         if let Some(call) = pipe_open(&toks, k, &scalars) {
             // `open(F, "|sh"); print F "rm -rf v"`: a shell reading the pipe runs what the
             // code prints, which may be any of its literals.
@@ -91,6 +97,10 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
                         (Some(Tok::Punct('$')), Some(3)) => {
                             scalar(&toks[p + 1..], &scalars).map(str::to_string)
                         }
+                        // `exec { $c[0] } @c`: an element of an array assigned once.
+                        (Some(Tok::Punct('$')), Some(_)) => element(&toks[p + 1..], &arrays)
+                            .filter(|(_, len)| Some(&Tok::Punct('}')) == toks.get(p + 1 + len))
+                            .map(|(v, _)| v),
                         _ => None,
                     });
                     p += close.map_or(toks.len(), |c| c + 1);
@@ -103,6 +113,38 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
                         Some(Tok::Punct('$')) if env_home(&toks[p..]) => {
                             p += 5;
                             args.push(Some(Value::Text("~".into())));
+                            if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                                p += 1;
+                                continue;
+                            }
+                            break;
+                        }
+                        // `@ARGV`, `@c` assigned one literal list: its words.
+                        Some(Tok::Punct('@')) if let Some(ws) = array(&toks[p..], &arrays) => {
+                            p += 2;
+                            args.push(Some(Value::Words(ws.to_vec())));
+                            if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                                p += 1;
+                                continue;
+                            }
+                            break;
+                        }
+                        // `$ENV{C}` assigned on the line in front of perl.
+                        Some(Tok::Punct('$')) if let Some(v) = env_var(&toks[p..], given) => {
+                            p += 5;
+                            args.push(Some(Value::Text(v)));
+                            if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
+                                p += 1;
+                                continue;
+                            }
+                            break;
+                        }
+                        // `join " ", "rm", "-rf"` and `glob "/home/u/*"` of literals.
+                        Some(Tok::Ident(f))
+                            if let Some((v, len)) = builtin_value(f, &toks[p + 1..]) =>
+                        {
+                            p += 1 + len;
+                            args.push(Some(Value::Text(v)));
                             if matches!(toks.get(p), Some(Tok::Punct(',') | Tok::Arrow)) {
                                 p += 1;
                                 continue;
@@ -162,6 +204,11 @@ pub(crate) fn scan(code: &str, argv: &[String], budget: &Budget) -> Scan {
                 }
                 if let Some(program) = program {
                     match args.first_mut() {
+                        // `exec { "rm" } @c`: the list's first word is only the name.
+                        Some(Some(Value::Words(ws))) if !ws.is_empty() => match program {
+                            Some(p) => ws[0] = p,
+                            None => args[0] = None,
+                        },
                         Some(first) => *first = program.map(Value::Text),
                         None => args.push(program.map(Value::Text)),
                     }
@@ -345,6 +392,32 @@ const PIPE_OPEN: &str = "open|";
 /// whose mode pipes to or from a command runs that command with the shell (or, given
 /// several words, as they are). Reported as a call named [`PIPE_OPEN`] with the command.
 fn pipe_open(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<Call> {
+    let values = open_values(toks, k, scalars)?;
+    let (mode, rest) = values.split_first()?;
+    let args: Vec<Option<Value>> = match mode.trim() {
+        "|-" | "-|" if !rest.is_empty() => {
+            rest.iter().cloned().map(|v| Some(Value::Text(v))).collect()
+        }
+        m if rest.is_empty() => {
+            let cmd = m.strip_suffix('|').or_else(|| m.strip_prefix('|'))?.trim();
+            if cmd.is_empty() || cmd == "-" {
+                return None;
+            }
+            vec![Some(Value::Text(cmd.to_string()))]
+        }
+        _ => return None,
+    };
+    Some(Call {
+        names: vec![PIPE_OPEN.to_string()],
+        args,
+        keywords: Vec::new(),
+        receiver: Vec::new(),
+    })
+}
+
+/// The literal arguments after the handle of an `open` at `k` (`open(F, MODE, PATH…)`): the
+/// leading run of literals and scalars assigned one literal.
+fn open_values(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<Vec<String>> {
     let Tok::Ident(name) = toks.get(k)? else {
         return None;
     };
@@ -380,26 +453,7 @@ fn pipe_open(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<Cal
             _ => break,
         }
     }
-    let (mode, rest) = values.split_first()?;
-    let args: Vec<Option<Value>> = match mode.trim() {
-        "|-" | "-|" if !rest.is_empty() => {
-            rest.iter().cloned().map(|v| Some(Value::Text(v))).collect()
-        }
-        m if rest.is_empty() => {
-            let cmd = m.strip_suffix('|').or_else(|| m.strip_prefix('|'))?.trim();
-            if cmd.is_empty() || cmd == "-" {
-                return None;
-            }
-            vec![Some(Value::Text(cmd.to_string()))]
-        }
-        _ => return None,
-    };
-    Some(Call {
-        names: vec![PIPE_OPEN.to_string()],
-        args,
-        keywords: Vec::new(),
-        receiver: Vec::new(),
-    })
+    Some(values)
 }
 
 /// Scalars the code assigns exactly once, each a literal: `$c = "…"`, `my $c = '…'`. A
@@ -487,6 +541,208 @@ fn env_home(toks: &[Tok]) -> bool {
         [Tok::Punct('$'), Tok::Ident(e), Tok::Punct('{'), h, Tok::Punct('}'), ..]
             if e == "ENV" && (matches!(h, Tok::Ident(x) if x == "HOME") || *h == Tok::Str(Some("HOME".into())))
     )
+}
+
+/// Arrays the code assigns exactly once, each a list of literals (`@c = ("rm", "-rf")`,
+/// `my @c = qw(rm -rf v)`), with `@ARGV` as the operands after the code. An array written
+/// anywhere else — assigned again, an element assigned, `push`/`shift`/`splice`, a reference
+/// taken — is left out, `@ARGV` included.
+fn literal_arrays(toks: &[Tok], argv: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut seen: Vec<(String, Option<Vec<String>>)> = vec![("ARGV".into(), Some(argv.to_vec()))];
+    let writes_after = |rest: &[Tok]| match rest {
+        [Tok::Punct('='), Tok::Punct('=' | '~'), ..] => false,
+        [Tok::Punct('='), ..] => true,
+        [Tok::Punct(c), Tok::Punct('='), ..] => {
+            matches!(c, '.' | '+' | '-' | '*' | '/' | '|' | '&' | 'x' | '^' | '%')
+        }
+        _ => false,
+    };
+    for k in 0..toks.len() {
+        let (sigil, name, rest) = match &toks[k..] {
+            [Tok::Punct(c @ ('@' | '$')), Tok::Ident(name), rest @ ..] => (*c, name, rest),
+            _ => continue,
+        };
+        // `$c` is another variable than `@c`; `$c[0]` is an element of `@c`.
+        if sigil == '$' && rest.first() != Some(&Tok::Punct('[')) {
+            continue;
+        }
+        let mutated = k.checked_sub(1).is_some_and(|j| {
+            matches!(&toks[j], Tok::Punct('\\'))
+                || matches!(&toks[j], Tok::Ident(f) if MUTATORS.contains(&f.as_str()))
+                || (toks[j] == Tok::Punct('(')
+                    && j.checked_sub(1).is_some_and(
+                        |i| matches!(&toks[i], Tok::Ident(f) if MUTATORS.contains(&f.as_str())),
+                    ))
+        });
+        let element_write = sigil == '$' && {
+            let close = rest.iter().position(|t| *t == Tok::Punct(']'));
+            close.is_none_or(|c| writes_after(&rest[c + 1..]))
+        };
+        let assigns = sigil == '@' && writes_after(rest);
+        if !(mutated || element_write || assigns) {
+            continue;
+        }
+        let value = if assigns && !mutated {
+            match rest {
+                [Tok::Punct('='), Tok::Words(ws), ..] => Some(ws.clone()),
+                [Tok::Punct('='), Tok::Punct('('), items @ ..] => list_of_literals(items),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        match seen.iter_mut().find(|(n, _)| n == name) {
+            Some(entry) => entry.1 = None,
+            None => seen.push((name.clone(), value)),
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+}
+
+/// Builtins that change an array in place.
+const MUTATORS: &[&str] = &["push", "unshift", "splice", "pop", "shift"];
+
+/// `"a", "b", qw(c d))`: the literals of a list up to its closing parenthesis.
+fn list_of_literals(items: &[Tok]) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for (n, t) in items.iter().enumerate() {
+        match (n % 2, t) {
+            (0, Tok::Str(Some(w))) => out.push(w.clone()),
+            (0, Tok::Words(ws)) => out.extend(ws.iter().cloned()),
+            (_, Tok::Punct(')')) => return Some(out),
+            (1, Tok::Punct(',') | Tok::Arrow) => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `@name` at the start of `toks`, when the array is known.
+fn array<'a>(toks: &[Tok], arrays: &'a [(String, Vec<String>)]) -> Option<&'a [String]> {
+    let [Tok::Punct('@'), Tok::Ident(name), rest @ ..] = toks else {
+        return None;
+    };
+    // `@c[1..2]`, `@c{…}`: a slice, not the array.
+    if matches!(rest.first(), Some(Tok::Punct('[' | '{'))) {
+        return None;
+    }
+    arrays
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_slice())
+}
+
+/// `$name[N]` at the start of `toks`, of a known array: the element and the tokens it takes.
+fn element(toks: &[Tok], arrays: &[(String, Vec<String>)]) -> Option<(String, usize)> {
+    let [
+        Tok::Punct('$'),
+        Tok::Ident(name),
+        Tok::Punct('['),
+        rest @ ..,
+    ] = toks
+    else {
+        return None;
+    };
+    let digits: String = rest
+        .iter()
+        .map_while(|t| match t {
+            Tok::Punct(c) if c.is_ascii_digit() => Some(*c),
+            _ => None,
+        })
+        .collect();
+    if digits.is_empty() || rest.get(digits.len()) != Some(&Tok::Punct(']')) {
+        return None;
+    }
+    let (_, words) = arrays.iter().find(|(n, _)| n == name)?;
+    let v = words.get(digits.parse::<usize>().ok()?)?;
+    Some((v.clone(), 4 + digits.len()))
+}
+
+/// `$ENV{C}` / `$ENV{'C'}` at the start of `toks`, for a variable the line assigns in front
+/// of perl.
+fn env_var(toks: &[Tok], given: &Given) -> Option<String> {
+    let [
+        Tok::Punct('$'),
+        Tok::Ident(e),
+        Tok::Punct('{'),
+        key,
+        Tok::Punct('}'),
+        ..,
+    ] = toks
+    else {
+        return None;
+    };
+    let key = match key {
+        Tok::Ident(k) => k.as_str(),
+        Tok::Str(Some(k)) => k.as_str(),
+        _ => return None,
+    };
+    if e != "ENV" {
+        return None;
+    }
+    given
+        .env
+        .iter()
+        .rfind(|(n, _)| n == key)
+        .map(|(_, v)| v.clone())
+}
+
+/// The value of a builtin `f` applied to literals (`after` are the tokens following its
+/// name): `join SEP, LIST` is the joined text; `glob PATTERN` stands for the paths it
+/// matches, which lie where the pattern does. The value and the tokens it takes.
+fn builtin_value(f: &str, after: &[Tok]) -> Option<(String, usize)> {
+    let parens = after.first() == Some(&Tok::Punct('('));
+    let inner = if parens { &after[1..] } else { after };
+    let end = inner
+        .iter()
+        .position(|t| matches!(t, Tok::Punct(')' | ';')))
+        .unwrap_or(inner.len());
+    // Without parentheses a list operator takes the rest of the statement, which ends the
+    // enclosing call's arguments too.
+    if parens && inner.get(end) != Some(&Tok::Punct(')')) {
+        return None;
+    }
+    let items = list_of_literals(&[&inner[..end], &[Tok::Punct(')')]].concat())?;
+    let len = end + if parens { 2 } else { 0 };
+    match f {
+        "join" => {
+            let (sep, words) = items.split_first()?;
+            Some((words.join(sep), len))
+        }
+        "glob" => match items.as_slice() {
+            [pattern] => Some((pattern.clone(), len)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `open(F, ">/etc/passwd")`, `open(my $f, ">", "/etc/passwd")`, `+>` too: a mode that
+/// truncates the file. Reported as a call named `open>` with the path
+/// (`interpreters.perl.overwrite`); `>>` appends and is not reported.
+fn truncating_open(toks: &[Tok], k: usize, scalars: &[(String, String)]) -> Option<Call> {
+    let values = open_values(toks, k, scalars)?;
+    let (mode, rest) = values.split_first()?;
+    let mode = mode.trim_start();
+    let path = match rest {
+        [] => {
+            let path = mode.strip_prefix("+>").or_else(|| mode.strip_prefix('>'))?;
+            if path.starts_with(['>', '&']) {
+                return None;
+            }
+            path.trim().to_string()
+        }
+        [path] if matches!(mode.trim(), ">" | "+>") => path.clone(),
+        _ => return None,
+    };
+    (!path.is_empty()).then(|| Call {
+        names: vec!["open>".to_string()],
+        args: vec![Some(Value::Text(path))],
+        keywords: Vec::new(),
+        receiver: Vec::new(),
+    })
 }
 
 /// The closing delimiter of a quote-like operator opened with `open`.
@@ -603,6 +859,14 @@ fn double(raw: &str) -> Option<String> {
 }
 
 fn tokens(code: &str, budget: &Budget) -> Result<Vec<Tok>, &'static str> {
+    tokens_at(code, budget, 0)
+}
+
+/// Deepest nesting of `s///e` replacements read as code.
+const MAX_SUBST_DEPTH: usize = 4;
+
+/// [`tokens`] of code nested `depth` `s///e` replacements deep.
+fn tokens_at(code: &str, budget: &Budget, depth: usize) -> Result<Vec<Tok>, &'static str> {
     let mut lx = Lexer {
         chars: code.chars().collect(),
         pos: 0,
@@ -683,15 +947,31 @@ fn tokens(code: &str, budget: &Budget) -> Result<Vec<Tok>, &'static str> {
                     )),
                     "s" | "tr" | "y" => {
                         // A second part: right after a closing delimiter, or its own pair.
-                        if open == closer(open) {
-                            lx.delimited(open)?;
+                        let replacement = if open == closer(open) {
+                            lx.delimited(open)?
                         } else {
                             let second = lx
                                 .opener()
                                 .ok_or("does not parse (a substitution has one part)")?;
-                            lx.delimited(second)?;
-                        }
+                            lx.delimited(second)?
+                        };
                         out.push(Tok::Str(None));
+                        if id == "s" {
+                            let mut flags = String::new();
+                            while let Some(f) = lx.peek().filter(char::is_ascii_alphabetic) {
+                                flags.push(f);
+                                lx.pos += 1;
+                            }
+                            // `s/…/CODE/e`: the replacement is Perl code, run for each match.
+                            if flags.contains('e') {
+                                if depth >= MAX_SUBST_DEPTH {
+                                    return Err("nests `s///e` too deeply to read");
+                                }
+                                out.push(Tok::Punct(';'));
+                                out.extend(tokens_at(&replacement, budget, depth + 1)?);
+                                out.push(Tok::Punct(';'));
+                            }
+                        }
                     }
                     _ => out.push(Tok::Str(None)),
                 }
@@ -733,7 +1013,7 @@ mod tests {
 
     fn calls(code: &str) -> Vec<Found> {
         let budget = Budget::new(&Limits::default());
-        match scan(code, &[], &budget) {
+        match scan(code, &Given::default(), &budget) {
             Scan::Calls(cs) => cs
                 .into_iter()
                 .map(|c| (c.names[0].clone(), c.args))

@@ -635,13 +635,13 @@ fn points(cx: &Ctx<'_>) -> Option<Vec<Vec<PathBuf>>> {
     }
     let mut items: Vec<Item> = Vec::new();
     let mut hosted: Vec<(usize, usize)> = Vec::new();
-    for k in 0..segs.len() {
+    for (k, seg) in segs.iter().enumerate() {
         match host(k) {
             Some(t) if t == k => items.push(Item::Top(k)),
             Some(t) => hosted.push((k, t)),
             None => {
                 let structural = matches!(
-                    segs[k].nesting.first(),
+                    seg.nesting.first(),
                     Some(Nest::Subshell | Nest::Group | Nest::Control)
                 );
                 if !structural {

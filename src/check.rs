@@ -145,11 +145,12 @@ pub(crate) fn check(
         if !cx.budget.ok() {
             break;
         }
-        git::before_segment(&mut cx, seg.span);
+        git::before_segment(&mut cx, i, seg.span);
         cx.segment(i, seg);
     }
     git::after_script(&mut cx);
     for (event, span) in script.events.iter().filter(|(e, _)| compound(e)) {
+        git::before_compound_redirect(&mut cx, *span);
         cx.event(event, *span);
     }
     deny::structural(&mut cx);
@@ -537,8 +538,11 @@ impl Ctx<'_> {
             {
                 continue;
             }
-            // `cd "$HOME"` goes where `cd ~` goes (check/git.rs follows it there).
-            if entry.name == "cd" && vars::home_relative(w).is_some() {
+            // `cd "$HOME"` goes where `cd ~` goes, `cd "$PWD"` stays (check/git.rs follows
+            // them there).
+            if entry.name == "cd"
+                && (vars::home_relative(w).is_some() || git::known_cd_operand(self.src, w))
+            {
                 continue;
             }
             // Past `--` (or an options-first program's first operand) a run-time word can only

@@ -1102,16 +1102,42 @@ fn is_executable(path: &Path) -> bool {
     path.is_file()
 }
 
-/// The directories `cd DIR` may end in: the logical one (`..` resolved in the text; bash's
-/// default) unless `physical` (`cd -P`, chdir(2)), and the physical one, each only when it is
-/// a directory. Both are given when both exist: the caller's set may only over-approximate.
+/// The directories `cd DIR` may end in, as bash's `cd` decides: unless `physical` (`cd -P`,
+/// chdir(2)), the logical one (`..` resolved in the text) when every directory a `..` climbs
+/// out of is one and the result is a directory, with the physical directory it names (where
+/// the kernel resolves a later relative path: `cd ext && cat ../x` climbs from where the link
+/// `ext` leads); otherwise the physical one, when it is a directory. None: `cd` fails and
+/// stays where it was.
 pub(crate) fn cd_targets(cache: &Cache, dir: &Path, physical: bool) -> Vec<PathBuf> {
-    let logical = (!physical).then(|| normalize(dir));
-    logical
-        .into_iter()
-        .chain(cache.physical(dir))
+    if !physical && let Some(logical) = logical(cache, dir) {
+        let real = cache.physical(&logical).filter(|r| *r != logical);
+        return std::iter::once(logical).chain(real).collect();
+    }
+    cache
+        .physical(dir)
         .filter(|d| cache.is_dir(d))
+        .into_iter()
         .collect()
+}
+
+/// `dir` with `.` and `..` applied to the text, as bash's logical `cd` canonicalises it (its
+/// `sh_canonpath` with the `..` and existence checks): `None` when a `..` climbs out of
+/// something that is no directory, or the result is none.
+fn logical(cache: &Cache, dir: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in dir.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !cache.is_dir(&out) {
+                    return None;
+                }
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    (out.is_absolute() && cache.is_dir(&out)).then_some(out)
 }
 
 /// The names in directory `dir`, for expanding a glob as bash would (`check/sensitive.rs`):

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::check::{Ctx, vars};
 use crate::finding::{Code, Span};
 use crate::repo::{self, Cache, Hazard, ScanRules, Workdir};
-use crate::segment::{Assignment, Nest, Segment, SegmentKind, Word};
+use crate::segment::{Assignment, Joiner, Nest, Segment, SegmentKind, Word};
 
 /// Most directories tracked for one command line; more (a `cd` in a loop that keeps finding
 /// subdirectories) counts as a run-time directory.
@@ -36,6 +36,15 @@ pub(crate) struct Place {
     followed: HashSet<(String, bool, usize)>,
     /// What the analysis has read from the file system; only `repo` touches it.
     cache: Cache,
+    /// The directories bash may be in at each segment of the top-level command line, when its
+    /// `cd`s can be followed point by point ([`points`]); `None` when they cannot.
+    points: Option<Vec<Vec<PathBuf>>>,
+    /// The segment being checked at the top level, an index into `points`; `None` outside
+    /// the top-level loop (a compound redirect judged after it).
+    at: Option<usize>,
+    /// Cleared for good once something moved the directory in a way `points` does not model
+    /// (a wrapper's `chdir`, a `cd` in a nested script): `dirs` is used from then on.
+    precise: bool,
 }
 
 impl Place {
@@ -47,13 +56,30 @@ impl Place {
             scans: HashMap::new(),
             followed: HashSet::new(),
             cache: Cache::default(),
+            points: None,
+            at: None,
+            precise: true,
         }
     }
 
-    /// The directories the commands may run in; `None` once a `cd` led somewhere only known
-    /// at run time.
+    /// The directories the command being checked may run in: the ones bash may be in at this
+    /// point of the line when its `cd`s were followed point by point, otherwise every one the
+    /// line may reach; `None` once a `cd` led somewhere only known at run time.
     pub(crate) fn dirs(&self) -> Option<&[PathBuf]> {
+        if let Some(here) = self.here() {
+            return Some(here);
+        }
         self.unknown.is_none().then_some(self.dirs.as_slice())
+    }
+
+    /// The directories bash may be in at the segment being checked, when known point by point.
+    fn here(&self) -> Option<&[PathBuf]> {
+        if !self.precise {
+            return None;
+        }
+        // No directory: a point the analysis takes as unreachable (after `exit`) is judged
+        // from every directory instead, in case it is not.
+        Some(self.points.as_ref()?.get(self.at?)?.as_slice()).filter(|d| !d.is_empty())
     }
 
     /// The project: the working directory the command starts in (normalised), whatever
@@ -64,6 +90,9 @@ impl Place {
 
     /// Why the directory is only known at run time (`` `cd -` ``), once it is.
     pub(crate) fn lost(&self) -> Option<&str> {
+        if self.here().is_some() {
+            return None;
+        }
         self.unknown.as_deref()
     }
 
@@ -131,25 +160,98 @@ impl Place {
         true
     }
 
-    /// Applies `cd ARGS`: every directory it could lead to from every directory so far.
-    /// Returns whether the set grew.
-    fn cd(&mut self, args: &[Word]) -> bool {
-        let mut physical = false;
-        let mut operands = args;
-        while let Some((w, rest)) = operands.split_first() {
-            match w.static_text() {
-                Some("--") => {
-                    operands = rest;
-                    break;
-                }
-                Some(t) if t.starts_with('-') && t.len() > 1 => {
-                    physical |= t.contains('P');
-                    operands = rest;
-                }
-                _ => break,
-            }
+    /// Applies `cd ARGS` (written in `src`): every directory it could lead to from every
+    /// directory so far. Returns whether the set grew.
+    fn cd(&mut self, src: &str, args: &[Word]) -> bool {
+        let (operands, physical) = cd_operands(args);
+        if let Some(w) = operands.first()
+            && let Some(here) = here_word(src, w)
+        {
+            return self.go_here(here);
         }
         self.goto(operands.first(), physical)
+    }
+
+    /// `cd "$PWD"` stays in every directory; `cd "$(git rev-parse --show-toplevel)"` goes to
+    /// the top of each one's work tree. Whether the set grew.
+    fn go_here(&mut self, here: Here) -> bool {
+        if self.unknown.is_some() || here == Here::Stay {
+            return false;
+        }
+        let mut grew = false;
+        for k in 0..self.dirs.len() {
+            let dir = self.dirs[k].clone();
+            match self.toplevel(&dir) {
+                Some(top) => grew |= self.add(repo::normalize(&top)),
+                None => {
+                    self.unknown(format!(
+                        "`cd \"$(git rev-parse --show-toplevel)\"` outside a work tree ({})",
+                        dir.display()
+                    ));
+                    return grew;
+                }
+            }
+        }
+        grew
+    }
+
+    /// Where `cd ARGS` leads from `from`, for [`points`]: the directories it may end in when
+    /// it succeeds, and whether it may fail (staying in `from`). `None` when that is only
+    /// known at run time.
+    fn cd_from(&self, src: &str, from: &Path, args: &[Word]) -> Option<(Vec<PathBuf>, bool)> {
+        let (operands, physical) = cd_operands(args);
+        // Options cmdguard does not know, or more than one operand: bash may refuse them.
+        let odd = operands.len() > 1
+            || args[..args.len() - operands.len()]
+                .iter()
+                .any(|w| !matches!(w.static_text(), Some("-L" | "-P" | "-e" | "-@" | "--")));
+        if let Some(w) = operands.first()
+            && let Some(here) = here_word(src, w)
+        {
+            return match here {
+                Here::Stay => Some((vec![from.to_path_buf()], odd)),
+                Here::Top => Some((vec![repo::normalize(&self.toplevel(from)?)], odd)),
+            };
+        }
+        let text = self.cd_text(operands.first())?;
+        if text == "-" {
+            return None;
+        }
+        let mut out: Vec<PathBuf> = Vec::new();
+        for dir in targets(from, &text, self.workdir.cdpath()) {
+            for d in repo::cd_targets(&self.cache, &dir, physical) {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        let fails = odd || out.is_empty();
+        Some((out, fails))
+    }
+
+    /// The text `cd` goes to once bash expanded `~` and `$HOME` (`None`: home), or `None` when
+    /// it is only known at run time.
+    fn cd_text(&self, target: Option<&Word>) -> Option<String> {
+        let Some(target) = target else {
+            return Some(self.workdir.home()?.to_string_lossy().into_owned());
+        };
+        let text = match (target.static_text(), vars::home_relative(target)) {
+            (Some(t), _) => t.to_string(),
+            (None, Some(rest)) => format!("{}{rest}", self.workdir.home()?.display()),
+            (None, None) => return None,
+        };
+        if text.contains('~') && !text.starts_with('~') {
+            return None;
+        }
+        match text.strip_prefix('~') {
+            None => Some(text),
+            Some(_) if target.quoted => None,
+            Some(rest) => {
+                let home = self.workdir.home()?;
+                (rest.is_empty() || rest.starts_with('/'))
+                    .then(|| format!("{}{rest}", home.display()))
+            }
+        }
     }
 
     /// Goes to `target` (`None`: home) from every directory so far; whether the set grew.
@@ -240,6 +342,57 @@ impl Place {
     }
 }
 
+/// The operands of `cd ARGS` after its options, and whether `-P` is among them.
+fn cd_operands(args: &[Word]) -> (&[Word], bool) {
+    let mut physical = false;
+    let mut operands = args;
+    while let Some((w, rest)) = operands.split_first() {
+        match w.static_text() {
+            Some("--") => {
+                operands = rest;
+                break;
+            }
+            Some(t) if t.starts_with('-') && t.len() > 1 => {
+                physical |= t.contains('P');
+                operands = rest;
+            }
+            _ => break,
+        }
+    }
+    (operands, physical)
+}
+
+/// A run-time `cd` operand whose value is where bash is: `"$PWD"`, `"$(pwd)"` (stay), or
+/// `"$(git rev-parse --show-toplevel)"` (the top of the work tree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Here {
+    Stay,
+    Top,
+}
+
+/// Whether `w` is a [`Here`] word: double-quoted whole (no splitting), in a command that gives
+/// `PWD` no value of its own (only `$PWD` / `${PWD}` mention it) and expands no name built at
+/// run time (`${!x:=…}` assigns through one).
+fn here_word(src: &str, w: &Word) -> Option<Here> {
+    if !vars::fully_double_quoted(src, w) || src.contains("${!") {
+        return None;
+    }
+    let here = match w.text.as_str() {
+        "$PWD" | "${PWD}" | "$(pwd)" => Here::Stay,
+        "$(git rev-parse --show-toplevel)" => Here::Top,
+        _ => return None,
+    };
+    let mentions = src.matches("PWD").count();
+    let reads = src.matches("$PWD").count() + src.matches("${PWD}").count();
+    (mentions == reads).then_some(here)
+}
+
+/// Whether `w` is a run-time `cd` operand that check/git.rs follows (`"$PWD"`,
+/// `"$(git rev-parse --show-toplevel)"`): not an unknown directory.
+pub(crate) fn known_cd_operand(src: &str, w: &Word) -> bool {
+    here_word(src, w).is_some()
+}
+
 /// Where `cd TEXT` may lead from `base`: the `CDPATH` entries first, then `base` itself.
 fn targets(base: &Path, text: &str, cdpath: Option<&str>) -> Vec<PathBuf> {
     if text.starts_with('/') {
@@ -285,6 +438,25 @@ pub(crate) fn cd_args(words: &[Word]) -> Option<&[Word]> {
 /// Before the segments are checked in order: a `cd` inside a loop, `if` or function may run
 /// before any git command of the line, so its directories count from the start.
 pub(crate) fn prepare(cx: &mut Ctx<'_>) {
+    if cx.place.is_none() {
+        return;
+    }
+    if cx.depth == 0 {
+        let points = points(cx);
+        if let Some(place) = cx.place.as_deref_mut() {
+            place.points = points;
+        }
+    } else if cx
+        .script
+        .segments
+        .iter()
+        .any(|s| cd_args(&s.words).is_some() || mentions_cd(s))
+        && let Some(place) = cx.place.as_deref_mut()
+    {
+        // A nested script (`eval`, `sh -c`, `xargs`) that changes directory: the top-level
+        // points did not see it.
+        place.precise = false;
+    }
     let Some(place) = cx.place.as_deref_mut() else {
         return;
     };
@@ -316,7 +488,7 @@ pub(crate) fn prepare(cx: &mut Ctx<'_>) {
             if !cx.budget.ok() {
                 return;
             }
-            grew |= place.cd(args);
+            grew |= place.cd(cx.src, args);
         }
         if !grew {
             break;
@@ -334,14 +506,47 @@ pub(crate) fn after_segment(cx: &mut Ctx<'_>, seg: &Segment) {
     }
 }
 
-/// Before a segment starting at `span`: the `cd`s that ended before it take effect.
-pub(crate) fn before_segment(cx: &mut Ctx<'_>, span: Span) {
+/// Before segment `i` starting at `span`: the `cd`s that ended before it take effect, and at
+/// the top level the segment's own point is the one judged.
+pub(crate) fn before_segment(cx: &mut Ctx<'_>, i: usize, span: Span) {
     run_pending_cd(cx, |end| end <= span.start);
+    if cx.depth == 0
+        && let Some(place) = cx.place.as_deref_mut()
+    {
+        place.at = Some(i);
+    }
 }
 
-/// The script is over: every `cd` still pending has run.
+/// The script is over: every `cd` still pending has run, and what is judged after it (a
+/// redirect on a compound command) is judged from every directory.
 pub(crate) fn after_script(cx: &mut Ctx<'_>) {
     run_pending_cd(cx, |_| true);
+    if cx.depth == 0
+        && let Some(place) = cx.place.as_deref_mut()
+    {
+        place.at = None;
+    }
+}
+
+/// Before a redirect tree-sitter hangs on a whole list (`cd src && wc -l < ../README.md`):
+/// bash gives it to the simple command just before it, so at the top level it is judged at
+/// that command's point. A redirect after a compound command (`done < f`, `} < f`) is judged
+/// from every directory the line reaches.
+pub(crate) fn before_compound_redirect(cx: &mut Ctx<'_>, span: Span) {
+    if cx.depth != 0 {
+        return;
+    }
+    let src = cx.src;
+    let owner = cx.script.segments.iter().position(|s| {
+        s.nesting.is_empty()
+            && s.span.end <= span.start
+            && src
+                .get(s.span.end..span.start)
+                .is_some_and(|gap| gap.chars().all(|c| c == ' ' || c == '\t'))
+    });
+    if let Some(place) = cx.place.as_deref_mut() {
+        place.at = owner;
+    }
 }
 
 /// Applies the pending `cd`s whose segment ends where `due` says.
@@ -349,9 +554,10 @@ fn run_pending_cd(cx: &mut Ctx<'_>, due: impl Fn(usize) -> bool) {
     let Some(place) = cx.place.as_deref_mut() else {
         return;
     };
+    let src = cx.src;
     cx.pending_cd.retain(|(end, args)| {
         if due(*end) {
-            place.cd(args);
+            place.cd(src, args);
             false
         } else {
             true
@@ -365,13 +571,188 @@ pub(crate) fn script_may_cd(cx: &mut Ctx<'_>, script: &str, what: &str) {
     if let Some(place) = cx.place.as_deref_mut()
         && script.contains("cd")
     {
+        place.precise = false;
         place.unknown(format!("a `cd` in {what}, which is not bash"));
     }
+}
+
+/// Whether a segment holds the word `cd` somewhere other than as the command [`cd_args`]
+/// reads (`time cd x`, `exec cd`): a `cd` the points cannot follow.
+fn mentions_cd(seg: &Segment) -> bool {
+    cd_args(&seg.words).is_none() && seg.words.iter().any(|w| w.text == "cd")
+}
+
+/// Most segments a line may have for [`points`]; a longer line keeps one set for all.
+const MAX_POINT_SEGMENTS: usize = 256;
+
+/// The directories bash may be in at each segment of the top-level command line, following
+/// its `cd`s in order instead of one set for the whole line: `cd src && cat ../README.md`
+/// reads the project's README, and `cd src; cat x` reads `src/x` (or `x` where `src` is no
+/// directory, since a failed `cd` leaves bash where it was). A `cd` into an existing
+/// directory is taken to succeed, unless `||` follows it (then both).
+///
+/// Only top-level simple commands joined by `;`, `&&`, `||`, `|`, `&` and newlines are
+/// followed, with the compound commands (`( … )`, `{ …; }`, `if`, loops) between them run
+/// where they start. `None` (one set for the whole line, as before) when a `cd` is anywhere
+/// else — in a substitution, a compound command, a function, a pipeline, the background,
+/// after `!` — or goes somewhere only known at run time, or the line runs `eval`, `source`,
+/// `.`, `trap`, `pushd` or `popd`, which may change directory by text not followed here.
+fn points(cx: &Ctx<'_>) -> Option<Vec<Vec<PathBuf>>> {
+    let place = cx.place.as_deref()?;
+    let segs = &cx.script.segments;
+    if segs.len() > MAX_POINT_SEGMENTS {
+        return None;
+    }
+    let top = |s: &Segment| s.nesting.is_empty();
+    for s in segs {
+        let program = s.words.iter().find(|w| {
+            !matches!(w.text.as_str(), "command" | "builtin") && !w.text.starts_with('-')
+        });
+        let sources = program.is_some_and(|w| {
+            matches!(
+                w.text.as_str(),
+                "eval" | "source" | "." | "trap" | "pushd" | "popd"
+            )
+        });
+        if sources || mentions_cd(s) || (!top(s) && cd_args(&s.words).is_some()) {
+            return None;
+        }
+    }
+    // Each segment's host: a top-level segment whose words hold it (a substitution, a
+    // redirect target, a test's operand), itself at the top level, or `None` inside a
+    // compound command between top-level ones.
+    let tops: Vec<usize> = (0..segs.len()).filter(|&k| top(&segs[k])).collect();
+    let host = |k: usize| -> Option<usize> {
+        let s = &segs[k];
+        tops.iter().copied().find(|&t| {
+            t == k || (segs[t].span.start <= s.span.start && s.span.end <= segs[t].span.end)
+        })
+    };
+    // The items in order: a top-level segment, or a run of segments of compound commands.
+    enum Item {
+        Top(usize),
+        Run(Vec<usize>),
+    }
+    let mut items: Vec<Item> = Vec::new();
+    let mut hosted: Vec<(usize, usize)> = Vec::new();
+    for (k, seg) in segs.iter().enumerate() {
+        match host(k) {
+            Some(t) if t == k => items.push(Item::Top(k)),
+            Some(t) => hosted.push((k, t)),
+            None => {
+                let structural = matches!(
+                    seg.nesting.first(),
+                    Some(Nest::Subshell | Nest::Group | Nest::Control)
+                );
+                if !structural {
+                    return None;
+                }
+                match items.last_mut() {
+                    Some(Item::Run(run)) => run.push(k),
+                    _ => items.push(Item::Run(vec![k])),
+                }
+            }
+        }
+    }
+    let start = vec![place.project().to_path_buf()];
+    let mut out: Vec<Vec<PathBuf>> = vec![Vec::new(); segs.len()];
+    let union = |a: &[PathBuf], b: &[PathBuf]| {
+        let mut u = a.to_vec();
+        for d in b {
+            if !u.contains(d) {
+                u.push(d.clone());
+            }
+        }
+        u
+    };
+    // The and-or list so far: where bash may be when it succeeded and when it failed; how the
+    // next item joins it; where the next item starts.
+    let mut succ: Vec<PathBuf> = Vec::new();
+    let mut fail: Vec<PathBuf> = Vec::new();
+    let mut join: Option<Joiner> = None;
+    let mut before = start;
+    for item in &items {
+        let (segments, joiner): (Vec<usize>, Option<Joiner>) = match item {
+            Item::Top(k) => (vec![*k], segs[*k].joiner),
+            // A compound command's joiner is not told apart from its inside: `;` holds for
+            // both `&&` and `||`, being their union.
+            Item::Run(run) => (run.clone(), Some(Joiner::Semicolon)),
+        };
+        for &k in &segments {
+            out[k].clone_from(&before);
+        }
+        let piped = matches!(join, Some(Joiner::Pipe | Joiner::PipeBoth))
+            || matches!(
+                joiner,
+                Some(Joiner::Pipe | Joiner::PipeBoth | Joiner::Background)
+            );
+        let (ok, bad) = match item {
+            Item::Top(k) => match cd_args(&segs[*k].words) {
+                Some(args) => {
+                    let negated = cx
+                        .src
+                        .get(..segs[*k].span.start)
+                        .is_none_or(|b| b.trim_end().ends_with('!'));
+                    if piped || negated {
+                        return None;
+                    }
+                    let mut ok = Vec::new();
+                    let mut bad = Vec::new();
+                    // `cd x || …` expects the `cd` may fail (permissions): it may, there.
+                    let expected = joiner == Some(Joiner::Or);
+                    for from in &before {
+                        let (to, fails) = place.cd_from(cx.src, from, args)?;
+                        let fails = fails || expected;
+                        ok = union(&ok, &to);
+                        if fails {
+                            bad = union(&bad, std::slice::from_ref(from));
+                        }
+                    }
+                    (ok, bad)
+                }
+                // `exit` ends the shell: nothing runs after it in this list.
+                None if !piped && segs[*k].words.first().is_some_and(|w| w.text == "exit") => {
+                    (Vec::new(), Vec::new())
+                }
+                None => (before.clone(), before.clone()),
+            },
+            Item::Run(_) => (before.clone(), before.clone()),
+        };
+        match join {
+            Some(Joiner::And) => {
+                succ = ok;
+                fail = union(&fail, &bad);
+            }
+            Some(Joiner::Or) => {
+                succ = union(&succ, &ok);
+                fail = bad;
+            }
+            // A pipeline's later commands start where its first did and change nothing.
+            Some(Joiner::Pipe | Joiner::PipeBoth) => {}
+            _ => {
+                succ = ok;
+                fail = bad;
+            }
+        }
+        before = match joiner {
+            Some(Joiner::And) => succ.clone(),
+            Some(Joiner::Or) => fail.clone(),
+            Some(Joiner::Pipe | Joiner::PipeBoth) => before,
+            _ => union(&succ, &fail),
+        };
+        join = joiner;
+    }
+    for (k, t) in hosted {
+        out[k] = out[t].clone();
+    }
+    Some(out)
 }
 
 /// A wrapper runs its command in `dir` (`env -C DIR`): later git commands may run there.
 pub(crate) fn chdir(cx: &mut Ctx<'_>, dir: &Word) {
     if let Some(place) = cx.place.as_deref_mut() {
+        // The points do not model a wrapper's directory: every one reached counts from here.
+        place.precise = false;
         // chdir(2) resolves `..` physically.
         place.goto(Some(dir), true);
     }

@@ -737,8 +737,9 @@ fn array_reparse(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
 }
 
 /// A `<` redirect from a static path: `true` when it was judged here (a sensitive path asks, an
-/// ordinary file inside the working directory is read like an operand); `false` leaves it to
-/// the redirect check (a path outside the working directory).
+/// ordinary file inside the working directory is read like an operand, one outside the project
+/// and every public place asks as an operand there would); `false` leaves it to the redirect
+/// check (a public path outside the working directory).
 pub(super) fn input(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) -> bool {
     let Some(target) = r.target.as_ref() else {
         return false;
@@ -756,7 +757,16 @@ pub(super) fn input(cx: &mut Ctx<'_>, r: &Redirect, seg: Option<usize>) -> bool 
     }
     // `..` leaves the directory the analysis assumes when it knows none.
     let up = target.text.split('/').any(|p| p == "..");
-    !cands.is_empty() && cands.iter().all(|c| inside(cx, c, &base, up))
+    if !cands.is_empty() && cands.iter().all(|c| inside(cx, c, &base, up)) {
+        return true;
+    }
+    // A file outside the project and every public place is read as an operand there would
+    // be (`wc -l < ../notes.txt` like `wc -l ../notes.txt`): the same code and reason.
+    if let Some(message) = outside(cx, target, &cands, &base, "<") {
+        cx.push(Code::SensitiveRead, r.span, seg, message);
+        return true;
+    }
+    false
 }
 
 /// Subcommands of programs outside the default allowlist that print a credential: a user's
@@ -1829,8 +1839,96 @@ pub(super) fn sed_script(cx: &mut Ctx<'_>, i: usize, span: Span, script: &str) {
     }
 }
 
-/// `ps e`, `ps eww`, `ps auxe` (BSD `e`) and `ps -E` print other processes' environments.
+/// `ps` fields that show no process's arguments or environment (`comm` is the program's
+/// name, at most 15 bytes, not its command line).
+const PS_FIELDS: &[&str] = &[
+    "pid", "ppid", "pgid", "pgrp", "sid", "tty", "tt", "tname", "stat", "state", "s", "time",
+    "etime", "etimes", "start", "stime", "lstart", "comm", "ucomm", "ucmd", "user", "uid", "ruser",
+    "euser", "ruid", "euid", "group", "gid", "pcpu", "%cpu", "pmem", "%mem", "rss", "rssize",
+    "vsz", "vsize", "sz", "nlwp", "lwp", "tid", "spid", "pri", "ni", "nice", "wchan", "psr", "cls",
+    "f", "c",
+];
+
+/// Whether `ps WORDS` shows only what [`PS_FIELDS`] name: the UNIX options that select
+/// processes or pick the default, `-l`, `-j` or tree layouts (all with the 15-byte `comm`),
+/// and `-o`/`--format` lists of those fields. `ps aux`, `ps -ef`, `ps -f`, any BSD form (its
+/// default shows `args`) and `-o args` print every process's command line, where tokens are
+/// passed (`mysql -pPASS`, `curl -u user:pass`, servers started with `--api-key`).
+fn ps_shows_no_arguments(rest: &[Word]) -> bool {
+    let fields_ok = |list: &str| {
+        list.split([',', ' '])
+            .filter(|f| !f.is_empty())
+            .all(|f| PS_FIELDS.contains(&f.split_once('=').map_or(f, |(n, _)| n)))
+    };
+    let mut k = 0;
+    while k < rest.len() {
+        let Some(t) = rest[k].static_text() else {
+            return false;
+        };
+        let next = rest.get(k + 1).and_then(Word::static_text);
+        match t {
+            "-o" | "--format" => match next {
+                Some(list) if fields_ok(list) => k += 1,
+                _ => return false,
+            },
+            "-p" | "-C" | "-u" | "-U" | "-g" | "-G" | "-t" | "-q" | "--pid" | "--ppid"
+            | "--sort" => {
+                if next.is_none() {
+                    return false;
+                }
+                k += 1;
+            }
+            "--no-headers" | "--forest" | "--help" | "-V" | "--version" => {}
+            t if t.starts_with("--sort=")
+                || t.starts_with("--pid=")
+                || t.starts_with("--ppid=") => {}
+            t if t.starts_with("--format=") => {
+                if !fields_ok(&t["--format=".len()..]) {
+                    return false;
+                }
+            }
+            t if t.starts_with("-o") && t.len() > 2 => {
+                if !fields_ok(&t[2..]) {
+                    return false;
+                }
+            }
+            t if t.starts_with('-')
+                && !t.starts_with("--")
+                && t.len() > 1
+                && t[1..].chars().all(|c| "eAadNlHjyLTmhr".contains(c)) => {}
+            // `-eo pid,comm`: selection letters, then `-o` and its list.
+            t if t.starts_with('-')
+                && !t.starts_with("--")
+                && t.ends_with('o')
+                && t[1..t.len() - 1]
+                    .chars()
+                    .all(|c| "eAadNlHjyLTmhr".contains(c)) =>
+            {
+                match next {
+                    Some(list) if fields_ok(list) => k += 1,
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        }
+        k += 1;
+    }
+    true
+}
+
+/// `ps e`, `ps eww`, `ps auxe` (BSD `e`) and `ps -E` print other processes' environments;
+/// any form that may show their command lines asks too ([`ps_shows_no_arguments`]).
 fn ps(cx: &mut Ctx<'_>, i: usize, rest: &[Word]) {
+    if !ps_shows_no_arguments(rest) {
+        let span = rest.first().map_or(Span::default(), |w| w.span);
+        cx.push_rule(
+            Code::SensitiveRead,
+            span,
+            Some(i),
+            "`ps` prints other processes' command lines here, where passwords and tokens are often passed (`mysql -pPASS`, `--api-key`); `ps -e -o pid,comm` shows only names".into(),
+            "ps",
+        );
+    }
     for w in rest {
         let Some(t) = w.static_text() else { continue };
         let bsd =
@@ -4264,8 +4362,16 @@ fn expansion_end(chars: &[char], k: usize) -> usize {
     }
 }
 
-/// The names of variables `text` expands, except forms that only test or measure them
-/// (`${#X}`, `${X:+set}`, `${X+set}`).
+/// The names of variables whose value `text` expands, or anything derived from it. An
+/// allowlist: only these forms reveal nothing of a value, so they are left out —
+/// `${X:+w}` and `${X+w}` (whether it is set: the value is never used), `${!P*}` and `${!P@}`
+/// (the names of variables starting with `P`), `${!X[@]}` and `${!X[*]}` (an array's indices)
+/// and `${#X[@]}` and `${#X[*]}` (how many elements it has; an inherited variable is a scalar,
+/// one element). Every other form counts: `$X`, `${X}`, defaults (`${X:-w}`, `${X:=w}`,
+/// `${X:?w}`), the length `${#X}`, substrings `${X:0:1}`, pattern removal `${X#p}` `${X%%p}`,
+/// replacement `${X/p/r}`, case changes `${X^^}` `${X,}`, transformations `${X@Q}`, a subscript
+/// `${X[0]}`, and indirection `${!X}` (the value is used as a name, and an invalid one is
+/// printed in bash's error).
 fn expanded_names(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
@@ -4278,17 +4384,29 @@ fn expanded_names(text: &str) -> Vec<String> {
         }
         let braced = b.get(k + 1) == Some(&b'{');
         let mut s = k + 1 + usize::from(braced);
-        if braced && matches!(b.get(s), Some(b'#' | b'!')) {
-            k = s;
-            continue;
-        }
+        // `${#X}` is the length and `${!X}` the indirection; `${#}` and `${!}` are `$#`, `$!`.
+        let prefix =
+            if braced && matches!(b.get(s), Some(b'#' | b'!')) && b.get(s + 1) != Some(&b'}') {
+                s += 1;
+                Some(b[s - 1])
+            } else {
+                None
+            };
         let start = s;
         while b.get(s).is_some_and(|&c| ident(c)) {
             s += 1;
         }
         let name = &text[start..s];
-        let tests_only = braced && (text[s..].starts_with(":+") || text[s..].starts_with('+'));
-        if !name.is_empty() && !name.as_bytes()[0].is_ascii_digit() && !tests_only {
+        let rest = &text[s..];
+        let reveals_nothing = braced
+            && match prefix {
+                None => rest.starts_with(":+") || rest.starts_with('+'),
+                Some(b'!') => ["*}", "@}", "[@]}", "[*]}"]
+                    .iter()
+                    .any(|t| rest.starts_with(t)),
+                Some(_) => rest.starts_with("[@]}") || rest.starts_with("[*]}"),
+            };
+        if !name.is_empty() && !name.as_bytes()[0].is_ascii_digit() && !reveals_nothing {
             out.push(name.to_string());
         }
         k = s.max(k + 1);
@@ -4319,8 +4437,24 @@ mod tests {
         for (text, names) in [
             ("$GITHUB_TOKEN", vec!["GITHUB_TOKEN"]),
             ("a${X}b$Y", vec!["X", "Y"]),
-            ("${#TOKEN} ${TOKEN:+set} ${TOKEN+set}", vec![]),
+            ("${TOKEN:+set} ${TOKEN+set}", vec![]),
+            ("${!TO*} ${!TO@} ${!TOKEN[@]} ${!TOKEN[*]}", vec![]),
+            ("${#TOKEN[@]} ${#TOKEN[*]} ${#} ${!} $# $? ${#*}", vec![]),
             ("${TOKEN:-x} $1 $$", vec!["TOKEN"]),
+            ("${#TOKEN}", vec!["TOKEN"]),
+            (
+                "${TOKEN:0:1} ${A#x} ${B##x} ${C%x} ${D%%x}",
+                vec!["TOKEN", "A", "B", "C", "D"],
+            ),
+            (
+                "${A/x/y} ${B//x} ${C^^} ${D,} ${E~} ${F@Q}",
+                vec!["A", "B", "C", "D", "E", "F"],
+            ),
+            (
+                "${!REF} ${#TOKEN[0]} ${A[1]} ${B:=x} ${C:?x}",
+                vec!["REF", "TOKEN", "A", "B", "C"],
+            ),
+            ("${A:+$B}", vec!["B"]),
         ] {
             assert_eq!(expanded_names(text), names, "{text}");
         }

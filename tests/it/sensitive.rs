@@ -216,8 +216,11 @@ fn printing_the_environment_asks() {
         ("ps eww", Ask, PRINTS),
         ("ps auxe", Ask, PRINTS),
         ("ps -E", Ask, PRINTS),
-        ("ps aux", Allow, None),
-        ("ps -ef", Allow, None),
+        // Other processes' command lines ask too (secfix2's decision, README limits).
+        ("ps aux", Ask, READ),
+        ("ps -ef", Ask, READ),
+        ("ps", Allow, None),
+        ("ps -e -o pid,comm", Allow, None),
         ("printenv HOME", Allow, None),
         ("jq .env package.json", Allow, None),
         ("jq '.environment' f.json", Allow, None),
@@ -242,7 +245,9 @@ fn secret_variables_ask_when_expanded() {
         ("cat <<'EOF'\n$GITHUB_TOKEN\nEOF", Allow, None),
         ("[ -n \"$GITHUB_TOKEN\" ]", Allow, None),
         ("[[ -z $API_KEY ]]", Allow, None),
-        ("echo ${#GITHUB_TOKEN}", Allow, None),
+        // The length is derived from the value (red team s9): bash printed `10`.
+        ("echo ${#GITHUB_TOKEN}", Ask, PRINTS),
+        ("echo ${TOKEN:+set}", Allow, None),
         ("echo ${GITHUB_TOKEN:+set}", Allow, None),
     ]);
 }
@@ -408,8 +413,9 @@ fn red_team_reads_ask() {
         // Near misses.
         ("test -n \"$GITHUB_TOKEN\" && echo set", Allow, None),
         ("[ -z \"$OPENAI_API_KEY\" ] && echo missing", Allow, None),
-        ("ps -ef", Allow, None),
-        ("ps aux", Allow, None),
+        ("ps -p 1 -o etime=", Allow, None),
+        ("ps -eo pid,ppid,%cpu,comm --sort=-%cpu", Allow, None),
+        ("ps -eo pid,args", Ask, s),
         ("cat /dev/null", Allow, None),
         ("ls /dev/sda", Allow, None),
         ("cat ../README.md", Allow, None),
@@ -1480,7 +1486,8 @@ fn reads_outside_the_project_ask_unless_public() {
             (&cd_elsewhere, Ask, READ),
             ("cd /tmp && cat out.log", Ask, READ),
             ("cd .. && cat notes.txt", Ask, READ),
-            ("cd .. && wc -l < notes.txt", Ask, Some(Code::InputRedirect)),
+            // Judged as the operand `wc -l ../notes.txt` is (red team s9).
+            ("cd .. && wc -l < notes.txt", Ask, Some(Code::SensitiveRead)),
             ("cd ~ && head -1 notes.txt", Ask, READ),
             ("cd src && cd ../.. && cat notes.txt", Ask, READ),
             // Near misses: the project, public places, and known run-time prefixes.

@@ -1,0 +1,183 @@
+//! Red team, round s10, on issue 16's integrations: each test is an input the hooks let through
+//! although `cmdguard check` denies what actually runs (or another contract break), verified
+//! with the real shell or binary. The interactive tests drive a real bash or zsh in a pty
+//! with the `cmdguard init` snippet loaded, as `shell_init` does.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rexpect::reader::Options;
+use rexpect::session::PtySession;
+
+use crate::scratch::Scratch;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cmdguard");
+
+const TIMEOUT_MS: u64 = 30_000;
+
+fn installed(program: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipping: {program} is not installed");
+    }
+    found
+}
+
+/// A shell in a pty with the init snippet, in a scratch directory holding `victim`, which
+/// every denied line here tries to delete.
+struct Pty {
+    pty: PtySession,
+    dir: Scratch,
+}
+
+impl Pty {
+    fn spawn(program: &str, args: &[&str], setup: impl FnOnce(&Path, &mut Command)) -> Pty {
+        let dir = Scratch::new();
+        std::fs::create_dir_all(dir.path().join("victim")).unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .current_dir(dir.path())
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_STATE_HOME", home.join("state"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("CLAUDE_CONFIG_DIR", home.join("claude"))
+            .env("CMDGUARD_SYSTEM_CONFIG", home.join("etc/config.toml"))
+            .env("TERM", "xterm")
+            .env_remove("CMDGUARD_CONFIG")
+            .env_remove("CMDGUARD_DISABLE")
+            .env_remove("PROMPT_COMMAND")
+            .env_remove("HISTCONTROL");
+        setup(dir.path(), &mut cmd);
+        let options = Options::new()
+            .timeout_ms(Some(TIMEOUT_MS))
+            .strip_ansi_escape_codes(false);
+        let pty = rexpect::session::spawn_with_options(cmd, options).unwrap();
+        let mut sh = Pty { pty, dir };
+        sh.run("true");
+        sh
+    }
+
+    fn bash() -> Pty {
+        Pty::spawn(
+            "bash",
+            &["--noprofile", "--rcfile", "rc.bash", "-i"],
+            |dir, _| {
+                let rc = format!(
+                    "PS1='$ '\nHISTFILE={}\nbind 'set enable-bracketed-paste off' 2>/dev/null\neval \"$('{BIN}' init bash)\"\n",
+                    dir.join("home/history").display()
+                );
+                std::fs::write(dir.join("rc.bash"), rc).unwrap();
+            },
+        )
+    }
+
+    fn zsh() -> Pty {
+        Pty::spawn("zsh", &["-i"], |dir, cmd| {
+            let rc = format!(
+                "PS1='%% '\nHISTFILE={}\nunset zle_bracketed_paste\neval \"$('{BIN}' init zsh)\"\n",
+                dir.join("home/history").display()
+            );
+            std::fs::write(dir.join("home/.zshrc"), rc).unwrap();
+            cmd.env("ZDOTDIR", dir.join("home"));
+        })
+    }
+
+    /// Types `line` and a marker line; returns what the terminal showed up to the marker.
+    fn run(&mut self, line: &str) -> String {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        self.pty.send_line(line).unwrap();
+        self.pty
+            .send_line(&format!("printf '%s_%s\\n' done {n}"))
+            .unwrap();
+        match self.pty.exp_string(&format!("done_{n}")) {
+            Ok(text) => text,
+            Err(e) => panic!("`{line}` did not come back: {e}"),
+        }
+    }
+
+    fn victim_left(&self) -> bool {
+        self.dir.path().join("victim").exists()
+    }
+}
+
+/// bash: `fc -s` re-runs a line the hook denied (history kept it); the check sees only `fc`.
+#[test]
+fn bash_fc_reruns_a_denied_line_unchecked() {
+    if !installed("bash") {
+        return;
+    }
+    let mut sh = Pty::bash();
+    let out = sh.run("rm -rf victim");
+    assert!(out.contains("cmdguard: denied"), "{out}");
+    let out = sh.run("fc -s rm");
+    assert!(sh.victim_left(), "fc re-ran the denied line: {out}");
+}
+
+/// bash: clearing PS0 (an `ask` assignment) must not quietly turn the hook off.
+#[test]
+fn bash_clearing_ps0_quietly_turns_the_hook_off() {
+    if !installed("bash") {
+        return;
+    }
+    for tamper in ["PS0=", "unset PS0"] {
+        let mut sh = Pty::bash();
+        sh.run(tamper);
+        let out = sh.run("rm -rf victim");
+        assert!(
+            sh.victim_left(),
+            "after `{tamper}` a denied line ran: {out}"
+        );
+        assert!(out.contains("cmdguard"), "after `{tamper}`: {out}");
+    }
+}
+
+/// bash: a `bind -x` key binding runs its command outside any checked line.
+#[test]
+fn bash_bind_x_runs_a_denied_command_unchecked() {
+    if !installed("bash") {
+        return;
+    }
+    let mut sh = Pty::bash();
+    sh.run(r#"bind -x '"\C-t": rm -rf victim'"#);
+    sh.pty.send_control('t').unwrap();
+    let out = sh.run("true");
+    assert!(sh.victim_left(), "the key ran a denied command: {out}");
+}
+
+/// zsh: a line continued with a backslash is checked one physical line at a time, but zsh
+/// runs the joined text.
+#[test]
+fn zsh_continued_line_is_checked_whole() {
+    if !installed("zsh") {
+        return;
+    }
+    let mut sh = Pty::zsh();
+    sh.pty.send_line("echo x; r\\").unwrap();
+    let out = sh.run("m -rf victim");
+    assert!(sh.victim_left(), "the joined line ran rm: {out}");
+}
+
+/// zsh: history expansion happens after the accept-line widget, so `!!` (checked as the text
+/// `!rm`) re-runs the line the hook denied and kept in history; so does `r rm`. (`!!` does
+/// too, but here the previous line is the harness's marker.)
+#[test]
+fn zsh_history_expansion_reruns_a_denied_line() {
+    if !installed("zsh") {
+        return;
+    }
+    for replay in ["!rm", "r rm"] {
+        let mut sh = Pty::zsh();
+        let out = sh.run("rm -rf victim");
+        assert!(out.contains("cmdguard: denied"), "{out}");
+        let out = sh.run(replay);
+        assert!(sh.victim_left(), "`{replay}` re-ran the denied line: {out}");
+    }
+}

@@ -181,3 +181,36 @@ fn zsh_history_expansion_reruns_a_denied_line() {
         assert!(sh.victim_left(), "`{replay}` re-ran the denied line: {out}");
     }
 }
+
+/// fish: a key binding runs its command without Enter, so the hook never sees it.
+#[test]
+fn fish_bind_runs_a_denied_command_unchecked() {
+    if !installed("fish") {
+        return;
+    }
+    let mut sh = Pty::spawn(
+        "fish",
+        &[
+            "--no-config",
+            "-i",
+            "-C",
+            &format!("'{BIN}' init fish | source"),
+        ],
+        |_, _| {},
+    );
+    sh.run(r"bind \ct 'rm -rf victim'");
+    sh.pty.send_control('t').unwrap();
+    let out = sh.run("true");
+    assert!(sh.victim_left(), "the key ran a denied command: {out}");
+}
+
+/// A workflow step `uses: actions/github-script` runs the JavaScript in its `with.script`,
+/// which is in the file: scan must not call it clean.
+#[test]
+fn workflow_github_script_inline_code_is_not_clean() {
+    use cmdguard::Verdict;
+    use cmdguard::integrations::scan::FileKind;
+    let text = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/github-script@v7\n        with:\n          script: require('child_process').execSync('rm -rf /tmp/x')\n";
+    let r = crate::scan_subset::report(".github/workflows/a.yml", text, FileKind::Workflow, &[]);
+    assert!(r.verdict >= Verdict::Ask, "{r:#?}");
+}

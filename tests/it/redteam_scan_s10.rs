@@ -214,3 +214,82 @@ fn workflow_github_script_inline_code_is_not_clean() {
     let r = crate::scan_subset::report(".github/workflows/a.yml", text, FileKind::Workflow, &[]);
     assert!(r.verdict >= Verdict::Ask, "{r:#?}");
 }
+
+/// zsh and fish: binding Enter straight to the shell's own accept widget (an `ask` line)
+/// turns the hook off with no word about it; the next denied line runs.
+#[test]
+fn zsh_and_fish_rebinding_enter_quietly_turns_the_hook_off() {
+    let mut shells = Vec::new();
+    if installed("zsh") {
+        shells.push((
+            Pty::zsh(),
+            "bindkey '^M' .accept-line; bindkey '^J' .accept-line",
+        ));
+    }
+    if installed("fish") {
+        let fish = Pty::spawn(
+            "fish",
+            &[
+                "--no-config",
+                "-i",
+                "-C",
+                &format!("'{BIN}' init fish | source"),
+            ],
+            |_, _| {},
+        );
+        shells.push((fish, r"bind \r execute; bind \n execute"));
+    }
+    for (mut sh, tamper) in shells {
+        sh.run(tamper);
+        let out = sh.run("rm -rf victim");
+        assert!(
+            sh.victim_left(),
+            "after `{tamper}` a denied line ran: {out}"
+        );
+    }
+}
+
+/// `cmdguard install --settings FILE` run on `settings`: (exit status, stdout+stderr, file).
+fn install(settings: &str) -> (i32, String, String) {
+    let dir = Scratch::new();
+    let file = dir.write("settings.json", settings);
+    let o = Command::new(BIN)
+        .args(["install", "claude-code", "--settings"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let after = std::fs::read_to_string(&file).unwrap();
+    (o.status.code().unwrap_or(-1), said, after)
+}
+
+/// A cmdguard hook under a matcher that is not the shell tool's checks nothing: install must
+/// not say the Bash hook is already there.
+#[test]
+fn install_counts_a_hook_only_under_a_matcher_for_the_shell_tool() {
+    let settings = format!(
+        r#"{{"hooks":{{"PreToolUse":[{{"matcher":"Read","hooks":[{{"type":"command","command":"{BIN} hook claude-code"}}]}}]}}}}"#
+    );
+    let (_, said, after) = install(&settings);
+    let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+    let bash_hooked = v["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["matcher"] == "Bash");
+    assert!(bash_hooked, "no group for Bash after install: {said}\n{after}");
+}
+
+/// Claude Code runs no hook while `disableAllHooks` is true: install must say so.
+#[test]
+fn install_warns_when_the_settings_disable_all_hooks() {
+    let (code, said, _) = install(r#"{"disableAllHooks": true}"#);
+    assert!(
+        code != 0 || said.contains("disableAllHooks"),
+        "install reported success silently: {said}"
+    );
+}

@@ -293,3 +293,40 @@ fn install_warns_when_the_settings_disable_all_hooks() {
         "install reported success silently: {said}"
     );
 }
+
+/// An alias defined on an `ask` line runs a denied command under a name cmdguard only asks
+/// about (bash; zsh and fish likewise).
+#[test]
+fn alias_of_a_denied_command_runs() {
+    if !installed("bash") {
+        return;
+    }
+    let mut sh = Pty::bash();
+    sh.run("alias x='rm -rf victim'");
+    let out = sh.run("x");
+    assert!(sh.victim_left(), "the alias ran a denied command: {out}");
+}
+
+/// `check` denies `trap 'rm -rf victim' EXIT` for the code the trap installs; an alias, a
+/// `bind -x` binding, `PROMPT_COMMAND` and `PS1` install code the shell runs later just as
+/// well, and the interactive hooks run whatever only asks.
+#[test]
+fn check_analyses_code_installed_for_later_like_a_trap_body() {
+    let verdict = |c: &str| {
+        Command::new(BIN)
+            .args(["check", "--", c])
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(verdict("trap 'rm -rf victim' EXIT"), Some(2));
+    for line in [
+        "alias x='rm -rf victim'",
+        r#"bind -x '"\C-t": rm -rf victim'"#,
+        "PROMPT_COMMAND='rm -rf victim'",
+        "PS1='$(rm -rf victim)'",
+    ] {
+        assert_eq!(verdict(line), Some(2), "{line}");
+    }
+}

@@ -330,3 +330,18 @@ fn check_analyses_code_installed_for_later_like_a_trap_body() {
         assert_eq!(verdict(line), Some(2), "{line}");
     }
 }
+
+/// A `run:` scalar with a YAML tag (`!!str`) is reported where its text starts, not inside
+/// the tag.
+#[test]
+fn workflow_tagged_run_scalar_is_located_after_its_tag() {
+    use cmdguard::integrations::scan::FileKind;
+    let text = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: !!str rm -rf /tmp/x\n";
+    let r = crate::scan_subset::report(".github/workflows/t.yml", text, FileKind::Workflow, &[]);
+    let c = &r.commands[0];
+    assert_eq!(
+        (c.text.as_str(), c.start.line, c.start.column),
+        ("rm -rf /tmp/x", 6, 20),
+        "{r:#?}"
+    );
+}

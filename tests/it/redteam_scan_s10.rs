@@ -127,7 +127,7 @@ fn bash_clearing_ps0_quietly_turns_the_hook_off() {
     if !installed("bash") {
         return;
     }
-    for tamper in ["PS0=", "unset PS0"] {
+    for tamper in ["PS0=", "unset PS0", "shopt -u promptvars"] {
         let mut sh = Pty::bash();
         sh.run(tamper);
         let out = sh.run("rm -rf victim");
@@ -135,7 +135,7 @@ fn bash_clearing_ps0_quietly_turns_the_hook_off() {
             sh.victim_left(),
             "after `{tamper}` a denied line ran: {out}"
         );
-        assert!(out.contains("cmdguard"), "after `{tamper}`: {out}");
+        assert!(out.contains("cmdguard:"), "after `{tamper}`: {out}");
     }
 }
 
@@ -344,4 +344,14 @@ fn workflow_tagged_run_scalar_is_located_after_its_tag() {
         ("rm -rf /tmp/x", 6, 20),
         "{r:#?}"
     );
+}
+
+/// bash and dash drop NUL bytes from a script's text: `r\0m -rf /tmp/v` runs `rm -rf /tmp/v`.
+#[test]
+fn script_nul_byte_is_dropped_as_bash_drops_it() {
+    use cmdguard::Verdict;
+    use cmdguard::integrations::scan::FileKind;
+    let text = "#!/bin/bash\necho start\nr\0m -rf /tmp/v\n";
+    let r = crate::scan_subset::report("nul.sh", text, FileKind::ShellScript, &[]);
+    assert_eq!(r.verdict, Verdict::Deny, "{r:#?}");
 }

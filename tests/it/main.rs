@@ -39,7 +39,7 @@ mod redteam_deny_s9;
 mod redteam_scan_fixes_s8;
 mod redteam_scan_fixes_s9;
 mod redteam_scan_fixes_s9_docker;
-mod redteam_scan_s10;
+mod redteam_scan_fixes_s10;
 mod redteam_secrets_fixes_s9;
 mod redteam_secrets_s9;
 mod redteam_tools_a;

@@ -36,7 +36,11 @@ pub(crate) struct Pty {
 }
 
 impl Pty {
-    pub(crate) fn spawn(program: &str, args: &[&str], setup: impl FnOnce(&Path, &mut Command)) -> Pty {
+    pub(crate) fn spawn(
+        program: &str,
+        args: &[&str],
+        setup: impl FnOnce(&Path, &mut Command),
+    ) -> Pty {
         let dir = Scratch::new();
         std::fs::create_dir_all(dir.path().join("victim")).unwrap();
         let home = dir.path().join("home");
@@ -247,7 +251,10 @@ fn install_counts_a_hook_only_under_a_matcher_for_the_shell_tool() {
         .unwrap()
         .iter()
         .any(|g| g["matcher"] == "Bash");
-    assert!(bash_hooked, "no group for Bash after install: {said}\n{after}");
+    assert!(
+        bash_hooked,
+        "no group for Bash after install: {said}\n{after}"
+    );
 }
 
 /// Claude Code runs no hook while `disableAllHooks` is true: install must say so.

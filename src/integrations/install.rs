@@ -112,6 +112,9 @@ pub fn run(args: &InstallArgs) -> i32 {
         agent.shell_tool()
     );
     let shown = path.display();
+    if let Some(why) = hooks_disabled(&settings, agent) {
+        eprintln!("cmdguard: warning: {shown}: {why}: the hook is written but will not run");
+    }
     match &change {
         Change::Unchanged => {
             println!("{shown}: already has {entry}; nothing changed");
@@ -219,8 +222,13 @@ pub fn merge(old: Option<&[u8]>, agent: Agent, command: &str) -> Result<(Value, 
     let Value::Array(groups) = groups else {
         return Err(format!("`hooks.{}` is not an array", agent.event()));
     };
-    // An existing cmdguard hook for this agent is updated in place, never duplicated.
+    // An existing cmdguard hook for this agent is updated in place, never duplicated. Only a
+    // group whose matcher is exactly the shell tool counts: a hook under another matcher
+    // checks no shell command (red team s10), so the shell tool's group is added beside it.
     for group in groups.iter_mut() {
+        if group.get("matcher").and_then(Value::as_str) != Some(agent.shell_tool()) {
+            continue;
+        }
         let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
             continue;
         };
@@ -241,6 +249,17 @@ pub fn merge(old: Option<&[u8]>, agent: Agent, command: &str) -> Result<(Value, 
     }
     groups.push(entry(agent, command));
     Ok((root, Change::Added))
+}
+
+/// Why the agent would run no hook from `settings`, when a key there says so: Claude Code's
+/// `disableAllHooks: true` turns every hook off.
+fn hooks_disabled(settings: &Value, agent: Agent) -> Option<&'static str> {
+    match agent {
+        Agent::ClaudeCode if settings.get("disableAllHooks") == Some(&Value::Bool(true)) => {
+            Some("`disableAllHooks` is true, so Claude Code runs no hook")
+        }
+        Agent::ClaudeCode | Agent::Gemini | Agent::Codex => None,
+    }
 }
 
 /// The matcher group cmdguard adds.

@@ -45,6 +45,7 @@ mod reddeny_open_denyinterp;
 mod redsec_open;
 mod redteam_deny_fixes_s9_sql;
 mod redteam_deny_s9;
+mod redteam_scan_fixes_s10;
 mod redteam_scan_fixes_s8;
 mod redteam_scan_fixes_s9;
 mod redteam_scan_fixes_s9_docker;

@@ -444,6 +444,21 @@ fn steps(doc: &Doc, text: &str, parent: &Node, at: &str, shell: &Chosen, out: &m
             docker_step(doc, text, step, uses, &context, out);
             continue;
         }
+        if let Some(uses) = doc.get(step, "uses").and_then(|u| doc.scalar(u))
+            && inline_code_action(&uses.value)
+        {
+            // Red team s10: this action's code is in the file (`with.script`), and it may run
+            // any command, so it is not "an action whose code is elsewhere".
+            out.problem(
+                ScanCode::Unmodelled,
+                Span::new(uses.start, uses.end),
+                format!(
+                    "`{}` runs the JavaScript of its `with.script`, which may run any command: scan does not read JavaScript",
+                    uses.value
+                ),
+            );
+            continue;
+        }
         let Some(run) = doc.get(step, "run").and_then(|r| doc.scalar(r)) else {
             continue;
         };
@@ -458,6 +473,13 @@ fn steps(doc: &Doc, text: &str, parent: &Node, at: &str, shell: &Chosen, out: &m
         }
         out.pieces.push(piece);
     }
+}
+
+/// An action that runs code written in the workflow itself (`actions/github-script`, any
+/// version or fork path spelt that way).
+fn inline_code_action(uses: &str) -> bool {
+    let name = uses.split('@').next().unwrap_or(uses);
+    name.eq_ignore_ascii_case("actions/github-script")
 }
 
 /// A `uses: docker://image` step runs the image's program in a container that mounts the

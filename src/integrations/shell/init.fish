@@ -55,4 +55,19 @@ if status is-interactive; and not set -q __cmdguard_bin
         bind -M insert \n __cmdguard_enter 2>/dev/null
     end
     __cmdguard_bind
+
+    # Before each prompt: Enter must still reach the check. A line that rebound it (to
+    # `execute`, say) would turn the hook off without a word: bind it back, and say so.
+    function __cmdguard_prompt --on-event fish_prompt
+        for mode in default insert
+            for key in \r \n
+                set -l now (bind -M $mode $key 2>/dev/null | string collect)
+                if test -n "$now"; and not string match -q '*__cmdguard_enter*' -- "$now"
+                    printf 'cmdguard: warning: Enter was bound past cmdguard\'s check (%s); cmdguard bound it back\n' "$now" >&2
+                    __cmdguard_bind
+                    return
+                end
+            end
+        end
+    end
 end

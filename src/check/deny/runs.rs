@@ -480,14 +480,25 @@ fn powershell(cx: &mut Ctx<'_>, i: usize, span: Span, words: &[Word]) {
             let p = p.to_ascii_lowercase();
             p.len() >= 2 && "-recurse".starts_with(&p)
         });
-        if !recursive {
+        // `-WhatIf` only reports what would go; a `$name` is a PowerShell variable whose value
+        // the line does not show (the interpreter reader in `interp/other.rs` judges those).
+        let what_if = parts[1..].iter().any(|p| {
+            let p = p.to_ascii_lowercase();
+            p.len() >= 3 && "-whatif".starts_with(&p)
+        });
+        if !recursive || what_if {
             continue;
         }
-        let operands = parts[1..]
+        let operands: Vec<&str> = parts[1..]
             .iter()
             .filter(|p| !p.starts_with('-'))
-            .map(|p| p.trim_matches(['\'', '"']));
-        as_rm(cx, i, span, "-rf", operands);
+            .map(|p| p.trim_matches(['\'', '"']))
+            .filter(|p| !p.contains(['$', '(', '@']))
+            .collect();
+        if operands.is_empty() {
+            continue;
+        }
+        as_rm(cx, i, span, "-rf", operands.into_iter());
     }
 }
 
